@@ -1,0 +1,89 @@
+# hxterm - build, test, install. `make V=1` shows the full commands.
+VERSION := $(shell cat VERSION)
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+
+ifeq ($(SANITIZE),1)
+BUILD   := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+BUILD   := build
+SANFLAGS :=
+endif
+
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CPPFLAGS += -Iinclude -D_GNU_SOURCE -DHX_VERSION='"$(VERSION)"'
+ALL_CFLAGS = $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP -pthread
+LDLIBS  += -lm
+ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS) -pthread
+
+ifneq ($(V),1)
+Q := @
+say = @printf '  %-6s %s\n' $(1) $(2);
+else
+Q :=
+say =
+endif
+
+CORE_SRC := body clock fmt h1_chunk h1_conn h1_out h1_parse help listen log \
+            plan resp rng timer worker config
+CORE_OBJ := $(patsubst %,$(BUILD)/src/%.o,$(filter-out clock,$(CORE_SRC)))
+HXTERM_OBJ := $(CORE_OBJ) $(BUILD)/src/main.o
+
+UNIT     := fmt plan h1_parse h1_chunk body timer resp
+UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT))
+
+.PHONY: all run check unit integ install clean deps deps-test format
+
+all: $(BUILD)/hxterm hxterm
+
+hxterm: $(BUILD)/hxterm
+	$(Q)[ "$(BUILD)" = build ] && ln -sf build/hxterm hxterm || true
+
+$(BUILD)/hxterm: $(HXTERM_OBJ)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/src/%.o: src/%.c | deps
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/unit/%.o: tests/unit/%.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/unit/%.t: $(BUILD)/tests/unit/%.o $(CORE_OBJ)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# packages: installed when missing and root, else the apt-get line is printed
+deps:
+	@scripts/deps build
+
+deps-test:
+	@scripts/deps test
+
+run: all
+	./$(BUILD)/hxterm
+
+unit: $(UNIT_BIN)
+
+check: all unit deps-test
+	@HXTERM=$(CURDIR)/$(BUILD)/hxterm prove -f $(UNIT_BIN) tests/integ/*.t
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BUILD)/hxterm $(DESTDIR)$(PREFIX)/bin/hxterm
+	install -m 644 doc/hxterm.1 $(DESTDIR)$(PREFIX)/share/man/man1/hxterm.1
+
+format:
+	clang-format -i src/*.c include/*.h tests/unit/*.c tests/unit/*.h
+
+clean:
+	rm -rf build build-san hxterm
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

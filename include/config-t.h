@@ -1,0 +1,46 @@
+/* Types of the process-wide configuration, read-only once workers start. */
+#ifndef HX_CONFIG_T_H
+#define HX_CONFIG_T_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#define CFG_MAX_LISTEN 16
+
+struct listen_addr {
+	struct sockaddr_storage ss; /* port left 0: filled per socket */
+	socklen_t sslen;
+	int any;                    /* empty ip: all addresses (dual stack) */
+	uint16_t clear_port;
+	uint16_t tls_port;          /* 0: none */
+	char text[128];             /* as the user wrote the ip part */
+};
+
+struct config {
+	struct listen_addr addrs[CFG_MAX_LISTEN];
+	int naddrs;
+	int threads;
+	int maxconn;
+	int daemon;
+	int quiet;
+	int debug;
+	char name[256];             /* X-rsp id= */
+	size_t name_len;
+	const char *defaults;       /* --defaults query, already validated */
+	uint64_t max_size;          /* --max-size */
+	uint64_t max_wait;          /* --max-wait, ms */
+	size_t iobuf;               /* --bufsize: recv buffer = max request head */
+	size_t rspbuf;              /* --rspbuf: prebuilt body buffer size */
+	size_t max_uri;             /* --max-uri: request line limit (414) */
+	int max_hdrs;               /* --max-headers (431) */
+	int sndbuf;                 /* --sndbuf: SO_SNDBUF, 0 = kernel's */
+	int splice;                 /* --splice */
+	uint64_t idle_ms;           /* --idle-timeout: keep-alive idle */
+	uint64_t head_ms;           /* --head-timeout: first byte to end of head */
+	uint64_t body_ms;           /* --body-timeout: between body reads */
+	uint64_t send_ms;           /* --send-timeout: client not reading */
+	uint64_t max_body;          /* --max-body: request body (413) */
+};
+
+#endif

@@ -1,0 +1,97 @@
+/* Types of an HTTP/1.x connection: buffers, output queue, request and response state. */
+#ifndef HX_H1_CONN_T_H
+#define HX_H1_CONN_T_H
+
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "h1_parse.h"
+#include "msg-t.h"
+#include "plan-t.h"
+#include "timer-t.h"
+#include "worker-t.h"
+
+#define OQ_IOV 64
+
+/* What is staged for one writev: iovecs into the prebuilt bodies, static
+ * strings and <sc>, a scratch area for heads and framing that is reused
+ * only once everything staged went out. */
+struct oq {
+	struct iovec iov[OQ_IOV + 2]; /* +2: a 100 Continue and an error fit always */
+	uint16_t i;          /* first iovec not fully sent */
+	uint16_t n;          /* iovecs staged */
+	uint32_t sc_used;
+	uint32_t sc_size;
+	uint64_t bytes;      /* staged, not yet sent */
+	char *sc;
+};
+
+/* connection flags */
+#define H1C_RD_READY  0x0001 /* the socket may have bytes to read */
+#define H1C_WR_READY  0x0002 /* the socket may take bytes */
+#define H1C_EOF       0x0004 /* the peer shut its side */
+#define H1C_KEEP      0x0008 /* keep alive after the current response */
+#define H1C_HEAD_OUT  0x0010 /* the current response head is staged */
+#define H1C_TRL_OUT   0x0020 /* last chunk and trailers staged */
+#define H1C_CONTINUE  0x0040 /* 100 Continue is owed before reading body */
+#define H1C_DEAD      0x0080 /* being closed: no more work */
+#define H1C_HEAD_END  0x0100 /* the whole head, padding included, is staged */
+#define H1C_SHUT      0x0200 /* write side shut (lingering close) */
+
+/* states, in the order one request goes through them */
+enum h1_state {
+	H1S_HEAD,    /* reading a request head */
+	H1S_BODY,    /* draining the request body before responding */
+	H1S_WAIT,    /* t= wait */
+	H1S_SEND,    /* staging and sending the response */
+	H1S_DRIP,    /* d= pause between pieces */
+	H1S_DRAIN,   /* draining the rest of the body after responding */
+	H1S_PAUSE,   /* P= pause before the next request */
+	H1S_LINGER,  /* closing: write side shut, discarding input */
+};
+
+struct h1c {
+	struct ev ev;
+	struct timer tm;
+	struct worker *w;
+	struct h1c *next;    /* live list or free list */
+	struct h1c *prev;
+	uint32_t flags;
+	uint8_t st;
+	uint8_t minor;       /* HTTP/1.<minor> of the current request */
+
+	/* input: unread bytes at [rd, wr); the current head stays at
+	 * [hend - head_size, hend) until its response is staged (E=1) */
+	char *in;
+	uint32_t in_size;
+	uint32_t rd;
+	uint32_t wr;
+	uint32_t hend;
+	uint32_t nreq;       /* requests seen on this connection */
+
+	struct oq oq;
+
+	/* time */
+	int64_t t_recv;      /* ns: last recv that brought bytes */
+	uint64_t last_act;   /* ms: last progress either way */
+	uint64_t until;      /* ms: end of a wait, drip, pause or linger */
+	uint64_t idle_ms;    /* keep-alive idle timeout (w= overrides) */
+
+	/* request body */
+	uint32_t info;       /* H1I_* of the current request */
+	uint64_t body_left;  /* Content-Length bytes not yet read */
+	uint64_t body_read;  /* payload bytes read */
+	struct h1_chunk ck;
+
+	/* response body */
+	uint64_t out_off;    /* body bytes staged so far */
+	uint64_t out_end;    /* body bytes to stage in all (fault cut) */
+	uint64_t chunk_left; /* bytes left in the current chunk */
+	uint64_t piece_left; /* bytes left in the current piece */
+
+	struct hreq rq;
+	struct plan plan;
+	struct hresp rs;
+};
+
+#endif

@@ -1,0 +1,22 @@
+/* Listening sockets: address parsing for -L and SO_REUSEPORT sockets per worker. */
+#ifndef HX_LISTEN_H
+#define HX_LISTEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config-t.h"
+
+/* Parses "[<ip>]:<port>[:<tls port>]" (IPv6 in brackets). Returns 0 or -1
+ * with a reason in <why>. */
+int listen_parse(const char *arg, struct listen_addr *la, const char **why);
+
+/* A non-blocking SO_REUSEPORT listening TCP socket on <la> at <port>.
+ * Returns the fd, or -1 with errno set. */
+int listen_tcp(const struct listen_addr *la, uint16_t port);
+
+/* "127.0.0.1:8000" / "[::1]:8000" / "*:8000" into <buf> */
+void listen_name(const struct listen_addr *la, uint16_t port, char *buf,
+		 size_t len);
+
+#endif

@@ -1,0 +1,9 @@
+/* One-line messages on stderr: errors always, notices unless -q, traces with -d. */
+#ifndef HX_LOG_H
+#define HX_LOG_H
+
+void log_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

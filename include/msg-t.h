@@ -1,0 +1,49 @@
+/* The protocol-neutral request and response that every adapter (h1, h2, h3) speaks. */
+#ifndef HX_MSG_T_H
+#define HX_MSG_T_H
+
+#include <stdint.h>
+
+#include "common.h"
+#include "plan-t.h"
+
+/* request flags */
+#define RQ_HEAD      0x01 /* HEAD: no body, same headers */
+#define RQ_CAN_CHUNK 0x02 /* the protocol can frame a body without a length */
+
+struct hreq {
+	uint32_t flags;
+	uint32_t head_size;  /* bytes of request head, as received */
+	int64_t t_first;     /* ns: first byte of the request */
+	int64_t t_head;      /* ns: end of the request head */
+	struct ist target;
+	struct ist xhx;      /* X-Hxterm header value, empty if none */
+	struct ist inm;      /* If-None-Match value, empty if none */
+	struct ist echo;     /* request headers as text, for E=1 */
+};
+
+#define RESP_MAX_FIELDS (8 + PLAN_MAX_FIELDS)
+
+/* body sources */
+enum body_src {
+	BODY_PATTERN = 0,    /* the 50-byte-line pattern */
+	BODY_RANDOM,         /* R=1 */
+	BODY_TEXT,           /* <text>: help page, echo, error reason */
+};
+
+struct hresp {
+	uint16_t status;
+	uint8_t nf;
+	uint8_t chunked;     /* body framed by the protocol, no length */
+	uint8_t cache;       /* cacheable (no c=0) */
+	enum body_src src;
+	struct ist reason;
+	int64_t clen;        /* Content-Length to announce, -1 none */
+	uint64_t body;       /* body bytes to send */
+	uint64_t pad;        /* header padding bytes still to emit */
+	struct ist text;     /* body for BODY_TEXT */
+	struct hfield f[RESP_MAX_FIELDS];
+	char buf[640];       /* formatted values of f[] */
+};
+
+#endif

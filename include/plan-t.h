@@ -1,0 +1,62 @@
+/* The response plan: what one request asked for, protocol-neutral. */
+#ifndef HX_PLAN_T_H
+#define HX_PLAN_T_H
+
+#include <stdint.h>
+
+#define PLAN_MAX_FIELDS 16  /* H= and T= items, each */
+#define PLAN_DEC_SIZE   2048 /* percent-decoded H=/T= bytes */
+#define PLAN_MAX_PAD    (1 << 20)
+
+/* plan flags */
+#define PF_NOCACHE   0x00000001 /* c=0: Cache-Control: no-cache */
+#define PF_CLOSE     0x00000002 /* C=1: close after this response */
+#define PF_KEEP      0x00000004 /* K=1: keep alive after this response */
+#define PF_NOSPLICE  0x00000008 /* S=0 */
+#define PF_RANDOM    0x00000010 /* R=1: random body bytes */
+#define PF_ACKFIRST  0x00000020 /* A=1: respond, then drain the body */
+#define PF_NOLEN     0x00000040 /* b=0: no Content-Length */
+#define PF_LIE       0x00000080 /* b=N: announce <announce> */
+#define PF_ETAG      0x00000100 /* e=1 */
+#define PF_ECHO      0x00000200 /* E=1: body = request headers */
+#define PF_HELP      0x00000400 /* /? or h: the help page */
+#define PF_CHUNK     0x00000800 /* k=N */
+#define PF_RESET     0x00001000 /* x=N: reset after <fault_at> body bytes */
+#define PF_TRUNC     0x00002000 /* X=N: close after <fault_at> body bytes */
+#define PF_BODYMAX   0x00004000 /* B=N */
+#define PF_IDLE      0x00008000 /* w=N */
+#define PF_PIECE     0x00010000 /* p=N */
+#define PF_BAD       0x00020000 /* a bad item: answer 400 with <err> */
+
+struct hfield {
+	const char *name;
+	const char *lname;   /* lower-case name when known (h2/h3), else NULL */
+	const char *val;
+	uint32_t nlen;
+	uint32_t vlen;
+};
+
+struct plan {
+	uint32_t flags;
+	uint16_t status;
+	uint8_t nhdr;
+	uint8_t ntrl;
+	uint64_t size;       /* s */
+	uint64_t wait_ms;    /* t */
+	uint64_t chunk;      /* k */
+	uint64_t announce;   /* b */
+	uint64_t body_max;   /* B */
+	uint64_t piece;      /* p */
+	uint64_t drip_ms;    /* d */
+	uint64_t pause_ms;   /* P */
+	uint64_t idle_ms;    /* w */
+	uint64_t fault_at;   /* x or X */
+	uint64_t pad;        /* z */
+	struct hfield hdr[PLAN_MAX_FIELDS];
+	struct hfield trl[PLAN_MAX_FIELDS];
+	uint32_t dec_used;
+	char dec[PLAN_DEC_SIZE];
+	char err[160];       /* one-line reason when parsing failed, '\n' ended */
+};
+
+#endif

@@ -1,0 +1,28 @@
+/* The response generator: plan + request -> status, header fields, body plan. */
+#ifndef HX_RESP_H
+#define HX_RESP_H
+
+#include "msg-t.h"
+#include "plan-t.h"
+
+/* Builds the neutral response for <rq> under <p>. Reads the clock: call it
+ * when the head is about to be handed to the transport, so X-rsp's real time
+ * is true. <id> is the server name for X-rsp. */
+void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
+		struct ist id);
+
+/* A response with no plan behind it: help page or a 400 naming a bad item */
+void resp_text(struct hresp *rs, const struct hreq *rq, uint16_t status,
+	       struct ist text, struct ist id);
+
+/* Writes into <f> the next header-padding field, taking up to its size from
+ * rs->pad. Returns 0 when no padding is left. */
+int resp_pad_next(struct hresp *rs, struct hfield *f);
+
+/* The reason phrase of <status> ("Unknown" when none is registered) */
+struct ist resp_reason(unsigned status);
+
+/* The help page served at /? and /?h */
+extern const struct ist help_page;
+
+#endif

@@ -1,0 +1,21 @@
+/* Types of the per-thread timer heap. */
+#ifndef HX_TIMER_T_H
+#define HX_TIMER_T_H
+
+#include <stdint.h>
+
+struct worker;
+
+struct timer {
+	uint64_t expire;     /* ms on the loop clock */
+	uint32_t idx;        /* position in the heap + 1, 0 when not queued */
+	void (*cb)(struct worker *w, struct timer *t);
+};
+
+struct theap {
+	struct timer **h;
+	uint32_t n;
+	uint32_t cap;
+};
+
+#endif

@@ -1,0 +1,55 @@
+/* Types of a worker thread: its event loop, listeners, timers and counters. */
+#ifndef HX_WORKER_T_H
+#define HX_WORKER_T_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "config-t.h"
+#include "h1_parse.h"
+#include "rng.h"
+#include "timer-t.h"
+
+struct worker;
+
+/* what epoll hands back: every registered object starts with one */
+struct ev {
+	int fd;
+	void (*cb)(struct worker *w, struct ev *e, uint32_t events);
+};
+
+struct listener {
+	struct ev ev;
+	const struct listen_addr *la;
+	uint16_t port;
+};
+
+/* per-thread counters, summed when read */
+struct wstats {
+	uint64_t accepted;
+	uint64_t requests;
+	uint64_t errors;     /* requests answered 4xx/5xx by the parser */
+	uint64_t bytes_in;
+	uint64_t bytes_out;
+};
+
+struct h1c;
+
+struct worker {
+	int id;
+	int epfd;
+	pthread_t th;
+	uint64_t now_ms;     /* loop clock, read once per turn */
+	struct theap timers;
+	struct rng rng;
+	struct listener lst[CFG_MAX_LISTEN];
+	int nlst;
+	int paused;          /* listeners off: maxconn reached */
+	uint32_t nconn;
+	struct h1c *conns;   /* live connections, for shutdown */
+	struct h1c *free_h1c;
+	struct wstats st;
+	struct h1_req h1req; /* parser scratch: headers are only read in place */
+};
+
+#endif

@@ -1,0 +1,65 @@
+/* Prebuilt response bodies: the 50-byte-line pattern and random bytes, sliced without copying. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "body.h"
+#include "common.h"
+#include "rng.h"
+
+static char *pattern;  /* slice_max + BODY_LINE bytes of the line pattern */
+static char *noise;    /* slice_max random bytes */
+static size_t slice_max;
+
+const char body_pad[PAD_RUN] = { [0 ... PAD_RUN - 1] = 'x' };
+
+static const char line[BODY_LINE + 1] =
+	".123456789.123456789.123456789.123456789.12345678\n";
+
+int body_init(size_t size)
+{
+	struct rng r;
+	size_t plen = size + BODY_LINE;
+
+	pattern = malloc(plen);
+	noise = malloc(size);
+	if (!pattern || !noise)
+		return -1;
+	for (size_t i = 0; i < plen; i++)
+		pattern[i] = line[i % BODY_LINE];
+	rng_seed(&r, 0x68787465726dULL);
+	for (size_t i = 0; i < size; i += 8) {
+		uint64_t v = rng_u64(&r);
+
+		memcpy(noise + i, &v, MIN((size_t)8, size - i));
+	}
+	slice_max = size;
+	return 0;
+}
+
+void body_free(void)
+{
+	free(pattern);
+	free(noise);
+	pattern = noise = NULL;
+}
+
+size_t body_slice_max(void)
+{
+	return slice_max;
+}
+
+size_t body_slice(uint64_t off, size_t want, int random, const char **ptr)
+{
+	size_t n = MIN(want, slice_max);
+
+	if (random) {
+		/* WHY: random bytes need no continuity, only variety; start
+		 * somewhere that changes with the offset. */
+		size_t start = (size_t)(off % slice_max);
+
+		*ptr = noise + start;
+		return MIN(n, slice_max - start);
+	}
+	*ptr = pattern + off % BODY_LINE;
+	return n;
+}

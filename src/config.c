@@ -1,0 +1,259 @@
+/* Command-line parsing into the global configuration. */
+#include <getopt.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "h1_parse.h"
+#include "listen.h"
+#include "log.h"
+#include "plan.h"
+#include "rng.h"
+
+struct config cfg;
+
+enum {
+	O_NAME = 256, O_DEFAULTS, O_MAX_SIZE, O_MAX_WAIT, O_BUFSIZE, O_RSPBUF,
+	O_SNDBUF, O_SPLICE, O_NO_SPLICE, O_MAX_URI, O_MAX_HDRS, O_MAX_BODY,
+	O_IDLE, O_HEAD_TMO, O_BODY_TMO, O_SEND_TMO, O_CERT, O_KEY,
+};
+
+static const struct option longopts[] = {
+	{ "name", required_argument, NULL, O_NAME },
+	{ "defaults", required_argument, NULL, O_DEFAULTS },
+	{ "max-size", required_argument, NULL, O_MAX_SIZE },
+	{ "max-wait", required_argument, NULL, O_MAX_WAIT },
+	{ "bufsize", required_argument, NULL, O_BUFSIZE },
+	{ "rspbuf", required_argument, NULL, O_RSPBUF },
+	{ "sndbuf", required_argument, NULL, O_SNDBUF },
+	{ "splice", no_argument, NULL, O_SPLICE },
+	{ "no-splice", no_argument, NULL, O_NO_SPLICE },
+	{ "max-uri", required_argument, NULL, O_MAX_URI },
+	{ "max-headers", required_argument, NULL, O_MAX_HDRS },
+	{ "max-body", required_argument, NULL, O_MAX_BODY },
+	{ "idle-timeout", required_argument, NULL, O_IDLE },
+	{ "head-timeout", required_argument, NULL, O_HEAD_TMO },
+	{ "body-timeout", required_argument, NULL, O_BODY_TMO },
+	{ "send-timeout", required_argument, NULL, O_SEND_TMO },
+	{ "cert", required_argument, NULL, O_CERT },
+	{ "key", required_argument, NULL, O_KEY },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'v' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void config_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: hxterm -L [<ip>]:<clear port>[:<tls port>] [-L ...] [options]\n"
+"A synthetic HTTP test target: every response is described by the request's\n"
+"query string (GET /? for the list of keys).\n"
+"\n"
+"  -L <addr>            listen: 127.0.0.1:8000, [::1]:8000, :8000 (all\n"
+"                       addresses); repeatable; default :8000:8443. The clear\n"
+"                       port serves HTTP/1.0 and HTTP/1.1.\n"
+"  -t <n>               worker threads (default: the CPUs it may run on)\n"
+"  -n <n>               connection limit across threads (default 100000)\n"
+"  -D                   run as a daemon\n"
+"  -q                   quiet: no start-up notices\n"
+"  -d                   debug traces on stderr\n"
+"  -v, --version        print the version and exit\n"
+"  -h, --help           this help\n"
+"  --name <id>          server name in X-rsp (default: the host name)\n"
+"  --defaults <query>   items applied to every request before its own\n"
+"  --max-size <n>       largest s= a request may ask (default 64g)\n"
+"  --max-wait <ms>      longest t=, d=, P= a request may ask (default 3600000)\n"
+"\n"
+"Tunables (sizes take k, m, g):\n"
+"  --bufsize <n>        I/O buffer; also the largest request head (16k)\n"
+"  --rspbuf <n>         prebuilt response buffer: the longest body slice\n"
+"                       handed to one iovec (64k)\n"
+"  --sndbuf <n>         socket send buffer, SO_SNDBUF (0: the kernel's)\n"
+"  --max-uri <n>        longest request line, else 414 (8k)\n"
+"  --max-headers <n>    most request header fields, else 431 (100)\n"
+"  --max-body <n>       largest request Content-Length, else 413 (64g)\n"
+"  --idle-timeout <ms>  keep-alive idle timeout (30000)\n"
+"  --head-timeout <ms>  first byte to end of request head, else 408 (10000)\n"
+"  --body-timeout <ms>  silence while reading a request body (30000)\n"
+"  --send-timeout <ms>  a client that stops reading is dropped (30000)\n"
+"\n"
+"Not yet supported by this build (accepted, a warning is printed): the TLS\n"
+"port of -L, -b <bits>, -c <curve>, --cert, --key, --splice.\n");
+}
+
+/* a decimal number with k/m/g suffixes, or one line on stderr */
+static int opt_num(const char *opt, const char *arg, uint64_t min, uint64_t max,
+		   uint64_t *out)
+{
+	const char *why = NULL;
+
+	if (num_plain(arg, strlen(arg), out, &why) < 0) {
+		log_err("%s '%s': %s", opt, arg, why);
+		return -1;
+	}
+	if (*out < min || *out > max) {
+		log_err("%s '%s': out of range [%llu, %llu]", opt, arg,
+			(unsigned long long)min, (unsigned long long)max);
+		return -1;
+	}
+	return 0;
+}
+
+static void config_defaults(void)
+{
+	cpu_set_t set;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.threads = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+	cfg.maxconn = 100000;
+	cfg.max_size = 64ULL << 30;
+	cfg.max_wait = 3600000;
+	cfg.iobuf = 16384;
+	cfg.rspbuf = 65536;
+	cfg.max_uri = 8192;
+	cfg.max_hdrs = 100;
+	cfg.max_body = 64ULL << 30;
+	cfg.idle_ms = 30000;
+	cfg.head_ms = 10000;
+	cfg.body_ms = 30000;
+	cfg.send_ms = 30000;
+	if (gethostname(cfg.name, sizeof(cfg.name) - 1) < 0)
+		strcpy(cfg.name, "hxterm");
+}
+
+static int opt_listen(const char *arg)
+{
+	const char *why;
+
+	if (cfg.naddrs == CFG_MAX_LISTEN) {
+		log_err("-L: at most %d addresses", CFG_MAX_LISTEN);
+		return -1;
+	}
+	if (listen_parse(arg, &cfg.addrs[cfg.naddrs], &why) < 0) {
+		log_err("-L '%s': %s", arg, why);
+		return -1;
+	}
+	cfg.naddrs++;
+	return 0;
+}
+
+/* validates --defaults once so that a typo fails at start, not per request */
+static int opt_defaults(const char *arg)
+{
+	static struct plan p;
+	struct plan_limits lim = { cfg.max_size, cfg.max_wait };
+	struct rng r;
+
+	rng_seed(&r, 1);
+	plan_init(&p);
+	if (plan_apply(&p, arg, strlen(arg), &r, &lim) < 0) {
+		p.err[strcspn(p.err, "\n")] = 0;
+		log_err("--defaults: %s", p.err);
+		return -1;
+	}
+	return 0;
+}
+
+static int opt_name(const char *arg)
+{
+	size_t n = strlen(arg);
+
+	if (!n || n >= sizeof(cfg.name) || strpbrk(arg, "\r\n,")) {
+		log_err("--name '%s': 1 to 255 characters, no comma or newline", arg);
+		return -1;
+	}
+	memcpy(cfg.name, arg, n + 1);
+	return 0;
+}
+
+static int opt_unsupported(const char *opt)
+{
+	log_err("warning: %s is not supported yet by this build (TLS, HTTP/2 and "
+		"HTTP/3 are not built), ignored", opt);
+	return 0;
+}
+
+static int opt_tunable(int c, const char *arg)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 't': if (opt_num("-t", arg, 1, 1024, &v) < 0) return -1; cfg.threads = (int)v; break;
+	case 'n': if (opt_num("-n", arg, 1, 10000000, &v) < 0) return -1; cfg.maxconn = (int)v; break;
+	case O_MAX_SIZE: return opt_num("--max-size", arg, 0, 1ULL << 50, &cfg.max_size);
+	case O_MAX_WAIT: return opt_num("--max-wait", arg, 0, 86400000, &cfg.max_wait);
+	case O_BUFSIZE: if (opt_num("--bufsize", arg, 1024, 16 << 20, &v) < 0) return -1; cfg.iobuf = v; break;
+	case O_RSPBUF: if (opt_num("--rspbuf", arg, 1024, 256 << 20, &v) < 0) return -1; cfg.rspbuf = v; break;
+	case O_SNDBUF: if (opt_num("--sndbuf", arg, 0, 1 << 30, &v) < 0) return -1; cfg.sndbuf = (int)v; break;
+	case O_MAX_URI: if (opt_num("--max-uri", arg, 64, 1 << 20, &v) < 0) return -1; cfg.max_uri = v; break;
+	case O_MAX_HDRS: if (opt_num("--max-headers", arg, 1, H1_MAX_HDRS, &v) < 0) return -1; cfg.max_hdrs = (int)v; break;
+	case O_MAX_BODY: return opt_num("--max-body", arg, 0, 1ULL << 60, &cfg.max_body);
+	case O_IDLE: return opt_num("--idle-timeout", arg, 1, 86400000, &cfg.idle_ms);
+	case O_HEAD_TMO: return opt_num("--head-timeout", arg, 1, 86400000, &cfg.head_ms);
+	case O_BODY_TMO: return opt_num("--body-timeout", arg, 1, 86400000, &cfg.body_ms);
+	case O_SEND_TMO: return opt_num("--send-timeout", arg, 1, 86400000, &cfg.send_ms);
+	default: return 1;
+	}
+	return 0;
+}
+
+static int opt_one(int c, const char *arg)
+{
+	int r = opt_tunable(c, arg);
+
+	if (r <= 0)
+		return r;
+	switch (c) {
+	case 'L': return opt_listen(arg);
+	case 'D': cfg.daemon = 1; return 0;
+	case 'q': cfg.quiet = 1; return 0;
+	case 'd': cfg.debug = 1; return 0;
+	case O_NAME: return opt_name(arg);
+	case O_DEFAULTS: cfg.defaults = arg; return 0;
+	case O_NO_SPLICE: cfg.splice = 0; return 0;
+	case 'b': return opt_unsupported("-b");
+	case 'c': return opt_unsupported("-c");
+	case O_CERT: return opt_unsupported("--cert");
+	case O_KEY: return opt_unsupported("--key");
+	case O_SPLICE: return opt_unsupported("--splice");
+	}
+	log_err("unknown option (try -h)");
+	return -1;
+}
+
+int config_parse(int argc, char **argv)
+{
+	int c;
+
+	config_defaults();
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":L:t:n:b:c:DqdvhV", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			config_usage(stdout);
+			return 1;
+		}
+		if (c == 'v' || c == 'V') {
+			printf("hxterm %s\n", HX_VERSION);
+			return 1;
+		}
+		if (c == '?' || c == ':') {
+			log_err("%s '%s' (try -h)", c == ':' ? "missing argument for" :
+				"unknown option", argv[optind - 1]);
+			return -1;
+		}
+		if (opt_one(c, optarg) < 0)
+			return -1;
+	}
+	if (optind < argc) {
+		log_err("unexpected argument '%s' (try -h)", argv[optind]);
+		return -1;
+	}
+	cfg.name_len = strlen(cfg.name);
+	/* after every option: the caps apply to the defaults too */
+	if (cfg.defaults && opt_defaults(cfg.defaults) < 0)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,688 @@
+/* HTTP/1.x connections: the state machine from request head to response and back. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "config.h"
+#include "h1_conn.h"
+#include "plan.h"
+#include "resp.h"
+#include "timer.h"
+#include "worker.h"
+
+#define BODY_ROOM   4096 /* input kept free after a full-size head, for its body */
+#define SC_RESERVE  512  /* scratch kept for an error response */
+#define LINGER_MS   1000 /* how long a closing connection drains input */
+
+static void h1_run(struct h1c *c);
+
+/* ---------- lifetime ---------- */
+
+static void h1_kill(struct h1c *c, int rst)
+{
+	if (rst) {
+		struct linger l = { 1, 0 };
+
+		setsockopt(c->ev.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	}
+	c->flags |= H1C_DEAD;
+}
+
+static void h1_free(struct h1c *c)
+{
+	struct worker *w = c->w;
+
+	timer_cancel(&w->timers, &c->tm);
+	close(c->ev.fd);
+	c->ev.fd = -1;
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		w->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	c->next = w->free_h1c;
+	w->free_h1c = c;
+	worker_conn_gone(w);
+}
+
+/* ---------- I/O ---------- */
+
+/* Returns bytes read (> 0), 0 on EOF, -1 when nothing is there, -2 on error */
+static long h1_recv(struct h1c *c)
+{
+	size_t room = c->in_size - c->wr;
+	ssize_t n;
+
+	do
+		n = recv(c->ev.fd, c->in + c->wr, room, 0);
+	while (n < 0 && errno == EINTR);
+	if (n > 0) {
+		c->wr += (uint32_t)n;
+		c->t_recv = clock_ns();
+		c->last_act = c->w->now_ms;
+		c->w->st.bytes_in += (uint64_t)n;
+		/* WHY: edge-triggered; a short read means the queue is empty,
+		 * the next byte to arrive raises a new edge */
+		if ((size_t)n < room)
+			c->flags &= ~H1C_RD_READY;
+		return n;
+	}
+	if (n == 0) {
+		c->flags |= H1C_EOF;
+		c->flags &= ~H1C_RD_READY;
+		return 0;
+	}
+	if (errno == EAGAIN) {
+		c->flags &= ~H1C_RD_READY;
+		return -1;
+	}
+	return -2;
+}
+
+/* sends what is staged: 1 all sent, 0 not yet (wait for EPOLLOUT), -1 dead */
+static int h1_flush(struct h1c *c)
+{
+	struct oq *q = &c->oq;
+	ssize_t n;
+
+	while (q->i < q->n) {
+		if (!(c->flags & H1C_WR_READY))
+			return 0;
+		n = writev(c->ev.fd, q->iov + q->i, MIN(q->n - q->i, IOV_MAX));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				c->flags &= ~H1C_WR_READY;
+				return 0;
+			}
+			h1_kill(c, 0);
+			return -1;
+		}
+		c->last_act = c->w->now_ms;
+		c->w->st.bytes_out += (uint64_t)n;
+		q->bytes -= (uint64_t)n;
+		while (n && (size_t)n >= q->iov[q->i].iov_len)
+			n -= (ssize_t)q->iov[q->i++].iov_len;
+		if (n) {
+			q->iov[q->i].iov_base = (char *)q->iov[q->i].iov_base + n;
+			q->iov[q->i].iov_len -= (size_t)n;
+			c->flags &= ~H1C_WR_READY;
+			return 0;
+		}
+	}
+	oq_reset(q);
+	return 1;
+}
+
+/* ---------- closing ---------- */
+
+static int h1_linger(struct h1c *c)
+{
+	c->flags &= ~H1C_KEEP;
+	c->st = H1S_LINGER;
+	c->until = c->w->now_ms + LINGER_MS;
+	return 1;
+}
+
+/* the connection cannot go on: answer <status> with <why>, then close */
+static int h1_fail(struct h1c *c, uint16_t status, const char *why)
+{
+	c->w->st.errors++;
+	h1_stage_error(c, status, why);
+	return h1_linger(c);
+}
+
+static int h1_do_linger(struct h1c *c)
+{
+	int r = h1_flush(c);
+
+	if (r <= 0)
+		return 0;
+	if (!(c->flags & H1C_SHUT)) {
+		shutdown(c->ev.fd, SHUT_WR);
+		c->flags |= H1C_SHUT;
+	}
+	/* WHY: drain what the peer still sends so that close() does not turn
+	 * into a RST that destroys the response in flight */
+	for (;;) {
+		long n;
+
+		c->rd = c->wr = 0;
+		if (!(c->flags & H1C_RD_READY) && !(c->flags & H1C_EOF))
+			return 0;
+		n = h1_recv(c);
+		if (n == 0 || n == -2) {
+			h1_kill(c, 0);
+			return 0;
+		}
+		if (n < 0)
+			return 0;
+	}
+}
+
+/* ---------- request body ---------- */
+
+static int body_done(const struct h1c *c)
+{
+	if (c->info & H1I_CHUNKED)
+		return c->ck.done;
+	return c->body_left == 0;
+}
+
+/* consumes buffered body bytes; returns -1 on bad chunked framing */
+static int body_eat(struct h1c *c, uint64_t cap)
+{
+	uint32_t avail = c->wr - c->rd;
+	const char *why;
+
+	if (c->info & H1I_CHUNKED) {
+		long n = h1_chunk_feed(&c->ck, c->in + c->rd, avail,
+				       cap - c->body_read, &c->body_read, &why);
+
+		if (n < 0)
+			return h1_fail(c, 400, why), -1;
+		c->rd += (uint32_t)n;
+	} else {
+		uint64_t n = MIN(MIN(c->body_left, (uint64_t)avail), cap - c->body_read);
+
+		c->rd += (uint32_t)n;
+		c->body_left -= n;
+		c->body_read += n;
+	}
+	return 0;
+}
+
+/* Drains the body up to <cap> payload bytes. Returns 1 when done or capped,
+ * 0 when waiting for bytes, -1 when the connection is failed or dead. */
+static int body_step(struct h1c *c, uint64_t cap)
+{
+	for (;;) {
+		long n;
+		uint32_t left;
+
+		if (body_eat(c, cap) < 0)
+			return -1;
+		if (body_done(c) || c->body_read >= cap)
+			return 1;
+		/* keep the head where it is: E=1 may still echo it */
+		left = c->wr - c->rd;
+		memmove(c->in + c->hend, c->in + c->rd, left);
+		c->rd = c->hend;
+		c->wr = c->hend + left;
+		if (!(c->flags & H1C_RD_READY))
+			return 0;
+		n = h1_recv(c);
+		if (n == -1)
+			return 0;
+		if (n <= 0) {
+			h1_kill(c, 0);
+			return -1;
+		}
+	}
+}
+
+/* ---------- one request ---------- */
+
+static void h1_next(struct h1c *c)
+{
+	c->flags &= ~(H1C_HEAD_OUT | H1C_HEAD_END | H1C_TRL_OUT | H1C_CONTINUE);
+	c->rq.t_first = 0;
+	c->st = H1S_HEAD;
+}
+
+static int h1_ready(struct h1c *c)
+{
+	if (c->plan.wait_ms) {
+		int64_t end = clock_ns() + (int64_t)c->plan.wait_ms * 1000000;
+
+		/* round up: the wait is never shorter than asked */
+		c->until = (uint64_t)(end + 999999) / 1000000;
+		c->st = H1S_WAIT;
+		return 1;
+	}
+	c->st = H1S_SEND;
+	return 1;
+}
+
+/* the query (after the defaults and X-Hxterm) into the plan */
+static void h1_plan(struct h1c *c, const struct h1_info *in)
+{
+	struct plan_limits lim = { cfg.max_size, cfg.max_wait };
+	struct plan *p = &c->plan;
+	struct rng *r = &c->w->rng;
+	const char *q;
+	size_t qlen;
+	int bad;
+
+	plan_init(p);
+	bad = cfg.defaults && plan_apply(p, cfg.defaults, strlen(cfg.defaults), r, &lim) < 0;
+	if (!bad && in->xhx.len)
+		bad = plan_apply(p, in->xhx.ptr, in->xhx.len, r, &lim) < 0;
+	if (!bad && plan_query_of(c->rq.target.ptr, c->rq.target.len, &q, &qlen))
+		bad = plan_apply(p, q, qlen, r, &lim) < 0;
+	if (bad) /* answered 400 with the reason: the framing is intact */
+		p->flags = PF_BAD | (p->flags & PF_CLOSE);
+}
+
+static int h1_got_head(struct h1c *c, int n)
+{
+	const struct h1_req *r = &c->w->h1req;
+	struct h1_info in;
+	struct h1_err err;
+	uint32_t hstart = c->rd + r->skipped;
+
+	c->rq.t_head = clock_ns();
+	c->rd += (uint32_t)n;
+	c->hend = c->rd;
+	c->minor = r->minor;
+	c->nreq++;
+	c->w->st.requests++;
+	if (h1_analyze(r, &in, cfg.max_body, &err) < 0)
+		return h1_fail(c, err.status, err.why), -1;
+	c->info = in.flags;
+	c->body_left = in.clen;
+	c->body_read = 0;
+	h1_chunk_init(&c->ck);
+	c->rq.flags = (in.flags & H1I_HEAD ? RQ_HEAD : 0) | (r->minor ? RQ_CAN_CHUNK : 0);
+	c->rq.head_size = (uint32_t)n - r->skipped;
+	c->rq.target = r->target;
+	c->rq.inm = in.inm;
+	c->rq.echo = (struct ist){ c->in + hstart, c->rq.head_size };
+	h1_plan(c, &in);
+	return 0;
+}
+
+/* after the plan: keep-alive rules, then the body or the response */
+static int h1_route(struct h1c *c)
+{
+	const struct plan *p = &c->plan;
+	int has_body = !body_done(c);
+	int keep = c->minor ? !(c->info & H1I_CLOSE) : !!(c->info & H1I_KEEPALIVE);
+
+	if (p->flags & PF_KEEP)
+		keep = 1;
+	if ((p->flags & PF_CLOSE) || hx_stop)
+		keep = 0;
+	if (p->flags & PF_IDLE)
+		c->idle_ms = p->idle_ms;
+	c->flags = (c->flags & ~H1C_KEEP) | (keep ? H1C_KEEP : 0);
+	if (!has_body)
+		return h1_ready(c);
+	if (!(p->flags & PF_ACKFIRST) && (!(p->flags & PF_BODYMAX) || p->body_max)) {
+		if ((c->info & H1I_EXPECT) && c->rd == c->wr && c->minor)
+			c->flags |= H1C_CONTINUE;
+		c->st = H1S_BODY;
+		return 1;
+	}
+	/* WHY: a client that asked 100-continue and got a final status may
+	 * never send its body: do not wait for it on a kept connection */
+	if (c->info & H1I_EXPECT)
+		c->flags &= ~H1C_KEEP;
+	return h1_ready(c);
+}
+
+static int h1_do_head(struct h1c *c)
+{
+	struct h1_limits lim = { cfg.max_uri, (unsigned)cfg.max_hdrs };
+	struct h1_err err;
+	long n;
+
+	if (c->rd == c->wr)
+		c->rd = c->wr = 0;
+	if (c->rd < c->wr) {
+		if (!c->rq.t_first)
+			c->rq.t_first = c->t_recv;
+		n = h1_parse_req(c->in + c->rd, c->wr - c->rd, &c->w->h1req, &lim, &err);
+		if (n > 0)
+			return h1_got_head(c, (int)n) < 0 ? 1 : h1_route(c);
+		if (n == -1)
+			return h1_fail(c, err.status, err.why);
+		if (c->wr - c->rd >= cfg.iobuf)
+			return h1_fail(c, 431, "request head larger than the buffer (--bufsize)");
+		if (c->wr == c->in_size) {
+			memmove(c->in, c->in + c->rd, c->wr - c->rd);
+			c->wr -= c->rd;
+			c->rd = 0;
+		}
+	}
+	if (c->flags & H1C_EOF) /* staged responses still go out */
+		return h1_linger(c);
+	if (!(c->flags & H1C_RD_READY))
+		return 0;
+	n = h1_recv(c);
+	if (n == -2) {
+		h1_kill(c, 0);
+		return 0;
+	}
+	return n >= 0;
+}
+
+static int h1_do_body(struct h1c *c)
+{
+	uint64_t cap = (c->plan.flags & PF_BODYMAX) ? c->plan.body_max : UINT64_MAX;
+	int r;
+
+	if (c->flags & H1C_CONTINUE) {
+		static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+
+		oq_ref(&c->oq, cont, sizeof(cont) - 1);
+		c->flags &= ~H1C_CONTINUE;
+		if (h1_flush(c) < 0)
+			return 0;
+	}
+	r = body_step(c, cap);
+	if (r <= 0)
+		return 0;
+	return h1_ready(c);
+}
+
+/* the response is about to start: build it (this stamps X-rsp's time) */
+static void h1_start_response(struct h1c *c)
+{
+	const struct plan *p = &c->plan;
+
+	resp_build(&c->rs, &c->rq, p, (struct ist){ cfg.name, cfg.name_len });
+	c->out_off = 0;
+	c->out_end = c->rs.body;
+	if ((p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at < c->out_end)
+		c->out_end = p->fault_at;
+	c->chunk_left = 0;
+	c->piece_left = p->piece;
+	/* WHY: without a length or chunks, only the close ends the body */
+	if (c->rs.clen < 0 && !c->rs.chunked && c->rs.body)
+		c->flags &= ~H1C_KEEP;
+}
+
+static int h1_finish(struct h1c *c)
+{
+	if (!(c->flags & H1C_KEEP))
+		return h1_linger(c);
+	if (c->plan.pause_ms) {
+		c->until = c->w->now_ms + c->plan.pause_ms;
+		c->st = H1S_PAUSE;
+		return 1;
+	}
+	h1_next(c);
+	return 1;
+}
+
+/* everything is staged; what follows may need it sent first */
+static int h1_sent(struct h1c *c)
+{
+	const struct plan *p = &c->plan;
+	int faulted = (p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at <= c->rs.body;
+	int r;
+
+	if (faulted || !(c->flags & H1C_KEEP) || p->pause_ms) {
+		if ((r = h1_flush(c)) <= 0)
+			return 0;
+	}
+	if (faulted && (p->flags & PF_RESET)) {
+		h1_kill(c, 1);
+		return 0;
+	}
+	if (faulted)
+		return h1_linger(c);
+	if (!body_done(c)) {
+		c->st = H1S_DRAIN;
+		return 1;
+	}
+	return h1_finish(c);
+}
+
+/* a flush inside the send loop: 1 go on, 0 wait */
+static int h1_push(struct h1c *c)
+{
+	return h1_flush(c) > 0;
+}
+
+static int h1_do_send(struct h1c *c)
+{
+	int r;
+
+	if (!(c->flags & H1C_HEAD_OUT)) {
+		/* room for a whole head, or send what is queued first */
+		if (oq_sc_room(&c->oq) < 4096 + SC_RESERVE || oq_iov_room(&c->oq) < 32)
+			if (!h1_push(c))
+				return 0;
+		h1_start_response(c);
+	}
+	if (!(c->flags & H1C_HEAD_END)) {
+		if (!h1_stage_head(c))
+			return h1_push(c);
+		c->flags |= H1C_HEAD_END;
+	}
+	r = h1_stage_body(c);
+	if (r == 0)
+		return h1_push(c);
+	if (r == 2) {
+		if (!h1_push(c))
+			return 0;
+		c->piece_left = c->plan.piece;
+		if (c->plan.drip_ms) {
+			c->until = c->w->now_ms + c->plan.drip_ms;
+			c->st = H1S_DRIP;
+		}
+		return 1;
+	}
+	return h1_sent(c);
+}
+
+static int h1_do_drain(struct h1c *c)
+{
+	int r = body_step(c, UINT64_MAX);
+
+	if (r <= 0)
+		return 0;
+	return h1_finish(c);
+}
+
+/* waits that end at <until>: the timer moves the state on */
+static int h1_do_until(struct h1c *c)
+{
+	if (c->w->now_ms < c->until)
+		return 0;
+	if (c->st == H1S_PAUSE)
+		h1_next(c);
+	else
+		c->st = H1S_SEND;
+	return 1;
+}
+
+/* one step of the state machine: 1 when it made progress, 0 when waiting */
+static int h1_step(struct h1c *c)
+{
+	switch (c->st) {
+	case H1S_HEAD:   return h1_do_head(c);
+	case H1S_BODY:   return h1_do_body(c);
+	case H1S_SEND:   return h1_do_send(c);
+	case H1S_DRAIN:  return h1_do_drain(c);
+	case H1S_LINGER: return h1_do_linger(c);
+	case H1S_WAIT:
+	case H1S_DRIP:
+	case H1S_PAUSE:  return h1_do_until(c);
+	}
+	return 0;
+}
+
+/* ---------- timers ---------- */
+
+static uint64_t h1_deadline(const struct h1c *c)
+{
+	uint64_t d;
+
+	switch (c->st) {
+	case H1S_HEAD:
+		if (c->rd == c->wr && !c->rq.t_first)
+			d = c->last_act + (c->nreq ? c->idle_ms : cfg.head_ms);
+		else
+			d = (uint64_t)(c->rq.t_first / 1000000) + cfg.head_ms;
+		break;
+	case H1S_BODY:
+	case H1S_DRAIN:
+		d = c->last_act + cfg.body_ms;
+		break;
+	case H1S_SEND:
+		d = c->last_act + cfg.send_ms;
+		break;
+	default:
+		d = c->until;
+	}
+	if (c->oq.i < c->oq.n)
+		d = MIN(d, c->last_act + cfg.send_ms);
+	return d;
+}
+
+static void h1_expire(struct h1c *c)
+{
+	if (c->oq.i < c->oq.n && c->w->now_ms >= c->last_act + cfg.send_ms) {
+		h1_kill(c, 1); /* the client stopped reading */
+		return;
+	}
+	switch (c->st) {
+	case H1S_HEAD:
+		if (c->rd == c->wr && !c->rq.t_first)
+			h1_kill(c, 0);
+		else
+			h1_fail(c, 408, "request head not received in time");
+		break;
+	case H1S_BODY:
+		h1_fail(c, 408, "request body not received in time");
+		break;
+	case H1S_DRAIN:
+	case H1S_SEND:
+	case H1S_LINGER:
+		h1_kill(c, 0);
+		break;
+	}
+}
+
+static void h1_timer_cb(struct worker *w, struct timer *t)
+{
+	struct h1c *c = container_of(t, struct h1c, tm);
+
+	if (w->now_ms >= h1_deadline(c) && c->st != H1S_WAIT &&
+	    c->st != H1S_DRIP && c->st != H1S_PAUSE)
+		h1_expire(c);
+	h1_run(c);
+}
+
+/* Keeps the timer at or before the state's deadline. WHY: lazy refresh;
+ * a timer that fires early is re-armed, so activity never touches the heap */
+static void h1_timer_need(struct h1c *c)
+{
+	uint64_t d = h1_deadline(c);
+
+	if (!timer_queued(&c->tm) || c->tm.expire > d)
+		timer_arm(&c->w->timers, &c->tm, d);
+}
+
+/* ---------- events ---------- */
+
+static void h1_run(struct h1c *c)
+{
+	while (!(c->flags & H1C_DEAD) && h1_step(c))
+		;
+	if (!(c->flags & H1C_DEAD) && c->oq.i < c->oq.n)
+		h1_flush(c);
+	if (c->flags & H1C_DEAD) {
+		h1_free(c);
+		return;
+	}
+	h1_timer_need(c);
+}
+
+static void h1_io_cb(struct worker *w, struct ev *e, uint32_t events)
+{
+	struct h1c *c = container_of(e, struct h1c, ev);
+
+	(void)w;
+	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+		c->flags |= H1C_RD_READY;
+	if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
+		c->flags |= H1C_WR_READY;
+	h1_run(c);
+}
+
+static struct h1c *h1c_get(struct worker *w)
+{
+	struct h1c *c = w->free_h1c;
+
+	if (c) {
+		w->free_h1c = c->next;
+		return c;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->in_size = (uint32_t)cfg.iobuf + BODY_ROOM;
+	c->oq.sc_size = (uint32_t)cfg.iobuf + 8192;
+	c->in = malloc(c->in_size);
+	c->oq.sc = malloc(c->oq.sc_size + SC_RESERVE);
+	if (!c->in || !c->oq.sc) {
+		free(c->in);
+		free(c->oq.sc);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+int h1c_accept(struct worker *w, int fd)
+{
+	struct h1c *c = h1c_get(w);
+
+	if (!c)
+		return -1;
+	c->ev = (struct ev){ fd, h1_io_cb };
+	c->tm = (struct timer){ 0, 0, h1_timer_cb };
+	c->w = w;
+	c->flags = H1C_WR_READY;
+	c->st = H1S_HEAD;
+	c->rd = c->wr = c->hend = c->nreq = 0;
+	c->rq.t_first = 0;
+	c->t_recv = 0;
+	c->last_act = w->now_ms;
+	c->idle_ms = cfg.idle_ms;
+	oq_reset(&c->oq);
+	if (worker_watch(w, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
+		c->next = w->free_h1c;
+		w->free_h1c = c;
+		return -1;
+	}
+	c->prev = NULL;
+	c->next = w->conns;
+	if (w->conns)
+		w->conns->prev = c;
+	w->conns = c;
+	h1_timer_need(c);
+	return 0;
+}
+
+static void h1c_destroy_list(struct h1c *c)
+{
+	while (c) {
+		struct h1c *next = c->next;
+
+		free(c->in);
+		free(c->oq.sc);
+		free(c);
+		c = next;
+	}
+}
+
+void h1c_release_all(struct worker *w)
+{
+	while (w->conns)
+		h1_free(w->conns);
+	h1c_destroy_list(w->free_h1c);
+	w->free_h1c = NULL;
+}

@@ -1,0 +1,223 @@
+/* HTTP/1.x output: the staging queue, response heads, bodies and chunked framing. */
+#include <string.h>
+
+#include "body.h"
+#include "config.h"
+#include "fmt.h"
+#include "h1_conn.h"
+#include "resp.h"
+
+#define HEAD_RESERVE 4096      /* the largest head before padding */
+#define STAGE_MAX    (1 << 20) /* bytes staged per writev */
+#define COPY_BELOW   64        /* slices shorter than this are copied */
+
+void oq_reset(struct oq *q)
+{
+	q->i = q->n = 0;
+	q->sc_used = 0;
+	q->bytes = 0;
+}
+
+void oq_ref(struct oq *q, const void *p, size_t len)
+{
+	struct iovec *last = q->n ? &q->iov[q->n - 1] : NULL;
+
+	if (last && (char *)last->iov_base + last->iov_len == (const char *)p)
+		last->iov_len += len;
+	else
+		q->iov[q->n++] = (struct iovec){ (void *)p, len };
+	q->bytes += len;
+}
+
+void oq_copy(struct oq *q, const void *p, size_t len)
+{
+	char *dst = q->sc + q->sc_used;
+
+	memcpy(dst, p, len);
+	q->sc_used += (uint32_t)len;
+	oq_ref(q, dst, len);
+}
+
+static void stage_field(struct oq *q, const char *n, size_t nl, const char *v,
+			size_t vl)
+{
+	char *p = q->sc + q->sc_used, *s = p;
+
+	p = fmt_mem(p, n, nl);
+	p = fmt_lit(p, ": ");
+	p = fmt_mem(p, v, vl);
+	p = fmt_lit(p, "\r\n");
+	q->sc_used += (uint32_t)(p - s);
+	oq_ref(q, s, (size_t)(p - s));
+}
+
+/* status line, framing, the generator's fields, Connection */
+static void stage_head_main(struct h1c *c)
+{
+	struct oq *q = &c->oq;
+	struct hresp *rs = &c->rs;
+	char *p = q->sc + q->sc_used, *s = p;
+
+	p = c->minor ? fmt_lit(p, "HTTP/1.1 ") : fmt_lit(p, "HTTP/1.0 ");
+	p = fmt_u64(p, rs->status);
+	*p++ = ' ';
+	p = fmt_mem(p, rs->reason.ptr, rs->reason.len);
+	p = fmt_lit(p, "\r\n");
+	if (rs->clen >= 0) {
+		p = fmt_lit(p, "Content-Length: ");
+		p = fmt_u64(p, (uint64_t)rs->clen);
+		p = fmt_lit(p, "\r\n");
+	}
+	if (rs->chunked)
+		p = fmt_lit(p, "Transfer-Encoding: chunked\r\n");
+	if (!(c->flags & H1C_KEEP))
+		p = fmt_lit(p, "Connection: close\r\n");
+	else if (!c->minor)
+		p = fmt_lit(p, "Connection: keep-alive\r\n");
+	q->sc_used += (uint32_t)(p - s);
+	oq_ref(q, s, (size_t)(p - s));
+	for (int i = 0; i < rs->nf; i++)
+		stage_field(q, rs->f[i].name, rs->f[i].nlen, rs->f[i].val, rs->f[i].vlen);
+}
+
+int h1_stage_head(struct h1c *c)
+{
+	struct oq *q = &c->oq;
+	struct hfield f;
+
+	if (!(c->flags & H1C_HEAD_OUT)) {
+		if (oq_sc_room(q) < HEAD_RESERVE || oq_iov_room(q) < 2 + RESP_MAX_FIELDS)
+			return 0;
+		stage_head_main(c);
+		c->flags |= H1C_HEAD_OUT;
+	}
+	while (c->rs.pad) {
+		if (oq_sc_room(q) < PAD_RUN + 64 || oq_iov_room(q) < 2)
+			return 0;
+		resp_pad_next(&c->rs, &f);
+		stage_field(q, f.name, f.nlen, f.val, f.vlen);
+	}
+	if (oq_sc_room(q) < 2 || oq_iov_room(q) < 1)
+		return 0;
+	oq_copy(q, "\r\n", 2);
+	return 1;
+}
+
+/* stages up to <max> payload bytes at the body cursor; returns how many */
+static size_t stage_data(struct h1c *c, uint64_t max)
+{
+	struct oq *q = &c->oq;
+	const char *ptr;
+	size_t n;
+
+	if (c->rs.src == BODY_TEXT) {
+		n = (size_t)MIN(max, (uint64_t)oq_sc_room(q));
+		oq_copy(q, c->rs.text.ptr + c->out_off, n);
+	} else {
+		n = body_slice(c->out_off, (size_t)MIN(max, (uint64_t)SIZE_MAX),
+			       c->rs.src == BODY_RANDOM, &ptr);
+		if (n < COPY_BELOW && c->rs.chunked) {
+			n = MIN(n, oq_sc_room(q));
+			oq_copy(q, ptr, n);
+		} else {
+			oq_ref(q, ptr, n);
+		}
+	}
+	c->out_off += n;
+	return n;
+}
+
+/* opens the next chunk: "<hex size>\r\n" */
+static void chunk_open(struct h1c *c)
+{
+	struct oq *q = &c->oq;
+	char *p = q->sc + q->sc_used, *s = p;
+	uint64_t size = MIN(c->plan.chunk, c->rs.body - c->out_off);
+
+	p = fmt_hex(p, size);
+	p = fmt_lit(p, "\r\n");
+	q->sc_used += (uint32_t)(p - s);
+	oq_ref(q, s, (size_t)(p - s));
+	c->chunk_left = size;
+}
+
+/* the last chunk and the trailers; returns 0 when there is no room yet */
+static int chunk_close(struct h1c *c)
+{
+	struct oq *q = &c->oq;
+	const struct plan *p = &c->plan;
+	size_t need = 8;
+
+	for (int i = 0; i < p->ntrl; i++)
+		need += p->trl[i].nlen + p->trl[i].vlen + 4;
+	if (oq_sc_room(q) < need || oq_iov_room(q) < 2 + p->ntrl)
+		return 0;
+	oq_copy(q, "0\r\n", 3);
+	for (int i = 0; i < p->ntrl; i++)
+		stage_field(q, p->trl[i].name, p->trl[i].nlen, p->trl[i].val,
+			    p->trl[i].vlen);
+	oq_copy(q, "\r\n", 2);
+	c->flags |= H1C_TRL_OUT;
+	return 1;
+}
+
+/* one step of body staging; returns 1 staged something, 0 no room */
+static int stage_step(struct h1c *c)
+{
+	struct oq *q = &c->oq;
+	uint64_t max = c->out_end - c->out_off;
+
+	if (oq_iov_room(q) < 3 || oq_sc_room(q) < 32 || q->bytes >= STAGE_MAX)
+		return 0;
+	if (c->plan.flags & PF_PIECE)
+		max = MIN(max, c->piece_left);
+	if (!c->rs.chunked) {
+		max = stage_data(c, max);
+	} else {
+		if (!c->chunk_left)
+			chunk_open(c);
+		max = stage_data(c, MIN(max, c->chunk_left));
+		c->chunk_left -= max;
+		if (!c->chunk_left)
+			oq_copy(q, "\r\n", 2);
+	}
+	if (c->plan.flags & PF_PIECE)
+		c->piece_left -= max;
+	return max > 0;
+}
+
+/* Returns 1 when the whole body is staged, 0 when the queue needs a flush,
+ * 2 at the end of a piece (p=). */
+int h1_stage_body(struct h1c *c)
+{
+	while (c->out_off < c->out_end) {
+		if ((c->plan.flags & PF_PIECE) && !c->piece_left)
+			return 2;
+		if (!stage_step(c))
+			return 0;
+	}
+	/* the framing ends only with the whole body, never at a fault cut */
+	if (c->rs.chunked && c->out_end == c->rs.body && !(c->flags & H1C_TRL_OUT))
+		return chunk_close(c);
+	return 1;
+}
+
+void h1_stage_error(struct h1c *c, uint16_t status, const char *why)
+{
+	struct oq *q = &c->oq;
+	char *p = q->sc + q->sc_used, *s = p;
+	struct ist r = resp_reason(status);
+	size_t wl = strlen(why);
+
+	p = fmt_lit(p, "HTTP/1.1 ");
+	p = fmt_u64(p, status);
+	*p++ = ' ';
+	p = fmt_mem(p, r.ptr, r.len);
+	p = fmt_lit(p, "\r\nContent-Type: text/plain\r\nContent-Length: ");
+	p = fmt_u64(p, wl + 1);
+	p = fmt_lit(p, "\r\nConnection: close\r\n\r\n");
+	p = fmt_mem(p, why, wl);
+	*p++ = '\n';
+	q->sc_used += (uint32_t)(p - s);
+	oq_ref(q, s, (size_t)(p - s));
+}

@@ -1,0 +1,274 @@
+/* HTTP/1.x request head parser: allocates nothing, points into the caller's buffer. */
+#include <string.h>
+#include <strings.h>
+
+#include "h1_parse.h"
+
+/* token characters of RFC 9110, as a 256-entry table */
+static const uint8_t tchar[256] = {
+	['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1,
+	['*'] = 1, ['+'] = 1, ['-'] = 1, ['.'] = 1, ['^'] = 1, ['_'] = 1,
+	['`'] = 1, ['|'] = 1, ['~'] = 1,
+	['0' ... '9'] = 1, ['A' ... 'Z'] = 1, ['a' ... 'z'] = 1,
+};
+
+static int fail(struct h1_err *err, uint16_t status, const char *why)
+{
+	err->status = status;
+	err->why = why;
+	return -1;
+}
+
+/* Finds the end of the line at <p>: returns the byte after its LF and sets
+ * <*eol> to where its content ends (before CR LF or LF), NULL if partial. */
+static const char *line_end(const char *p, const char *end, const char **eol)
+{
+	const char *lf = memchr(p, '\n', (size_t)(end - p));
+
+	if (!lf)
+		return NULL;
+	*eol = (lf > p && lf[-1] == '\r') ? lf - 1 : lf;
+	return lf + 1;
+}
+
+static int parse_version(const char *p, const char *eol, struct h1_req *r,
+			 struct h1_err *err)
+{
+	if (eol - p != 8 || memcmp(p, "HTTP/", 5) || p[6] != '.' ||
+	    p[5] < '0' || p[5] > '9' || p[7] < '0' || p[7] > '9')
+		return fail(err, 400, "malformed HTTP version in request line");
+	if (p[5] != '1')
+		return fail(err, 505, "only HTTP/1.0 and HTTP/1.1 are served here");
+	r->minor = p[7] == '0' ? 0 : 1;
+	return 0;
+}
+
+static int parse_reqline(const char *p, const char *eol, struct h1_req *r,
+			 struct h1_err *err)
+{
+	const char *s = p;
+
+	while (p < eol && tchar[(unsigned char)*p])
+		p++;
+	if (p == s || p == eol || *p != ' ')
+		return fail(err, 400, "malformed method in request line");
+	r->method = (struct ist){ s, (size_t)(p - s) };
+	s = ++p;
+	/* WHY: bytes >= 0x80 are let through, clients do send raw UTF-8 */
+	while (p < eol && (unsigned char)*p > ' ' && *p != 0x7f)
+		p++;
+	if (p == s || p == eol || *p != ' ')
+		return fail(err, 400, "malformed target in request line");
+	r->target = (struct ist){ s, (size_t)(p - s) };
+	if (s[0] != '/' && s[0] != '*' && !(p - s > 7 && !strncasecmp(s, "http", 4)))
+		return fail(err, 400, "target must be a path or an absolute URI");
+	return parse_version(p + 1, eol, r, err);
+}
+
+static int parse_header(const char *p, const char *eol, struct h1_hdr *h,
+			struct h1_err *err)
+{
+	const char *s = p, *v;
+
+	if (*p == ' ' || *p == '\t')
+		return fail(err, 400, "obsolete header line folding");
+	while (p < eol && tchar[(unsigned char)*p])
+		p++;
+	if (p == s || p == eol || *p != ':')
+		return fail(err, 400, "malformed header name");
+	h->n = (struct ist){ s, (size_t)(p - s) };
+	for (p++; p < eol && (*p == ' ' || *p == '\t'); p++)
+		;
+	v = p;
+	for (; p < eol; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if ((c < ' ' && c != '\t') || c == 0x7f)
+			return fail(err, 400, "control character in header value");
+	}
+	while (p > v && (p[-1] == ' ' || p[-1] == '\t'))
+		p--;
+	h->v = (struct ist){ v, (size_t)(p - v) };
+	return 0;
+}
+
+/* a CR anywhere but before the LF is refused: bare CR is a smuggling vector */
+static int bare_cr(const char *p, const char *eol)
+{
+	return memchr(p, '\r', (size_t)(eol - p)) != NULL;
+}
+
+int h1_parse_req(const char *buf, size_t len, struct h1_req *r,
+		 const struct h1_limits *lim, struct h1_err *err)
+{
+	const char *p = buf, *end = buf + len, *eol, *next;
+
+	r->nhdrs = 0;
+	r->skipped = 0;
+	/* RFC 9112 2.2: empty lines before the request line are ignored */
+	while (p < end && (*p == '\r' || *p == '\n')) {
+		if (*p == '\r' && (p + 1 < end && p[1] != '\n'))
+			return fail(err, 400, "bare CR before request line");
+		p++;
+	}
+	r->skipped = (uint32_t)(p - buf);
+	next = line_end(p, end, &eol);
+	if (!next)
+		return (size_t)(end - p) > lim->max_uri ?
+		       fail(err, 414, "request line too long") : -2;
+	if ((size_t)(eol - p) > lim->max_uri)
+		return fail(err, 414, "request line too long");
+	if (bare_cr(p, eol))
+		return fail(err, 400, "bare CR in request line");
+	if (parse_reqline(p, eol, r, err) < 0)
+		return -1;
+	for (p = next; ; p = next) {
+		if (!(next = line_end(p, end, &eol)))
+			return -2;
+		if (eol == p)
+			return (int)(next - buf);
+		if (bare_cr(p, eol))
+			return fail(err, 400, "bare CR in header line");
+		if (r->nhdrs >= lim->max_hdrs)
+			return fail(err, 431, "too many header fields");
+		if (parse_header(p, eol, &r->hdrs[r->nhdrs], err) < 0)
+			return -1;
+		r->nhdrs++;
+	}
+}
+
+static int ieq(struct ist a, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return a.len == n && !strncasecmp(a.ptr, lit, n);
+}
+
+/* calls <fn> on each comma-separated, trimmed element of <v> */
+static int each_token(struct ist v, int (*fn)(struct ist tok, void *arg), void *arg)
+{
+	const char *p = v.ptr, *end = v.ptr + v.len;
+
+	while (p < end) {
+		const char *s, *e;
+
+		while (p < end && (*p == ' ' || *p == '\t' || *p == ','))
+			p++;
+		s = p;
+		while (p < end && *p != ',')
+			p++;
+		e = p;
+		while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+			e--;
+		if (e > s && fn((struct ist){ s, (size_t)(e - s) }, arg) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int conn_token(struct ist tok, void *arg)
+{
+	uint32_t *flags = arg;
+
+	if (ieq(tok, "close"))
+		*flags |= H1I_CLOSE;
+	else if (ieq(tok, "keep-alive"))
+		*flags |= H1I_KEEPALIVE;
+	return 0;
+}
+
+/* counts codings; remembers whether the last one is chunked */
+struct te_state {
+	unsigned n;
+	int last_chunked;
+};
+
+static int te_token(struct ist tok, void *arg)
+{
+	struct te_state *te = arg;
+
+	te->n++;
+	te->last_chunked = ieq(tok, "chunked");
+	return 0;
+}
+
+static int parse_clen(struct ist v, struct h1_info *in, struct h1_err *err)
+{
+	uint64_t n = 0;
+
+	if (!v.len)
+		return fail(err, 400, "empty Content-Length");
+	for (size_t i = 0; i < v.len; i++) {
+		if (v.ptr[i] < '0' || v.ptr[i] > '9')
+			return fail(err, 400, "Content-Length is not a decimal number");
+		if (n > (UINT64_MAX - 9) / 10)
+			return fail(err, 400, "Content-Length too large");
+		n = n * 10 + (uint64_t)(v.ptr[i] - '0');
+	}
+	if ((in->flags & H1I_CLEN) && n != in->clen)
+		return fail(err, 400, "conflicting Content-Length values");
+	in->flags |= H1I_CLEN;
+	in->clen = n;
+	return 0;
+}
+
+static int analyze_one(const struct h1_hdr *h, struct h1_info *in,
+		       struct te_state *te, unsigned *hosts, struct h1_err *err)
+{
+	if (ieq(h->n, "content-length"))
+		return parse_clen(h->v, in, err);
+	if (ieq(h->n, "transfer-encoding"))
+		return each_token(h->v, te_token, te);
+	if (ieq(h->n, "connection"))
+		return each_token(h->v, conn_token, &in->flags);
+	if (ieq(h->n, "host"))
+		++*hosts;
+	else if (ieq(h->n, "expect")) {
+		if (!ieq(h->v, "100-continue"))
+			return fail(err, 417, "only Expect: 100-continue is supported");
+		in->flags |= H1I_EXPECT;
+	} else if (ieq(h->n, "x-hxterm") && !in->xhx.len)
+		in->xhx = h->v;
+	else if (ieq(h->n, "if-none-match"))
+		in->inm = h->v;
+	return 0;
+}
+
+static int analyze_te(const struct h1_req *r, struct h1_info *in,
+		      const struct te_state *te, struct h1_err *err)
+{
+	if (!te->n)
+		return 0;
+	if (r->minor == 0)
+		return fail(err, 400, "Transfer-Encoding in an HTTP/1.0 request");
+	if (in->flags & H1I_CLEN)
+		return fail(err, 400, "both Content-Length and Transfer-Encoding");
+	if (te->n != 1 || !te->last_chunked)
+		return fail(err, 501, "only Transfer-Encoding: chunked is supported");
+	in->flags |= H1I_CHUNKED;
+	return 0;
+}
+
+int h1_analyze(const struct h1_req *r, struct h1_info *in, uint64_t max_body,
+	       struct h1_err *err)
+{
+	struct te_state te = { 0, 0 };
+	unsigned hosts = 0;
+
+	in->flags = ieq(r->method, "HEAD") ? H1I_HEAD : 0;
+	in->clen = 0;
+	in->xhx = in->inm = (struct ist){ NULL, 0 };
+	if (ieq(r->method, "CONNECT"))
+		return fail(err, 501, "CONNECT is not supported");
+	for (unsigned i = 0; i < r->nhdrs; i++)
+		if (analyze_one(&r->hdrs[i], in, &te, &hosts, err) < 0)
+			return -1;
+	if (analyze_te(r, in, &te, err) < 0)
+		return -1;
+	if (hosts > 1 || (r->minor == 1 && hosts == 0))
+		return fail(err, 400, hosts ? "more than one Host header"
+					    : "HTTP/1.1 request without Host");
+	if ((in->flags & H1I_CLEN) && in->clen > max_body)
+		return fail(err, 413, "request body larger than --max-body");
+	return 0;
+}

@@ -1,0 +1,65 @@
+/* The help page served at /? and /?h: every key, every number form, examples. */
+#include "resp.h"
+
+#define HELP_TEXT \
+"hxterm " HX_VERSION " - a synthetic HTTP test target\n" \
+"\n" \
+"Every response is described by the request's query string. Items are\n" \
+"<key>=<value>, separated by any of & ? , ; / and read from the first '?'.\n" \
+"The same items may be sent in an 'X-Hxterm: s=1k&t=5' request header; the\n" \
+"query string wins on conflicts. Unknown keys are ignored; a bad value is\n" \
+"answered 400 naming the item.\n" \
+"\n" \
+"Numbers (every numeric key):\n" \
+"  123        decimal only (010 is ten)\n" \
+"  20k 3m 1g  x1024, x1024^2, x1024^3\n" \
+"  500r       uniform random in [0, 500]; suffixes combine in any order\n" \
+"  10-50      uniform random in [10, 50]\n" \
+"  20~400     log-normal: median 20, 99th percentile 400\n" \
+"  503:5+429:5+200\n" \
+"             weighted choice, weights in percent, the last takes the rest\n" \
+"\n" \
+"Keys:\n" \
+"  s=<size>   body size in bytes (HEAD: announced, not sent)   default 0\n" \
+"  r=<code>   status code, 200 to 999                           default 200\n" \
+"  t=<ms>     wait this long before responding                  default 0\n" \
+"  c=0        Cache-Control: no-cache                           cacheable\n" \
+"  C=1        close the connection after this response (HTTP/1)\n" \
+"  K=1        keep the connection alive after it (HTTP/1, even 1.0)\n" \
+"  k=<n>      chunked transfer encoding, chunks of n bytes      off\n" \
+"  S=0        accepted for compatibility; this build never splices\n" \
+"  R=1        random bytes instead of the line pattern          off\n" \
+"  A=1        respond first, then drain the request body        drain first\n" \
+"  b=0        no Content-Length (HTTP/1: close-delimited body)\n" \
+"  b=<n>      announce Content-Length n whatever is sent (a lie)\n" \
+"  B=<n>      read at most n body bytes before responding       all\n" \
+"  e=1        ETag derived from the target; If-None-Match -> 304\n" \
+"  p=<n>      send the body in pieces of at most n bytes        off\n" \
+"  d=<ms>     with p=, pause this long between pieces           0\n" \
+"  P=<ms>     pause after the response before the next request  0\n" \
+"  w=<ms>     keep-alive idle timeout for this connection       server's\n" \
+"  x=<n>      fault: reset the connection after n body bytes\n" \
+"  X=<n>      fault: close the connection after n body bytes\n" \
+"  z=<n>      pad the response head to about n bytes (max 1m)\n" \
+"  H=N:V      add response header N: V (V %-decoded, repeatable)\n" \
+"  T=N:V      add trailer N: V (chunked HTTP/1 only, repeatable)\n" \
+"  E=1        body = the request headers as received\n" \
+"  h          this page (so is an empty query: /?)\n" \
+"\n" \
+"Response headers:\n" \
+"  X-req: size=<request head bytes>, time=<first byte to end of head> ms\n" \
+"  X-rsp: id=<name>, code=<status>, cache=<0|1>, [chunked, ]size=<bytes>,\n" \
+"         time=<requested wait> ms (<measured end of head to response> real)\n" \
+"  Server-Timing: wait;dur=<requested>, gen;dur=<measured>\n" \
+"Body: lines of '.123456789.123456789.123456789.123456789.12345678\\n'\n" \
+"cut at the size, continuous across writes.\n" \
+"\n" \
+"Examples:\n" \
+"  /?s=20k&c=0&t=700         20 KiB, not cacheable, after 700 ms\n" \
+"  /?s=1k&t=20&r=503:50+200  half 503, half 200\n" \
+"  /?s=1m&k=16k&T=x-done:1   chunked in 16 KiB chunks, with a trailer\n" \
+"  /?t=5~200&s=1k-64k        realistic latency and size spread\n" \
+"  /?s=100k&p=1k&d=10        drip 1 KiB every 10 ms\n" \
+"  /?s=1m&x=300k             reset after 300 KiB\n"
+
+const struct ist help_page = IST(HELP_TEXT);

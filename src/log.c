@@ -1,0 +1,45 @@
+/* One-line messages on stderr: errors always, notices unless -q, traces with -d. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "log.h"
+
+static void vlog(const char *fmt, va_list ap)
+{
+	char line[512];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	fprintf(stderr, "hxterm: %s\n", line);
+}
+
+void log_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(fmt, ap);
+	va_end(ap);
+}
+
+void log_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cfg.quiet)
+		return;
+	va_start(ap, fmt);
+	vlog(fmt, ap);
+	va_end(ap);
+}
+
+void log_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!cfg.debug)
+		return;
+	va_start(ap, fmt);
+	vlog(fmt, ap);
+	va_end(ap);
+}

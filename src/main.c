@@ -1,0 +1,83 @@
+/* hxterm's entry point: configuration, prebuilt bodies, workers, signals. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "body.h"
+#include "config.h"
+#include "listen.h"
+#include "log.h"
+#include "worker.h"
+
+static void announce(void)
+{
+	for (int i = 0; i < cfg.naddrs; i++) {
+		const struct listen_addr *la = &cfg.addrs[i];
+		char name[160];
+
+		listen_name(la, la->clear_port, name, sizeof(name));
+		log_info("listening on %s (HTTP/1.x)", name);
+		if (la->tls_port)
+			log_info("warning: TLS port %u not served: TLS, HTTP/2 and "
+				 "HTTP/3 are not built yet", la->tls_port);
+	}
+	log_info("%s ready, %d thread%s, id=%s", "hxterm " HX_VERSION, cfg.threads,
+		 cfg.threads > 1 ? "s" : "", cfg.name);
+}
+
+static int daemonize(void)
+{
+	if (daemon(0, 0) < 0) {
+		perror("hxterm: daemon");
+		return -1;
+	}
+	return 0;
+}
+
+/* WHY: signals are blocked in every thread and taken here synchronously,
+ * so no handler ever runs in the middle of a worker's loop */
+static int wait_for_stop(void)
+{
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	return sigwait(&set, &sig) ? -1 : sig;
+}
+
+int main(int argc, char **argv)
+{
+	sigset_t set;
+	int r = config_parse(argc, argv);
+
+	if (r)
+		return r > 0 ? 0 : 2;
+	if (!cfg.naddrs) {
+		const char *why;
+
+		listen_parse(":8000:8443", &cfg.addrs[0], &why);
+		cfg.naddrs = 1;
+		log_info("no -L given: listening on :8000:8443");
+	}
+	if (body_init(cfg.rspbuf) < 0) {
+		log_err("cannot allocate the response buffers");
+		return 2;
+	}
+	if (cfg.daemon && daemonize() < 0)
+		return 2;
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (workers_start() < 0)
+		return 2;
+	announce();
+	wait_for_stop();
+	workers_stop();
+	body_free();
+	return 0;
+}

@@ -1,0 +1,416 @@
+/* The query language: items of a query string (or X-Hxterm header) into a plan. */
+#include <math.h>
+#include <string.h>
+
+#include "common.h"
+#include "plan.h"
+
+/* every key of the language, one letter each */
+#define KEYS "srtcCKkSRAbBepPwdxXzHTE"
+
+#define NUM_MAX (1ULL << 62) /* every value is capped here: no overflow anywhere */
+
+/* item separators of the query language */
+static inline int is_sep(char c)
+{
+	return c == '&' || c == '?' || c == ',' || c == ';' || c == '/';
+}
+
+/* Parses decimal digits then any of k/m/g/r, each at most once, any order.
+ * Decimal only: "010" is ten (C's base-0 rules are a defect we fix). */
+static int num_simple(const char *s, size_t len, struct rng *r, uint64_t *out,
+		      const char **err)
+{
+	uint64_t v = 0, mult = 1;
+	int rnd = 0, seen = 0;
+	size_t i = 0;
+
+	if (!len || s[0] < '0' || s[0] > '9')
+		return *err = "expected a decimal number", -1;
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+		v = v * 10 + (uint64_t)(s[i] - '0');
+		if (v > NUM_MAX)
+			return *err = "number too large", -1;
+	}
+	for (; i < len; i++) {
+		int bit;
+		uint64_t m;
+
+		switch (s[i]) {
+		case 'k': bit = 1; m = 1ULL << 10; break;
+		case 'm': bit = 2; m = 1ULL << 20; break;
+		case 'g': bit = 4; m = 1ULL << 30; break;
+		case 'r': bit = 8; m = 1; rnd = 1; break;
+		default: return *err = "unknown suffix (use k, m, g, r)", -1;
+		}
+		if (seen & bit)
+			return *err = "repeated suffix", -1;
+		seen |= bit;
+		mult *= m;
+	}
+	if (v && mult > NUM_MAX / v)
+		return *err = "number too large", -1;
+	v *= mult;
+	*out = rnd ? rng_range(r, 0, v) : v;
+	return 0;
+}
+
+int num_plain(const char *s, size_t len, uint64_t *out, const char **err)
+{
+	if (memchr(s, 'r', len))
+		return *err = "suffix r is not allowed inside a range", -1;
+	return num_simple(s, len, NULL, out, err);
+}
+
+static int num_range(const char *s, size_t len, const char *dash,
+		     struct rng *r, uint64_t *out, const char **err)
+{
+	uint64_t a, b;
+
+	if (num_plain(s, (size_t)(dash - s), &a, err) < 0 ||
+	    num_plain(dash + 1, len - (size_t)(dash + 1 - s), &b, err) < 0)
+		return -1;
+	if (a > b)
+		return *err = "range A-B needs A <= B", -1;
+	*out = rng_range(r, a, b);
+	return 0;
+}
+
+/* P~Q: log-normal with median P and 99th percentile Q */
+static int num_lognorm(const char *s, size_t len, const char *tilde,
+		       struct rng *r, uint64_t *out, const char **err)
+{
+	uint64_t p, q;
+	double sigma, v;
+
+	if (num_plain(s, (size_t)(tilde - s), &p, err) < 0 ||
+	    num_plain(tilde + 1, len - (size_t)(tilde + 1 - s), &q, err) < 0)
+		return -1;
+	if (p == 0 || q < p)
+		return *err = "log-normal P~Q needs 0 < P <= Q", -1;
+	sigma = (log((double)q) - log((double)p)) / 2.326347874; /* z of p99 */
+	v = exp(log((double)p) + sigma * rng_normal(r));
+	*out = v >= (double)NUM_MAX ? NUM_MAX : (uint64_t)(v + 0.5);
+	return 0;
+}
+
+/* one value that is not a weighted list */
+static int num_single(const char *s, size_t len, struct rng *r, uint64_t *out,
+		      const char **err)
+{
+	const char *c;
+
+	if ((c = memchr(s, '~', len)))
+		return num_lognorm(s, len, c, r, out, err);
+	if ((c = memchr(s, '-', len)))
+		return num_range(s, len, c, r, out, err);
+	return num_simple(s, len, r, out, err);
+}
+
+/* v:w+v:w+v: weights in percent, the last item takes what remains */
+static int num_weighted(const char *s, size_t len, struct rng *r,
+			uint64_t *out, const char **err)
+{
+	const char *end = s + len, *item = s;
+	unsigned total = 0, pick = (unsigned)rng_range(r, 0, 99);
+	int chosen = 0;
+
+	while (item <= end) {
+		const char *plus = memchr(item, '+', (size_t)(end - item));
+		const char *iend = plus ? plus : end;
+		const char *colon = memchr(item, ':', (size_t)(iend - item));
+		uint64_t w = 0, v;
+
+		if (colon) {
+			if (num_plain(colon + 1, (size_t)(iend - colon - 1), &w, err) < 0)
+				return *err = "bad weight in v:w+v list", -1;
+			if (w > 100 || total + w > 100)
+				return *err = "weights add up to more than 100", -1;
+		} else if (plus) {
+			return *err = "only the last item of v:w+v may omit its weight", -1;
+		} else {
+			w = 100 - total;
+		}
+		if (num_single(item, (size_t)((colon ? colon : iend) - item), r, &v, err) < 0)
+			return -1;
+		if (!chosen && pick < total + w) {
+			*out = v;
+			chosen = 1;
+		}
+		total += (unsigned)w;
+		if (!plus)
+			break;
+		item = plus + 1;
+	}
+	if (total != 100)
+		return *err = "weights add up to less than 100", -1;
+	return 0;
+}
+
+int num_draw(const char *s, size_t len, struct rng *r, uint64_t *out,
+	     const char **err)
+{
+	if (memchr(s, '+', len) || memchr(s, ':', len))
+		return num_weighted(s, len, r, out, err);
+	return num_single(s, len, r, out, err);
+}
+
+void plan_init(struct plan *p)
+{
+	p->flags = 0;
+	p->status = 200;
+	p->nhdr = p->ntrl = 0;
+	p->size = p->wait_ms = p->chunk = p->announce = p->body_max = 0;
+	p->piece = p->drip_ms = p->pause_ms = p->idle_ms = p->fault_at = 0;
+	p->pad = 0;
+	p->dec_used = 0;
+	p->err[0] = 0;
+}
+
+int plan_query_of(const char *target, size_t tlen, const char **q, size_t *qlen)
+{
+	const char *m = memchr(target, '?', tlen);
+
+	if (!m)
+		return 0;
+	*q = m + 1;
+	*qlen = tlen - (size_t)(m + 1 - target);
+	return 1;
+}
+
+/* Writes "bad item '<item>': <why>" into p->err */
+static int plan_fail(struct plan *p, const char *item, size_t len, const char *why)
+{
+	size_t n = MIN(len, (size_t)60), wl = strlen(why);
+	char *e = p->err;
+
+	memcpy(e, "bad item '", 10);
+	e += 10;
+	memcpy(e, item, n);
+	e += n;
+	if (n < len) {
+		memcpy(e, "...", 3);
+		e += 3;
+	}
+	memcpy(e, "': ", 3);
+	e += 3;
+	wl = MIN(wl, (size_t)(p->err + sizeof(p->err) - 2 - e));
+	memcpy(e, why, wl);
+	e[wl] = '\n';
+	e[wl + 1] = 0;
+	return -1;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+static int is_tchar(unsigned char c)
+{
+	static const char extra[] = "!#$%&'*+-.^_`|~";
+
+	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') ||
+	       (c && strchr(extra, c));
+}
+
+/* Percent-decodes <s> into the plan's decode area. Returns its start or NULL. */
+static char *plan_decode(struct plan *p, const char *s, size_t len, size_t *olen,
+			 const char **err)
+{
+	char *start = p->dec + p->dec_used, *o = start;
+	char *end = p->dec + sizeof(p->dec);
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '%') {
+			int h, l;
+
+			if (i + 2 >= len)
+				return *err = "truncated %-escape", NULL;
+			h = hexval(s[i + 1]);
+			l = hexval(s[i + 2]);
+			if (h < 0 || l < 0)
+				return *err = "bad %-escape", NULL;
+			c = (unsigned char)(h << 4 | l);
+			i += 2;
+		}
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			return *err = "control character in header", NULL;
+		if (o == end)
+			return *err = "too many header bytes", NULL;
+		*o++ = (char)c;
+	}
+	*olen = (size_t)(o - start);
+	p->dec_used += (uint32_t)*olen;
+	return start;
+}
+
+/* H=Name:Value and T=Name:Value, the value percent-decoded */
+static int plan_field(struct plan *p, int trailer, const char *v, size_t len,
+		      const char **err)
+{
+	struct hfield *f;
+	size_t nlen = 0, dlen;
+	const char *colon = memchr(v, ':', len);
+	const char *val, *name;
+	uint8_t *n = trailer ? &p->ntrl : &p->nhdr;
+
+	if (*n == PLAN_MAX_FIELDS)
+		return *err = "too many header items", -1;
+	if (!colon || colon == v)
+		return *err = "expected Name:Value", -1;
+	for (const char *c = v; c < colon; c++, nlen++)
+		if (!is_tchar((unsigned char)*c) || *c == '%')
+			return *err = "bad character in header name", -1;
+	val = plan_decode(p, colon + 1, len - nlen - 1, &dlen, err);
+	if (!val)
+		return -1;
+	while (dlen && (*val == ' ' || *val == '\t'))
+		val++, dlen--;
+	f = trailer ? &p->trl[*n] : &p->hdr[*n];
+	/* the name is copied too: a plan outlives the request buffer */
+	if (!(name = plan_decode(p, v, nlen, &nlen, err)))
+		return -1;
+	*f = (struct hfield){ .name = name, .lname = NULL, .val = val,
+			      .nlen = (uint32_t)nlen, .vlen = (uint32_t)dlen };
+	(*n)++;
+	return 0;
+}
+
+/* items whose value is 0 or 1 and which set or clear one flag */
+static int plan_bool(struct plan *p, char key, uint64_t v, const char **err)
+{
+	static const struct { char key; uint8_t set_on; uint32_t flag; } bools[] = {
+		{ 'c', 0, PF_NOCACHE }, { 'C', 1, PF_CLOSE },  { 'K', 1, PF_KEEP },
+		{ 'S', 0, PF_NOSPLICE }, { 'R', 1, PF_RANDOM }, { 'A', 1, PF_ACKFIRST },
+		{ 'e', 1, PF_ETAG },    { 'E', 1, PF_ECHO },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bools); i++) {
+		if (bools[i].key != key)
+			continue;
+		if (v > 1)
+			return *err = "expected 0 or 1", -1;
+		if (v == bools[i].set_on)
+			p->flags |= bools[i].flag;
+		else
+			p->flags &= ~bools[i].flag;
+		return 1;
+	}
+	return 0;
+}
+
+/* sets <flag> when v != 0, clears it otherwise, and stores v */
+static void plan_opt(struct plan *p, uint64_t *field, uint32_t flag, uint64_t v)
+{
+	*field = v;
+	if (v)
+		p->flags |= flag;
+	else
+		p->flags &= ~flag;
+}
+
+static int plan_number(struct plan *p, char key, uint64_t v,
+		       const struct plan_limits *lim, const char **err)
+{
+	int b = plan_bool(p, key, v, err);
+
+	if (b)
+		return b < 0 ? -1 : 0;
+	switch (key) {
+	case 's':
+		if (v > lim->max_size)
+			return *err = "larger than --max-size", -1;
+		p->size = v;
+		break;
+	case 'r':
+		if (v < 200 || v > 999)
+			return *err = "status must be 200 to 999", -1;
+		p->status = (uint16_t)v;
+		break;
+	case 't': case 'd': case 'P':
+		if (v > lim->max_wait)
+			return *err = "longer than --max-wait", -1;
+		*(key == 't' ? &p->wait_ms : key == 'd' ? &p->drip_ms : &p->pause_ms) = v;
+		break;
+	case 'k': plan_opt(p, &p->chunk, PF_CHUNK, v); break;
+	case 'p': plan_opt(p, &p->piece, PF_PIECE, v); break;
+	case 'w': plan_opt(p, &p->idle_ms, PF_IDLE, v ? v : 1); break;
+	case 'B':
+		p->body_max = v;
+		p->flags |= PF_BODYMAX;
+		break;
+	case 'b':
+		p->flags &= ~(PF_NOLEN | PF_LIE);
+		p->flags |= v ? PF_LIE : PF_NOLEN;
+		p->announce = v;
+		break;
+	case 'x': case 'X':
+		p->flags &= ~(PF_RESET | PF_TRUNC);
+		p->flags |= key == 'x' ? PF_RESET : PF_TRUNC;
+		p->fault_at = v;
+		break;
+	case 'z':
+		if (v > PLAN_MAX_PAD)
+			return *err = "padding above 1m", -1;
+		p->pad = v;
+		break;
+	}
+	return 0;
+}
+
+static int plan_item(struct plan *p, const char *it, size_t len, struct rng *r,
+		     const struct plan_limits *lim)
+{
+	const char *err = NULL;
+	const char *eq = memchr(it, '=', len);
+	const char *v = eq + 1;
+	size_t vlen;
+	uint64_t n;
+
+	if (!eq) {
+		if (len == 1 && it[0] == 'h')
+			p->flags |= PF_HELP;
+		else if (len == 1 && it[0] && strchr(KEYS, it[0]))
+			return plan_fail(p, it, len, "missing value");
+		return 0;
+	}
+	if (eq - it != 1 || !it[0] || !strchr(KEYS, it[0]))
+		return 0; /* unknown keys are ignored */
+	vlen = len - 2;
+	if (it[0] == 'H' || it[0] == 'T') {
+		if (plan_field(p, it[0] == 'T', v, vlen, &err) < 0)
+			return plan_fail(p, it, len, err);
+		return 0;
+	}
+	if (num_draw(v, vlen, r, &n, &err) < 0 ||
+	    plan_number(p, it[0], n, lim, &err) < 0)
+		return plan_fail(p, it, len, err);
+	return 0;
+}
+
+int plan_apply(struct plan *p, const char *q, size_t len, struct rng *r,
+	       const struct plan_limits *lim)
+{
+	const char *end = q + len;
+
+	if (!len)
+		p->flags |= PF_HELP;
+	while (q < end) {
+		const char *s = q;
+
+		while (q < end && !is_sep(*q))
+			q++;
+		if (q > s && plan_item(p, s, (size_t)(q - s), r, lim) < 0)
+			return -1;
+		q++;
+	}
+	return 0;
+}

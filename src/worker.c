@@ -1,0 +1,201 @@
+/* Worker threads: one epoll loop each, shared nothing; start, stop, connection accounting. */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "config.h"
+#include "h1_conn.h"
+#include "listen.h"
+#include "log.h"
+#include "timer.h"
+#include "worker.h"
+
+#define MAX_EVENTS 256
+#define ACCEPT_BURST 64
+
+volatile int hx_stop;
+static atomic_int conn_count;
+static struct worker *workers;
+static struct ev stop_ev;
+
+int worker_watch(struct worker *w, struct ev *e, uint32_t events)
+{
+	struct epoll_event ee = { .events = events, .data.ptr = e };
+
+	return epoll_ctl(w->epfd, EPOLL_CTL_ADD, e->fd, &ee);
+}
+
+static void listeners_set(struct worker *w, int on)
+{
+	for (int i = 0; i < w->nlst; i++) {
+		struct epoll_event ee = { .events = on ? EPOLLIN : 0,
+					  .data.ptr = &w->lst[i].ev };
+
+		epoll_ctl(w->epfd, EPOLL_CTL_MOD, w->lst[i].ev.fd, &ee);
+	}
+	w->paused = !on;
+}
+
+void worker_conn_gone(struct worker *w)
+{
+	w->nconn--;
+	atomic_fetch_sub_explicit(&conn_count, 1, memory_order_relaxed);
+	if (w->paused && !hx_stop)
+		listeners_set(w, 1);
+}
+
+static void conn_setup(int fd)
+{
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (cfg.sndbuf)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &cfg.sndbuf, sizeof(cfg.sndbuf));
+}
+
+static void accept_cb(struct worker *w, struct ev *e, uint32_t events)
+{
+	(void)events;
+	for (int i = 0; i < ACCEPT_BURST; i++) {
+		int fd;
+
+		/* WHY: beyond -n, leave new connections in the kernel's backlog */
+		if (atomic_load_explicit(&conn_count, memory_order_relaxed) >= cfg.maxconn) {
+			listeners_set(w, 0);
+			return;
+		}
+		fd = accept4(e->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE)
+				listeners_set(w, 0);
+			return;
+		}
+		conn_setup(fd);
+		atomic_fetch_add_explicit(&conn_count, 1, memory_order_relaxed);
+		w->nconn++;
+		w->st.accepted++;
+		if (h1c_accept(w, fd) < 0) {
+			close(fd);
+			w->nconn--;
+			atomic_fetch_sub_explicit(&conn_count, 1, memory_order_relaxed);
+		}
+	}
+}
+
+static void stop_cb(struct worker *w, struct ev *e, uint32_t events)
+{
+	(void)w, (void)e, (void)events;
+}
+
+static int loop_timeout(struct worker *w)
+{
+	uint64_t next = timer_next(&w->timers);
+	uint64_t t = next == TIMER_NONE ? 1000 : next <= w->now_ms ? 0 : next - w->now_ms;
+
+	if (w->paused)
+		t = MIN(t, 100);
+	return (int)MIN(t, 1000);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct epoll_event evs[MAX_EVENTS];
+
+	while (!hx_stop) {
+		int n = epoll_wait(w->epfd, evs, MAX_EVENTS, loop_timeout(w));
+		struct timer *t;
+
+		w->now_ms = (uint64_t)clock_ms();
+		for (int i = 0; i < n; i++) {
+			struct ev *e = evs[i].data.ptr;
+
+			e->cb(w, e, evs[i].events);
+		}
+		while ((t = timer_pop(&w->timers, w->now_ms)))
+			t->cb(w, t);
+		if (w->paused && atomic_load(&conn_count) < cfg.maxconn)
+			listeners_set(w, 1);
+	}
+	h1c_release_all(w);
+	return NULL;
+}
+
+static int worker_listen(struct worker *w)
+{
+	for (int i = 0; i < cfg.naddrs; i++) {
+		struct listener *l = &w->lst[w->nlst];
+		const struct listen_addr *la = &cfg.addrs[i];
+		char name[160];
+		int fd = listen_tcp(la, la->clear_port);
+
+		if (fd < 0) {
+			listen_name(la, la->clear_port, name, sizeof(name));
+			log_err("cannot listen on %s: %s", name, strerror(errno));
+			return -1;
+		}
+		*l = (struct listener){ .ev = { fd, accept_cb }, .la = la,
+					.port = la->clear_port };
+		w->nlst++;
+		if (worker_watch(w, &l->ev, EPOLLIN) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int worker_init(struct worker *w, int id)
+{
+	w->id = id;
+	w->now_ms = (uint64_t)clock_ms();
+	rng_seed(&w->rng, (uint64_t)clock_ns() ^ ((uint64_t)id << 48) ^ (uint64_t)getpid());
+	w->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (w->epfd < 0 || worker_watch(w, &stop_ev, EPOLLIN) < 0)
+		return -1;
+	return worker_listen(w);
+}
+
+int workers_start(void)
+{
+	stop_ev = (struct ev){ eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), stop_cb };
+	workers = calloc((size_t)cfg.threads, sizeof(*workers));
+	if (stop_ev.fd < 0 || !workers)
+		return log_err("out of resources at start-up"), -1;
+	for (int i = 0; i < cfg.threads; i++)
+		if (worker_init(&workers[i], i) < 0)
+			return -1;
+	for (int i = 0; i < cfg.threads; i++)
+		if (pthread_create(&workers[i].th, NULL, worker_main, &workers[i])) {
+			log_err("cannot start thread %d", i);
+			return -1;
+		}
+	return 0;
+}
+
+void workers_stop(void)
+{
+	uint64_t one = 1;
+
+	hx_stop = 1;
+	if (write(stop_ev.fd, &one, sizeof(one)) < 0)
+		log_err("cannot wake the workers: %s", strerror(errno));
+	for (int i = 0; i < cfg.threads; i++) {
+		struct worker *w = &workers[i];
+
+		pthread_join(w->th, NULL);
+		for (int j = 0; j < w->nlst; j++)
+			close(w->lst[j].ev.fd);
+		close(w->epfd);
+		theap_free(&w->timers);
+	}
+	close(stop_ev.fd);
+	free(workers);
+}
