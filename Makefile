@@ -35,6 +35,7 @@ HXTERM_OBJ := $(CORE_OBJ) $(BUILD)/src/main.o
 UNIT     := fmt plan h1_parse h1_chunk body timer resp
 UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT))
 
+.PRECIOUS: $(BUILD)/tests/unit/%.o
 .PHONY: all run check unit integ install clean deps deps-test format
 
 all: $(BUILD)/hxterm hxterm

@@ -1,0 +1,175 @@
+# Test helpers: start the real hxterm on a free loopback port, talk raw HTTP/1 to it.
+package HxTest;
+use strict;
+use warnings;
+use IO::Socket::INET;
+use IO::Select;
+use Socket qw(SOL_SOCKET SO_REUSEADDR);
+use Time::HiRes qw(time sleep);
+use POSIX ();
+use Exporter 'import';
+
+our @EXPORT = qw(start_hx stop_hx hx_port raw_exchange connect_hx read_all
+                 parse_responses pattern_ok pattern get_hdr curl_hx free_port);
+
+my $bin = $ENV{HXTERM} // 'build/hxterm';
+my ($pid, $port);
+my $LINE = ".123456789.123456789.123456789.123456789.12345678\n";
+
+sub free_port {
+    my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => '127.0.0.1', LocalPort => 0,
+                                  Proto => 'tcp') or die "no free port: $!";
+    my $p = $s->sockport;
+    close $s;
+    return $p;
+}
+
+# Starts hxterm with <@args> after -L 127.0.0.1:<free port>; waits until it accepts.
+sub start_hx {
+    my @args = @_;
+    $port = free_port();
+    $pid = fork // die "fork: $!";
+    if (!$pid) {
+        open STDOUT, '>', '/dev/null';
+        exec $bin, '-L', "127.0.0.1:$port", '-q', @args or POSIX::_exit(127);
+    }
+    for (1 .. 100) {
+        my $c = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $port);
+        return $port if $c;
+        sleep 0.05;
+    }
+    die "hxterm did not start on port $port";
+}
+
+sub hx_port { $port }
+
+# SIGTERM, then the exit status (0 is a clean stop)
+sub stop_hx {
+    return -1 unless $pid;
+    kill 'TERM', $pid;
+    my $deadline = time + 10;
+    while (time < $deadline) {
+        my $r = waitpid($pid, POSIX::WNOHANG());
+        if ($r == $pid) { undef $pid; return $? }
+        sleep 0.02;
+    }
+    kill 'KILL', $pid;
+    waitpid($pid, 0);
+    undef $pid;
+    return -1;
+}
+
+END { stop_hx() if $pid }
+
+sub connect_hx {
+    my $c = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => shift // $port,
+                                  Proto => 'tcp') or die "connect: $!";
+    binmode $c;
+    return $c;
+}
+
+# Reads until EOF or <timeout> seconds of silence; returns (bytes, how it ended).
+sub read_all {
+    my ($c, $timeout) = @_;
+    $timeout //= 3;
+    my $sel = IO::Select->new($c);
+    my $buf = '';
+    while ($sel->can_read($timeout)) {
+        my $n = sysread($c, $buf, 1 << 20, length $buf);
+        return ($buf, defined $n ? 'eof' : "error:$!") if !$n;
+    }
+    return ($buf, 'timeout');
+}
+
+# Sends <req> on a new connection, reads what comes back.
+sub raw_exchange {
+    my ($req, $timeout) = @_;
+    my $c = connect_hx();
+    print $c $req;
+    my ($buf, $end) = read_all($c, $timeout);
+    close $c;
+    return wantarray ? ($buf, $end) : $buf;
+}
+
+# Splits a byte stream into responses: [{status, version, headers => [[n, v]...],
+# body, trailers, raw_chunks => [sizes]}]. HEAD responses are flagged by <heads>.
+sub parse_responses {
+    my ($buf, %o) = @_;
+    my @out;
+    my $i = 0;
+    while ($buf =~ /\G(HTTP\/1\.(\d) (\d{3}) [^\r\n]*)\r\n((?:[^\r\n]+\r\n)*)\r\n/gc) {
+        my %r = (line => $1, version => $2, status => $3, headers => []);
+        for my $l (split /\r\n/, $4) {
+            my ($n, $v) = $l =~ /^([^:]+):\s*(.*)$/ or die "bad header line '$l'";
+            push @{ $r{headers} }, [ $n, $v ];
+        }
+        my $pos = pos $buf;
+        my $is_head = $o{heads} && $o{heads}[$i];
+        my $cl = get_hdr(\%r, 'content-length');
+        my $te = get_hdr(\%r, 'transfer-encoding');
+        if ($is_head || $r{status} == 204 || $r{status} == 304 || $r{status} < 200) {
+            $r{body} = '';
+        } elsif ($te && $te =~ /chunked/i) {
+            my $body = '';
+            my @sizes;
+            while (1) {
+                substr($buf, $pos) =~ /^([0-9a-f]+)\r\n/ or do { $r{incomplete} = 1; last };
+                my $sz = hex $1;
+                $pos += length($1) + 2;
+                push @sizes, $sz;
+                if ($sz == 0) {
+                    substr($buf, $pos) =~ /^((?:[^\r\n]+\r\n)*)\r\n/ or do { $r{incomplete} = 1; last };
+                    $r{trailers} = [ map { [ /^([^:]+):\s*(.*)$/ ] } split /\r\n/, $1 ];
+                    $pos += length($1) + 2;
+                    last;
+                }
+                $body .= substr($buf, $pos, $sz);
+                $pos += $sz;
+                substr($buf, $pos, 2) eq "\r\n" or do { $r{incomplete} = 1; last };
+                $pos += 2;
+            }
+            $r{body} = $body;
+            $r{chunks} = \@sizes;
+        } elsif (defined $cl) {
+            $r{body} = substr($buf, $pos, $cl);
+            $r{incomplete} = 1 if length($r{body}) < $cl;
+            $pos += $cl;
+        } else {
+            $r{body} = substr($buf, $pos);
+            $pos = length $buf;
+        }
+        push @out, \%r;
+        pos($buf) = $pos;
+        $i++;
+        last if $pos >= length $buf;
+    }
+    return @out;
+}
+
+sub get_hdr {
+    my ($r, $name) = @_;
+    for (@{ $r->{headers} }) { return $_->[1] if lc $_->[0] eq lc $name }
+    return undef;
+}
+
+sub pattern {
+    my ($len, $off) = @_;
+    $off //= 0;
+    my $s = $LINE x (int(($len + $off) / 50) + 2);
+    return substr($s, $off % 50, $len);
+}
+
+# true when <body> is exactly the pattern of its length
+sub pattern_ok { my $b = shift; return $b eq pattern(length $b) }
+
+# runs curl against the server; returns (stdout, exit code)
+sub curl_hx {
+    my (@args) = @_;
+    open my $fh, '-|', 'curl', '-s', '--max-time', '10', @args or die "curl: $!";
+    local $/;
+    my $out = <$fh> // '';
+    close $fh;
+    return ($out, $? >> 8);
+}
+
+1;

@@ -1,0 +1,49 @@
+/* Unit tests of the integer and time formatters. */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "fmt.h"
+#include "tap.h"
+
+static void check_u64(uint64_t v)
+{
+	char buf[32], want[32];
+	char *e = fmt_u64(buf, v);
+
+	snprintf(want, sizeof(want), "%" PRIu64, v);
+	is_mem(buf, (size_t)(e - buf), want, "fmt_u64(%" PRIu64 ")", v);
+}
+
+int main(void)
+{
+	char buf[64], *e;
+	uint64_t v = 1;
+
+	check_u64(0);
+	check_u64(9);
+	check_u64(10);
+	check_u64(99);
+	check_u64(100);
+	check_u64(UINT64_MAX);
+	for (int i = 0; i < 19; i++, v *= 10) {
+		check_u64(v - 1);
+		check_u64(v);
+	}
+	e = fmt_hex(buf, 0);
+	is_mem(buf, (size_t)(e - buf), "0", "fmt_hex(0)");
+	e = fmt_hex(buf, 0x1f);
+	is_mem(buf, (size_t)(e - buf), "1f", "fmt_hex(0x1f)");
+	e = fmt_hex(buf, UINT64_MAX);
+	is_mem(buf, (size_t)(e - buf), "ffffffffffffffff", "fmt_hex(max)");
+	e = fmt_ms3(buf, 0);
+	is_mem(buf, (size_t)(e - buf), "0.000", "fmt_ms3(0)");
+	e = fmt_ms3(buf, 1499);
+	is_mem(buf, (size_t)(e - buf), "0.001", "fmt_ms3 rounds to the microsecond");
+	e = fmt_ms3(buf, 300123456);
+	is_mem(buf, (size_t)(e - buf), "300.123", "fmt_ms3(300.123456 ms)");
+	e = fmt_ms3(buf, 5000000);
+	is_mem(buf, (size_t)(e - buf), "5.000", "fmt_ms3(5 ms)");
+	e = fmt_ms3(buf, -5);
+	is_mem(buf, (size_t)(e - buf), "0.000", "fmt_ms3 clamps negatives");
+	return done_testing();
+}

@@ -1,0 +1,127 @@
+/* Unit tests of the request head parser: valid, partial at every byte, malformed. */
+#include <stdlib.h>
+
+#include "h1_parse.h"
+#include "tap.h"
+
+static const struct h1_limits lim = { 8192, 100 };
+static struct h1_req req;
+static struct h1_err err;
+
+static int parse(const char *s)
+{
+	size_t len = strlen(s);
+
+	err.status = 0;
+	return h1_parse_req(guarded(s, len), len, &req, &lim, &err);
+}
+
+/* the status a head gets: 0 when it parses and analyzes fine */
+static int status_of(const char *s)
+{
+	struct h1_info in;
+	int n = parse(s);
+
+	if (n == -2)
+		return -2;
+	if (n < 0)
+		return err.status;
+	return h1_analyze(&req, &in, 1000, &err) < 0 ? err.status : 0;
+}
+
+static void valid(void)
+{
+	static const char get[] =
+		"GET /?s=1k HTTP/1.1\r\nHost: a\r\nUser-Agent:  curl/8 \r\nX-Hxterm: t=5\r\n\r\n";
+	struct h1_info in;
+	int all = 1;
+
+	is_int(parse(get), (int)strlen(get), "a GET head is consumed whole");
+	is_mem(req.method.ptr, req.method.len, "GET", "method");
+	is_mem(req.target.ptr, req.target.len, "/?s=1k", "target");
+	is_int(req.minor, 1, "HTTP/1.1");
+	is_int(req.nhdrs, 3, "three headers");
+	is_mem(req.hdrs[1].v.ptr, req.hdrs[1].v.len, "curl/8", "value trimmed of OWS");
+	ok(h1_analyze(&req, &in, 1000, &err) == 0, "analyzes");
+	is_mem(in.xhx.ptr, in.xhx.len, "t=5", "X-Hxterm found");
+	for (size_t i = 0; i < strlen(get); i++)
+		all &= parse(strndup(get, i)) == -2;
+	ok(all, "every proper prefix is partial");
+	is_int(parse("GET / HTTP/1.0\n\n"), 16, "bare LF line ends are accepted");
+	is_int(req.minor, 0, "HTTP/1.0");
+	is_int(parse("\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n"), 31, "leading empty lines skipped");
+	is_int(req.skipped, 4, "and counted");
+	is_int(parse("GET / HTTP/1.2\r\nHost: a\r\n\r\n"), 27, "HTTP/1.2 is read as 1.1");
+	is_int(req.minor, 1, "minor 1");
+	is_int(status_of("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n"
+			 "Content-Length: 5\r\n\r\n"), 0, "repeated equal Content-Length");
+	is_int(status_of("OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n"), 0, "OPTIONS *");
+	is_int(status_of("GET http://a/?s=1 HTTP/1.1\r\nHost: a\r\n\r\n"), 0, "absolute form");
+	is_int(status_of("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: Chunked\r\n\r\n"), 0,
+	       "chunked, case-insensitive");
+}
+
+static void malformed(void)
+{
+	char big[9000];
+
+	is_int(status_of("GET / HTTP/1.1\r\n\r\n"), 400, "1.1 without Host");
+	is_int(status_of("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"), 400, "two Hosts");
+	is_int(status_of("GET /  HTTP/1.1\r\nHost: a\r\n\r\n"), 400, "two spaces");
+	is_int(status_of("GET / HTTP/1.1 \r\nHost: a\r\n\r\n"), 400, "trailing space");
+	is_int(status_of("G(T / HTTP/1.1\r\nHost: a\r\n\r\n"), 400, "bad method char");
+	is_int(status_of("GET /\x01 HTTP/1.1\r\nHost: a\r\n\r\n"), 400, "control char in target");
+	is_int(status_of("GET foo HTTP/1.1\r\nHost: a\r\n\r\n"), 400, "target not a path");
+	is_int(status_of("GET / HTTQ/1.1\r\nHost: a\r\n\r\n"), 400, "bad protocol name");
+	is_int(status_of("GET / HTTP/2.0\r\nHost: a\r\n\r\n"), 505, "HTTP/2.0 is 505");
+	is_int(status_of("GET / HTTP/3.0\r\nHost: a\r\n\r\n"), 505, "HTTP/3.0 is 505");
+	is_int(status_of("GET / HTTP/1.1\r\nHost : a\r\n\r\n"), 400, "space before colon");
+	is_int(status_of("GET / HTTP/1.1\r\nHost: a\r\n folded\r\n\r\n"), 400, "obs-fold");
+	is_int(status_of("GET / HTTP/1.1\r\nHost: a\x01\r\n\r\n"), 400, "control char in value");
+	is_int(status_of("GET / HTTP/1.1\r\nHost: a\rb\r\n\r\n"), 400, "bare CR in value");
+	is_int(status_of("GET / HTTP/1.1\r\nNoColon\r\n\r\n"), 400, "header without colon");
+	is_int(status_of("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n"
+			 "Transfer-Encoding: chunked\r\n\r\n"), 400, "CL and TE: smuggling refused");
+	is_int(status_of("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n"
+			 "Content-Length: 6\r\n\r\n"), 400, "conflicting Content-Length");
+	is_int(status_of("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5, 5\r\n\r\n"), 400,
+	       "Content-Length list");
+	is_int(status_of("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: +5\r\n\r\n"), 400,
+	       "signed Content-Length");
+	is_int(status_of("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 99999999999999999999999\r\n\r\n"),
+	       400, "Content-Length overflow");
+	is_int(status_of("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1001\r\n\r\n"), 413,
+	       "body above the limit is 413");
+	is_int(status_of("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"),
+	       501, "gzip coding is 501");
+	is_int(status_of("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: identity\r\n\r\n"),
+	       501, "identity is 501");
+	is_int(status_of("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n"
+			 "Transfer-Encoding: chunked\r\n\r\n"), 501, "chunked twice is 501");
+	is_int(status_of("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n"), 400,
+	       "TE in HTTP/1.0");
+	is_int(status_of("GET / HTTP/1.1\r\nHost: a\r\nExpect: 200-ok\r\n\r\n"), 417,
+	       "unknown Expect is 417");
+	is_int(status_of("CONNECT a:443 HTTP/1.1\r\nHost: a\r\n\r\n"), 400,
+	       "CONNECT authority form is not a path");
+	memset(big, 'a', sizeof(big));
+	memcpy(big, "GET /", 5);
+	big[sizeof(big) - 1] = 0;
+	is_int(parse(big), -1, "a request line beyond max-uri without LF fails early");
+	is_int(err.status, 414, "as 414");
+	{
+		char many[4000] = "GET / HTTP/1.1\r\n";
+
+		for (int i = 0; i < 101; i++)
+			strcat(many, "A: b\r\n");
+		strcat(many, "\r\n");
+		is_int(status_of(many), 431, "too many headers is 431");
+	}
+}
+
+int main(void)
+{
+	valid();
+	malformed();
+	return done_testing();
+}

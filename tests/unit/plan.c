@@ -1,0 +1,170 @@
+/* Unit tests of the query language: every key, every number form, bad values. */
+#include <stdlib.h>
+
+#include "plan.h"
+#include "tap.h"
+
+static struct rng rng;
+static const struct plan_limits lim = { 1ULL << 40, 60000 };
+
+static int apply(struct plan *p, const char *q)
+{
+	plan_init(p);
+	return plan_apply(p, q, strlen(q), &rng, &lim);
+}
+
+static uint64_t draw(const char *s, int *bad)
+{
+	const char *err;
+	uint64_t v = 0;
+
+	*bad = num_draw(s, strlen(s), &rng, &v, &err) < 0;
+	return v;
+}
+
+static void numbers(void)
+{
+	int bad, good = 1;
+	uint64_t v, lo = UINT64_MAX, hi = 0, n200 = 0, below = 0;
+
+	is_int(draw("123", &bad), 123, "plain decimal");
+	is_int(draw("010", &bad), 10, "010 is ten, not eight");
+	is_int(draw("20k", &bad), 20480, "k suffix");
+	is_int(draw("3m", &bad), 3 << 20, "m suffix");
+	is_int(draw("1g", &bad), 1 << 30, "g suffix");
+	is_int(draw("2km", &bad), 2ULL << 30, "suffixes combine");
+	draw("0x10", &bad);
+	ok(bad, "hex is refused");
+	draw("-5", &bad);
+	ok(bad, "a leading minus is refused");
+	draw("5kk", &bad);
+	ok(bad, "a repeated suffix is refused");
+	draw("99999999999999999999", &bad);
+	ok(bad, "overflow is refused");
+	draw("", &bad);
+	ok(bad, "empty is refused");
+	for (int i = 0; i < 2000; i++) {
+		v = draw("500r", &bad);
+		good &= !bad && v <= 500;
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	ok(good && lo < 50 && hi > 450, "500r is uniform in [0, 500] (%llu..%llu)",
+	   (unsigned long long)lo, (unsigned long long)hi);
+	v = draw("1rk", &bad);
+	ok(!bad && v <= 1024, "r and k in any order");
+	good = 1, lo = UINT64_MAX, hi = 0;
+	for (int i = 0; i < 2000; i++) {
+		v = draw("10-50", &bad);
+		good &= !bad && v >= 10 && v <= 50;
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	ok(good && lo == 10 && hi == 50, "A-B covers [A, B]");
+	is_int(draw("1k-1k", &bad), 1024, "A-B with suffixes");
+	draw("50-10", &bad);
+	ok(bad, "A-B with A > B is refused");
+	draw("1r-5", &bad);
+	ok(bad, "r inside a range is refused");
+	for (int i = 0; i < 10000; i++) {
+		v = draw("20~400", &bad);
+		below += v <= 20;
+		n200 += v > 400;
+	}
+	ok(below > 4500 && below < 5600, "P~Q: median near P (%llu of 10000 <= 20)",
+	   (unsigned long long)below);
+	ok(n200 > 40 && n200 < 200, "P~Q: about 1%% above Q (%llu of 10000)",
+	   (unsigned long long)n200);
+	draw("0~5", &bad);
+	ok(bad, "P~Q with P = 0 is refused");
+	draw("50~5", &bad);
+	ok(bad, "P~Q with Q < P is refused");
+	n200 = 0;
+	for (int i = 0; i < 10000; i++) {
+		v = draw("503:5+429:5+200", &bad);
+		n200 += v == 200;
+		good &= !bad && (v == 200 || v == 503 || v == 429);
+	}
+	ok(good && n200 > 8700 && n200 < 9300, "weighted list: 90%% of 200 (%llu)",
+	   (unsigned long long)n200);
+	is_int(draw("7:100", &bad), 7, "a single item of weight 100");
+	draw("1:60+2:60", &bad);
+	ok(bad, "weights over 100 are refused");
+	draw("1:50+2:30", &bad);
+	ok(bad, "explicit weights under 100 are refused");
+	draw("1+2", &bad);
+	ok(bad, "only the last item may omit its weight");
+	v = draw("5:50+100-200", &bad);
+	ok(!bad && (v == 5 || (v >= 100 && v <= 200)), "a range inside a weighted list");
+}
+
+static void keys(void)
+{
+	struct plan p;
+
+	ok(apply(&p, "s=20k&c=0&t=700") == 0, "the SPEC example parses");
+	ok(p.size == 20480 && (p.flags & PF_NOCACHE) && p.wait_ms == 700, "s, c, t applied");
+	ok(apply(&p, "s=20k?c=0?t=700") == 0 && p.size == 20480 && p.wait_ms == 700 &&
+	   (p.flags & PF_NOCACHE), "? separates items");
+	ok(apply(&p, "s=20k/c=0/t=700") == 0 && p.size == 20480 && p.wait_ms == 700,
+	   "/ separates items");
+	ok(apply(&p, "s=1,t=2;r=404") == 0 && p.size == 1 && p.wait_ms == 2 && p.status == 404,
+	   ", and ; separate items");
+	ok(apply(&p, "r=500?s=0?c=0?t=1000") == 0 && p.status == 500 && p.wait_ms == 1000 &&
+	   (p.flags & PF_NOCACHE), "haterm's own example applies every item");
+	ok(apply(&p, "zz=5&foo&s=3") == 0 && p.size == 3, "unknown keys are ignored");
+	ok(apply(&p, "") == 0 && (p.flags & PF_HELP), "empty query asks for help");
+	ok(apply(&p, "h") == 0 && (p.flags & PF_HELP), "h asks for help");
+	ok(apply(&p, "C=1&K=1&S=0&R=1&A=1&e=1&E=1") == 0 &&
+	   (p.flags & (PF_CLOSE | PF_KEEP | PF_NOSPLICE | PF_RANDOM | PF_ACKFIRST | PF_ETAG | PF_ECHO)) ==
+	   (PF_CLOSE | PF_KEEP | PF_NOSPLICE | PF_RANDOM | PF_ACKFIRST | PF_ETAG | PF_ECHO),
+	   "boolean keys set their flags");
+	ok(apply(&p, "c=1") == 0 && !(p.flags & PF_NOCACHE), "c=1 is cacheable");
+	ok(apply(&p, "k=16k&p=100&d=5&P=7&w=900&B=10&z=2k") == 0 && (p.flags & PF_CHUNK) &&
+	   p.chunk == 16384 && p.piece == 100 && p.drip_ms == 5 && p.pause_ms == 7 &&
+	   p.idle_ms == 900 && (p.flags & PF_BODYMAX) && p.body_max == 10 && p.pad == 2048,
+	   "k p d P w B z applied");
+	ok(apply(&p, "b=0") == 0 && (p.flags & PF_NOLEN), "b=0: no length");
+	ok(apply(&p, "b=77") == 0 && (p.flags & PF_LIE) && p.announce == 77, "b=N: a lie");
+	ok(apply(&p, "x=10") == 0 && (p.flags & PF_RESET) && p.fault_at == 10, "x=N: reset");
+	ok(apply(&p, "X=10") == 0 && (p.flags & PF_TRUNC) && p.fault_at == 10, "X=N: truncate");
+	ok(apply(&p, "s=5&s=9") == 0 && p.size == 9, "the last item wins");
+	ok(apply(&p, "H=X-A:b%20c&H=X-D:e&T=x-t:1") == 0 && p.nhdr == 2 && p.ntrl == 1,
+	   "H and T accumulate");
+	is_mem(p.hdr[0].name, p.hdr[0].nlen, "X-A", "header name");
+	is_mem(p.hdr[0].val, p.hdr[0].vlen, "b c", "header value percent-decoded");
+	is_mem(p.trl[0].name, p.trl[0].nlen, "x-t", "trailer name");
+	ok(apply(&p, "H=X-A:%0d%0a") < 0, "CRLF in a header value is refused");
+	ok(apply(&p, "H=X A:b") < 0, "a space in a header name is refused");
+	ok(apply(&p, "H=nocolon") < 0, "H without a colon is refused");
+	ok(apply(&p, "H=X:%zz") < 0, "a bad %%-escape is refused");
+	ok(apply(&p, "H=X:%4") < 0, "a truncated %%-escape is refused");
+}
+
+static void errors(void)
+{
+	struct plan p;
+
+	ok(apply(&p, "s=abc") < 0, "s=abc is refused");
+	ok(strstr(p.err, "s=abc") != NULL, "the reason names the item");
+	ok(p.err[strlen(p.err) - 1] == '\n' && !strchr(p.err, '\n')[1], "the reason is one line");
+	ok(apply(&p, "r=99") < 0, "status below 200 is refused");
+	ok(apply(&p, "r=1000") < 0, "status above 999 is refused");
+	ok(apply(&p, "c=2") < 0, "a boolean other than 0/1 is refused");
+	ok(apply(&p, "t=60001") < 0 && strstr(p.err, "max-wait"), "t above --max-wait is refused");
+	ok(apply(&p, "t=60000") == 0, "t at --max-wait is fine");
+	ok(apply(&p, "s=2t") < 0, "unknown suffix is refused");
+	ok(apply(&p, "s=") < 0, "an empty value is refused");
+	ok(apply(&p, "s") < 0, "a known key without value is refused");
+	ok(apply(&p, "z=2m") < 0, "padding above 1m is refused");
+	ok(apply(&p, "s=1:50+2:70") < 0, "bad weights are refused");
+}
+
+int main(void)
+{
+	rng_seed(&rng, 7);
+	numbers();
+	keys();
+	errors();
+	return done_testing();
+}
