@@ -341,11 +341,13 @@ static int h1_do_head(struct h1c *c)
 		if (!c->rq.t_first)
 			c->rq.t_first = c->t_recv;
 		n = h1_parse_req(c->in + c->rd, c->wr - c->rd, &c->w->h1req, &lim, &err);
-		if (n > 0)
+		/* WHY: the buffer has BODY_ROOM more than --bufsize, so a head
+		 * may complete beyond the limit: the limit is the same either way */
+		if (n > 0 && (size_t)n <= cfg.iobuf)
 			return h1_got_head(c, (int)n) < 0 ? 1 : h1_route(c);
 		if (n == -1)
 			return h1_fail(c, err.status, err.why);
-		if (c->wr - c->rd >= cfg.iobuf)
+		if (n > 0 || c->wr - c->rd >= cfg.iobuf)
 			return h1_fail(c, 431, "request head larger than the buffer (--bufsize)");
 		if (c->wr == c->in_size) {
 			memmove(c->in, c->in + c->rd, c->wr - c->rd);

@@ -8,6 +8,12 @@ static const struct h1_limits lim = { 8192, 100 };
 static struct h1_req req;
 static struct h1_err err;
 
+static int parse_len(const char *s, size_t len)
+{
+	err.status = 0;
+	return h1_parse_req(guarded(s, len), len, &req, &lim, &err);
+}
+
 static int parse(const char *s)
 {
 	size_t len = strlen(s);
@@ -45,7 +51,7 @@ static void valid(void)
 	ok(h1_analyze(&req, &in, 1000, &err) == 0, "analyzes");
 	is_mem(in.xhx.ptr, in.xhx.len, "t=5", "X-Hxterm found");
 	for (size_t i = 0; i < strlen(get); i++)
-		all &= parse(strndup(get, i)) == -2;
+		all &= parse_len(get, i) == -2;
 	ok(all, "every proper prefix is partial");
 	is_int(parse("GET / HTTP/1.0\n\n"), 16, "bare LF line ends are accepted");
 	is_int(req.minor, 0, "HTTP/1.0");

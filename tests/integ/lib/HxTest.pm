@@ -9,7 +9,7 @@ use Time::HiRes qw(time sleep);
 use POSIX ();
 use Exporter 'import';
 
-our @EXPORT = qw(start_hx stop_hx hx_port raw_exchange connect_hx read_all
+our @EXPORT = qw(start_hx stop_hx hx_port hx_pid raw_exchange connect_hx read_all
                  parse_responses pattern_ok pattern get_hdr curl_hx free_port);
 
 my $bin = $ENV{HXTERM} // 'build/hxterm';
@@ -42,6 +42,10 @@ sub start_hx {
 }
 
 sub hx_port { $port }
+sub hx_pid { $pid }
+
+# WHY: a peer that resets must fail a test, not kill the script before END
+$SIG{PIPE} = 'IGNORE';
 
 # SIGTERM, then the exit status (0 is a clean stop)
 sub stop_hx {

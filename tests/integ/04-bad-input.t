@@ -1,0 +1,85 @@
+#!/usr/bin/perl
+# Bad input: the right status, a one-line reason, a closed connection, other clients unaffected.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use HxTest;
+
+start_hx('-t', '1', '--max-body', '1m', '--bufsize', '8k', '--max-uri', '2k');
+
+sub expect_error {
+    my ($req, $status, $what) = @_;
+    my ($buf, $end) = raw_exchange($req, 3);
+    my ($r) = parse_responses($buf);
+    ok($r && $r->{status} == $status, "$what: $status") or diag($buf);
+    like($r ? $r->{body} : '', qr/^[^\n]+\n\z/, "$what: one-line reason");
+    is($end, 'eof', "$what: connection closed");
+}
+
+my $h = "Host: x\r\n";
+expect_error("GARBAGE\r\n\r\n", 400, 'garbage request line');
+expect_error("GET /\r\n\r\n", 400, 'HTTP/0.9 style line');
+expect_error("GET / HTTP/1.1\r\n\r\n", 400, 'HTTP/1.1 without Host');
+expect_error("GET / HTTP/2.0\r\n$h\r\n", 505, 'HTTP/2.0 request line');
+expect_error("GET / HTTP/9.9\r\n$h\r\n", 505, 'unknown major version');
+expect_error("GET / HTTP/1.1\r\n${h}Bad Name: x\r\n\r\n", 400, 'space in header name');
+expect_error("GET / HTTP/1.1\r\n${h}X: a\r\n  folded\r\n\r\n", 400, 'obs-fold');
+expect_error("GET / HTTP/1.1\r\n${h}X: a\0b\r\n\r\n", 400, 'NUL in a header');
+expect_error("GET /" . ('a' x 3000) . " HTTP/1.1\r\n$h\r\n", 414, 'URI over --max-uri');
+expect_error("GET / HTTP/1.1\r\n$h" . ("X-Big: " . ('b' x 1000) . "\r\n") x 9 . "\r\n", 431,
+             'head over --bufsize');
+expect_error("GET / HTTP/1.1\r\n$h" . ("A: b\r\n" x 101) . "\r\n", 431, 'too many headers');
+expect_error("POST / HTTP/1.1\r\n${h}Transfer-Encoding: gzip\r\n\r\n", 501, 'unsupported TE');
+expect_error("POST / HTTP/1.1\r\n${h}Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+             400, 'CL + TE (smuggling)');
+expect_error("POST / HTTP/1.1\r\n${h}Content-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", 400,
+             'conflicting Content-Length');
+expect_error("POST / HTTP/1.1\r\n${h}Content-Length: 2000000\r\n\r\n", 413, 'body over --max-body');
+expect_error("POST / HTTP/1.1\r\n${h}Transfer-Encoding: chunked\r\n\r\nzz\r\n", 400, 'bad chunk size');
+expect_error("POST / HTTP/1.1\r\n${h}Transfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n", 400,
+             'chunk longer than its size');
+expect_error("GET / HTTP/1.1\r\n${h}Expect: something\r\n\r\n", 417, 'unknown Expect');
+expect_error("CONNECT x:443 HTTP/1.1\r\n$h\r\n", 400, 'CONNECT authority form');
+
+# an error after good pipelined requests: the good ones are answered first
+my ($buf) = raw_exchange("GET /?s=3 HTTP/1.1\r\n$h\r\nBAD\r\n\r\n");
+my @r = parse_responses($buf);
+ok(@r == 2 && $r[0]{status} == 200 && $r[1]{status} == 400, 'good request answered, then the 400');
+
+# a query error is a normal 400: the connection stays usable
+my $c = connect_hx();
+print $c "GET /?s=zz HTTP/1.1\r\n$h\r\nGET /?s=2 HTTP/1.1\r\n${h}Connection: close\r\n\r\n";
+($buf) = read_all($c, 3);
+@r = parse_responses($buf);
+ok(@r == 2 && $r[0]{status} == 400 && $r[1]{status} == 200, 'bad query value: 400, then the next request is served');
+
+# while one client sends garbage for a while, others are served
+my $g = connect_hx();
+print $g "GET /?s=1 HTTP/1.1\r\n";
+my $served = 0;
+for my $i (1 .. 20) {
+    print $g "X-Junk-$i: " . ('z' x 100) . "\r\n";
+    my ($b) = raw_exchange("GET /?s=$i HTTP/1.1\r\n${h}Connection: close\r\n\r\n");
+    my ($x) = parse_responses($b);
+    $served++ if $x && $x->{status} == 200 && length $x->{body} == $i;
+}
+is($served, 20, 'others served while one connection trickles junk');
+print $g ("\x01\xff" x 5000) . "\r\n\r\n";
+($buf) = read_all($g, 3);
+like($buf, qr/^HTTP\/1.1 4\d\d /, 'the junk connection gets its 4xx');
+
+# random binary garbage on many connections: the server survives
+srand(7);
+for (1 .. 200) {
+    my $s = connect_hx();
+    print $s join '', map { chr int rand 256 } 1 .. 1 + int rand 600;
+    close $s;
+}
+($buf) = raw_exchange("GET /?s=5 HTTP/1.1\r\n${h}Connection: close\r\n\r\n");
+@r = parse_responses($buf);
+ok(@r == 1 && $r[0]{status} == 200, 'still serving after 200 connections of random bytes');
+
+is(stop_hx(), 0, 'clean stop');
+done_testing();

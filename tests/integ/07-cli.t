@@ -1,0 +1,74 @@
+#!/usr/bin/perl
+# The command line: help, version, errors exit 2 with one line, --defaults and caps, threads.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use HxTest;
+
+my $bin = $ENV{HXTERM} // 'build/hxterm';
+
+sub run_hx {
+    my $out = `$bin @_ 2>&1`;
+    return ($out, $? >> 8);
+}
+
+my ($out, $rc) = run_hx('-h');
+is($rc, 0, '-h exits 0');
+for my $o ('-L', '-t', '-n', '-D', '-q', '-d', '-v', '--name', '--defaults', '--max-size',
+           '--max-wait', '--bufsize', '--rspbuf', '--sndbuf', '--idle-timeout') {
+    like($out, qr/^\s+\Q$o\E\b/m, "-h documents $o");
+}
+($out, $rc) = run_hx('-v');
+ok($rc == 0 && $out =~ /^hxterm \d+\.\d+\.\d+$/m, "-v prints the version: $out");
+
+for my $bad ([ '-L', 'nonsense' ], [ '-L', '1.2.3.4.5:80' ], [ '-L', '127.0.0.1:99999' ],
+             [ '-t', '0' ], [ '-t', 'x' ], [ '--bogus' ], [ '--defaults', "'s=abc'" ],
+             [ '--max-wait', '10', '--defaults', "'t=20'" ], [ '--bufsize', '1' ], ['extra'], ['-L']) {
+    ($out, $rc) = run_hx(@$bad);
+    is($rc, 2, "@$bad: exit 2");
+    is(scalar(() = $out =~ /\n/g), 1, "@$bad: one line ($out)");
+}
+
+# a port already taken
+my $p = free_port();
+my $sock = IO::Socket::INET->new(Listen => 1, LocalAddr => '127.0.0.1', LocalPort => $p) or die;
+($out, $rc) = run_hx('-q', '-L', "127.0.0.1:$p");
+is($rc, 2, 'a busy port: exit 2');
+like($out, qr/cannot listen on 127\.0\.0\.1:$p/, 'and says where');
+close $sock;
+
+# --defaults apply first, the request overrides; caps answer 400
+my $port = start_hx('-t', '3', '--defaults', 's=12&r=201', '--max-size', '1k', '--max-wait', '100');
+my ($buf) = raw_exchange("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+my ($r) = parse_responses($buf);
+ok($r->{status} == 201 && length $r->{body} == 12, '--defaults apply to every request');
+($r) = parse_responses(scalar raw_exchange("GET /?s=3 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+ok($r->{status} == 201 && length $r->{body} == 3, 'the request overrides the defaults');
+($r) = parse_responses(scalar raw_exchange("GET /?s=2k HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+ok($r->{status} == 400 && $r->{body} =~ /max-size/, 's over --max-size: 400, not clipped');
+($r) = parse_responses(scalar raw_exchange("GET /?t=101 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+ok($r->{status} == 400 && $r->{body} =~ /max-wait/, 't over --max-wait: 400');
+
+# three threads really run
+my $pid = hx_pid();
+my $threads = () = glob("/proc/$pid/task/*");
+is($threads, 4, 'three workers and the main thread');
+is(stop_hx(), 0, 'clean stop with three threads');
+
+# no -L: the defaults, said on stderr (only when 8000 is free)
+SKIP: {
+    my $t = IO::Socket::INET->new(Listen => 1, LocalAddr => '0.0.0.0', LocalPort => 8000, ReuseAddr => 1);
+    skip 'port 8000 is busy on this machine', 2 unless $t;
+    close $t;
+    my $cpid = open(my $fh, '-|', "$bin -t 1 2>&1") or die;
+    my $line = <$fh>;
+    like($line, qr/no -L given: listening on :8000:8443/, 'no -L: says it listens on :8000:8443');
+    sleep 0.3;
+    my ($b2) = `curl -s -i http://127.0.0.1:8000/?s=2`;
+    like($b2 // '', qr/^HTTP\/1.1 200/, 'and serves on 8000');
+    kill 'TERM', $cpid;
+    close $fh;
+}
+done_testing();
