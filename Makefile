@@ -16,7 +16,11 @@ CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CPPFLAGS += -Iinclude -D_GNU_SOURCE -DHX_VERSION='"$(VERSION)"'
 ALL_CFLAGS = $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP -pthread
-LDLIBS  += -lm
+PKGS    := openssl libnghttp2
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CPPFLAGS += $(PKG_CFLAGS)
+LDLIBS  += $(PKG_LIBS) -lm
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS) -pthread
 
 ifneq ($(V),1)
@@ -27,9 +31,9 @@ Q :=
 say =
 endif
 
-CORE_SRC := body clock fmt h1_chunk h1_conn h1_out h1_parse help listen log \
-            plan resp rng timer worker config
-CORE_OBJ := $(patsubst %,$(BUILD)/src/%.o,$(filter-out clock,$(CORE_SRC)))
+CORE_SRC := body fmt h1_chunk h1_conn h1_out h1_parse h2_conn help listen log \
+            oq plan resp rng timer tls worker xprt config
+CORE_OBJ := $(patsubst %,$(BUILD)/src/%.o,$(CORE_SRC))
 HXTERM_OBJ := $(CORE_OBJ) $(BUILD)/src/main.o
 
 UNIT     := fmt plan h1_parse h1_chunk body timer resp

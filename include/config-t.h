@@ -41,6 +41,16 @@ struct config {
 	uint64_t body_ms;           /* --body-timeout: between body reads */
 	uint64_t send_ms;           /* --send-timeout: client not reading */
 	uint64_t max_body;          /* --max-body: request body (413) */
+	int rsa_bits;               /* -b */
+	const char *curve;          /* -c */
+	const char *cert;           /* --cert */
+	const char *key;            /* --key */
+	uint32_t h2_streams;        /* --h2-streams: SETTINGS_MAX_CONCURRENT_STREAMS */
+	uint32_t h2_window;         /* --h2-window: SETTINGS_INITIAL_WINDOW_SIZE */
+	uint32_t h2_conn_window;    /* --h2-conn-window */
+	uint32_t h2_frame;          /* --h2-frame: SETTINGS_MAX_FRAME_SIZE */
+	uint32_t h2_table;          /* --h2-table: SETTINGS_HEADER_TABLE_SIZE */
+	uint32_t h2_max_resets;     /* --h2-max-resets: RST_STREAM per second */
 };
 
 #endif

@@ -6,25 +6,12 @@
 #include <sys/uio.h>
 
 #include "h1_parse.h"
+#include "oq.h"
+#include "xprt.h"
 #include "msg-t.h"
 #include "plan-t.h"
 #include "timer-t.h"
 #include "worker-t.h"
-
-#define OQ_IOV 64
-
-/* What is staged for one writev: iovecs into the prebuilt bodies, static
- * strings and <sc>, a scratch area for heads and framing that is reused
- * only once everything staged went out. */
-struct oq {
-	struct iovec iov[OQ_IOV + 2]; /* +2: a 100 Continue and an error fit always */
-	uint16_t i;          /* first iovec not fully sent */
-	uint16_t n;          /* iovecs staged */
-	uint32_t sc_used;
-	uint32_t sc_size;
-	uint64_t bytes;      /* staged, not yet sent */
-	char *sc;
-};
 
 /* connection flags */
 #define H1C_RD_READY  0x0001 /* the socket may have bytes to read */
@@ -37,6 +24,8 @@ struct oq {
 #define H1C_DEAD      0x0080 /* being closed: no more work */
 #define H1C_HEAD_END  0x0100 /* the whole head, padding included, is staged */
 #define H1C_SHUT      0x0200 /* write side shut (lingering close) */
+#define H1C_TLS_HS    0x0400 /* TLS handshake in progress */
+#define H1C_HANDOFF   0x0800 /* the socket went to an HTTP/2 connection */
 
 /* states, in the order one request goes through them */
 enum h1_state {
@@ -52,6 +41,7 @@ enum h1_state {
 
 struct h1c {
 	struct ev ev;
+	struct xprt x;       /* x.fd == ev.fd */
 	struct timer tm;
 	struct worker *w;
 	struct h1c *next;    /* live list or free list */
@@ -89,6 +79,7 @@ struct h1c {
 	uint64_t chunk_left; /* bytes left in the current chunk */
 	uint64_t piece_left; /* bytes left in the current piece */
 
+	struct ist settings; /* HTTP2-Settings of an Upgrade: h2c request */
 	struct hreq rq;
 	struct plan plan;
 	struct hresp rs;

@@ -48,12 +48,14 @@ int h1_parse_req(const char *buf, size_t len, struct h1_req *r,
 #define H1I_CHUNKED   0x08 /* Transfer-Encoding: chunked */
 #define H1I_EXPECT    0x10 /* Expect: 100-continue */
 #define H1I_HEAD      0x20 /* method HEAD */
+#define H1I_UPGRADE   0x40 /* Upgrade: h2c with HTTP2-Settings */
 
 struct h1_info {
 	uint32_t flags;
 	uint64_t clen;
 	struct ist xhx;      /* X-Hxterm */
 	struct ist inm;      /* If-None-Match */
+	struct ist settings; /* HTTP2-Settings */
 };
 
 /* Reads the framing and the headers hxterm uses; refuses what could be

@@ -22,6 +22,7 @@ struct listener {
 	struct ev ev;
 	const struct listen_addr *la;
 	uint16_t port;
+	uint8_t tls;         /* the TLS port: h1 or h2 by ALPN */
 };
 
 /* per-thread counters, summed when read */
@@ -34,6 +35,8 @@ struct wstats {
 };
 
 struct h1c;
+struct h2c;
+struct h2s;
 
 struct worker {
 	int id;
@@ -42,12 +45,15 @@ struct worker {
 	uint64_t now_ms;     /* loop clock, read once per turn */
 	struct theap timers;
 	struct rng rng;
-	struct listener lst[CFG_MAX_LISTEN];
+	struct listener lst[2 * CFG_MAX_LISTEN];
 	int nlst;
 	int paused;          /* listeners off: maxconn reached */
 	uint32_t nconn;
 	struct h1c *conns;   /* live connections, for shutdown */
 	struct h1c *free_h1c;
+	struct h2c *h2conns;  /* live HTTP/2 connections */
+	struct h2c *free_h2c;
+	struct h2s *free_h2s;
 	struct wstats st;
 	struct h1_req h1req; /* parser scratch: headers are only read in place */
 };

@@ -19,6 +19,7 @@ enum {
 	O_NAME = 256, O_DEFAULTS, O_MAX_SIZE, O_MAX_WAIT, O_BUFSIZE, O_RSPBUF,
 	O_SNDBUF, O_SPLICE, O_NO_SPLICE, O_MAX_URI, O_MAX_HDRS, O_MAX_BODY,
 	O_IDLE, O_HEAD_TMO, O_BODY_TMO, O_SEND_TMO, O_CERT, O_KEY,
+	O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_RESETS,
 };
 
 static const struct option longopts[] = {
@@ -40,6 +41,12 @@ static const struct option longopts[] = {
 	{ "send-timeout", required_argument, NULL, O_SEND_TMO },
 	{ "cert", required_argument, NULL, O_CERT },
 	{ "key", required_argument, NULL, O_KEY },
+	{ "h2-streams", required_argument, NULL, O_H2_STREAMS },
+	{ "h2-window", required_argument, NULL, O_H2_WINDOW },
+	{ "h2-conn-window", required_argument, NULL, O_H2_CONN_WINDOW },
+	{ "h2-frame", required_argument, NULL, O_H2_FRAME },
+	{ "h2-table", required_argument, NULL, O_H2_TABLE },
+	{ "h2-max-resets", required_argument, NULL, O_H2_RESETS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 },
@@ -54,7 +61,8 @@ void config_usage(FILE *f)
 "\n"
 "  -L <addr>            listen: 127.0.0.1:8000, [::1]:8000, :8000 (all\n"
 "                       addresses); repeatable; default :8000:8443. The clear\n"
-"                       port serves HTTP/1.0 and HTTP/1.1.\n"
+"                       port serves HTTP/1.x and h2c (prior knowledge or\n"
+"                       Upgrade); the TLS port HTTP/1.1 and h2 by ALPN.\n"
 "  -t <n>               worker threads (default: the CPUs it may run on)\n"
 "  -n <n>               connection limit across threads (default 100000)\n"
 "  -D                   run as a daemon\n"
@@ -66,6 +74,10 @@ void config_usage(FILE *f)
 "  --defaults <query>   items applied to every request before its own\n"
 "  --max-size <n>       largest s= a request may ask (default 64g)\n"
 "  --max-wait <ms>      longest t=, d=, P= a request may ask (default 3600000)\n"
+"  -b <bits>            RSA key size of the generated certificate (2048)\n"
+"  -c <curve>           ECDSA curve of the generated certificate (P-256)\n"
+"  --cert <pem>         serve this certificate (chain) instead ...\n"
+"  --key <pem>          ... with this private key\n"
 "\n"
 "Tunables (sizes take k, m, g):\n"
 "  --bufsize <n>        I/O buffer; also the largest request head (16k)\n"
@@ -79,9 +91,15 @@ void config_usage(FILE *f)
 "  --head-timeout <ms>  first byte to end of request head, else 408 (10000)\n"
 "  --body-timeout <ms>  silence while reading a request body (30000)\n"
 "  --send-timeout <ms>  a client that stops reading is dropped (30000)\n"
+"  --h2-streams <n>     HTTP/2 max concurrent streams (100)\n"
+"  --h2-window <n>      HTTP/2 initial stream window (65535)\n"
+"  --h2-conn-window <n> HTTP/2 connection window (1m)\n"
+"  --h2-frame <n>       HTTP/2 max frame size, 16k to 16m-1 (16k)\n"
+"  --h2-table <n>       HPACK header table size (4096)\n"
+"  --h2-max-resets <n>  RST_STREAM a second before GOAWAY ENHANCE_YOUR_CALM (200)\n"
 "\n"
-"Not yet supported by this build (accepted, a warning is printed): the TLS\n"
-"port of -L, -b <bits>, -c <curve>, --cert, --key, --splice.\n");
+"Not yet supported by this build (a warning is printed): --splice, and\n"
+"HTTP/3 on the TLS port's UDP twin.\n");
 }
 
 /* a decimal number with k/m/g suffixes, or one line on stderr */
@@ -120,6 +138,14 @@ static void config_defaults(void)
 	cfg.head_ms = 10000;
 	cfg.body_ms = 30000;
 	cfg.send_ms = 30000;
+	cfg.rsa_bits = 2048;
+	cfg.curve = "P-256";
+	cfg.h2_streams = 100;
+	cfg.h2_window = 65535;
+	cfg.h2_conn_window = 1 << 20;
+	cfg.h2_frame = 16384;
+	cfg.h2_table = 4096;
+	cfg.h2_max_resets = 200;
 	if (gethostname(cfg.name, sizeof(cfg.name) - 1) < 0)
 		strcpy(cfg.name, "hxterm");
 }
@@ -171,8 +197,7 @@ static int opt_name(const char *arg)
 
 static int opt_unsupported(const char *opt)
 {
-	log_err("warning: %s is not supported yet by this build (TLS, HTTP/2 and "
-		"HTTP/3 are not built), ignored", opt);
+	log_err("warning: %s is not supported yet by this build, ignored", opt);
 	return 0;
 }
 
@@ -195,6 +220,13 @@ static int opt_tunable(int c, const char *arg)
 	case O_HEAD_TMO: return opt_num("--head-timeout", arg, 1, 86400000, &cfg.head_ms);
 	case O_BODY_TMO: return opt_num("--body-timeout", arg, 1, 86400000, &cfg.body_ms);
 	case O_SEND_TMO: return opt_num("--send-timeout", arg, 1, 86400000, &cfg.send_ms);
+	case 'b': if (opt_num("-b", arg, 1024, 16384, &v) < 0) return -1; cfg.rsa_bits = (int)v; break;
+	case O_H2_STREAMS: if (opt_num("--h2-streams", arg, 1, 1 << 20, &v) < 0) return -1; cfg.h2_streams = (uint32_t)v; break;
+	case O_H2_WINDOW: if (opt_num("--h2-window", arg, 1, (1U << 31) - 1, &v) < 0) return -1; cfg.h2_window = (uint32_t)v; break;
+	case O_H2_CONN_WINDOW: if (opt_num("--h2-conn-window", arg, 65535, (1U << 31) - 1, &v) < 0) return -1; cfg.h2_conn_window = (uint32_t)v; break;
+	case O_H2_FRAME: if (opt_num("--h2-frame", arg, 16384, (1 << 24) - 1, &v) < 0) return -1; cfg.h2_frame = (uint32_t)v; break;
+	case O_H2_TABLE: if (opt_num("--h2-table", arg, 0, 1 << 20, &v) < 0) return -1; cfg.h2_table = (uint32_t)v; break;
+	case O_H2_RESETS: if (opt_num("--h2-max-resets", arg, 1, 1000000, &v) < 0) return -1; cfg.h2_max_resets = (uint32_t)v; break;
 	default: return 1;
 	}
 	return 0;
@@ -214,10 +246,9 @@ static int opt_one(int c, const char *arg)
 	case O_NAME: return opt_name(arg);
 	case O_DEFAULTS: cfg.defaults = arg; return 0;
 	case O_NO_SPLICE: cfg.splice = 0; return 0;
-	case 'b': return opt_unsupported("-b");
-	case 'c': return opt_unsupported("-c");
-	case O_CERT: return opt_unsupported("--cert");
-	case O_KEY: return opt_unsupported("--key");
+	case 'c': cfg.curve = arg; return 0;
+	case O_CERT: cfg.cert = arg; return 0;
+	case O_KEY: cfg.key = arg; return 0;
 	case O_SPLICE: return opt_unsupported("--splice");
 	}
 	log_err("unknown option (try -h)");
@@ -252,6 +283,10 @@ int config_parse(int argc, char **argv)
 		return -1;
 	}
 	cfg.name_len = strlen(cfg.name);
+	if (!cfg.cert != !cfg.key) {
+		log_err("--cert and --key go together");
+		return -1;
+	}
 	/* after every option: the caps apply to the defaults too */
 	if (cfg.defaults && opt_defaults(cfg.defaults) < 0)
 		return -1;

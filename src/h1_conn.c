@@ -11,13 +11,14 @@
 #include "clock.h"
 #include "config.h"
 #include "h1_conn.h"
+#include "h2_conn.h"
 #include "plan.h"
 #include "resp.h"
 #include "timer.h"
+#include "tls.h"
 #include "worker.h"
 
 #define BODY_ROOM   4096 /* input kept free after a full-size head, for its body */
-#define SC_RESERVE  512  /* scratch kept for an error response */
 #define LINGER_MS   1000 /* how long a closing connection drains input */
 
 static void h1_run(struct h1c *c);
@@ -39,7 +40,9 @@ static void h1_free(struct h1c *c)
 	struct worker *w = c->w;
 
 	timer_cancel(&w->timers, &c->tm);
-	close(c->ev.fd);
+	xprt_release(&c->x);
+	if (c->ev.fd >= 0)
+		close(c->ev.fd);
 	c->ev.fd = -1;
 	if (c->prev)
 		c->prev->next = c->next;
@@ -49,7 +52,22 @@ static void h1_free(struct h1c *c)
 		c->next->prev = c->prev;
 	c->next = w->free_h1c;
 	w->free_h1c = c;
-	worker_conn_gone(w);
+	if (!(c->flags & H1C_HANDOFF))
+		worker_conn_gone(w);
+}
+
+/* the connection goes on as HTTP/2 with the bytes still unread */
+static int h1_handoff(struct h1c *c, const char *buf, size_t len,
+		      const struct h2_upgrade *up)
+{
+	if (h2c_start(c->w, &c->x, buf, len, up) < 0) {
+		h1_kill(c, 0);
+		return 0;
+	}
+	c->x.ssl = NULL;
+	c->x.fd = c->ev.fd = -1;
+	c->flags |= H1C_DEAD | H1C_HANDOFF;
+	return 0;
 }
 
 /* ---------- I/O ---------- */
@@ -57,69 +75,40 @@ static void h1_free(struct h1c *c)
 /* Returns bytes read (> 0), 0 on EOF, -1 when nothing is there, -2 on error */
 static long h1_recv(struct h1c *c)
 {
-	size_t room = c->in_size - c->wr;
-	ssize_t n;
+	int drained;
+	long n = xprt_recv(&c->x, c->in + c->wr, c->in_size - c->wr, &drained);
 
-	do
-		n = recv(c->ev.fd, c->in + c->wr, room, 0);
-	while (n < 0 && errno == EINTR);
+	if (drained)
+		c->flags &= ~H1C_RD_READY;
 	if (n > 0) {
 		c->wr += (uint32_t)n;
 		c->t_recv = clock_ns();
 		c->last_act = c->w->now_ms;
 		c->w->st.bytes_in += (uint64_t)n;
-		/* WHY: edge-triggered; a short read means the queue is empty,
-		 * the next byte to arrive raises a new edge */
-		if ((size_t)n < room)
-			c->flags &= ~H1C_RD_READY;
-		return n;
-	}
-	if (n == 0) {
+	} else if (n == 0) {
 		c->flags |= H1C_EOF;
-		c->flags &= ~H1C_RD_READY;
-		return 0;
 	}
-	if (errno == EAGAIN) {
-		c->flags &= ~H1C_RD_READY;
-		return -1;
-	}
-	return -2;
+	return n;
 }
 
 /* sends what is staged: 1 all sent, 0 not yet (wait for EPOLLOUT), -1 dead */
 static int h1_flush(struct h1c *c)
 {
-	struct oq *q = &c->oq;
-	ssize_t n;
+	uint64_t sent;
+	int r;
 
-	while (q->i < q->n) {
-		if (!(c->flags & H1C_WR_READY))
-			return 0;
-		n = writev(c->ev.fd, q->iov + q->i, MIN(q->n - q->i, IOV_MAX));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN) {
-				c->flags &= ~H1C_WR_READY;
-				return 0;
-			}
-			h1_kill(c, 0);
-			return -1;
-		}
+	if (!(c->flags & H1C_WR_READY) && oq_pending(&c->oq))
+		return 0;
+	r = oq_flush(&c->oq, &c->x, &sent);
+	if (sent) {
 		c->last_act = c->w->now_ms;
-		c->w->st.bytes_out += (uint64_t)n;
-		q->bytes -= (uint64_t)n;
-		while (n && (size_t)n >= q->iov[q->i].iov_len)
-			n -= (ssize_t)q->iov[q->i++].iov_len;
-		if (n) {
-			q->iov[q->i].iov_base = (char *)q->iov[q->i].iov_base + n;
-			q->iov[q->i].iov_len -= (size_t)n;
-			c->flags &= ~H1C_WR_READY;
-			return 0;
-		}
+		c->w->st.bytes_out += sent;
 	}
-	oq_reset(q);
-	return 1;
+	if (r == 0)
+		c->flags &= ~H1C_WR_READY;
+	else if (r < 0)
+		h1_kill(c, 0);
+	return r;
 }
 
 /* ---------- closing ---------- */
@@ -295,9 +284,59 @@ static int h1_got_head(struct h1c *c, int n)
 	c->rq.head_size = (uint32_t)n - r->skipped;
 	c->rq.target = r->target;
 	c->rq.inm = in.inm;
+	c->rq.xhx = in.xhx;
+	c->settings = in.settings;
 	c->rq.echo = (struct ist){ c->in + hstart, c->rq.head_size };
 	h1_plan(c, &in);
 	return 0;
+}
+
+/* Upgrade: h2c: 101, then stream 1 answers this request (RFC 7540 3.2) */
+static int h1_upgrade(struct h1c *c)
+{
+	static const char sw[] = "HTTP/1.1 101 Switching Protocols\r\n"
+				 "Connection: Upgrade\r\nUpgrade: h2c\r\n\r\n";
+	struct h2_upgrade up = { c->settings, c->rq.xhx, &c->rq };
+
+	if (h1_flush(c) <= 0) /* earlier responses first; if they cannot go, no upgrade */
+		return c->flags & H1C_DEAD ? 0 : h1_ready(c);
+	oq_ref(&c->oq, sw, sizeof(sw) - 1);
+	if (h1_flush(c) <= 0) {
+		h1_kill(c, 0);
+		return 0;
+	}
+	return h1_handoff(c, c->in + c->rd, c->wr - c->rd, &up);
+}
+
+/* TLS: finish the handshake, then HTTP/1.1 or h2 as ALPN chose */
+static int h1_do_tls(struct h1c *c)
+{
+	int r = tls_handshake(c->x.ssl);
+
+	if (r < 0) {
+		h1_kill(c, 0);
+		return 0;
+	}
+	if (!r)
+		return 0;
+	c->flags &= ~H1C_TLS_HS;
+	c->flags |= H1C_RD_READY; /* WHY: SSL may hold decrypted bytes already */
+	if (tls_is_h2(c->x.ssl))
+		return h1_handoff(c, NULL, 0, NULL);
+	return 1;
+}
+
+/* h2c by prior knowledge: 1 handed off, 0 not HTTP/2, -1 need more bytes */
+static int h1_preface(struct h1c *c)
+{
+	size_t n = MIN((size_t)(c->wr - c->rd), sizeof(H2_PREFACE) - 1);
+
+	if (c->nreq || c->x.ssl || memcmp(c->in + c->rd, H2_PREFACE, n))
+		return 0;
+	if (n < sizeof(H2_PREFACE) - 1)
+		return -1;
+	h1_handoff(c, c->in + c->rd, c->wr - c->rd, NULL);
+	return 1;
 }
 
 /* after the plan: keep-alive rules, then the body or the response */
@@ -314,6 +353,8 @@ static int h1_route(struct h1c *c)
 	if (p->flags & PF_IDLE)
 		c->idle_ms = p->idle_ms;
 	c->flags = (c->flags & ~H1C_KEEP) | (keep ? H1C_KEEP : 0);
+	if ((c->info & H1I_UPGRADE) && !has_body && c->minor && !c->x.ssl)
+		return h1_upgrade(c);
 	if (!has_body)
 		return h1_ready(c);
 	if (!(p->flags & PF_ACKFIRST) && (!(p->flags & PF_BODYMAX) || p->body_max)) {
@@ -337,6 +378,8 @@ static int h1_do_head(struct h1c *c)
 
 	if (c->rd == c->wr)
 		c->rd = c->wr = 0;
+	if (c->rd < c->wr && (n = h1_preface(c)))
+		goto more;
 	if (c->rd < c->wr) {
 		if (!c->rq.t_first)
 			c->rq.t_first = c->t_recv;
@@ -355,6 +398,9 @@ static int h1_do_head(struct h1c *c)
 			c->rd = 0;
 		}
 	}
+more:
+	if (c->flags & H1C_DEAD)
+		return 0;
 	if (c->flags & H1C_EOF) /* staged responses still go out */
 		return h1_linger(c);
 	if (!(c->flags & H1C_RD_READY))
@@ -452,7 +498,7 @@ static int h1_do_send(struct h1c *c)
 
 	if (!(c->flags & H1C_HEAD_OUT)) {
 		/* room for a whole head, or send what is queued first */
-		if (oq_sc_room(&c->oq) < 4096 + SC_RESERVE || oq_iov_room(&c->oq) < 32)
+		if (oq_sc_room(&c->oq) < 4096 || oq_iov_room(&c->oq) < 32)
 			if (!h1_push(c))
 				return 0;
 		h1_start_response(c);
@@ -502,6 +548,8 @@ static int h1_do_until(struct h1c *c)
 /* one step of the state machine: 1 when it made progress, 0 when waiting */
 static int h1_step(struct h1c *c)
 {
+	if (c->flags & H1C_TLS_HS)
+		return h1_do_tls(c);
 	switch (c->st) {
 	case H1S_HEAD:   return h1_do_head(c);
 	case H1S_BODY:   return h1_do_body(c);
@@ -538,14 +586,14 @@ static uint64_t h1_deadline(const struct h1c *c)
 	default:
 		d = c->until;
 	}
-	if (c->oq.i < c->oq.n)
+	if (oq_pending(&c->oq))
 		d = MIN(d, c->last_act + cfg.send_ms);
 	return d;
 }
 
 static void h1_expire(struct h1c *c)
 {
-	if (c->oq.i < c->oq.n && c->w->now_ms >= c->last_act + cfg.send_ms) {
+	if (oq_pending(&c->oq) && c->w->now_ms >= c->last_act + cfg.send_ms) {
 		h1_kill(c, 1); /* the client stopped reading */
 		return;
 	}
@@ -593,7 +641,7 @@ static void h1_run(struct h1c *c)
 {
 	while (!(c->flags & H1C_DEAD) && h1_step(c))
 		;
-	if (!(c->flags & H1C_DEAD) && c->oq.i < c->oq.n)
+	if (!(c->flags & H1C_DEAD) && oq_pending(&c->oq))
 		h1_flush(c);
 	if (c->flags & H1C_DEAD) {
 		h1_free(c);
@@ -626,28 +674,32 @@ static struct h1c *h1c_get(struct worker *w)
 	if (!c)
 		return NULL;
 	c->in_size = (uint32_t)cfg.iobuf + BODY_ROOM;
-	c->oq.sc_size = (uint32_t)cfg.iobuf + 8192;
 	c->in = malloc(c->in_size);
-	c->oq.sc = malloc(c->oq.sc_size + SC_RESERVE);
-	if (!c->in || !c->oq.sc) {
+	if (!c->in || oq_alloc(&c->oq, cfg.iobuf + 8192) < 0) {
 		free(c->in);
-		free(c->oq.sc);
+		oq_free(&c->oq);
 		free(c);
 		return NULL;
 	}
 	return c;
 }
 
-int h1c_accept(struct worker *w, int fd)
+int h1c_accept(struct worker *w, int fd, int tls)
 {
 	struct h1c *c = h1c_get(w);
 
 	if (!c)
 		return -1;
+	c->x = (struct xprt){ fd, tls ? tls_new(fd) : NULL };
+	if (tls && !c->x.ssl) {
+		c->next = w->free_h1c;
+		w->free_h1c = c;
+		return -1;
+	}
 	c->ev = (struct ev){ fd, h1_io_cb };
 	c->tm = (struct timer){ 0, 0, h1_timer_cb };
 	c->w = w;
-	c->flags = H1C_WR_READY;
+	c->flags = H1C_WR_READY | (tls ? H1C_TLS_HS : 0);
 	c->st = H1S_HEAD;
 	c->rd = c->wr = c->hend = c->nreq = 0;
 	c->rq.t_first = 0;
@@ -656,6 +708,7 @@ int h1c_accept(struct worker *w, int fd)
 	c->idle_ms = cfg.idle_ms;
 	oq_reset(&c->oq);
 	if (worker_watch(w, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
+		xprt_release(&c->x);
 		c->next = w->free_h1c;
 		w->free_h1c = c;
 		return -1;
@@ -675,7 +728,7 @@ static void h1c_destroy_list(struct h1c *c)
 		struct h1c *next = c->next;
 
 		free(c->in);
-		free(c->oq.sc);
+		oq_free(&c->oq);
 		free(c);
 		c = next;
 	}

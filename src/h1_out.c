@@ -11,33 +11,6 @@
 #define STAGE_MAX    (1 << 20) /* bytes staged per writev */
 #define COPY_BELOW   64        /* slices shorter than this are copied */
 
-void oq_reset(struct oq *q)
-{
-	q->i = q->n = 0;
-	q->sc_used = 0;
-	q->bytes = 0;
-}
-
-void oq_ref(struct oq *q, const void *p, size_t len)
-{
-	struct iovec *last = q->n ? &q->iov[q->n - 1] : NULL;
-
-	if (last && (char *)last->iov_base + last->iov_len == (const char *)p)
-		last->iov_len += len;
-	else
-		q->iov[q->n++] = (struct iovec){ (void *)p, len };
-	q->bytes += len;
-}
-
-void oq_copy(struct oq *q, const void *p, size_t len)
-{
-	char *dst = q->sc + q->sc_used;
-
-	memcpy(dst, p, len);
-	q->sc_used += (uint32_t)len;
-	oq_ref(q, dst, len);
-}
-
 static void stage_field(struct oq *q, const char *n, size_t nl, const char *v,
 			size_t vl)
 {

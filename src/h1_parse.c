@@ -231,6 +231,10 @@ static int analyze_one(const struct h1_hdr *h, struct h1_info *in,
 		in->xhx = h->v;
 	else if (ieq(h->n, "if-none-match"))
 		in->inm = h->v;
+	else if (ieq(h->n, "upgrade") && ieq(h->v, "h2c"))
+		in->flags |= H1I_UPGRADE;
+	else if (ieq(h->n, "http2-settings"))
+		in->settings = h->v;
 	return 0;
 }
 
@@ -257,7 +261,7 @@ int h1_analyze(const struct h1_req *r, struct h1_info *in, uint64_t max_body,
 
 	in->flags = ieq(r->method, "HEAD") ? H1I_HEAD : 0;
 	in->clen = 0;
-	in->xhx = in->inm = (struct ist){ NULL, 0 };
+	in->xhx = in->inm = in->settings = (struct ist){ NULL, 0 };
 	if (ieq(r->method, "CONNECT"))
 		return fail(err, 501, "CONNECT is not supported");
 	for (unsigned i = 0; i < r->nhdrs; i++)
@@ -268,6 +272,8 @@ int h1_analyze(const struct h1_req *r, struct h1_info *in, uint64_t max_body,
 	if (hosts > 1 || (r->minor == 1 && hosts == 0))
 		return fail(err, 400, hosts ? "more than one Host header"
 					    : "HTTP/1.1 request without Host");
+	if (!in->settings.len)
+		in->flags &= ~H1I_UPGRADE;
 	if ((in->flags & H1I_CLEN) && in->clen > max_body)
 		return fail(err, 413, "request body larger than --max-body");
 	return 0;

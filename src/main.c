@@ -6,6 +6,8 @@
 
 #include "body.h"
 #include "config.h"
+#include "h2_conn.h"
+#include "tls.h"
 #include "listen.h"
 #include "log.h"
 #include "worker.h"
@@ -17,10 +19,11 @@ static void announce(void)
 		char name[160];
 
 		listen_name(la, la->clear_port, name, sizeof(name));
-		log_info("listening on %s (HTTP/1.x)", name);
-		if (la->tls_port)
-			log_info("warning: TLS port %u not served: TLS, HTTP/2 and "
-				 "HTTP/3 are not built yet", la->tls_port);
+		log_info("listening on %s (HTTP/1.x, h2c)", name);
+		if (!la->tls_port)
+			continue;
+		listen_name(la, la->tls_port, name, sizeof(name));
+		log_info("listening on %s (TLS: HTTP/1.1, h2; HTTP/3 not built yet)", name);
 	}
 	log_info("%s ready, %d thread%s, id=%s", "hxterm " HX_VERSION, cfg.threads,
 		 cfg.threads > 1 ? "s" : "", cfg.name);
@@ -62,10 +65,12 @@ int main(int argc, char **argv)
 		cfg.naddrs = 1;
 		log_info("no -L given: listening on :8000:8443");
 	}
-	if (body_init(cfg.rspbuf) < 0) {
+	if (body_init(cfg.rspbuf) < 0 || h2_init() < 0) {
 		log_err("cannot allocate the response buffers");
 		return 2;
 	}
+	if (tls_init() < 0)
+		return 2;
 	if (cfg.daemon && daemonize() < 0)
 		return 2;
 	signal(SIGPIPE, SIG_IGN);
@@ -78,6 +83,8 @@ int main(int argc, char **argv)
 	announce();
 	wait_for_stop();
 	workers_stop();
+	tls_free();
+	h2_free();
 	body_free();
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "config.h"
 #include "h1_conn.h"
+#include "h2_conn.h"
 #include "listen.h"
 #include "log.h"
 #include "timer.h"
@@ -83,7 +84,7 @@ static void accept_cb(struct worker *w, struct ev *e, uint32_t events)
 		atomic_fetch_add_explicit(&conn_count, 1, memory_order_relaxed);
 		w->nconn++;
 		w->st.accepted++;
-		if (h1c_accept(w, fd) < 0) {
+		if (h1c_accept(w, fd, container_of(e, struct listener, ev)->tls) < 0) {
 			close(fd);
 			w->nconn--;
 			atomic_fetch_sub_explicit(&conn_count, 1, memory_order_relaxed);
@@ -127,26 +128,34 @@ static void *worker_main(void *arg)
 			listeners_set(w, 1);
 	}
 	h1c_release_all(w);
+	h2c_release_all(w);
 	return NULL;
+}
+
+static int worker_listen_one(struct worker *w, const struct listen_addr *la,
+			     uint16_t port, int tls)
+{
+	struct listener *l = &w->lst[w->nlst];
+	char name[160];
+	int fd = listen_tcp(la, port);
+
+	if (fd < 0) {
+		listen_name(la, port, name, sizeof(name));
+		log_err("cannot listen on %s: %s", name, strerror(errno));
+		return -1;
+	}
+	*l = (struct listener){ .ev = { fd, accept_cb }, .la = la, .port = port, .tls = (uint8_t)tls };
+	w->nlst++;
+	return worker_watch(w, &l->ev, EPOLLIN);
 }
 
 static int worker_listen(struct worker *w)
 {
 	for (int i = 0; i < cfg.naddrs; i++) {
-		struct listener *l = &w->lst[w->nlst];
 		const struct listen_addr *la = &cfg.addrs[i];
-		char name[160];
-		int fd = listen_tcp(la, la->clear_port);
 
-		if (fd < 0) {
-			listen_name(la, la->clear_port, name, sizeof(name));
-			log_err("cannot listen on %s: %s", name, strerror(errno));
-			return -1;
-		}
-		*l = (struct listener){ .ev = { fd, accept_cb }, .la = la,
-					.port = la->clear_port };
-		w->nlst++;
-		if (worker_watch(w, &l->ev, EPOLLIN) < 0)
+		if (worker_listen_one(w, la, la->clear_port, 0) < 0 ||
+		    (la->tls_port && worker_listen_one(w, la, la->tls_port, 1) < 0))
 			return -1;
 	}
 	return 0;

@@ -1,0 +1,55 @@
+/* Output queue: iovecs into prebuilt bodies and a scratch area, sent by one writev. */
+#ifndef HX_OQ_H
+#define HX_OQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "xprt.h"
+
+#define OQ_IOV 64
+
+/* What is staged for one writev: iovecs into the prebuilt bodies, static
+ * strings and <sc>, a scratch area for heads and framing that is reused
+ * only once everything staged went out. */
+struct oq {
+	struct iovec iov[OQ_IOV + 2]; /* +2: a 100 Continue and an error fit always */
+	uint16_t i;          /* first iovec not fully sent */
+	uint16_t n;          /* iovecs staged */
+	uint32_t sc_used;
+	uint32_t sc_size;    /* usable scratch; <sc> has OQ_RESERVE more */
+	uint64_t bytes;      /* staged, not yet sent */
+	char *sc;
+};
+
+#define OQ_RESERVE 512
+
+int oq_alloc(struct oq *q, size_t sc_size);
+void oq_free(struct oq *q);
+void oq_reset(struct oq *q);
+/* stages <len> bytes of memory that outlives the send */
+void oq_ref(struct oq *q, const void *p, size_t len);
+/* copies <len> bytes into the scratch area and stages them */
+void oq_copy(struct oq *q, const void *p, size_t len);
+
+static inline size_t oq_sc_room(const struct oq *q)
+{
+	return q->sc_size - q->sc_used;
+}
+
+static inline int oq_iov_room(const struct oq *q)
+{
+	return OQ_IOV - q->n;
+}
+
+static inline int oq_pending(const struct oq *q)
+{
+	return q->i < q->n;
+}
+
+/* Sends what is staged. Returns 1 when all went out (the queue is reset),
+ * 0 when the socket is full, -1 on error. <*sent> gets the bytes written. */
+int oq_flush(struct oq *q, struct xprt *x, uint64_t *sent);
+
+#endif

@@ -1,0 +1,30 @@
+/* Transport under a connection: plain TCP or TLS (OpenSSL), one recv/send interface. */
+#ifndef HX_XPRT_H
+#define HX_XPRT_H
+
+#include <stddef.h>
+#include <sys/uio.h>
+
+typedef struct ssl_st SSL;
+
+struct xprt {
+	int fd;
+	SSL *ssl;            /* NULL: clear text */
+};
+
+#define XPRT_AGAIN -1    /* nothing now: wait for the next edge */
+#define XPRT_ERROR -2
+
+/* Reads at most <len> bytes: > 0 bytes read, 0 end of stream, XPRT_AGAIN,
+ * XPRT_ERROR. <*drained> is set when no more bytes can be there until the
+ * next epoll edge (a short read on TCP, WANT_READ on TLS). */
+long xprt_recv(struct xprt *x, void *buf, size_t len, int *drained);
+
+/* Writes from <iov>: >= 0 bytes written, XPRT_AGAIN, XPRT_ERROR. On TLS the
+ * iovecs are gathered into one SSL_write of up to 64 KiB. */
+long xprt_writev(struct xprt *x, const struct iovec *iov, int iovcnt);
+
+/* Frees the TLS state (not the fd). */
+void xprt_release(struct xprt *x);
+
+#endif

@@ -1,0 +1,900 @@
+/* HTTP/2 connections through nghttp2: h2c prior knowledge, Upgrade: h2c, ALPN h2. */
+#include <ctype.h>
+#include <nghttp2/nghttp2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "body.h"
+#include "clock.h"
+#include "config.h"
+#include "fmt.h"
+#include "h2_conn.h"
+#include "log.h"
+#include "oq.h"
+#include "plan.h"
+#include "resp.h"
+#include "timer.h"
+#include "worker.h"
+
+#define HB_INLINE   1024      /* request header bytes kept without malloc */
+#define STAGE_MAX   (1 << 20) /* bytes staged per writev */
+#define NV_INLINE   (RESP_MAX_FIELDS + 4)
+
+/* connection flags */
+#define H2C_RD_READY 0x01
+#define H2C_WR_READY 0x02
+#define H2C_DEAD     0x04
+#define H2C_BLOCKED  0x08 /* nghttp2 wanted to send but the queue was full */
+
+/* stream flags */
+#define H2S_HEADERS  0x01 /* request headers complete */
+#define H2S_ENDREQ   0x02 /* request complete (END_STREAM seen) */
+#define H2S_READY    0x04 /* waiting t= or responding */
+#define H2S_RESPONDED 0x08
+#define H2S_TOOBIG   0x10 /* request headers over the limit: 431 */
+#define H2S_DRIP     0x20 /* deferred between pieces */
+#define H2S_EXPECT   0x40
+
+struct h2c;
+
+struct h2s {
+	struct h2c *c;
+	struct h2s *next;    /* connection's list or the free list */
+	struct h2s *prev;
+	struct timer tm;
+	int32_t id;
+	uint32_t flags;
+	uint64_t body_read;
+	uint64_t out_off;    /* body bytes handed to nghttp2 */
+	uint64_t out_end;
+	uint64_t piece_left;
+	uint64_t until;      /* end of t= wait, ms */
+	/* request header text "name: value\r\n"..., offsets of what we use */
+	char *hb;
+	uint32_t hb_len, hb_cap;
+	uint32_t path_off, path_len, xhx_off, xhx_len, inm_off, inm_len;
+	uint32_t method_head;
+	struct hreq rq;
+	struct plan plan;
+	struct hresp rs;
+	char hb_inline[HB_INLINE];
+};
+
+struct h2c {
+	struct ev ev;
+	struct xprt x;
+	struct timer tm;
+	struct worker *w;
+	struct h2c *next, *prev;
+	nghttp2_session *sess;
+	uint32_t flags;
+	uint32_t nstreams;
+	char *in;
+	uint32_t in_size;
+	uint64_t last_act;
+	uint64_t rst_sec;    /* second of the reset count */
+	uint32_t rst_count;
+	struct h2s *streams; /* live streams, freed with the connection */
+	struct big *big;     /* oversized frames staged outside the scratch */
+	struct oq oq;
+};
+
+/* a frame larger than the scratch area (a padded head), kept until sent */
+struct big {
+	struct big *next;
+	char data[];
+};
+
+static void h2c_run(struct h2c *c);
+
+/* ---------- streams ---------- */
+
+static struct h2s *h2s_get(struct h2c *c, int32_t id)
+{
+	struct worker *w = c->w;
+	struct h2s *s = w->free_h2s;
+
+	if (s)
+		w->free_h2s = s->next;
+	else if (!(s = malloc(sizeof(*s))))
+		return NULL;
+	s->c = c;
+	s->id = id;
+	s->flags = 0;
+	s->tm = (struct timer){ 0, 0, NULL };
+	s->body_read = 0;
+	s->hb = s->hb_inline;
+	s->hb_len = 0;
+	s->hb_cap = HB_INLINE;
+	s->path_len = s->xhx_len = s->inm_len = 0;
+	s->method_head = 0;
+	memset(&s->rq, 0, sizeof(s->rq));
+	s->prev = NULL;
+	s->next = c->streams;
+	if (c->streams)
+		c->streams->prev = s;
+	c->streams = s;
+	c->nstreams++;
+	return s;
+}
+
+static void h2s_put(struct h2s *s)
+{
+	struct worker *w = s->c->w;
+
+	timer_cancel(&w->timers, &s->tm);
+	if (s->hb != s->hb_inline)
+		free(s->hb);
+	s->c->nstreams--;
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		s->c->streams = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	s->next = w->free_h2s;
+	w->free_h2s = s;
+}
+
+/* appends "name: value\r\n" to the stream's header text */
+static int hb_add(struct h2s *s, const uint8_t *n, size_t nl, const uint8_t *v, size_t vl)
+{
+	size_t need = s->hb_len + nl + vl + 4;
+
+	if (need > cfg.iobuf) {
+		s->flags |= H2S_TOOBIG;
+		return -1;
+	}
+	if (need > s->hb_cap) {
+		size_t cap = MAX(need, (size_t)s->hb_cap * 2);
+		char *nb = malloc(cap);
+
+		if (!nb)
+			return -1;
+		memcpy(nb, s->hb, s->hb_len);
+		if (s->hb != s->hb_inline)
+			free(s->hb);
+		s->hb = nb;
+		s->hb_cap = (uint32_t)cap;
+	}
+	memcpy(s->hb + s->hb_len, n, nl);
+	memcpy(s->hb + s->hb_len + nl, ": ", 2);
+	memcpy(s->hb + s->hb_len + nl + 2, v, vl);
+	memcpy(s->hb + s->hb_len + nl + 2 + vl, "\r\n", 2);
+	s->hb_len = (uint32_t)need;
+	return (int)(need - vl - 2); /* offset of the value */
+}
+
+static int is_name(const uint8_t *n, size_t nl, const char *lit)
+{
+	return nl == strlen(lit) && !memcmp(n, lit, nl);
+}
+
+/* ---------- the response ---------- */
+
+/* connection-specific fields are forbidden in HTTP/2 (RFC 9113 8.2.2) */
+static int h2_forbidden(const struct hfield *f)
+{
+	static const char *const bad[] = { "connection", "keep-alive", "proxy-connection",
+					   "transfer-encoding", "upgrade" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		if (f->nlen == strlen(bad[i]) && !strncasecmp(f->name, bad[i], f->nlen))
+			return 1;
+	return 0;
+}
+
+/* lower-cases <f>'s name into <buf> when it has no lower-case twin */
+static nghttp2_nv nv_of(const struct hfield *f, char **buf)
+{
+	const char *name = f->lname;
+
+	if (!name) {
+		for (uint32_t i = 0; i < f->nlen; i++)
+			(*buf)[i] = (char)tolower((unsigned char)f->name[i]);
+		name = *buf;
+		*buf += f->nlen;
+	}
+	return (nghttp2_nv){ (uint8_t *)name, (uint8_t *)f->val, f->nlen, f->vlen,
+			     NGHTTP2_NV_FLAG_NONE };
+}
+
+static ssize_t read_cb(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t len,
+		       uint32_t *flags, nghttp2_data_source *src, void *user);
+
+static size_t nv_build(struct h2s *s, nghttp2_nv *nv, size_t max, char *st, char *cl,
+		       char *lbuf)
+{
+	struct hresp *rs = &s->rs;
+	struct hfield f;
+	size_t n = 0;
+
+	*fmt_u64(st, rs->status) = 0;
+	nv[n++] = (nghttp2_nv){ (uint8_t *)":status", (uint8_t *)st, 7, 3, NGHTTP2_NV_FLAG_NONE };
+	if (rs->clen >= 0) {
+		char *e = fmt_u64(cl, (uint64_t)rs->clen);
+
+		nv[n++] = (nghttp2_nv){ (uint8_t *)"content-length", (uint8_t *)cl, 14,
+					(size_t)(e - cl), NGHTTP2_NV_FLAG_NONE };
+	}
+	for (int i = 0; i < rs->nf && n < max; i++)
+		if (!h2_forbidden(&rs->f[i]))
+			nv[n++] = nv_of(&rs->f[i], &lbuf);
+	while (n < max && resp_pad_next(rs, &f))
+		nv[n++] = nv_of(&f, &lbuf);
+	return n;
+}
+
+static void h2s_respond(struct h2s *s)
+{
+	struct h2c *c = s->c;
+	const struct plan *p = &s->plan;
+	nghttp2_data_provider prd = { .source.ptr = s, .read_callback = read_cb };
+	nghttp2_nv nv_inline[NV_INLINE], *nv = nv_inline;
+	size_t max = NV_INLINE, n;
+	char st[8], cl[24], lbuf[PLAN_DEC_SIZE + 64];
+
+	s->flags |= H2S_RESPONDED;
+	s->rq.flags = (s->method_head ? RQ_HEAD : 0) | RQ_CAN_CHUNK;
+	resp_build(&s->rs, &s->rq, p, (struct ist){ cfg.name, cfg.name_len });
+	if (s->rs.pad) {
+		max += s->rs.pad / PAD_RUN + 2;
+		nv = malloc(max * sizeof(*nv));
+		if (!nv)
+			return;
+	}
+	n = nv_build(s, nv, max, st, cl, lbuf);
+	s->out_off = 0;
+	s->out_end = s->rs.body;
+	if ((p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at < s->out_end)
+		s->out_end = p->fault_at;
+	s->piece_left = p->piece;
+	c->w->st.requests++;
+	nghttp2_submit_response(c->sess, s->id, nv, n,
+				(s->rs.body || (p->ntrl && !s->method_head) ||
+				 (p->flags & (PF_RESET | PF_TRUNC))) ? &prd : NULL);
+	if (nv != nv_inline)
+		free(nv);
+}
+
+static void h2s_timer_cb(struct worker *w, struct timer *t)
+{
+	struct h2s *s = container_of(t, struct h2s, tm);
+	struct h2c *c = s->c;
+
+	(void)w;
+	if (s->flags & H2S_DRIP) {
+		s->flags &= ~H2S_DRIP;
+		s->piece_left = s->plan.piece;
+		nghttp2_session_resume_data(c->sess, s->id);
+	} else {
+		h2s_respond(s);
+	}
+	h2c_run(c);
+}
+
+/* the request is complete enough to answer: wait t= or respond now */
+static void h2s_ready(struct h2s *s)
+{
+	if (s->flags & H2S_READY)
+		return;
+	s->flags |= H2S_READY;
+	if (s->plan.wait_ms) {
+		int64_t end = clock_ns() + (int64_t)s->plan.wait_ms * 1000000;
+
+		s->tm.cb = h2s_timer_cb;
+		timer_arm(&s->c->w->timers, &s->tm, (uint64_t)(end + 999999) / 1000000);
+		return;
+	}
+	h2s_respond(s);
+}
+
+/* headers are in: build the neutral request and the plan */
+static void h2s_headers_done(struct h2s *s)
+{
+	struct plan_limits lim = { cfg.max_size, cfg.max_wait };
+	struct plan *p = &s->plan;
+	struct rng *r = &s->c->w->rng;
+	const char *q;
+	size_t qlen;
+	int bad;
+
+	s->flags |= H2S_HEADERS;
+	s->rq.t_head = clock_ns();
+	s->rq.head_size = s->hb_len;
+	s->rq.target = (struct ist){ s->hb + s->path_off, s->path_len };
+	s->rq.inm = (struct ist){ s->hb + s->inm_off, s->inm_len };
+	s->rq.echo = (struct ist){ s->hb, s->hb_len };
+	plan_init(p);
+	if (s->flags & H2S_TOOBIG) {
+		p->flags = PF_BAD;
+		strcpy(p->err, "request header list larger than the buffer (--bufsize)\n");
+		p->status = 431;
+		return;
+	}
+	bad = cfg.defaults && plan_apply(p, cfg.defaults, strlen(cfg.defaults), r, &lim) < 0;
+	if (!bad && s->xhx_len)
+		bad = plan_apply(p, s->hb + s->xhx_off, s->xhx_len, r, &lim) < 0;
+	if (!bad && plan_query_of(s->rq.target.ptr, s->rq.target.len, &q, &qlen))
+		bad = plan_apply(p, q, qlen, r, &lim) < 0;
+	if (bad)
+		p->flags = PF_BAD;
+}
+
+/* ---------- nghttp2 callbacks: thin trampolines ---------- */
+
+static ssize_t read_cb(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t len,
+		       uint32_t *flags, nghttp2_data_source *src, void *user)
+{
+	struct h2s *s = src->ptr;
+	const struct plan *p = &s->plan;
+	uint64_t n = MIN((uint64_t)len, s->out_end - s->out_off);
+
+	(void)buf, (void)user;
+	if (s->out_off == s->out_end && s->out_end < s->rs.body) {
+		/* the fault point: x= resets the stream, X= the connection */
+		if (p->flags & PF_RESET)
+			return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+		nghttp2_session_terminate_session(sess, NGHTTP2_NO_ERROR);
+		return NGHTTP2_ERR_DEFERRED;
+	}
+	if (p->flags & PF_CHUNK)
+		n = MIN(n, p->chunk);
+	if (p->flags & PF_PIECE) {
+		if (!s->piece_left) {
+			s->flags |= H2S_DRIP;
+			s->tm.cb = h2s_timer_cb;
+			timer_arm(&s->c->w->timers, &s->tm, s->c->w->now_ms + p->drip_ms);
+			return NGHTTP2_ERR_DEFERRED;
+		}
+		n = MIN(n, s->piece_left);
+		s->piece_left -= n;
+	}
+	*flags |= NGHTTP2_DATA_FLAG_NO_COPY;
+	if (s->out_off + n == s->rs.body || s->method_head) {
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+		if (p->ntrl && !s->method_head) {
+			nghttp2_nv nv[PLAN_MAX_FIELDS];
+			char lbuf[PLAN_DEC_SIZE];
+			char *lb = lbuf;
+
+			for (int i = 0; i < p->ntrl; i++)
+				nv[i] = nv_of(&p->trl[i], &lb);
+			*flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;
+			nghttp2_submit_trailer(sess, id, nv, p->ntrl);
+		}
+	}
+	s->out_off += n;
+	return (ssize_t)n;
+}
+
+static int send_data_cb(nghttp2_session *sess, nghttp2_frame *frame, const uint8_t *hd,
+			size_t len, nghttp2_data_source *src, void *user)
+{
+	struct h2c *c = user;
+	struct h2s *s = src->ptr;
+	struct oq *q = &c->oq;
+	uint64_t off = s->out_off - len; /* read_cb already moved past it */
+
+	(void)sess, (void)frame;
+	if (oq_iov_room(q) < 2 + (int)(len / body_slice_max()) + 2 || oq_sc_room(q) < 16 ||
+	    q->bytes >= STAGE_MAX) {
+		c->flags |= H2C_BLOCKED;
+		return NGHTTP2_ERR_WOULDBLOCK;
+	}
+	oq_copy(q, hd, 9);
+	while (len) {
+		const char *ptr;
+		size_t n;
+
+		if (s->rs.src == BODY_TEXT) {
+			n = len;
+			ptr = s->rs.text.ptr + off;
+		} else {
+			n = body_slice(off, len, s->rs.src == BODY_RANDOM, &ptr);
+		}
+		oq_ref(q, ptr, n);
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int begin_headers_cb(nghttp2_session *sess, const nghttp2_frame *frame, void *user)
+{
+	struct h2c *c = user;
+	struct h2s *s;
+
+	if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST)
+		return 0;
+	s = h2s_get(c, frame->hd.stream_id);
+	if (!s)
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+	s->rq.t_first = clock_ns();
+	nghttp2_session_set_stream_user_data(sess, frame->hd.stream_id, s);
+	return 0;
+}
+
+static int header_cb(nghttp2_session *sess, const nghttp2_frame *frame, const uint8_t *n,
+		     size_t nl, const uint8_t *v, size_t vl, uint8_t flags, void *user)
+{
+	struct h2s *s = nghttp2_session_get_stream_user_data(sess, frame->hd.stream_id);
+	int off;
+
+	(void)flags, (void)user;
+	if (!s || (s->flags & H2S_HEADERS) || frame->hd.type != NGHTTP2_HEADERS)
+		return 0; /* trailers of the request: nothing to keep */
+	off = hb_add(s, n, nl, v, vl);
+	if (off < 0)
+		return 0;
+	if (is_name(n, nl, ":path"))
+		s->path_off = (uint32_t)off, s->path_len = (uint32_t)vl;
+	else if (is_name(n, nl, "x-hxterm") && !s->xhx_len)
+		s->xhx_off = (uint32_t)off, s->xhx_len = (uint32_t)vl;
+	else if (is_name(n, nl, "if-none-match"))
+		s->inm_off = (uint32_t)off, s->inm_len = (uint32_t)vl;
+	else if (is_name(n, nl, ":method"))
+		s->method_head = vl == 4 && !memcmp(v, "HEAD", 4);
+	else if (is_name(n, nl, "expect") && vl == 12 && !strncasecmp((const char *)v, "100-continue", 12))
+		s->flags |= H2S_EXPECT;
+	return 0;
+}
+
+/* RFC 9113 rapid reset (CVE-2023-44487): too many resets a second */
+static int h2c_count_reset(struct h2c *c)
+{
+	uint64_t sec = c->w->now_ms / 1000;
+
+	if (sec != c->rst_sec) {
+		c->rst_sec = sec;
+		c->rst_count = 0;
+	}
+	if (++c->rst_count <= cfg.h2_max_resets)
+		return 0;
+	nghttp2_session_terminate_session(c->sess, NGHTTP2_ENHANCE_YOUR_CALM);
+	return 1;
+}
+
+static void h2s_request_in(struct h2s *s, int end_stream)
+{
+	const struct plan *p = &s->plan;
+
+	if (end_stream)
+		s->flags |= H2S_ENDREQ;
+	if (s->flags & H2S_READY)
+		return;
+	if (end_stream || (p->flags & PF_ACKFIRST) || (p->flags & PF_BAD) ||
+	    ((p->flags & PF_BODYMAX) && s->body_read >= p->body_max)) {
+		h2s_ready(s);
+		return;
+	}
+	if (s->flags & H2S_EXPECT) {
+		static const nghttp2_nv cont[] = {
+			{ (uint8_t *)":status", (uint8_t *)"100", 7, 3, NGHTTP2_NV_FLAG_NONE },
+		};
+
+		s->flags &= ~H2S_EXPECT;
+		nghttp2_submit_headers(s->c->sess, NGHTTP2_FLAG_NONE, s->id, NULL, cont, 1, NULL);
+	}
+}
+
+static int frame_recv_cb(nghttp2_session *sess, const nghttp2_frame *frame, void *user)
+{
+	struct h2c *c = user;
+	struct h2s *s = nghttp2_session_get_stream_user_data(sess, frame->hd.stream_id);
+	int end = !!(frame->hd.flags & NGHTTP2_FLAG_END_STREAM);
+
+	switch (frame->hd.type) {
+	case NGHTTP2_HEADERS:
+		if (!s)
+			break;
+		if (!(s->flags & H2S_HEADERS))
+			h2s_headers_done(s);
+		h2s_request_in(s, end);
+		break;
+	case NGHTTP2_DATA:
+		if (s)
+			h2s_request_in(s, end);
+		break;
+	case NGHTTP2_RST_STREAM:
+		h2c_count_reset(c);
+		break;
+	}
+	return 0;
+}
+
+static int data_chunk_cb(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *data,
+			 size_t len, void *user)
+{
+	struct h2s *s = nghttp2_session_get_stream_user_data(sess, id);
+
+	(void)flags, (void)data, (void)user;
+	if (s) {
+		s->body_read += len;
+		if ((s->flags & H2S_HEADERS) && (s->plan.flags & PF_BODYMAX) &&
+		    s->body_read >= s->plan.body_max)
+			h2s_request_in(s, 0);
+	}
+	return 0;
+}
+
+static int stream_close_cb(nghttp2_session *sess, int32_t id, uint32_t err, void *user)
+{
+	struct h2s *s = nghttp2_session_get_stream_user_data(sess, id);
+
+	(void)err, (void)user;
+	if (s) {
+		nghttp2_session_set_stream_user_data(sess, id, NULL);
+		h2s_put(s);
+	}
+	return 0;
+}
+
+static nghttp2_session_callbacks *cbs;
+static nghttp2_option *opts;
+
+int h2_init(void)
+{
+	if (nghttp2_session_callbacks_new(&cbs) || nghttp2_option_new(&opts))
+		return -1;
+	/* WHY: the server only answers; push and its reservations stay off */
+	nghttp2_option_set_no_recv_client_magic(opts, 0);
+	nghttp2_option_set_max_send_header_block_length(opts, PLAN_MAX_PAD + 65536);
+	{
+		nghttp2_session_callbacks_set_on_begin_headers_callback(cbs, begin_headers_cb);
+		nghttp2_session_callbacks_set_on_header_callback(cbs, header_cb);
+		nghttp2_session_callbacks_set_on_frame_recv_callback(cbs, frame_recv_cb);
+		nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cbs, data_chunk_cb);
+		nghttp2_session_callbacks_set_on_stream_close_callback(cbs, stream_close_cb);
+		nghttp2_session_callbacks_set_send_data_callback(cbs, send_data_cb);
+	}
+	return 0;
+}
+
+void h2_free(void)
+{
+	nghttp2_session_callbacks_del(cbs);
+	nghttp2_option_del(opts);
+}
+
+/* ---------- connection I/O ---------- */
+
+static void big_free(struct h2c *c)
+{
+	while (c->big) {
+		struct big *b = c->big;
+
+		c->big = b->next;
+		free(b);
+	}
+}
+
+static int h2c_flush(struct h2c *c)
+{
+	uint64_t sent;
+	int r;
+
+	if (!(c->flags & H2C_WR_READY) && oq_pending(&c->oq))
+		return 0;
+	r = oq_flush(&c->oq, &c->x, &sent);
+	if (sent) {
+		c->last_act = c->w->now_ms;
+		c->w->st.bytes_out += sent;
+	}
+	if (r == 1)
+		big_free(c);
+	else if (r == 0)
+		c->flags &= ~H2C_WR_READY;
+	else
+		c->flags |= H2C_DEAD;
+	return r;
+}
+
+/* stages one serialized chunk from nghttp2; returns -1 when out of memory */
+static int h2c_stage(struct h2c *c, const uint8_t *data, size_t n)
+{
+	struct big *b;
+
+	if (n <= oq_sc_room(&c->oq) && oq_iov_room(&c->oq) > 4) {
+		oq_copy(&c->oq, data, n);
+		return 0;
+	}
+	if (oq_iov_room(&c->oq) < 1 || !(b = malloc(sizeof(*b) + n)))
+		return -1;
+	memcpy(b->data, data, n);
+	b->next = c->big;
+	c->big = b;
+	oq_ref(&c->oq, b->data, n);
+	return 0;
+}
+
+/* serializes what nghttp2 wants to send and writes it: 0 or -1 dead */
+static int h2c_send(struct h2c *c)
+{
+	for (;;) {
+		const uint8_t *data;
+		ssize_t n;
+
+		if ((oq_sc_room(&c->oq) < 16384 || oq_iov_room(&c->oq) < 8 ||
+		     c->oq.bytes >= STAGE_MAX) && h2c_flush(c) <= 0)
+			return c->flags & H2C_DEAD ? -1 : 0;
+		c->flags &= ~H2C_BLOCKED;
+		n = nghttp2_session_mem_send(c->sess, &data);
+		if (n < 0 || (n > 0 && h2c_stage(c, data, (size_t)n) < 0))
+			return c->flags |= H2C_DEAD, -1;
+		if (n == 0 && !(c->flags & H2C_BLOCKED))
+			break;
+		if (n == 0 && h2c_flush(c) <= 0)
+			return c->flags & H2C_DEAD ? -1 : 0;
+	}
+	return h2c_flush(c) < 0 ? -1 : 0;
+}
+
+static int h2c_recv(struct h2c *c)
+{
+	while (c->flags & H2C_RD_READY) {
+		int drained;
+		long n = xprt_recv(&c->x, c->in, c->in_size, &drained);
+
+		if (drained)
+			c->flags &= ~H2C_RD_READY;
+		if (n == XPRT_AGAIN)
+			break;
+		if (n <= 0)
+			return -1;
+		c->last_act = c->w->now_ms;
+		c->w->st.bytes_in += (uint64_t)n;
+		if (nghttp2_session_mem_recv(c->sess, (uint8_t *)c->in, (size_t)n) < 0) {
+			/* a fatal protocol error: say GOAWAY if we still can */
+			nghttp2_session_terminate_session(c->sess, NGHTTP2_PROTOCOL_ERROR);
+			h2c_send(c);
+			return -1;
+		}
+		if (h2c_send(c) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void h2c_free(struct h2c *c)
+{
+	struct worker *w = c->w;
+
+	while (c->streams)
+		h2s_put(c->streams);
+	timer_cancel(&w->timers, &c->tm);
+	nghttp2_session_del(c->sess);
+	c->sess = NULL;
+	big_free(c);
+	xprt_release(&c->x);
+	close(c->ev.fd);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		w->h2conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	c->next = w->free_h2c;
+	w->free_h2c = c;
+	worker_conn_gone(w);
+}
+
+static uint64_t h2c_deadline(const struct h2c *c)
+{
+	uint64_t d = c->nstreams ? UINT64_MAX : c->last_act + cfg.idle_ms;
+
+	if (oq_pending(&c->oq))
+		d = MIN(d, c->last_act + cfg.send_ms);
+	return d;
+}
+
+static void h2c_run(struct h2c *c)
+{
+	uint64_t d;
+
+	if (!(c->flags & H2C_DEAD) && (h2c_recv(c) < 0 || h2c_send(c) < 0))
+		c->flags |= H2C_DEAD;
+	if (!(c->flags & H2C_DEAD) && !oq_pending(&c->oq) &&
+	    !nghttp2_session_want_read(c->sess) && !nghttp2_session_want_write(c->sess))
+		c->flags |= H2C_DEAD; /* GOAWAY done, or the peer is gone */
+	if (c->flags & H2C_DEAD) {
+		h2c_free(c);
+		return;
+	}
+	d = h2c_deadline(c);
+	if (d != UINT64_MAX && (!timer_queued(&c->tm) || c->tm.expire > d))
+		timer_arm(&c->w->timers, &c->tm, d);
+}
+
+static void h2c_timer_cb(struct worker *w, struct timer *t)
+{
+	struct h2c *c = container_of(t, struct h2c, tm);
+
+	if (w->now_ms >= h2c_deadline(c)) {
+		if (oq_pending(&c->oq))
+			c->flags |= H2C_DEAD; /* the client stopped reading */
+		else
+			nghttp2_session_terminate_session(c->sess, NGHTTP2_NO_ERROR);
+	}
+	h2c_run(c);
+}
+
+static void h2c_io_cb(struct worker *w, struct ev *e, uint32_t events)
+{
+	struct h2c *c = container_of(e, struct h2c, ev);
+
+	(void)w;
+	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+		c->flags |= H2C_RD_READY;
+	if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
+		c->flags |= H2C_WR_READY;
+	h2c_run(c);
+}
+
+static struct h2c *h2c_get(struct worker *w)
+{
+	struct h2c *c = w->free_h2c;
+
+	if (c) {
+		w->free_h2c = c->next;
+		return c;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->in_size = (uint32_t)cfg.iobuf;
+	c->in = malloc(c->in_size);
+	if (!c->in || oq_alloc(&c->oq, 65536) < 0) {
+		free(c->in);
+		oq_free(&c->oq);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static int h2c_session(struct h2c *c)
+{
+	nghttp2_settings_entry iv[] = {
+		{ NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, cfg.h2_streams },
+		{ NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, cfg.h2_window },
+		{ NGHTTP2_SETTINGS_MAX_FRAME_SIZE, cfg.h2_frame },
+		{ NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, cfg.h2_table },
+		{ NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, (uint32_t)cfg.iobuf },
+		{ NGHTTP2_SETTINGS_ENABLE_PUSH, 0 },
+	};
+
+	if (nghttp2_session_server_new2(&c->sess, cbs, c, opts))
+		return -1;
+	if (nghttp2_submit_settings(c->sess, NGHTTP2_FLAG_NONE, iv, ARRAY_SIZE(iv)) ||
+	    nghttp2_session_set_local_window_size(c->sess, NGHTTP2_FLAG_NONE, 0,
+						  (int32_t)cfg.h2_conn_window))
+		return -1;
+	return 0;
+}
+
+/* base64url (RFC 4648 5) without padding, for HTTP2-Settings */
+static long b64url_decode(struct ist in, uint8_t *out, size_t max)
+{
+	uint32_t acc = 0;
+	int bits = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < in.len; i++) {
+		char ch = in.ptr[i];
+		int v = ch >= 'A' && ch <= 'Z' ? ch - 'A' : ch >= 'a' && ch <= 'z' ? ch - 'a' + 26 :
+			ch >= '0' && ch <= '9' ? ch - '0' + 52 : ch == '-' ? 62 : ch == '_' ? 63 :
+			ch == '=' ? -2 : -1;
+
+		if (v == -2)
+			break;
+		if (v < 0)
+			return -1;
+		acc = acc << 6 | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			if (n == max)
+				return -1;
+			bits -= 8;
+			out[n++] = (uint8_t)(acc >> bits);
+		}
+	}
+	return (long)n;
+}
+
+/* an ist that points into <from> moved into <to> */
+static uint32_t rebase(struct ist v, const char *from, uint32_t *len)
+{
+	*len = (uint32_t)v.len;
+	return v.len ? (uint32_t)(v.ptr - from) : 0;
+}
+
+/* stream 1 after Upgrade: h2c, answering the HTTP/1.1 request */
+static int h2c_upgrade(struct h2c *c, const struct h2_upgrade *up)
+{
+	uint8_t settings[256];
+	long n = b64url_decode(up->settings, settings, sizeof(settings));
+	const struct hreq *rq = up->rq;
+	struct h2s *s;
+
+	if (n < 0 || nghttp2_session_upgrade2(c->sess, settings, (size_t)n,
+					      !!(rq->flags & RQ_HEAD), NULL))
+		return -1;
+	if (!(s = h2s_get(c, 1)) || rq->echo.len > s->hb_cap)
+		return -1;
+	memcpy(s->hb, rq->echo.ptr, rq->echo.len);
+	s->hb_len = (uint32_t)rq->echo.len;
+	s->method_head = !!(rq->flags & RQ_HEAD);
+	s->path_off = rebase(rq->target, rq->echo.ptr, &s->path_len);
+	s->inm_off = rebase(rq->inm, rq->echo.ptr, &s->inm_len);
+	s->xhx_off = rebase(up->xhx, rq->echo.ptr, &s->xhx_len);
+	nghttp2_session_set_stream_user_data(c->sess, 1, s);
+	h2s_headers_done(s);
+	s->rq.t_first = rq->t_first;
+	s->rq.t_head = rq->t_head;
+	h2s_request_in(s, 1);
+	return 0;
+}
+
+int h2c_start(struct worker *w, struct xprt *x, const char *buf, size_t len,
+	      const struct h2_upgrade *up)
+{
+	struct h2c *c = h2c_get(w);
+	struct epoll_event ee = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET };
+
+	if (!c)
+		return -1;
+	c->w = w;
+	c->ev = (struct ev){ x->fd, h2c_io_cb };
+	c->tm = (struct timer){ 0, 0, h2c_timer_cb };
+	c->flags = H2C_WR_READY | H2C_RD_READY;
+	c->nstreams = 0;
+	c->streams = NULL;
+	c->big = NULL;
+	c->rst_sec = 0;
+	c->rst_count = 0;
+	c->last_act = w->now_ms;
+	oq_reset(&c->oq);
+	if (h2c_session(c) < 0 || (up && h2c_upgrade(c, up) < 0) ||
+	    (len && nghttp2_session_mem_recv(c->sess, (const uint8_t *)buf, len) < 0)) {
+		while (c->streams)
+			h2s_put(c->streams);
+		nghttp2_session_del(c->sess);
+		c->next = w->free_h2c;
+		w->free_h2c = c;
+		return -1;
+	}
+	ee.data.ptr = &c->ev;
+	epoll_ctl(w->epfd, EPOLL_CTL_MOD, x->fd, &ee);
+	c->x = *x;
+	c->prev = NULL;
+	c->next = w->h2conns;
+	if (w->h2conns)
+		w->h2conns->prev = c;
+	w->h2conns = c;
+	h2c_run(c);
+	return 0;
+}
+
+void h2c_release_all(struct worker *w)
+{
+	while (w->h2conns)
+		h2c_free(w->h2conns);
+	while (w->free_h2c) {
+		struct h2c *c = w->free_h2c;
+
+		w->free_h2c = c->next;
+		free(c->in);
+		oq_free(&c->oq);
+		free(c);
+	}
+	while (w->free_h2s) {
+		struct h2s *s = w->free_h2s;
+
+		w->free_h2s = s->next;
+		free(s);
+	}
+}

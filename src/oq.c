@@ -1,0 +1,80 @@
+/* Output queue: iovecs into prebuilt bodies and a scratch area, sent by one writev. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "oq.h"
+
+int oq_alloc(struct oq *q, size_t sc_size)
+{
+	q->sc = malloc(sc_size + OQ_RESERVE);
+	q->sc_size = (uint32_t)sc_size;
+	oq_reset(q);
+	return q->sc ? 0 : -1;
+}
+
+void oq_free(struct oq *q)
+{
+	free(q->sc);
+	q->sc = NULL;
+}
+
+void oq_reset(struct oq *q)
+{
+	q->i = q->n = 0;
+	q->sc_used = 0;
+	q->bytes = 0;
+}
+
+void oq_ref(struct oq *q, const void *p, size_t len)
+{
+	struct iovec *last = q->n ? &q->iov[q->n - 1] : NULL;
+
+	if (last && (char *)last->iov_base + last->iov_len == (const char *)p)
+		last->iov_len += len;
+	else
+		q->iov[q->n++] = (struct iovec){ (void *)p, len };
+	q->bytes += len;
+}
+
+void oq_copy(struct oq *q, const void *p, size_t len)
+{
+	char *dst = q->sc + q->sc_used;
+
+	memcpy(dst, p, len);
+	q->sc_used += (uint32_t)len;
+	oq_ref(q, dst, len);
+}
+
+/* drops <n> sent bytes from the front; returns 1 when nothing is left */
+static int oq_advance(struct oq *q, size_t n)
+{
+	q->bytes -= n;
+	while (q->i < q->n && n >= q->iov[q->i].iov_len)
+		n -= q->iov[q->i++].iov_len;
+	if (q->i < q->n) {
+		q->iov[q->i].iov_base = (char *)q->iov[q->i].iov_base + n;
+		q->iov[q->i].iov_len -= n;
+		return 0;
+	}
+	return 1;
+}
+
+int oq_flush(struct oq *q, struct xprt *x, uint64_t *sent)
+{
+	*sent = 0;
+	while (q->i < q->n) {
+		long n = xprt_writev(x, q->iov + q->i, MIN(q->n - q->i, IOV_MAX));
+
+		if (n == XPRT_AGAIN)
+			return 0;
+		if (n < 0)
+			return -1;
+		*sent += (uint64_t)n;
+		if (!oq_advance(q, (size_t)n) && !x->ssl)
+			return 0; /* WHY: a short TCP write means the socket is full */
+	}
+	oq_reset(q);
+	return 1;
+}

@@ -1,0 +1,109 @@
+/* Transport under a connection: plain TCP or TLS (OpenSSL), one recv/send interface. */
+#include <errno.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "common.h"
+#include "xprt.h"
+
+#define TLS_GATHER 65536
+
+static long tcp_recv(int fd, void *buf, size_t len, int *drained)
+{
+	ssize_t n;
+
+	do
+		n = recv(fd, buf, len, 0);
+	while (n < 0 && errno == EINTR);
+	if (n > 0) {
+		/* WHY: edge-triggered; a short read means the queue is empty,
+		 * the next byte to arrive raises a new edge */
+		*drained = (size_t)n < len;
+		return n;
+	}
+	*drained = 1;
+	if (n == 0)
+		return 0;
+	return errno == EAGAIN ? XPRT_AGAIN : XPRT_ERROR;
+}
+
+static long tls_result(SSL *ssl, int r, int *drained)
+{
+	switch (SSL_get_error(ssl, r)) {
+	case SSL_ERROR_WANT_READ:
+	case SSL_ERROR_WANT_WRITE:
+		*drained = 1;
+		return XPRT_AGAIN;
+	case SSL_ERROR_ZERO_RETURN:
+		*drained = 1;
+		return 0;
+	default:
+		ERR_clear_error();
+		*drained = 1;
+		return XPRT_ERROR;
+	}
+}
+
+long xprt_recv(struct xprt *x, void *buf, size_t len, int *drained)
+{
+	int r;
+
+	if (!x->ssl)
+		return tcp_recv(x->fd, buf, len, drained);
+	r = SSL_read(x->ssl, buf, (int)MIN(len, (size_t)INT32_MAX));
+	if (r > 0) {
+		*drained = 0; /* TLS: only WANT_READ says the socket is empty */
+		return r;
+	}
+	return tls_result(x->ssl, r, drained);
+}
+
+static long tls_writev(SSL *ssl, const struct iovec *iov, int iovcnt)
+{
+	static __thread char gather[TLS_GATHER];
+	size_t len = 0;
+	const void *buf = gather;
+	int r, drained;
+
+	/* a single large iovec goes out without the copy */
+	if (iovcnt == 1 || iov[0].iov_len >= TLS_GATHER) {
+		buf = iov[0].iov_base;
+		len = MIN(iov[0].iov_len, (size_t)INT32_MAX);
+	} else {
+		for (int i = 0; i < iovcnt && len < TLS_GATHER; i++) {
+			size_t n = MIN(iov[i].iov_len, TLS_GATHER - len);
+
+			memcpy(gather + len, iov[i].iov_base, n);
+			len += n;
+		}
+	}
+	r = SSL_write(ssl, buf, (int)len);
+	if (r > 0)
+		return r;
+	return tls_result(ssl, r, &drained);
+}
+
+long xprt_writev(struct xprt *x, const struct iovec *iov, int iovcnt)
+{
+	ssize_t n;
+
+	if (x->ssl)
+		return tls_writev(x->ssl, iov, iovcnt);
+	do
+		n = writev(x->fd, iov, iovcnt);
+	while (n < 0 && errno == EINTR);
+	if (n >= 0)
+		return n;
+	return errno == EAGAIN ? XPRT_AGAIN : XPRT_ERROR;
+}
+
+void xprt_release(struct xprt *x)
+{
+	if (x->ssl) {
+		SSL_free(x->ssl);
+		x->ssl = NULL;
+	}
+}
