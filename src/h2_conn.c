@@ -633,6 +633,20 @@ static int h2c_send(struct h2c *c)
 	return h2c_flush(c) < 0 ? -1 : 0;
 }
 
+/* A fatal error nghttp2 will not answer (a bad client preface): a GOAWAY
+ * PROTOCOL_ERROR written by hand, best effort, before the close. */
+static void h2c_fatal(struct h2c *c)
+{
+	static const uint8_t goaway[] = { 0, 0, 8, NGHTTP2_GOAWAY, 0, 0, 0, 0, 0,
+					   0, 0, 0, 0, 0, 0, 0, NGHTTP2_PROTOCOL_ERROR };
+	struct iovec iov = { (void *)goaway, sizeof(goaway) };
+
+	nghttp2_session_terminate_session(c->sess, NGHTTP2_PROTOCOL_ERROR);
+	if (h2c_send(c) == 0 && !oq_pending(&c->oq) && !nghttp2_session_want_write(c->sess))
+		return;
+	xprt_writev(&c->x, &iov, 1);
+}
+
 static int h2c_recv(struct h2c *c)
 {
 	while (c->flags & H2C_RD_READY) {
@@ -648,9 +662,7 @@ static int h2c_recv(struct h2c *c)
 		c->last_act = c->w->now_ms;
 		c->w->st.bytes_in += (uint64_t)n;
 		if (nghttp2_session_mem_recv(c->sess, (uint8_t *)c->in, (size_t)n) < 0) {
-			/* a fatal protocol error: say GOAWAY if we still can */
-			nghttp2_session_terminate_session(c->sess, NGHTTP2_PROTOCOL_ERROR);
-			h2c_send(c);
+			h2c_fatal(c);
 			return -1;
 		}
 		if (h2c_send(c) < 0)

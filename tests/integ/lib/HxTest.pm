@@ -9,11 +9,11 @@ use Time::HiRes qw(time sleep);
 use POSIX ();
 use Exporter 'import';
 
-our @EXPORT = qw(start_hx stop_hx hx_port hx_pid raw_exchange connect_hx read_all
+our @EXPORT = qw(start_hx stop_hx hx_port hx_pid hx_tls_port raw_exchange connect_hx read_all
                  parse_responses pattern_ok pattern get_hdr curl_hx free_port);
 
 my $bin = $ENV{HXTERM} // 'build/hxterm';
-my ($pid, $port);
+my ($pid, $port, $tls_port);
 my $LINE = ".123456789.123456789.123456789.123456789.12345678\n";
 
 sub free_port {
@@ -25,13 +25,21 @@ sub free_port {
 }
 
 # Starts hxterm with <@args> after -L 127.0.0.1:<free port>; waits until it accepts.
+# A first argument '-tls' adds a free TLS port (hx_tls_port).
 sub start_hx {
     my @args = @_;
+    my $listen;
     $port = free_port();
+    $listen = "127.0.0.1:$port";
+    if (@args && $args[0] eq '-tls') {
+        shift @args;
+        $tls_port = free_port();
+        $listen .= ":$tls_port";
+    }
     $pid = fork // die "fork: $!";
     if (!$pid) {
         open STDOUT, '>', '/dev/null';
-        exec $bin, '-L', "127.0.0.1:$port", '-q', @args or POSIX::_exit(127);
+        exec $bin, '-L', $listen, '-q', @args or POSIX::_exit(127);
     }
     for (1 .. 100) {
         my $c = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $port);
@@ -42,6 +50,7 @@ sub start_hx {
 }
 
 sub hx_port { $port }
+sub hx_tls_port { $tls_port }
 sub hx_pid { $pid }
 
 # WHY: a peer that resets must fail a test, not kill the script before END

@@ -1,0 +1,197 @@
+#!/usr/bin/python3
+# HTTP/2 driven by an independent stack (python3-h2, not nghttp2): stream ordering and protocol attacks.
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+import h2.config
+import h2.connection
+import h2.events
+
+n_tests = 0
+failed = 0
+
+
+def ok(cond, name):
+    global n_tests, failed
+    n_tests += 1
+    if not cond:
+        failed += 1
+    print(("ok %d - %s" if cond else "not ok %d - %s") % (n_tests, name), flush=True)
+    return cond
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+PORT = free_port()
+BIN = os.environ.get("HXTERM", "build/hxterm")
+srv = subprocess.Popen([BIN, "-q", "-t", "1", "-L", "127.0.0.1:%d" % PORT, "--h2-max-resets", "100"])
+for _ in range(100):
+    try:
+        socket.create_connection(("127.0.0.1", PORT)).close()
+        break
+    except OSError:
+        time.sleep(0.05)
+
+
+def client():
+    sock = socket.create_connection(("127.0.0.1", PORT))
+    sock.settimeout(5)
+    conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+    conn.initiate_connection()
+    sock.sendall(conn.data_to_send())
+    return sock, conn
+
+
+def get(conn, sid, path):
+    conn.send_headers(sid, [(":method", "GET"), (":scheme", "http"),
+                            (":authority", "x"), (":path", path)], end_stream=True)
+
+
+def pump(sock, conn, until, limit=10.0):
+    """feeds received bytes to conn until until(events) says stop; returns all events"""
+    got = []
+    end = time.time() + limit
+    while time.time() < end and not until(got):
+        try:
+            data = sock.recv(65536)
+        except socket.timeout:
+            break
+        if not data:
+            got.append("EOF")
+            break
+        try:
+            evs = conn.receive_data(data)
+        except Exception as e:  # a protocol error seen by the client
+            got.append(e)
+            break
+        for ev in evs:
+            got.append(ev)
+            if isinstance(ev, h2.events.DataReceived):
+                conn.acknowledge_received_data(ev.flow_controlled_length, ev.stream_id)
+        out = conn.data_to_send()
+        if out:
+            sock.sendall(out)
+    return got
+
+
+def raw_frames(sock, limit=3.0):
+    """reads raw frames (type, flags, stream, payload) until EOF or silence"""
+    buf = b""
+    end = time.time() + limit
+    sock.settimeout(0.5)
+    while time.time() < end:
+        try:
+            d = sock.recv(65536)
+        except socket.timeout:
+            continue
+        except ConnectionResetError:
+            break
+        if not d:
+            break
+        buf += d
+    frames = []
+    while len(buf) >= 9:
+        ln = int.from_bytes(buf[0:3], "big")
+        if len(buf) < 9 + ln:
+            break
+        frames.append((buf[3], buf[4], int.from_bytes(buf[5:9], "big") & 0x7FFFFFFF, buf[9:9 + ln]))
+        buf = buf[9 + ln:]
+    return frames
+
+
+def goaway_code(frames):
+    for t, _, _, p in frames:
+        if t == 7 and len(p) >= 8:
+            return struct.unpack(">I", p[4:8])[0]
+    return None
+
+
+def still_serving(name):
+    sock, conn = client()
+    get(conn, 1, "/?s=123")
+    sock.sendall(conn.data_to_send())
+    evs = pump(sock, conn, lambda e: any(isinstance(x, h2.events.StreamEnded) for x in e))
+    body = b"".join(x.data for x in evs if isinstance(x, h2.events.DataReceived))
+    ok(len(body) == 123, "%s: the server still serves others" % name)
+    sock.close()
+
+
+# 100 streams in parallel, waits from 400 ms down to 5 ms: they end in wait order
+sock, conn = client()
+waits = {}
+for i in range(100):
+    sid = 1 + 2 * i
+    waits[sid] = 5 + ((i * 37) % 100) * 4
+    get(conn, sid, "/?s=10&t=%d&H=X-W:%d" % (waits[sid], waits[sid]))
+sock.sendall(conn.data_to_send())
+t0 = time.time()
+evs = pump(sock, conn, lambda e: sum(isinstance(x, h2.events.StreamEnded) for x in e) == 100)
+elapsed = time.time() - t0
+ends = [x.stream_id for x in evs if isinstance(x, h2.events.StreamEnded)]
+ok(len(ends) == 100, "100 parallel streams all answered (%d)" % len(ends))
+order = [waits[s] for s in ends]
+ok(order == sorted(order), "they finish in the order of their waits")
+ok(elapsed < 0.9, "all 100 in %.0f ms: the waits ran together" % (elapsed * 1000))
+sock.close()
+
+# a bad connection preface: the magic, then a PING instead of SETTINGS: GOAWAY PROTOCOL_ERROR (1)
+sock = socket.create_connection(("127.0.0.1", PORT))
+sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x08\x06\x00\x00\x00\x00\x00" + b"\0" * 8)
+frames = raw_frames(sock)
+ok(goaway_code(frames) == 1 and all(t in (4, 7) for t, _, _, _ in frames),
+   "bad preface: GOAWAY PROTOCOL_ERROR, nothing else (%s)" % [t for t, _, _, _ in frames])
+sock.close()
+# a broken magic is not HTTP/2 at all: HTTP/1 answers 505 for the version
+sock = socket.create_connection(("127.0.0.1", PORT))
+sock.sendall(b"PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n")
+sock.settimeout(3)
+ok(sock.recv(100).startswith(b"HTTP/1.1 505 "), "a broken magic: HTTP/1 answers 505")
+sock.close()
+still_serving("bad preface")
+
+# a frame larger than SETTINGS_MAX_FRAME_SIZE: GOAWAY FRAME_SIZE_ERROR (6)
+sock, conn = client()
+sock.sendall(b"\x00\x80\x00" + b"\x00\x00" + b"\x00\x00\x00\x01" + b"\0" * 32768)
+frames = raw_frames(sock)
+ok(goaway_code(frames) == 6, "oversized frame: GOAWAY FRAME_SIZE_ERROR (%s)" % goaway_code(frames))
+sock.close()
+still_serving("oversized frame")
+
+# a WINDOW_UPDATE that overflows the connection window: GOAWAY FLOW_CONTROL_ERROR (3)
+sock, conn = client()
+sock.sendall(b"\x00\x00\x04\x08\x00\x00\x00\x00\x00" + struct.pack(">I", 0x7FFFFFFF))
+frames = raw_frames(sock)
+ok(goaway_code(frames) == 3, "window overflow: GOAWAY FLOW_CONTROL_ERROR (%s)" % goaway_code(frames))
+sock.close()
+still_serving("window overflow")
+
+# rapid reset: open and cancel streams fast, beyond --h2-max-resets 100: ENHANCE_YOUR_CALM (11)
+sock, conn = client()
+for i in range(300):
+    sid = 1 + 2 * i
+    conn.send_headers(sid, [(":method", "GET"), (":scheme", "http"), (":authority", "x"),
+                            (":path", "/?t=1000")], end_stream=True)
+    conn.reset_stream(sid)
+try:
+    sock.sendall(conn.data_to_send())
+except OSError:
+    pass
+frames = raw_frames(sock)
+ok(goaway_code(frames) == 11, "rapid reset: GOAWAY ENHANCE_YOUR_CALM (%s)" % goaway_code(frames))
+sock.close()
+still_serving("rapid reset")
+
+srv.terminate()
+ok(srv.wait(10) == 0, "clean stop")
+print("1..%d" % n_tests)
+sys.exit(1 if failed else 0)
