@@ -31,6 +31,24 @@ for my $bad ([ '-L', 'nonsense' ], [ '-L', '1.2.3.4.5:80' ], [ '-L', '127.0.0.1:
     is(scalar(() = $out =~ /\n/g), 1, "@$bad: one line ($out)");
 }
 
+# --cert/--key: missing file, key mismatch, a good pair
+my $d = "/tmp/hx-certs-$$";
+mkdir $d;
+system("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=a "
+     . "-keyout $d/k1.pem -out $d/c1.pem 2>/dev/null");
+system("openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out $d/k2.pem 2>/dev/null");
+for my $bad ([ "--cert $d/none.pem --key $d/k1.pem", qr/cannot open/ ],
+             [ "--cert $d/c1.pem --key $d/k2.pem", qr/does not match/ ],
+             [ "--cert $d/c1.pem", qr/go together/ ],
+             [ "-c no-such-curve", qr/curve/ ],
+             [ "-b 12", qr/-b/ ]) {
+    ($out, $rc) = run_hx('-q', '-L', '127.0.0.1:' . free_port() . ':' . free_port(), $bad->[0]);
+    is($rc, 2, "$bad->[0]: exit 2");
+    like($out, $bad->[1], "$bad->[0]: says why");
+    is(scalar(() = $out =~ /\n/g), 1, "$bad->[0]: one line");
+}
+system("rm -rf $d");
+
 # a port already taken
 my $p = free_port();
 my $sock = IO::Socket::INET->new(Listen => 1, LocalAddr => '127.0.0.1', LocalPort => $p) or die;
