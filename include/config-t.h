@@ -41,6 +41,7 @@ struct config {
 	uint64_t body_ms;           /* --body-timeout: between body reads */
 	uint64_t send_ms;           /* --send-timeout: client not reading */
 	uint64_t max_body;          /* --max-body: request body (413) */
+	uint64_t drain_ms;          /* --drain-timeout: graceful stop */
 	int rsa_bits;               /* -b */
 	const char *curve;          /* -c */
 	const char *cert;           /* --cert */

@@ -26,6 +26,7 @@
 #define H1C_SHUT      0x0200 /* write side shut (lingering close) */
 #define H1C_TLS_HS    0x0400 /* TLS handshake in progress */
 #define H1C_HANDOFF   0x0800 /* the socket went to an HTTP/2 connection */
+#define H1C_RDHUP     0x1000 /* the peer shut its side: reads go on to EOF */
 
 /* states, in the order one request goes through them */
 enum h1_state {

@@ -9,6 +9,10 @@
  * (the caller closes). */
 int h1c_accept(struct worker *w, int fd, int tls);
 
+/* Graceful drain: closes idle connections; the others close after their
+ * current response. */
+void h1c_drain(struct worker *w);
+
 /* Closes every connection of <w> and frees the free list. */
 void h1c_release_all(struct worker *w);
 

@@ -29,6 +29,9 @@ int h2c_start(struct worker *w, struct xprt *x, const char *buf, size_t len,
 int h2_init(void);
 void h2_free(void);
 
+/* Graceful drain: GOAWAY on every connection; streams in flight finish. */
+void h2c_drain(struct worker *w);
+
 /* Closes every HTTP/2 connection of <w> and frees the free lists. */
 void h2c_release_all(struct worker *w);
 

@@ -4,13 +4,24 @@
 
 #include "worker-t.h"
 
-extern volatile int hx_stop;
+extern volatile int hx_stop;  /* leave now */
+extern volatile int hx_drain; /* stop accepting, finish what is in flight */
 
 /* Opens every listener, starts cfg.threads workers. Returns 0 or -1 after
  * printing why on stderr. */
 int workers_start(void);
-/* Asks the workers to stop and waits for them. */
+/* Graceful drain: listeners closed, GOAWAY on h2, in-flight responses
+ * finished, idle connections closed; the workers end when they have no
+ * connection left or after --drain-timeout. */
+void workers_drain(void);
+/* Asks the workers to stop now and waits for them. */
 void workers_stop(void);
+/* 1 once every worker has left its loop */
+int workers_idle(void);
+/* Waits for the workers to end by themselves (after a drain). */
+void workers_join(void);
+/* per-thread counters on stderr (SIGUSR1) */
+void workers_report(void);
 
 /* registers <e> for <events>; returns 0 or -1 */
 int worker_watch(struct worker *w, struct ev *e, uint32_t events);

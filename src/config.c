@@ -19,7 +19,7 @@ enum {
 	O_NAME = 256, O_DEFAULTS, O_MAX_SIZE, O_MAX_WAIT, O_BUFSIZE, O_RSPBUF,
 	O_SNDBUF, O_SPLICE, O_NO_SPLICE, O_MAX_URI, O_MAX_HDRS, O_MAX_BODY,
 	O_IDLE, O_HEAD_TMO, O_BODY_TMO, O_SEND_TMO, O_CERT, O_KEY,
-	O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_RESETS,
+	O_DRAIN, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_RESETS,
 };
 
 static const struct option longopts[] = {
@@ -41,6 +41,7 @@ static const struct option longopts[] = {
 	{ "send-timeout", required_argument, NULL, O_SEND_TMO },
 	{ "cert", required_argument, NULL, O_CERT },
 	{ "key", required_argument, NULL, O_KEY },
+	{ "drain-timeout", required_argument, NULL, O_DRAIN },
 	{ "h2-streams", required_argument, NULL, O_H2_STREAMS },
 	{ "h2-window", required_argument, NULL, O_H2_WINDOW },
 	{ "h2-conn-window", required_argument, NULL, O_H2_CONN_WINDOW },
@@ -91,6 +92,9 @@ void config_usage(FILE *f)
 "  --head-timeout <ms>  first byte to end of request head, else 408 (10000)\n"
 "  --body-timeout <ms>  silence while reading a request body (30000)\n"
 "  --send-timeout <ms>  a client that stops reading is dropped (30000)\n"
+"  --drain-timeout <ms> on SIGTERM/SIGINT, how long in-flight responses may\n"
+"                       finish before exit; a second signal exits at once\n"
+"                       (10000); SIGUSR1 prints per-thread counters\n"
 "  --h2-streams <n>     HTTP/2 max concurrent streams (100)\n"
 "  --h2-window <n>      HTTP/2 initial stream window (65535)\n"
 "  --h2-conn-window <n> HTTP/2 connection window (1m)\n"
@@ -138,6 +142,7 @@ static void config_defaults(void)
 	cfg.head_ms = 10000;
 	cfg.body_ms = 30000;
 	cfg.send_ms = 30000;
+	cfg.drain_ms = 10000;
 	cfg.rsa_bits = 2048;
 	cfg.curve = "P-256";
 	cfg.h2_streams = 100;
@@ -220,6 +225,7 @@ static int opt_tunable(int c, const char *arg)
 	case O_HEAD_TMO: return opt_num("--head-timeout", arg, 1, 86400000, &cfg.head_ms);
 	case O_BODY_TMO: return opt_num("--body-timeout", arg, 1, 86400000, &cfg.body_ms);
 	case O_SEND_TMO: return opt_num("--send-timeout", arg, 1, 86400000, &cfg.send_ms);
+	case O_DRAIN: return opt_num("--drain-timeout", arg, 0, 86400000, &cfg.drain_ms);
 	case 'b': if (opt_num("-b", arg, 1024, 16384, &v) < 0) return -1; cfg.rsa_bits = (int)v; break;
 	case O_H2_STREAMS: if (opt_num("--h2-streams", arg, 1, 1 << 20, &v) < 0) return -1; cfg.h2_streams = (uint32_t)v; break;
 	case O_H2_WINDOW: if (opt_num("--h2-window", arg, 1, (1U << 31) - 1, &v) < 0) return -1; cfg.h2_window = (uint32_t)v; break;

@@ -78,7 +78,8 @@ static long h1_recv(struct h1c *c)
 	int drained;
 	long n = xprt_recv(&c->x, c->in + c->wr, c->in_size - c->wr, &drained);
 
-	if (drained)
+	/* WHY: a FIN that came with the last bytes raises no further edge */
+	if (drained && !(c->flags & H1C_RDHUP))
 		c->flags &= ~H1C_RD_READY;
 	if (n > 0) {
 		c->wr += (uint32_t)n;
@@ -87,6 +88,7 @@ static long h1_recv(struct h1c *c)
 		c->w->st.bytes_in += (uint64_t)n;
 	} else if (n == 0) {
 		c->flags |= H1C_EOF;
+		c->flags &= ~H1C_RD_READY;
 	}
 	return n;
 }
@@ -348,7 +350,7 @@ static int h1_route(struct h1c *c)
 
 	if (p->flags & PF_KEEP)
 		keep = 1;
-	if ((p->flags & PF_CLOSE) || hx_stop)
+	if ((p->flags & PF_CLOSE) || hx_drain)
 		keep = 0;
 	if (p->flags & PF_IDLE)
 		c->idle_ms = p->idle_ms;
@@ -445,13 +447,13 @@ static void h1_start_response(struct h1c *c)
 	c->chunk_left = 0;
 	c->piece_left = p->piece;
 	/* WHY: without a length or chunks, only the close ends the body */
-	if (c->rs.clen < 0 && !c->rs.chunked && c->rs.body)
+	if ((c->rs.clen < 0 && !c->rs.chunked && c->rs.body) || hx_drain)
 		c->flags &= ~H1C_KEEP;
 }
 
 static int h1_finish(struct h1c *c)
 {
-	if (!(c->flags & H1C_KEEP))
+	if (!(c->flags & H1C_KEEP) || hx_drain)
 		return h1_linger(c);
 	if (c->plan.pause_ms) {
 		c->until = c->w->now_ms + c->plan.pause_ms;
@@ -657,6 +659,8 @@ static void h1_io_cb(struct worker *w, struct ev *e, uint32_t events)
 	(void)w;
 	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
 		c->flags |= H1C_RD_READY;
+	if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+		c->flags |= H1C_RDHUP;
 	if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
 		c->flags |= H1C_WR_READY;
 	h1_run(c);
@@ -720,6 +724,17 @@ int h1c_accept(struct worker *w, int fd, int tls)
 	w->conns = c;
 	h1_timer_need(c);
 	return 0;
+}
+
+void h1c_drain(struct worker *w)
+{
+	struct h1c *c = w->conns, *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		if (c->st == H1S_HEAD && c->rd == c->wr && !c->rq.t_first && !oq_pending(&c->oq))
+			h1_free(c);
+	}
 }
 
 static void h1c_destroy_list(struct h1c *c)

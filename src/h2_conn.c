@@ -28,6 +28,7 @@
 #define H2C_WR_READY 0x02
 #define H2C_DEAD     0x04
 #define H2C_BLOCKED  0x08 /* nghttp2 wanted to send but the queue was full */
+#define H2C_RDHUP    0x10 /* the peer shut its side: read on to EOF */
 
 /* stream flags */
 #define H2S_HEADERS  0x01 /* request headers complete */
@@ -653,7 +654,7 @@ static int h2c_recv(struct h2c *c)
 		int drained;
 		long n = xprt_recv(&c->x, c->in, c->in_size, &drained);
 
-		if (drained)
+		if (drained && !(c->flags & H2C_RDHUP))
 			c->flags &= ~H2C_RD_READY;
 		if (n == XPRT_AGAIN)
 			break;
@@ -741,6 +742,8 @@ static void h2c_io_cb(struct worker *w, struct ev *e, uint32_t events)
 	(void)w;
 	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
 		c->flags |= H2C_RD_READY;
+	if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+		c->flags |= H2C_RDHUP;
 	if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
 		c->flags |= H2C_WR_READY;
 	h2c_run(c);
@@ -889,6 +892,19 @@ int h2c_start(struct worker *w, struct xprt *x, const char *buf, size_t len,
 	w->h2conns = c;
 	h2c_run(c);
 	return 0;
+}
+
+void h2c_drain(struct worker *w)
+{
+	struct h2c *c = w->h2conns, *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		nghttp2_submit_goaway(c->sess, NGHTTP2_FLAG_NONE,
+				      nghttp2_session_get_last_proc_stream_id(c->sess),
+				      NGHTTP2_NO_ERROR, NULL, 0);
+		h2c_run(c);
+	}
 }
 
 void h2c_release_all(struct worker *w)

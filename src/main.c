@@ -38,17 +38,41 @@ static int daemonize(void)
 	return 0;
 }
 
+static void signals_set(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGUSR1);
+}
+
 /* WHY: signals are blocked in every thread and taken here synchronously,
- * so no handler ever runs in the middle of a worker's loop */
-static int wait_for_stop(void)
+ * so no handler ever runs in the middle of a worker's loop. The first
+ * SIGINT/SIGTERM drains, a second one stops at once; SIGUSR1 reports. */
+static void run_until_stopped(void)
 {
 	sigset_t set;
-	int sig;
+	struct timespec tick = { 0, 100 * 1000000 };
+	int sig, draining = 0;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	return sigwait(&set, &sig) ? -1 : sig;
+	signals_set(&set);
+	for (;;) {
+		sig = draining ? sigtimedwait(&set, NULL, &tick) : sigwaitinfo(&set, NULL);
+		if (sig == SIGUSR1) {
+			workers_report();
+		} else if ((sig == SIGINT || sig == SIGTERM) && !draining) {
+			log_info("draining (up to %llu ms); a second signal stops at once",
+				 (unsigned long long)cfg.drain_ms);
+			draining = 1;
+			workers_drain();
+		} else if (sig == SIGINT || sig == SIGTERM) {
+			workers_stop();
+			break;
+		} else if (draining && workers_idle()) {
+			break;
+		}
+	}
+	workers_join();
 }
 
 int main(int argc, char **argv)
@@ -74,15 +98,12 @@ int main(int argc, char **argv)
 	if (cfg.daemon && daemonize() < 0)
 		return 2;
 	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
+	signals_set(&set);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	if (workers_start() < 0)
 		return 2;
 	announce();
-	wait_for_stop();
-	workers_stop();
+	run_until_stopped();
 	tls_free();
 	h2_free();
 	body_free();

@@ -24,7 +24,9 @@
 #define ACCEPT_BURST 64
 
 volatile int hx_stop;
+volatile int hx_drain;
 static atomic_int conn_count;
+static atomic_int running;   /* workers still in their loop */
 static struct worker *workers;
 static struct ev stop_ev;
 
@@ -50,7 +52,7 @@ void worker_conn_gone(struct worker *w)
 {
 	w->nconn--;
 	atomic_fetch_sub_explicit(&conn_count, 1, memory_order_relaxed);
-	if (w->paused && !hx_stop)
+	if (w->paused && !hx_stop && !hx_drain)
 		listeners_set(w, 1);
 }
 
@@ -102,9 +104,22 @@ static int loop_timeout(struct worker *w)
 	uint64_t next = timer_next(&w->timers);
 	uint64_t t = next == TIMER_NONE ? 1000 : next <= w->now_ms ? 0 : next - w->now_ms;
 
-	if (w->paused)
+	if (w->paused || hx_drain)
 		t = MIN(t, 100);
 	return (int)MIN(t, 1000);
+}
+
+/* first turn after a drain was asked: no more accepts, idle ones closed */
+static void worker_drain_start(struct worker *w)
+{
+	for (int i = 0; i < w->nlst; i++) {
+		close(w->lst[i].ev.fd);
+		w->lst[i].ev.fd = -1;
+	}
+	w->nlst = 0;
+	w->drain_end = w->now_ms + cfg.drain_ms;
+	h1c_drain(w);
+	h2c_drain(w);
 }
 
 static void *worker_main(void *arg)
@@ -124,11 +139,16 @@ static void *worker_main(void *arg)
 		}
 		while ((t = timer_pop(&w->timers, w->now_ms)))
 			t->cb(w, t);
-		if (w->paused && atomic_load(&conn_count) < cfg.maxconn)
+		if (hx_drain && !w->drain_end)
+			worker_drain_start(w);
+		if (w->drain_end && (!w->nconn || w->now_ms >= w->drain_end))
+			break;
+		if (w->paused && !hx_drain && atomic_load(&conn_count) < cfg.maxconn)
 			listeners_set(w, 1);
 	}
 	h1c_release_all(w);
 	h2c_release_all(w);
+	atomic_fetch_sub(&running, 1);
 	return NULL;
 }
 
@@ -181,6 +201,7 @@ int workers_start(void)
 	for (int i = 0; i < cfg.threads; i++)
 		if (worker_init(&workers[i], i) < 0)
 			return -1;
+	atomic_store(&running, cfg.threads);
 	for (int i = 0; i < cfg.threads; i++)
 		if (pthread_create(&workers[i].th, NULL, worker_main, &workers[i])) {
 			log_err("cannot start thread %d", i);
@@ -189,13 +210,27 @@ int workers_start(void)
 	return 0;
 }
 
-void workers_stop(void)
+static void workers_wake(void)
 {
 	uint64_t one = 1;
 
-	hx_stop = 1;
 	if (write(stop_ev.fd, &one, sizeof(one)) < 0)
 		log_err("cannot wake the workers: %s", strerror(errno));
+}
+
+void workers_drain(void)
+{
+	hx_drain = 1;
+	workers_wake();
+}
+
+int workers_idle(void)
+{
+	return atomic_load(&running) == 0;
+}
+
+void workers_join(void)
+{
 	for (int i = 0; i < cfg.threads; i++) {
 		struct worker *w = &workers[i];
 
@@ -207,4 +242,23 @@ void workers_stop(void)
 	}
 	close(stop_ev.fd);
 	free(workers);
+}
+
+void workers_stop(void)
+{
+	hx_stop = 1;
+	workers_wake();
+}
+
+void workers_report(void)
+{
+	for (int i = 0; i < cfg.threads; i++) {
+		const struct wstats *st = &workers[i].st;
+
+		fprintf(stderr, "hxterm: thread %d: %u connections, %llu accepted, %llu requests, "
+			"%llu errors, %llu bytes in, %llu bytes out\n", i, workers[i].nconn,
+			(unsigned long long)st->accepted, (unsigned long long)st->requests,
+			(unsigned long long)st->errors, (unsigned long long)st->bytes_in,
+			(unsigned long long)st->bytes_out);
+	}
 }

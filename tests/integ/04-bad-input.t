@@ -6,6 +6,7 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 use Test::More;
 use HxTest;
+use Time::HiRes ();
 
 start_hx('-t', '1', '--max-body', '1m', '--bufsize', '8k', '--max-uri', '2k');
 
@@ -81,5 +82,9 @@ for (1 .. 200) {
 @r = parse_responses($buf);
 ok(@r == 1 && $r[0]{status} == 200, 'still serving after 200 connections of random bytes');
 
+close $g;
+select undef, undef, undef, 0.3;
+my $t0 = Time::HiRes::time();
 is(stop_hx(), 0, 'clean stop');
+ok(Time::HiRes::time() - $t0 < 3, 'the drain is quick: no connection was left open after its peer closed');
 done_testing();

@@ -60,10 +60,11 @@ $SIG{PIPE} = 'IGNORE';
 sub stop_hx {
     return -1 unless $pid;
     kill 'TERM', $pid;
-    my $deadline = time + 10;
+    my $t0 = time;
+    my $deadline = $t0 + 15;
     while (time < $deadline) {
         my $r = waitpid($pid, POSIX::WNOHANG());
-        if ($r == $pid) { undef $pid; return $? }
+        if ($r == $pid) { undef $pid; Test::More::diag(sprintf 'stop took %.1f s', time - $t0) if time - $t0 > 2; return $? }
         sleep 0.02;
     }
     kill 'KILL', $pid;

@@ -1,0 +1,91 @@
+#!/usr/bin/perl
+# Graceful drain on SIGTERM (h1 and h2 in flight finish, exit 0), a second signal exits at once, SIGUSR1 counters.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use Time::HiRes qw(time sleep);
+use POSIX ();
+use HxTest;
+
+my $bin = $ENV{HXTERM} // 'build/hxterm';
+my $errf = "/tmp/hx-drain-$$.err";
+
+sub spawn {
+    my ($port, @args) = @_;
+    my $pid = fork // die;
+    if (!$pid) {
+        open STDERR, '>', $errf;
+        exec $bin, '-L', "127.0.0.1:$port", '-t', '2', @args or POSIX::_exit(127);
+    }
+    for (1 .. 100) { last if IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port"); sleep 0.05 }
+    return $pid;
+}
+
+sub wait_exit {
+    my ($pid, $limit) = @_;
+    my $end = time + $limit;
+    while (time < $end) {
+        return $? if waitpid($pid, POSIX::WNOHANG()) == $pid;
+        sleep 0.02;
+    }
+    kill 'KILL', $pid;
+    waitpid $pid, 0;
+    return -1;
+}
+
+# h1 and h2 requests in flight when SIGTERM comes: both complete, then exit 0
+my $port = free_port();
+my $pid = spawn($port, '--drain-timeout', '5000');
+my $h1 = connect_hx($port);
+print $h1 "GET /?t=1000&s=10 HTTP/1.1\r\nHost: x\r\n\r\n";
+open my $h2, '-|', "nghttp -n -s 'http://127.0.0.1:$port/?t=1000&s=20' 2>&1" or die;
+my $idle = connect_hx($port);
+sleep 0.3;
+kill 'TERM', $pid;
+sleep 0.2;
+my $refused = !IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port");
+ok($refused, 'no new connections once draining');
+my ($buf, $end) = read_all($h1, 3);
+my @r = parse_responses($buf);
+ok(@r == 1 && $r[0]{status} == 200 && length $r[0]{body} == 10, 'the h1 t=1000 in flight completes with 200');
+is(HxTest::get_hdr($r[0], 'Connection'), 'close', 'with Connection: close');
+is($end, 'eof', 'then the connection closes');
+my $nghttp = do { local $/; <$h2> };
+close $h2;
+is($? >> 8, 0, 'the h2 t=1000 in flight completes (nghttp exit 0)');
+($buf, $end) = read_all($idle, 1);
+is($end, 'eof', 'an idle keep-alive connection was closed');
+is(wait_exit($pid, 5), 0, 'the process exits 0 after the drain');
+
+# a second signal does not wait
+$port = free_port();
+$pid = spawn($port, '--drain-timeout', '20000');
+my $slow = connect_hx($port);
+print $slow "GET /?t=10000 HTTP/1.1\r\nHost: x\r\n\r\n";
+sleep 0.2;
+kill 'TERM', $pid;
+sleep 0.2;
+my $t0 = time;
+kill 'INT', $pid;
+is(wait_exit($pid, 5), 0, 'a second signal exits 0');
+ok(time - $t0 < 1, 'at once');
+
+# SIGUSR1 reports per-thread counters on stderr
+$port = free_port();
+$pid = spawn($port, '-q');
+my ($c) = connect_hx($port);
+print $c "GET /?s=1 HTTP/1.1\r\nHost: x\r\n\r\n";
+read_all($c, 0.3);
+kill 'USR1', $pid;
+sleep 0.3;
+kill 'TERM', $pid;
+wait_exit($pid, 5);
+my $err = do { local (@ARGV, $/) = $errf; <> } // '';
+my $reqs = 0;
+$reqs += $1 while $err =~ /thread \d+: \d+ connections, \d+ accepted, (\d+) requests/g;
+is(scalar(() = $err =~ /thread \d+:/g), 2, 'SIGUSR1: a line per thread');
+is($reqs, 1, 'counting the request served');
+unlink $errf;
+done_testing();
