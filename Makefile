@@ -31,7 +31,7 @@ Q :=
 say =
 endif
 
-CORE_SRC := body fmt h1_chunk h1_conn h1_out h1_parse h2_conn help listen log \
+CORE_SRC := body fmt h1_chunk h1_conn h1_out h1_parse h2_conn help listen log xstream \
             oq plan resp rng timer tls worker xprt config
 CORE_OBJ := $(patsubst %,$(BUILD)/src/%.o,$(CORE_SRC))
 HXTERM_OBJ := $(CORE_OBJ) $(BUILD)/src/main.o

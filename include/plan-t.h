@@ -26,7 +26,7 @@
 #define PF_BODYMAX   0x00004000 /* B=N */
 #define PF_IDLE      0x00008000 /* w=N */
 #define PF_PIECE     0x00010000 /* p=N */
-#define PF_BAD       0x00020000 /* a bad item: answer 400 with <err> */
+#define PF_BAD       0x00020000 /* bad input: answer <status> with <err> */
 
 struct hfield {
 	const char *name;

@@ -259,8 +259,10 @@ static void h1_plan(struct h1c *c, const struct h1_info *in)
 		bad = plan_apply(p, in->xhx.ptr, in->xhx.len, r, &lim) < 0;
 	if (!bad && plan_query_of(c->rq.target.ptr, c->rq.target.len, &q, &qlen))
 		bad = plan_apply(p, q, qlen, r, &lim) < 0;
-	if (bad) /* answered 400 with the reason: the framing is intact */
+	if (bad) { /* answered 400 with the reason: the framing is intact */
 		p->flags = PF_BAD | (p->flags & PF_CLOSE);
+		p->status = 400;
+	}
 }
 
 static int h1_got_head(struct h1c *c, int n)

@@ -18,8 +18,8 @@
 #include "resp.h"
 #include "timer.h"
 #include "worker.h"
+#include "xstream.h"
 
-#define HB_INLINE   1024      /* request header bytes kept without malloc */
 #define STAGE_MAX   (1 << 20) /* bytes staged per writev */
 #define NV_INLINE   (RESP_MAX_FIELDS + 4)
 
@@ -30,15 +30,6 @@
 #define H2C_BLOCKED  0x08 /* nghttp2 wanted to send but the queue was full */
 #define H2C_RDHUP    0x10 /* the peer shut its side: read on to EOF */
 
-/* stream flags */
-#define H2S_HEADERS  0x01 /* request headers complete */
-#define H2S_ENDREQ   0x02 /* request complete (END_STREAM seen) */
-#define H2S_READY    0x04 /* waiting t= or responding */
-#define H2S_RESPONDED 0x08
-#define H2S_TOOBIG   0x10 /* request headers over the limit: 431 */
-#define H2S_DRIP     0x20 /* deferred between pieces */
-#define H2S_EXPECT   0x40
-
 struct h2c;
 
 struct h2s {
@@ -47,21 +38,7 @@ struct h2s {
 	struct h2s *prev;
 	struct timer tm;
 	int32_t id;
-	uint32_t flags;
-	uint64_t body_read;
-	uint64_t out_off;    /* body bytes handed to nghttp2 */
-	uint64_t out_end;
-	uint64_t piece_left;
-	uint64_t until;      /* end of t= wait, ms */
-	/* request header text "name: value\r\n"..., offsets of what we use */
-	char *hb;
-	uint32_t hb_len, hb_cap;
-	uint32_t path_off, path_len, xhx_off, xhx_len, inm_off, inm_len;
-	uint32_t method_head;
-	struct hreq rq;
-	struct plan plan;
-	struct hresp rs;
-	char hb_inline[HB_INLINE];
+	struct xstream x;
 };
 
 struct h2c {
@@ -104,15 +81,8 @@ static struct h2s *h2s_get(struct h2c *c, int32_t id)
 		return NULL;
 	s->c = c;
 	s->id = id;
-	s->flags = 0;
 	s->tm = (struct timer){ 0, 0, NULL };
-	s->body_read = 0;
-	s->hb = s->hb_inline;
-	s->hb_len = 0;
-	s->hb_cap = HB_INLINE;
-	s->path_len = s->xhx_len = s->inm_len = 0;
-	s->method_head = 0;
-	memset(&s->rq, 0, sizeof(s->rq));
+	xs_init(&s->x);
 	s->prev = NULL;
 	s->next = c->streams;
 	if (c->streams)
@@ -127,8 +97,7 @@ static void h2s_put(struct h2s *s)
 	struct worker *w = s->c->w;
 
 	timer_cancel(&w->timers, &s->tm);
-	if (s->hb != s->hb_inline)
-		free(s->hb);
+	xs_release(&s->x);
 	s->c->nstreams--;
 	if (s->prev)
 		s->prev->next = s->next;
@@ -140,125 +109,55 @@ static void h2s_put(struct h2s *s)
 	w->free_h2s = s;
 }
 
-/* appends "name: value\r\n" to the stream's header text */
-static int hb_add(struct h2s *s, const uint8_t *n, size_t nl, const uint8_t *v, size_t vl)
-{
-	size_t need = s->hb_len + nl + vl + 4;
-
-	if (need > cfg.iobuf) {
-		s->flags |= H2S_TOOBIG;
-		return -1;
-	}
-	if (need > s->hb_cap) {
-		size_t cap = MAX(need, (size_t)s->hb_cap * 2);
-		char *nb = malloc(cap);
-
-		if (!nb)
-			return -1;
-		memcpy(nb, s->hb, s->hb_len);
-		if (s->hb != s->hb_inline)
-			free(s->hb);
-		s->hb = nb;
-		s->hb_cap = (uint32_t)cap;
-	}
-	memcpy(s->hb + s->hb_len, n, nl);
-	memcpy(s->hb + s->hb_len + nl, ": ", 2);
-	memcpy(s->hb + s->hb_len + nl + 2, v, vl);
-	memcpy(s->hb + s->hb_len + nl + 2 + vl, "\r\n", 2);
-	s->hb_len = (uint32_t)need;
-	return (int)(need - vl - 2); /* offset of the value */
-}
-
-static int is_name(const uint8_t *n, size_t nl, const char *lit)
-{
-	return nl == strlen(lit) && !memcmp(n, lit, nl);
-}
-
 /* ---------- the response ---------- */
-
-/* connection-specific fields are forbidden in HTTP/2 (RFC 9113 8.2.2) */
-static int h2_forbidden(const struct hfield *f)
-{
-	static const char *const bad[] = { "connection", "keep-alive", "proxy-connection",
-					   "transfer-encoding", "upgrade" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
-		if (f->nlen == strlen(bad[i]) && !strncasecmp(f->name, bad[i], f->nlen))
-			return 1;
-	return 0;
-}
-
-/* lower-cases <f>'s name into <buf> when it has no lower-case twin */
-static nghttp2_nv nv_of(const struct hfield *f, char **buf)
-{
-	const char *name = f->lname;
-
-	if (!name) {
-		for (uint32_t i = 0; i < f->nlen; i++)
-			(*buf)[i] = (char)tolower((unsigned char)f->name[i]);
-		name = *buf;
-		*buf += f->nlen;
-	}
-	return (nghttp2_nv){ (uint8_t *)name, (uint8_t *)f->val, f->nlen, f->vlen,
-			     NGHTTP2_NV_FLAG_NONE };
-}
 
 static ssize_t read_cb(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t len,
 		       uint32_t *flags, nghttp2_data_source *src, void *user);
 
-static size_t nv_build(struct h2s *s, nghttp2_nv *nv, size_t max, char *st, char *cl,
-		       char *lbuf)
+static nghttp2_nv nv_of(const struct hfield *f)
 {
-	struct hresp *rs = &s->rs;
-	struct hfield f;
-	size_t n = 0;
-
-	*fmt_u64(st, rs->status) = 0;
-	nv[n++] = (nghttp2_nv){ (uint8_t *)":status", (uint8_t *)st, 7, 3, NGHTTP2_NV_FLAG_NONE };
-	if (rs->clen >= 0) {
-		char *e = fmt_u64(cl, (uint64_t)rs->clen);
-
-		nv[n++] = (nghttp2_nv){ (uint8_t *)"content-length", (uint8_t *)cl, 14,
-					(size_t)(e - cl), NGHTTP2_NV_FLAG_NONE };
-	}
-	for (int i = 0; i < rs->nf && n < max; i++)
-		if (!h2_forbidden(&rs->f[i]))
-			nv[n++] = nv_of(&rs->f[i], &lbuf);
-	while (n < max && resp_pad_next(rs, &f))
-		nv[n++] = nv_of(&f, &lbuf);
-	return n;
+	return (nghttp2_nv){ (uint8_t *)f->name, (uint8_t *)f->val, f->nlen, f->vlen,
+			     NGHTTP2_NV_FLAG_NONE };
 }
 
 static void h2s_respond(struct h2s *s)
 {
-	struct h2c *c = s->c;
-	const struct plan *p = &s->plan;
+	struct xstream *x = &s->x;
+	const struct plan *p = &x->plan;
 	nghttp2_data_provider prd = { .source.ptr = s, .read_callback = read_cb };
-	nghttp2_nv nv_inline[NV_INLINE], *nv = nv_inline;
-	size_t max = NV_INLINE, n;
+	struct hfield f_inline[NV_INLINE], *f = f_inline;
+	nghttp2_nv nv_inline[NV_INLINE + 2], *nv = nv_inline;
+	size_t max, n = 0, nf;
 	char st[8], cl[24], lbuf[PLAN_DEC_SIZE + 64];
 
-	s->flags |= H2S_RESPONDED;
-	s->rq.flags = (s->method_head ? RQ_HEAD : 0) | RQ_CAN_CHUNK;
-	resp_build(&s->rs, &s->rq, p, (struct ist){ cfg.name, cfg.name_len });
-	if (s->rs.pad) {
-		max += s->rs.pad / PAD_RUN + 2;
-		nv = malloc(max * sizeof(*nv));
-		if (!nv)
+	xs_respond(x);
+	max = xs_field_count(x);
+	if (max > NV_INLINE) { /* z= padding: hundreds of fields */
+		f = malloc(max * sizeof(*f));
+		nv = malloc((max + 2) * sizeof(*nv));
+		if (!f || !nv) {
+			free(f);
+			free(nv);
 			return;
+		}
 	}
-	n = nv_build(s, nv, max, st, cl, lbuf);
-	s->out_off = 0;
-	s->out_end = s->rs.body;
-	if ((p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at < s->out_end)
-		s->out_end = p->fault_at;
-	s->piece_left = p->piece;
-	c->w->st.requests++;
-	nghttp2_submit_response(c->sess, s->id, nv, n,
-				(s->rs.body || (p->ntrl && !s->method_head) ||
+	*fmt_u64(st, x->rs.status) = 0;
+	nv[n++] = (nghttp2_nv){ (uint8_t *)":status", (uint8_t *)st, 7, 3, NGHTTP2_NV_FLAG_NONE };
+	if (x->rs.clen >= 0)
+		nv[n++] = (nghttp2_nv){ (uint8_t *)"content-length", (uint8_t *)cl, 14,
+					(size_t)(fmt_u64(cl, (uint64_t)x->rs.clen) - cl),
+					NGHTTP2_NV_FLAG_NONE };
+	nf = xs_fields(x, f, max, lbuf);
+	for (size_t i = 0; i < nf; i++)
+		nv[n++] = nv_of(&f[i]);
+	s->c->w->st.requests++;
+	nghttp2_submit_response(s->c->sess, s->id, nv, n,
+				(x->rs.body || (p->ntrl && !(x->flags & XS_HEAD)) ||
 				 (p->flags & (PF_RESET | PF_TRUNC))) ? &prd : NULL);
-	if (nv != nv_inline)
+	if (f != f_inline) {
+		free(f);
 		free(nv);
+	}
 }
 
 static void h2s_timer_cb(struct worker *w, struct timer *t)
@@ -267,9 +166,9 @@ static void h2s_timer_cb(struct worker *w, struct timer *t)
 	struct h2c *c = s->c;
 
 	(void)w;
-	if (s->flags & H2S_DRIP) {
-		s->flags &= ~H2S_DRIP;
-		s->piece_left = s->plan.piece;
+	if (s->x.flags & XS_DRIP) {
+		s->x.flags &= ~XS_DRIP;
+		s->x.piece_left = s->x.plan.piece;
 		nghttp2_session_resume_data(c->sess, s->id);
 	} else {
 		h2s_respond(s);
@@ -280,11 +179,11 @@ static void h2s_timer_cb(struct worker *w, struct timer *t)
 /* the request is complete enough to answer: wait t= or respond now */
 static void h2s_ready(struct h2s *s)
 {
-	if (s->flags & H2S_READY)
+	if (s->x.flags & XS_READY)
 		return;
-	s->flags |= H2S_READY;
-	if (s->plan.wait_ms) {
-		int64_t end = clock_ns() + (int64_t)s->plan.wait_ms * 1000000;
+	s->x.flags |= XS_READY;
+	if (s->x.plan.wait_ms) {
+		int64_t end = clock_ns() + (int64_t)s->x.plan.wait_ms * 1000000;
 
 		s->tm.cb = h2s_timer_cb;
 		timer_arm(&s->c->w->timers, &s->tm, (uint64_t)(end + 999999) / 1000000);
@@ -293,49 +192,18 @@ static void h2s_ready(struct h2s *s)
 	h2s_respond(s);
 }
 
-/* headers are in: build the neutral request and the plan */
-static void h2s_headers_done(struct h2s *s)
-{
-	struct plan_limits lim = { cfg.max_size, cfg.max_wait };
-	struct plan *p = &s->plan;
-	struct rng *r = &s->c->w->rng;
-	const char *q;
-	size_t qlen;
-	int bad;
-
-	s->flags |= H2S_HEADERS;
-	s->rq.t_head = clock_ns();
-	s->rq.head_size = s->hb_len;
-	s->rq.target = (struct ist){ s->hb + s->path_off, s->path_len };
-	s->rq.inm = (struct ist){ s->hb + s->inm_off, s->inm_len };
-	s->rq.echo = (struct ist){ s->hb, s->hb_len };
-	plan_init(p);
-	if (s->flags & H2S_TOOBIG) {
-		p->flags = PF_BAD;
-		strcpy(p->err, "request header list larger than the buffer (--bufsize)\n");
-		p->status = 431;
-		return;
-	}
-	bad = cfg.defaults && plan_apply(p, cfg.defaults, strlen(cfg.defaults), r, &lim) < 0;
-	if (!bad && s->xhx_len)
-		bad = plan_apply(p, s->hb + s->xhx_off, s->xhx_len, r, &lim) < 0;
-	if (!bad && plan_query_of(s->rq.target.ptr, s->rq.target.len, &q, &qlen))
-		bad = plan_apply(p, q, qlen, r, &lim) < 0;
-	if (bad)
-		p->flags = PF_BAD;
-}
-
 /* ---------- nghttp2 callbacks: thin trampolines ---------- */
 
 static ssize_t read_cb(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t len,
 		       uint32_t *flags, nghttp2_data_source *src, void *user)
 {
 	struct h2s *s = src->ptr;
-	const struct plan *p = &s->plan;
-	uint64_t n = MIN((uint64_t)len, s->out_end - s->out_off);
+	struct xstream *x = &s->x;
+	const struct plan *p = &x->plan;
+	uint64_t n = MIN((uint64_t)len, x->out_end - x->out_off);
 
 	(void)buf, (void)user;
-	if (s->out_off == s->out_end && s->out_end < s->rs.body) {
+	if (x->out_off == x->out_end && x->out_end < x->rs.body) {
 		/* the fault point: x= resets the stream, X= the connection */
 		if (p->flags & PF_RESET)
 			return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
@@ -345,30 +213,31 @@ static ssize_t read_cb(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t l
 	if (p->flags & PF_CHUNK)
 		n = MIN(n, p->chunk);
 	if (p->flags & PF_PIECE) {
-		if (!s->piece_left) {
-			s->flags |= H2S_DRIP;
+		if (!x->piece_left) {
+			x->flags |= XS_DRIP;
 			s->tm.cb = h2s_timer_cb;
 			timer_arm(&s->c->w->timers, &s->tm, s->c->w->now_ms + p->drip_ms);
 			return NGHTTP2_ERR_DEFERRED;
 		}
-		n = MIN(n, s->piece_left);
-		s->piece_left -= n;
+		n = MIN(n, x->piece_left);
+		x->piece_left -= n;
 	}
 	*flags |= NGHTTP2_DATA_FLAG_NO_COPY;
-	if (s->out_off + n == s->rs.body || s->method_head) {
-		*flags |= NGHTTP2_DATA_FLAG_EOF;
-		if (p->ntrl && !s->method_head) {
-			nghttp2_nv nv[PLAN_MAX_FIELDS];
-			char lbuf[PLAN_DEC_SIZE];
-			char *lb = lbuf;
+	if (x->out_off + n == x->rs.body) {
+		struct hfield f[PLAN_MAX_FIELDS];
+		nghttp2_nv nv[PLAN_MAX_FIELDS];
+		char lbuf[PLAN_DEC_SIZE];
+		size_t nt = xs_trailers(x, f, lbuf);
 
-			for (int i = 0; i < p->ntrl; i++)
-				nv[i] = nv_of(&p->trl[i], &lb);
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+		for (size_t i = 0; i < nt; i++)
+			nv[i] = nv_of(&f[i]);
+		if (nt) {
 			*flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;
-			nghttp2_submit_trailer(sess, id, nv, p->ntrl);
+			nghttp2_submit_trailer(sess, id, nv, nt);
 		}
 	}
-	s->out_off += n;
+	x->out_off += n;
 	return (ssize_t)n;
 }
 
@@ -378,7 +247,7 @@ static int send_data_cb(nghttp2_session *sess, nghttp2_frame *frame, const uint8
 	struct h2c *c = user;
 	struct h2s *s = src->ptr;
 	struct oq *q = &c->oq;
-	uint64_t off = s->out_off - len; /* read_cb already moved past it */
+	uint64_t off = s->x.out_off - len; /* read_cb already moved past it */
 
 	(void)sess, (void)frame;
 	if (oq_iov_room(q) < 2 + (int)(len / body_slice_max()) + 2 || oq_sc_room(q) < 16 ||
@@ -391,11 +260,11 @@ static int send_data_cb(nghttp2_session *sess, nghttp2_frame *frame, const uint8
 		const char *ptr;
 		size_t n;
 
-		if (s->rs.src == BODY_TEXT) {
+		if (s->x.rs.src == BODY_TEXT) {
 			n = len;
-			ptr = s->rs.text.ptr + off;
+			ptr = s->x.rs.text.ptr + off;
 		} else {
-			n = body_slice(off, len, s->rs.src == BODY_RANDOM, &ptr);
+			n = body_slice(off, len, s->x.rs.src == BODY_RANDOM, &ptr);
 		}
 		oq_ref(q, ptr, n);
 		off += n;
@@ -414,7 +283,6 @@ static int begin_headers_cb(nghttp2_session *sess, const nghttp2_frame *frame, v
 	s = h2s_get(c, frame->hd.stream_id);
 	if (!s)
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
-	s->rq.t_first = clock_ns();
 	nghttp2_session_set_stream_user_data(sess, frame->hd.stream_id, s);
 	return 0;
 }
@@ -423,24 +291,11 @@ static int header_cb(nghttp2_session *sess, const nghttp2_frame *frame, const ui
 		     size_t nl, const uint8_t *v, size_t vl, uint8_t flags, void *user)
 {
 	struct h2s *s = nghttp2_session_get_stream_user_data(sess, frame->hd.stream_id);
-	int off;
 
 	(void)flags, (void)user;
-	if (!s || (s->flags & H2S_HEADERS) || frame->hd.type != NGHTTP2_HEADERS)
-		return 0; /* trailers of the request: nothing to keep */
-	off = hb_add(s, n, nl, v, vl);
-	if (off < 0)
-		return 0;
-	if (is_name(n, nl, ":path"))
-		s->path_off = (uint32_t)off, s->path_len = (uint32_t)vl;
-	else if (is_name(n, nl, "x-hxterm") && !s->xhx_len)
-		s->xhx_off = (uint32_t)off, s->xhx_len = (uint32_t)vl;
-	else if (is_name(n, nl, "if-none-match"))
-		s->inm_off = (uint32_t)off, s->inm_len = (uint32_t)vl;
-	else if (is_name(n, nl, ":method"))
-		s->method_head = vl == 4 && !memcmp(v, "HEAD", 4);
-	else if (is_name(n, nl, "expect") && vl == 12 && !strncasecmp((const char *)v, "100-continue", 12))
-		s->flags |= H2S_EXPECT;
+	/* trailers of the request: nothing to keep */
+	if (s && !(s->x.flags & XS_HEADERS) && frame->hd.type == NGHTTP2_HEADERS)
+		xs_header(&s->x, n, nl, v, vl);
 	return 0;
 }
 
@@ -461,23 +316,18 @@ static int h2c_count_reset(struct h2c *c)
 
 static void h2s_request_in(struct h2s *s, int end_stream)
 {
-	const struct plan *p = &s->plan;
+	static const nghttp2_nv cont[] = {
+		{ (uint8_t *)":status", (uint8_t *)"100", 7, 3, NGHTTP2_NV_FLAG_NONE },
+	};
 
 	if (end_stream)
-		s->flags |= H2S_ENDREQ;
-	if (s->flags & H2S_READY)
+		s->x.flags |= XS_ENDREQ;
+	if (s->x.flags & XS_READY)
 		return;
-	if (end_stream || (p->flags & PF_ACKFIRST) || (p->flags & PF_BAD) ||
-	    ((p->flags & PF_BODYMAX) && s->body_read >= p->body_max)) {
+	if (xs_answer_now(&s->x, end_stream)) {
 		h2s_ready(s);
-		return;
-	}
-	if (s->flags & H2S_EXPECT) {
-		static const nghttp2_nv cont[] = {
-			{ (uint8_t *)":status", (uint8_t *)"100", 7, 3, NGHTTP2_NV_FLAG_NONE },
-		};
-
-		s->flags &= ~H2S_EXPECT;
+	} else if (s->x.flags & XS_EXPECT) {
+		s->x.flags &= ~XS_EXPECT;
 		nghttp2_submit_headers(s->c->sess, NGHTTP2_FLAG_NONE, s->id, NULL, cont, 1, NULL);
 	}
 }
@@ -492,8 +342,8 @@ static int frame_recv_cb(nghttp2_session *sess, const nghttp2_frame *frame, void
 	case NGHTTP2_HEADERS:
 		if (!s)
 			break;
-		if (!(s->flags & H2S_HEADERS))
-			h2s_headers_done(s);
+		if (!(s->x.flags & XS_HEADERS))
+			xs_headers_done(&s->x, &c->w->rng);
 		h2s_request_in(s, end);
 		break;
 	case NGHTTP2_DATA:
@@ -514,9 +364,8 @@ static int data_chunk_cb(nghttp2_session *sess, uint8_t flags, int32_t id, const
 
 	(void)flags, (void)data, (void)user;
 	if (s) {
-		s->body_read += len;
-		if ((s->flags & H2S_HEADERS) && (s->plan.flags & PF_BODYMAX) &&
-		    s->body_read >= s->plan.body_max)
+		s->x.body_read += len;
+		if (s->x.flags & XS_HEADERS)
 			h2s_request_in(s, 0);
 	}
 	return 0;
@@ -820,13 +669,6 @@ static long b64url_decode(struct ist in, uint8_t *out, size_t max)
 	return (long)n;
 }
 
-/* an ist that points into <from> moved into <to> */
-static uint32_t rebase(struct ist v, const char *from, uint32_t *len)
-{
-	*len = (uint32_t)v.len;
-	return v.len ? (uint32_t)(v.ptr - from) : 0;
-}
-
 /* stream 1 after Upgrade: h2c, answering the HTTP/1.1 request */
 static int h2c_upgrade(struct h2c *c, const struct h2_upgrade *up)
 {
@@ -838,18 +680,11 @@ static int h2c_upgrade(struct h2c *c, const struct h2_upgrade *up)
 	if (n < 0 || nghttp2_session_upgrade2(c->sess, settings, (size_t)n,
 					      !!(rq->flags & RQ_HEAD), NULL))
 		return -1;
-	if (!(s = h2s_get(c, 1)) || rq->echo.len > s->hb_cap)
+	if (!(s = h2s_get(c, 1)) || xs_adopt(&s->x, rq, up->xhx) < 0)
 		return -1;
-	memcpy(s->hb, rq->echo.ptr, rq->echo.len);
-	s->hb_len = (uint32_t)rq->echo.len;
-	s->method_head = !!(rq->flags & RQ_HEAD);
-	s->path_off = rebase(rq->target, rq->echo.ptr, &s->path_len);
-	s->inm_off = rebase(rq->inm, rq->echo.ptr, &s->inm_len);
-	s->xhx_off = rebase(up->xhx, rq->echo.ptr, &s->xhx_len);
 	nghttp2_session_set_stream_user_data(c->sess, 1, s);
-	h2s_headers_done(s);
-	s->rq.t_first = rq->t_first;
-	s->rq.t_head = rq->t_head;
+	xs_headers_done(&s->x, &c->w->rng);
+	s->x.rq.t_head = rq->t_head;
 	h2s_request_in(s, 1);
 	return 0;
 }

@@ -169,7 +169,7 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 	uint64_t size = p->size;
 
 	if (p->flags & PF_BAD)
-		return resp_text(rs, rq, 400, (struct ist){ p->err, strlen(p->err) }, id);
+		return resp_text(rs, rq, p->status, (struct ist){ p->err, strlen(p->err) }, id);
 	if (p->flags & PF_HELP)
 		return resp_text(rs, rq, 200, help_page, id);
 	rs->status = p->status;

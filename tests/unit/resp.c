@@ -101,6 +101,7 @@ int main(void)
 	plan_init(&p);
 	plan_apply(&p, "s=x", 3, &r, &lim);
 	p.flags |= PF_BAD;
+	p.status = 400;
 	resp_build(&rs, &rq, &p, id);
 	ok(rs.status == 400 && rs.src == BODY_TEXT && strstr(rs.text.ptr, "s=x"),
 	   "a bad item answers 400 naming it");

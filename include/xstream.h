@@ -1,0 +1,75 @@
+/* One request/response exchange of a multiplexed protocol (h2, h3): headers, plan, body cursor. */
+#ifndef HX_XSTREAM_H
+#define HX_XSTREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "msg-t.h"
+#include "plan-t.h"
+#include "rng.h"
+
+#define XS_HB_INLINE 1024 /* request header bytes kept without malloc */
+
+/* exchange flags */
+#define XS_HEADERS   0x01 /* request headers complete */
+#define XS_ENDREQ    0x02 /* request complete */
+#define XS_READY     0x04 /* waiting t= or responding */
+#define XS_RESPONDED 0x08
+#define XS_TOOBIG    0x10 /* request headers over the limit: 431 */
+#define XS_DRIP      0x20 /* deferred between pieces */
+#define XS_EXPECT    0x40 /* Expect: 100-continue */
+#define XS_HEAD      0x80 /* method HEAD */
+
+struct xstream {
+	uint32_t flags;
+	uint64_t body_read;  /* request body bytes received */
+	uint64_t out_off;    /* response body bytes handed to the protocol */
+	uint64_t out_end;    /* where the body stops (a fault cuts it) */
+	uint64_t piece_left;
+	/* request header text "name: value\r\n"..., and what we read of it */
+	char *hb;
+	uint32_t hb_len, hb_cap;
+	uint32_t path_off, path_len, xhx_off, xhx_len, inm_off, inm_len;
+	struct hreq rq;
+	struct plan plan;
+	struct hresp rs;
+	char hb_inline[XS_HB_INLINE];
+};
+
+void xs_init(struct xstream *s);
+void xs_release(struct xstream *s);
+
+/* Records one request header (lower-case name). Returns 0, or -1 when the
+ * list is over --bufsize (the answer will be 431). */
+int xs_header(struct xstream *s, const uint8_t *n, size_t nl, const uint8_t *v, size_t vl);
+
+/* Copies a whole HTTP/1 request head (an h2c upgrade) as the header text. */
+int xs_adopt(struct xstream *s, const struct hreq *rq, struct ist xhx);
+
+/* Headers complete: the neutral request and the plan. */
+void xs_headers_done(struct xstream *s, struct rng *r);
+
+/* Whether to answer now, <end> being the end of the request: drain first
+ * unless A=1 or B= says otherwise. */
+int xs_answer_now(const struct xstream *s, int end);
+
+/* Builds the response (stamps X-rsp) and sets the body cursor. */
+void xs_respond(struct xstream *s);
+
+/* The response fields for a multiplexed protocol: lower-case names,
+ * connection-specific fields dropped, padding expanded. <lbuf> holds
+ * lower-cased names (PLAN_DEC_SIZE bytes). Returns the count, <= <max>. */
+size_t xs_fields(struct xstream *s, struct hfield *out, size_t max, char *lbuf);
+
+/* The trailers, names lower-cased into <lbuf>. Returns the count. */
+size_t xs_trailers(const struct xstream *s, struct hfield *out, char *lbuf);
+
+/* How many fields xs_fields() may return for this response */
+size_t xs_field_count(const struct xstream *s);
+
+/* The next body bytes at the cursor, at most <max>, for a DATA frame.
+ * Returns the length (0 at the fault point or the end). */
+size_t xs_body_next(struct xstream *s, uint64_t max, const char **ptr);
+
+#endif
