@@ -16,7 +16,7 @@ CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CPPFLAGS += -Iinclude -D_GNU_SOURCE -DHX_VERSION='"$(VERSION)"'
 ALL_CFLAGS = $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP -pthread
-PKGS    := openssl libnghttp2
+PKGS    := openssl libnghttp2 libngtcp2 libngtcp2_crypto_gnutls libnghttp3 gnutls
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CPPFLAGS += $(PKG_CFLAGS)
@@ -32,7 +32,7 @@ say =
 endif
 
 CORE_SRC := body fmt h1_chunk h1_conn h1_out h1_parse h2_conn help listen log xstream \
-            oq plan resp rng timer tls worker xprt config
+            oq plan quic h3 resp rng timer tls worker xprt config
 CORE_OBJ := $(patsubst %,$(BUILD)/src/%.o,$(CORE_SRC))
 HXTERM_OBJ := $(CORE_OBJ) $(BUILD)/src/main.o
 

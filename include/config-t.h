@@ -52,6 +52,12 @@ struct config {
 	uint32_t h2_frame;          /* --h2-frame: SETTINGS_MAX_FRAME_SIZE */
 	uint32_t h2_table;          /* --h2-table: SETTINGS_HEADER_TABLE_SIZE */
 	uint32_t h2_max_resets;     /* --h2-max-resets: RST_STREAM per second */
+	uint32_t h3_streams;        /* --h3-streams: initial_max_streams_bidi */
+	uint32_t h3_window;         /* --h3-window: stream flow-control window */
+	uint32_t qpack_table;       /* --qpack-table: QPACK dynamic table capacity */
+	uint32_t quic_max_conns;    /* --quic-max-conns: per thread */
+	int no_h3;                  /* --no-h3 */
+	int no_alt_svc;             /* --no-alt-svc */
 };
 
 #endif

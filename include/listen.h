@@ -15,6 +15,9 @@ int listen_parse(const char *arg, struct listen_addr *la, const char **why);
  * Returns the fd, or -1 with errno set. */
 int listen_tcp(const struct listen_addr *la, uint16_t port);
 
+/* The same for a UDP socket (QUIC) */
+int listen_udp(const struct listen_addr *la, uint16_t port);
+
 /* "127.0.0.1:8000" / "[::1]:8000" / "*:8000" into <buf> */
 void listen_name(const struct listen_addr *la, uint16_t port, char *buf,
 		 size_t len);

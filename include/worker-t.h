@@ -37,6 +37,8 @@ struct wstats {
 struct h1c;
 struct h2c;
 struct h2s;
+struct qconn;
+struct cidmap;
 
 struct worker {
 	int id;
@@ -55,6 +57,12 @@ struct worker {
 	struct h2c *h2conns;  /* live HTTP/2 connections */
 	struct h2c *free_h2c;
 	struct h2s *free_h2s;
+	struct udp_ep *udp;   /* QUIC sockets, one per TLS port */
+	int nudp;
+	struct qconn *qconns; /* live QUIC connections */
+	uint32_t nqconns;
+	struct cidmap *cids;  /* connection IDs to QUIC connections */
+	uint8_t *txbuf;       /* packets built for one sendmsg (GSO) */
 	struct wstats st;
 	struct h1_req h1req; /* parser scratch: headers are only read in place */
 };

@@ -19,7 +19,7 @@ enum {
 	O_NAME = 256, O_DEFAULTS, O_MAX_SIZE, O_MAX_WAIT, O_BUFSIZE, O_RSPBUF,
 	O_SNDBUF, O_SPLICE, O_NO_SPLICE, O_MAX_URI, O_MAX_HDRS, O_MAX_BODY,
 	O_IDLE, O_HEAD_TMO, O_BODY_TMO, O_SEND_TMO, O_CERT, O_KEY,
-	O_DRAIN, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_RESETS,
+	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_RESETS,
 };
 
 static const struct option longopts[] = {
@@ -42,6 +42,12 @@ static const struct option longopts[] = {
 	{ "cert", required_argument, NULL, O_CERT },
 	{ "key", required_argument, NULL, O_KEY },
 	{ "drain-timeout", required_argument, NULL, O_DRAIN },
+	{ "h3-streams", required_argument, NULL, O_H3_STREAMS },
+	{ "h3-window", required_argument, NULL, O_H3_WINDOW },
+	{ "qpack-table", required_argument, NULL, O_QPACK },
+	{ "quic-max-conns", required_argument, NULL, O_QUIC_CONNS },
+	{ "no-h3", no_argument, NULL, O_NO_H3 },
+	{ "no-alt-svc", no_argument, NULL, O_NO_ALTSVC },
 	{ "h2-streams", required_argument, NULL, O_H2_STREAMS },
 	{ "h2-window", required_argument, NULL, O_H2_WINDOW },
 	{ "h2-conn-window", required_argument, NULL, O_H2_CONN_WINDOW },
@@ -63,7 +69,8 @@ void config_usage(FILE *f)
 "  -L <addr>            listen: 127.0.0.1:8000, [::1]:8000, :8000 (all\n"
 "                       addresses); repeatable; default :8000:8443. The clear\n"
 "                       port serves HTTP/1.x and h2c (prior knowledge or\n"
-"                       Upgrade); the TLS port HTTP/1.1 and h2 by ALPN.\n"
+"                       Upgrade); the TLS port HTTP/1.1 and h2 by ALPN on\n"
+"                       TCP, and HTTP/3 on UDP at the same number.\n"
 "  -t <n>               worker threads (default: the CPUs it may run on)\n"
 "  -n <n>               connection limit across threads (default 100000)\n"
 "  -D                   run as a daemon\n"
@@ -101,9 +108,14 @@ void config_usage(FILE *f)
 "  --h2-frame <n>       HTTP/2 max frame size, 16k to 16m-1 (16k)\n"
 "  --h2-table <n>       HPACK header table size (4096)\n"
 "  --h2-max-resets <n>  RST_STREAM a second before GOAWAY ENHANCE_YOUR_CALM (200)\n"
+"  --h3-streams <n>     HTTP/3 max concurrent streams (100)\n"
+"  --h3-window <n>      QUIC stream flow-control window (256k)\n"
+"  --qpack-table <n>    QPACK dynamic table capacity (0)\n"
+"  --quic-max-conns <n> QUIC connections per thread (10000)\n"
+"  --no-h3              no HTTP/3 on the TLS ports' UDP twins\n"
+"  --no-alt-svc         no alt-svc: h3 header on TLS responses\n"
 "\n"
-"Not yet supported by this build (a warning is printed): --splice, and\n"
-"HTTP/3 on the TLS port's UDP twin.\n");
+"Not yet supported by this build (a warning is printed): --splice.\n");
 }
 
 /* a decimal number with k/m/g suffixes, or one line on stderr */
@@ -151,6 +163,10 @@ static void config_defaults(void)
 	cfg.h2_frame = 16384;
 	cfg.h2_table = 4096;
 	cfg.h2_max_resets = 200;
+	cfg.h3_streams = 100;
+	cfg.h3_window = 256 << 10;
+	cfg.qpack_table = 0;
+	cfg.quic_max_conns = 10000;
 	if (gethostname(cfg.name, sizeof(cfg.name) - 1) < 0)
 		strcpy(cfg.name, "hxterm");
 }
@@ -225,6 +241,10 @@ static int opt_tunable(int c, const char *arg)
 	case O_HEAD_TMO: return opt_num("--head-timeout", arg, 1, 86400000, &cfg.head_ms);
 	case O_BODY_TMO: return opt_num("--body-timeout", arg, 1, 86400000, &cfg.body_ms);
 	case O_SEND_TMO: return opt_num("--send-timeout", arg, 1, 86400000, &cfg.send_ms);
+	case O_H3_STREAMS: if (opt_num("--h3-streams", arg, 1, 1 << 20, &v) < 0) return -1; cfg.h3_streams = (uint32_t)v; break;
+	case O_H3_WINDOW: if (opt_num("--h3-window", arg, 1024, 1U << 30, &v) < 0) return -1; cfg.h3_window = (uint32_t)v; break;
+	case O_QPACK: if (opt_num("--qpack-table", arg, 0, 1 << 20, &v) < 0) return -1; cfg.qpack_table = (uint32_t)v; break;
+	case O_QUIC_CONNS: if (opt_num("--quic-max-conns", arg, 1, 1 << 24, &v) < 0) return -1; cfg.quic_max_conns = (uint32_t)v; break;
 	case O_DRAIN: return opt_num("--drain-timeout", arg, 0, 86400000, &cfg.drain_ms);
 	case 'b': if (opt_num("-b", arg, 1024, 16384, &v) < 0) return -1; cfg.rsa_bits = (int)v; break;
 	case O_H2_STREAMS: if (opt_num("--h2-streams", arg, 1, 1 << 20, &v) < 0) return -1; cfg.h2_streams = (uint32_t)v; break;
@@ -252,6 +272,8 @@ static int opt_one(int c, const char *arg)
 	case O_NAME: return opt_name(arg);
 	case O_DEFAULTS: cfg.defaults = arg; return 0;
 	case O_NO_SPLICE: cfg.splice = 0; return 0;
+	case O_NO_H3: cfg.no_h3 = 1; return 0;
+	case O_NO_ALTSVC: cfg.no_alt_svc = 1; return 0;
 	case 'c': cfg.curve = arg; return 0;
 	case O_CERT: cfg.cert = arg; return 0;
 	case O_KEY: cfg.key = arg; return 0;

@@ -102,7 +102,7 @@ static int sock_opts(int fd, const struct listen_addr *la)
 	return 0;
 }
 
-int listen_tcp(const struct listen_addr *la, uint16_t port)
+static int listen_sock(const struct listen_addr *la, uint16_t port, int type)
 {
 	struct sockaddr_storage ss = la->ss;
 	int fd, err;
@@ -111,17 +111,27 @@ int listen_tcp(const struct listen_addr *la, uint16_t port)
 		((struct sockaddr_in *)&ss)->sin_port = htons(port);
 	else
 		((struct sockaddr_in6 *)&ss)->sin6_port = htons(port);
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = socket(ss.ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
 	if (sock_opts(fd, la) < 0 || bind(fd, (struct sockaddr *)&ss, la->sslen) < 0 ||
-	    listen(fd, 4096) < 0) {
+	    (type == SOCK_STREAM && listen(fd, 4096) < 0)) {
 		err = errno;
 		close(fd);
 		errno = err;
 		return -1;
 	}
 	return fd;
+}
+
+int listen_tcp(const struct listen_addr *la, uint16_t port)
+{
+	return listen_sock(la, port, SOCK_STREAM);
+}
+
+int listen_udp(const struct listen_addr *la, uint16_t port)
+{
+	return listen_sock(la, port, SOCK_DGRAM);
 }
 
 void listen_name(const struct listen_addr *la, uint16_t port, char *buf, size_t len)

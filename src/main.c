@@ -7,6 +7,7 @@
 #include "body.h"
 #include "config.h"
 #include "h2_conn.h"
+#include "quic.h"
 #include "tls.h"
 #include "listen.h"
 #include "log.h"
@@ -23,7 +24,8 @@ static void announce(void)
 		if (!la->tls_port)
 			continue;
 		listen_name(la, la->tls_port, name, sizeof(name));
-		log_info("listening on %s (TLS: HTTP/1.1, h2; HTTP/3 not built yet)", name);
+		log_info("listening on %s (TLS: HTTP/1.1, h2%s)", name,
+			 cfg.no_h3 ? "" : "; UDP: HTTP/3");
 	}
 	log_info("%s ready, %d thread%s, id=%s", "hxterm " HX_VERSION, cfg.threads,
 		 cfg.threads > 1 ? "s" : "", cfg.name);
@@ -93,7 +95,7 @@ int main(int argc, char **argv)
 		log_err("cannot allocate the response buffers");
 		return 2;
 	}
-	if (tls_init() < 0)
+	if (tls_init() < 0 || (!cfg.no_h3 && quic_init() < 0))
 		return 2;
 	if (cfg.daemon && daemonize() < 0)
 		return 2;
@@ -104,6 +106,7 @@ int main(int argc, char **argv)
 		return 2;
 	announce();
 	run_until_stopped();
+	quic_free();
 	tls_free();
 	h2_free();
 	body_free();

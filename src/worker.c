@@ -16,6 +16,7 @@
 #include "h1_conn.h"
 #include "h2_conn.h"
 #include "listen.h"
+#include "quic.h"
 #include "log.h"
 #include "timer.h"
 #include "worker.h"
@@ -120,6 +121,7 @@ static void worker_drain_start(struct worker *w)
 	w->drain_end = w->now_ms + cfg.drain_ms;
 	h1c_drain(w);
 	h2c_drain(w);
+	quic_drain(w);
 }
 
 static void *worker_main(void *arg)
@@ -141,13 +143,14 @@ static void *worker_main(void *arg)
 			t->cb(w, t);
 		if (hx_drain && !w->drain_end)
 			worker_drain_start(w);
-		if (w->drain_end && (!w->nconn || w->now_ms >= w->drain_end))
+		if (w->drain_end && ((!w->nconn && !w->nqconns) || w->now_ms >= w->drain_end))
 			break;
 		if (w->paused && !hx_drain && atomic_load(&conn_count) < cfg.maxconn)
 			listeners_set(w, 1);
 	}
 	h1c_release_all(w);
 	h2c_release_all(w);
+	quic_release_all(w);
 	atomic_fetch_sub(&running, 1);
 	return NULL;
 }
@@ -175,7 +178,8 @@ static int worker_listen(struct worker *w)
 		const struct listen_addr *la = &cfg.addrs[i];
 
 		if (worker_listen_one(w, la, la->clear_port, 0) < 0 ||
-		    (la->tls_port && worker_listen_one(w, la, la->tls_port, 1) < 0))
+		    (la->tls_port && worker_listen_one(w, la, la->tls_port, 1) < 0) ||
+		    (la->tls_port && !cfg.no_h3 && quic_listen(w, la, la->tls_port) < 0))
 			return -1;
 	}
 	return 0;

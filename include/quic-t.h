@@ -1,0 +1,59 @@
+/* Types of QUIC connections (ngtcp2 + GnuTLS) and their HTTP/3 streams (nghttp3). */
+#ifndef HX_QUIC_T_H
+#define HX_QUIC_T_H
+
+#include <gnutls/gnutls.h>
+#include <nghttp3/nghttp3.h>
+#include <ngtcp2/ngtcp2.h>
+#include <ngtcp2/ngtcp2_crypto.h>
+#include <sys/socket.h>
+
+#include "timer-t.h"
+#include "worker-t.h"
+#include "xstream.h"
+
+#define QUIC_SCIDLEN 18
+
+/* one UDP socket of a worker: the TLS port of one -L address */
+struct udp_ep {
+	struct ev ev;
+	struct sockaddr_storage local;
+	socklen_t locallen;
+};
+
+struct qconn;
+
+/* an HTTP/3 request stream */
+struct qstream {
+	struct qconn *c;
+	struct qstream *next, *prev;
+	struct timer tm;
+	int64_t id;
+	uint8_t fault;       /* x=/X= point reached: act after the writes */
+	struct xstream x;
+};
+
+/* qconn flags */
+#define QC_DEAD     0x01 /* free at the end of this turn */
+#define QC_CLOSE    0x02 /* send CONNECTION_CLOSE, then free (X=, drain) */
+#define QC_DRAINING 0x04 /* peer closed: nothing more to send */
+
+struct qconn {
+	struct timer tm;
+	struct worker *w;
+	struct udp_ep *ep;
+	struct qconn *next, *prev;
+	ngtcp2_conn *conn;
+	nghttp3_conn *h3;
+	gnutls_session_t tls;
+	ngtcp2_crypto_conn_ref ref;
+	struct sockaddr_storage peer;
+	socklen_t peerlen;
+	ngtcp2_cid odcid;    /* the client's first DCID, also in the map */
+	struct qstream *streams;
+	uint32_t nstreams;
+	uint32_t flags;
+	uint64_t close_code; /* application error for QC_CLOSE */
+};
+
+#endif

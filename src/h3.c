@@ -1,0 +1,366 @@
+/* HTTP/3 with nghttp3 on QUIC streams: the neutral generator's responses, bodies read in place. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "config.h"
+#include "fmt.h"
+#include "quic.h"
+#include "timer.h"
+#include "worker.h"
+#include "xstream.h"
+
+#define NV_INLINE (RESP_MAX_FIELDS + 4)
+
+static nghttp3_callbacks h3_cbs;
+
+static struct qstream *qs_new(struct qconn *c, int64_t id)
+{
+	struct qstream *s = malloc(sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->c = c;
+	s->id = id;
+	s->fault = 0;
+	s->tm = (struct timer){ 0, 0, NULL };
+	xs_init(&s->x);
+	s->prev = NULL;
+	s->next = c->streams;
+	if (c->streams)
+		c->streams->prev = s;
+	c->streams = s;
+	c->nstreams++;
+	return s;
+}
+
+static void qs_free(struct qstream *s)
+{
+	struct qconn *c = s->c;
+
+	timer_cancel(&c->w->timers, &s->tm);
+	xs_release(&s->x);
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		c->streams = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	c->nstreams--;
+	free(s);
+}
+
+void h3_free_streams(struct qconn *c)
+{
+	while (c->streams)
+		qs_free(c->streams);
+}
+
+/* ---------- the response ---------- */
+
+static nghttp3_nv nv_of(const struct hfield *f)
+{
+	return (nghttp3_nv){ (uint8_t *)f->name, (uint8_t *)f->val, f->nlen, f->vlen,
+			     NGHTTP3_NV_FLAG_NONE };
+}
+
+static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, size_t veccnt,
+			       uint32_t *flags, void *cud, void *sud);
+
+static void qs_respond(struct qstream *s)
+{
+	struct xstream *x = &s->x;
+	const struct plan *p = &x->plan;
+	nghttp3_data_reader dr = { read_data };
+	struct hfield f_inline[NV_INLINE], *f = f_inline;
+	nghttp3_nv nv_inline[NV_INLINE + 2], *nv = nv_inline;
+	size_t max, n = 0, nf;
+	char st[8], cl[24], lbuf[PLAN_DEC_SIZE + 64];
+
+	xs_respond(x);
+	max = xs_field_count(x);
+	if (max > NV_INLINE) {
+		f = malloc(max * sizeof(*f));
+		nv = malloc((max + 2) * sizeof(*nv));
+		if (!f || !nv) {
+			free(f);
+			free(nv);
+			return;
+		}
+	}
+	*fmt_u64(st, x->rs.status) = 0;
+	nv[n++] = (nghttp3_nv){ (uint8_t *)":status", (uint8_t *)st, 7, 3, NGHTTP3_NV_FLAG_NONE };
+	if (x->rs.clen >= 0)
+		nv[n++] = (nghttp3_nv){ (uint8_t *)"content-length", (uint8_t *)cl, 14,
+					(size_t)(fmt_u64(cl, (uint64_t)x->rs.clen) - cl),
+					NGHTTP3_NV_FLAG_NONE };
+	nf = xs_fields(x, f, max, lbuf);
+	for (size_t i = 0; i < nf; i++)
+		nv[n++] = nv_of(&f[i]);
+	s->c->w->st.requests++;
+	nghttp3_conn_submit_response(s->c->h3, s->id, nv, n,
+				     (x->rs.body || (p->ntrl && !(x->flags & XS_HEAD)) ||
+				      (p->flags & (PF_RESET | PF_TRUNC))) ? &dr : NULL);
+	if (f != f_inline) {
+		free(f);
+		free(nv);
+	}
+}
+
+static void qs_timer_cb(struct worker *w, struct timer *t)
+{
+	struct qstream *s = container_of(t, struct qstream, tm);
+	struct qconn *c = s->c;
+
+	(void)w;
+	if (s->x.flags & XS_DRIP) {
+		s->x.flags &= ~XS_DRIP;
+		s->x.piece_left = s->x.plan.piece;
+		nghttp3_conn_resume_stream(c->h3, s->id);
+	} else {
+		qs_respond(s);
+	}
+	quic_write(c);
+	quic_done(c);
+}
+
+static void qs_ready(struct qstream *s)
+{
+	if (s->x.flags & XS_READY)
+		return;
+	s->x.flags |= XS_READY;
+	if (s->x.plan.wait_ms) {
+		int64_t end = clock_ns() + (int64_t)s->x.plan.wait_ms * 1000000;
+
+		s->tm.cb = qs_timer_cb;
+		timer_arm(&s->c->w->timers, &s->tm, (uint64_t)(end + 999999) / 1000000);
+		return;
+	}
+	qs_respond(s);
+}
+
+static void qs_request_in(struct qstream *s, int end)
+{
+	if (end)
+		s->x.flags |= XS_ENDREQ;
+	if (!(s->x.flags & XS_READY) && (s->x.flags & XS_HEADERS) && xs_answer_now(&s->x, end))
+		qs_ready(s);
+}
+
+/* DATA for the stream: slices of the prebuilt buffers, never copied */
+static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, size_t veccnt,
+			       uint32_t *flags, void *cud, void *sud)
+{
+	struct qstream *s = sud;
+	struct xstream *x = &s->x;
+	const struct plan *p = &x->plan;
+	uint64_t budget = UINT64_MAX;
+	size_t n = 0;
+
+	(void)cud;
+	if (x->out_off == x->out_end && x->out_end < x->rs.body) {
+		s->fault = 1; /* acted upon once the writes are done */
+		return NGHTTP3_ERR_WOULDBLOCK;
+	}
+	if (p->flags & PF_CHUNK)
+		budget = p->chunk;
+	if (p->flags & PF_PIECE) {
+		if (!x->piece_left) {
+			x->flags |= XS_DRIP;
+			s->tm.cb = qs_timer_cb;
+			timer_arm(&s->c->w->timers, &s->tm, s->c->w->now_ms + p->drip_ms);
+			return NGHTTP3_ERR_WOULDBLOCK;
+		}
+		budget = MIN(budget, x->piece_left);
+	}
+	while (n < veccnt && budget) {
+		const char *ptr;
+		size_t len = xs_body_next(x, budget, &ptr);
+
+		if (!len)
+			break;
+		vec[n++] = (nghttp3_vec){ (uint8_t *)ptr, len };
+		budget -= len;
+		if (p->flags & PF_PIECE)
+			x->piece_left -= len;
+	}
+	if (x->out_off == x->rs.body) {
+		struct hfield f[PLAN_MAX_FIELDS];
+		nghttp3_nv nv[PLAN_MAX_FIELDS];
+		char lbuf[PLAN_DEC_SIZE];
+		size_t nt = xs_trailers(x, f, lbuf);
+
+		*flags |= NGHTTP3_DATA_FLAG_EOF;
+		for (size_t i = 0; i < nt; i++)
+			nv[i] = nv_of(&f[i]);
+		if (nt) {
+			*flags |= NGHTTP3_DATA_FLAG_NO_END_STREAM;
+			nghttp3_conn_submit_trailers(h3, id, nv, nt);
+		}
+	}
+	return (nghttp3_ssize)n;
+}
+
+/* x= resets the stream, X= closes the connection, once the bytes before went out */
+void h3_faults(struct qconn *c)
+{
+	for (struct qstream *s = c->streams; s; s = s->next) {
+		if (!s->fault)
+			continue;
+		s->fault = 0;
+		if (s->x.plan.flags & PF_RESET) {
+			ngtcp2_conn_shutdown_stream(c->conn, s->id, NGHTTP3_H3_INTERNAL_ERROR);
+		} else {
+			c->flags |= QC_CLOSE;
+			c->close_code = NGHTTP3_H3_NO_ERROR;
+		}
+	}
+}
+
+/* ---------- nghttp3 callbacks ---------- */
+
+static void consume(struct qconn *c, int64_t id, size_t n)
+{
+	ngtcp2_conn_extend_max_stream_offset(c->conn, id, n);
+	ngtcp2_conn_extend_max_offset(c->conn, n);
+}
+
+static int begin_headers(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
+{
+	struct qstream *s;
+
+	(void)sud;
+	if (!(s = qs_new(cud, id)))
+		return NGHTTP3_ERR_CALLBACK_FAILURE;
+	nghttp3_conn_set_stream_user_data(h3, id, s);
+	return 0;
+}
+
+static int recv_header(nghttp3_conn *h3, int64_t id, int32_t token, nghttp3_rcbuf *name,
+		       nghttp3_rcbuf *value, uint8_t flags, void *cud, void *sud)
+{
+	struct qstream *s = sud;
+	nghttp3_vec n = nghttp3_rcbuf_get_buf(name), v = nghttp3_rcbuf_get_buf(value);
+
+	(void)h3, (void)id, (void)token, (void)flags, (void)cud;
+	if (s)
+		xs_header(&s->x, n.base, n.len, v.base, v.len);
+	return 0;
+}
+
+static int end_headers(nghttp3_conn *h3, int64_t id, int fin, void *cud, void *sud)
+{
+	struct qstream *s = sud;
+	struct qconn *c = cud;
+
+	(void)h3, (void)id;
+	if (!s)
+		return 0;
+	xs_headers_done(&s->x, &c->w->rng);
+	qs_request_in(s, fin);
+	return 0;
+}
+
+static int recv_data(nghttp3_conn *h3, int64_t id, const uint8_t *data, size_t len, void *cud,
+		     void *sud)
+{
+	struct qstream *s = sud;
+
+	(void)h3, (void)data;
+	consume(cud, id, len);
+	if (s) {
+		s->x.body_read += len;
+		qs_request_in(s, 0);
+	}
+	return 0;
+}
+
+static int deferred_consume(nghttp3_conn *h3, int64_t id, size_t n, void *cud, void *sud)
+{
+	(void)h3, (void)sud;
+	consume(cud, id, n);
+	return 0;
+}
+
+static int end_stream(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
+{
+	(void)h3, (void)id, (void)cud;
+	if (sud)
+		qs_request_in(sud, 1);
+	return 0;
+}
+
+static int stream_close(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, void *sud)
+{
+	(void)h3, (void)id, (void)code, (void)cud;
+	if (sud)
+		qs_free(sud);
+	return 0;
+}
+
+static int stop_sending(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, void *sud)
+{
+	struct qconn *c = cud;
+
+	(void)h3, (void)sud;
+	return ngtcp2_conn_shutdown_stream_read(c->conn, id, code) ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
+}
+
+static int reset_stream(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, void *sud)
+{
+	struct qconn *c = cud;
+
+	(void)h3, (void)sud;
+	return ngtcp2_conn_shutdown_stream_write(c->conn, id, code) ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
+}
+
+int h3_init(void)
+{
+	h3_cbs = (nghttp3_callbacks){
+		.stream_close = stream_close,
+		.recv_data = recv_data,
+		.deferred_consume = deferred_consume,
+		.begin_headers = begin_headers,
+		.recv_header = recv_header,
+		.end_headers = end_headers,
+		.stop_sending = stop_sending,
+		.end_stream = end_stream,
+		.reset_stream = reset_stream,
+	};
+	return 0;
+}
+
+/* the HTTP/3 session once 1-RTT keys exist: control and QPACK streams */
+int h3_setup(struct qconn *c)
+{
+	nghttp3_settings st;
+	int64_t ctrl, enc, dec;
+
+	nghttp3_settings_default(&st);
+	st.qpack_max_dtable_capacity = cfg.qpack_table;
+	st.qpack_blocked_streams = cfg.qpack_table ? 100 : 0;
+	st.max_field_section_size = cfg.iobuf;
+	if (nghttp3_conn_server_new(&c->h3, &h3_cbs, &st, NULL, c))
+		return -1;
+	nghttp3_conn_set_max_client_streams_bidi(c->h3, cfg.h3_streams);
+	if (ngtcp2_conn_open_uni_stream(c->conn, &ctrl, NULL) ||
+	    nghttp3_conn_bind_control_stream(c->h3, ctrl) ||
+	    ngtcp2_conn_open_uni_stream(c->conn, &enc, NULL) ||
+	    ngtcp2_conn_open_uni_stream(c->conn, &dec, NULL) ||
+	    nghttp3_conn_bind_qpack_streams(c->h3, enc, dec))
+		return -1;
+	return 0;
+}
+
+int h3_recv_stream(struct qconn *c, int64_t id, const uint8_t *data, size_t len, int fin)
+{
+	nghttp3_ssize n;
+
+	if (!c->h3)
+		return -1;
+	n = nghttp3_conn_read_stream(c->h3, id, data, len, fin);
+	if (n < 0)
+		return -1;
+	consume(c, id, (size_t)n);
+	return 0;
+}

@@ -1,0 +1,722 @@
+/* QUIC on the TLS port's UDP twin: sockets, connection IDs, ngtcp2 connections, GnuTLS. */
+#include <errno.h>
+#include <gnutls/crypto.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
+#include <ngtcp2/ngtcp2_crypto_gnutls.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "config.h"
+#include "listen.h"
+#include "log.h"
+#include "quic.h"
+#include "timer.h"
+#include "tls.h"
+#include "worker.h"
+
+#define RX_BATCH   16
+#define RX_SIZE    2048
+#define TX_MAX_PKT 64          /* packets per GSO sendmsg */
+#define TX_BUF     (TX_MAX_PKT * 1500)
+#define MAP_BITS   12
+
+static gnutls_certificate_credentials_t cred;
+static gnutls_priority_t prio;
+static uint8_t reset_secret[32];
+static int no_gso;             /* the kernel refused UDP_SEGMENT once */
+
+/* ---------- connection IDs: per-thread hash of CID -> connection ---------- */
+
+struct cident {
+	struct cident *next;
+	struct qconn *c;
+	ngtcp2_cid cid;
+};
+
+struct cidmap {
+	struct cident *b[1 << MAP_BITS];
+};
+
+static unsigned cid_hash(const uint8_t *p, size_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h & ((1 << MAP_BITS) - 1);
+}
+
+static struct qconn *cid_find(struct cidmap *m, const uint8_t *p, size_t len)
+{
+	for (struct cident *e = m->b[cid_hash(p, len)]; e; e = e->next)
+		if (e->cid.datalen == len && !memcmp(e->cid.data, p, len))
+			return e->c;
+	return NULL;
+}
+
+static int cid_add(struct cidmap *m, const ngtcp2_cid *cid, struct qconn *c)
+{
+	struct cident *e = malloc(sizeof(*e));
+	unsigned h = cid_hash(cid->data, cid->datalen);
+
+	if (!e)
+		return -1;
+	e->cid = *cid;
+	e->c = c;
+	e->next = m->b[h];
+	m->b[h] = e;
+	return 0;
+}
+
+static void cid_del(struct cidmap *m, const ngtcp2_cid *cid)
+{
+	struct cident **pe = &m->b[cid_hash(cid->data, cid->datalen)];
+
+	for (; *pe; pe = &(*pe)->next) {
+		struct cident *e = *pe;
+
+		if (e->cid.datalen == cid->datalen && !memcmp(e->cid.data, cid->data, cid->datalen)) {
+			*pe = e->next;
+			free(e);
+			return;
+		}
+	}
+}
+
+/* ---------- sending ---------- */
+
+/* one sendmsg of <n> packets of <seg> bytes (the last may be shorter) */
+static void udp_send(struct qconn *c, const uint8_t *buf, size_t len, size_t seg)
+{
+	char ctrl[CMSG_SPACE(sizeof(uint16_t))] = { 0 };
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr mh = { .msg_name = &c->peer, .msg_namelen = c->peerlen,
+			     .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t r;
+
+	if (len > seg && !no_gso) {
+		struct cmsghdr *cm;
+
+		mh.msg_control = ctrl;
+		mh.msg_controllen = sizeof(ctrl);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_UDP;
+		cm->cmsg_type = UDP_SEGMENT;
+		cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+		*(uint16_t *)(void *)CMSG_DATA(cm) = (uint16_t)seg;
+	}
+	do
+		r = sendmsg(c->ep->ev.fd, &mh, 0);
+	while (r < 0 && errno == EINTR);
+	if (r >= 0 || len <= seg || (errno != EIO && errno != EINVAL))
+		return; /* WHY: EAGAIN drops the datagram; QUIC recovers it */
+	no_gso = 1; /* no GSO here: one datagram at a time from now on */
+	for (size_t off = 0; off < len; off += seg)
+		udp_send(c, buf + off, MIN(seg, len - off), seg);
+}
+
+static void qconn_close_now(struct qconn *c, const ngtcp2_connection_close_error *ccerr)
+{
+	ngtcp2_path_storage ps;
+	ngtcp2_pkt_info pi;
+	ngtcp2_ssize n;
+
+	if (!(c->flags & QC_DRAINING)) {
+		ngtcp2_path_storage_zero(&ps);
+		n = ngtcp2_conn_write_connection_close(c->conn, &ps.path, &pi, c->w->txbuf,
+						       1500, ccerr, (ngtcp2_tstamp)clock_ns());
+		if (n > 0)
+			udp_send(c, c->w->txbuf, (size_t)n, (size_t)n);
+	}
+	c->flags |= QC_DEAD;
+}
+
+/* the error behind <rv> as a CONNECTION_CLOSE */
+static void qconn_fail(struct qconn *c, int rv)
+{
+	ngtcp2_connection_close_error ccerr;
+
+	if (rv == NGTCP2_ERR_DRAINING || rv == NGTCP2_ERR_DROP_CONN || rv == NGTCP2_ERR_IDLE_CLOSE ||
+	    rv == NGTCP2_ERR_HANDSHAKE_TIMEOUT) {
+		c->flags |= QC_DEAD | QC_DRAINING;
+		return;
+	}
+	ngtcp2_connection_close_error_default(&ccerr);
+	if (rv == NGTCP2_ERR_CRYPTO)
+		ngtcp2_connection_close_error_set_transport_error_tls_alert(
+			&ccerr, ngtcp2_conn_get_tls_alert(c->conn), NULL, 0);
+	else
+		ngtcp2_connection_close_error_set_transport_error_liberr(&ccerr, rv, NULL, 0);
+	qconn_close_now(c, &ccerr);
+}
+
+/* one packet: HTTP/3 stream data if any, else whatever ngtcp2 has */
+static ngtcp2_ssize write_one(struct qconn *c, uint8_t *dst, size_t max, ngtcp2_path_storage *ps)
+{
+	for (;;) {
+		int64_t sid = -1;
+		int fin = 0;
+		nghttp3_vec vec[16];
+		nghttp3_ssize nvec = 0;
+		ngtcp2_ssize ndata = -1, n;
+		ngtcp2_pkt_info pi;
+		uint32_t flags = NGTCP2_WRITE_STREAM_FLAG_MORE;
+
+		if (c->h3 && ngtcp2_conn_get_max_data_left(c->conn)) {
+			nvec = nghttp3_conn_writev_stream(c->h3, &sid, &fin, vec, 16);
+			if (nvec < 0)
+				return NGTCP2_ERR_CALLBACK_FAILURE;
+		}
+		if (fin)
+			flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
+		n = ngtcp2_conn_writev_stream(c->conn, &ps->path, &pi, dst, max, &ndata, flags, sid,
+					      (const ngtcp2_vec *)vec, (size_t)nvec,
+					      (ngtcp2_tstamp)clock_ns());
+		if (n == NGTCP2_ERR_STREAM_DATA_BLOCKED) {
+			nghttp3_conn_block_stream(c->h3, sid);
+			continue;
+		}
+		if (n == NGTCP2_ERR_STREAM_SHUT_WR) {
+			nghttp3_conn_shutdown_stream_write(c->h3, sid);
+			continue;
+		}
+		if (ndata >= 0 && nghttp3_conn_add_write_offset(c->h3, sid, (size_t)ndata))
+			return NGTCP2_ERR_CALLBACK_FAILURE;
+		if (n == NGTCP2_ERR_WRITE_MORE)
+			continue;
+		return n;
+	}
+}
+
+void quic_write(struct qconn *c)
+{
+	uint8_t *buf = c->w->txbuf;
+	size_t len = 0, seg = 0, max = ngtcp2_conn_get_max_tx_udp_payload_size(c->conn);
+	ngtcp2_path_storage ps;
+
+	if (c->flags & (QC_DEAD | QC_DRAINING))
+		return;
+	ngtcp2_path_storage_zero(&ps);
+	for (;;) {
+		ngtcp2_ssize n = write_one(c, buf + len, max, &ps);
+
+		if (n < 0) {
+			qconn_fail(c, (int)n);
+			return;
+		}
+		if (n > 0 && !seg)
+			seg = (size_t)n;
+		len += (size_t)n;
+		/* a GSO batch is packets of one size, the last one may be shorter */
+		if (n == 0 || (size_t)n < seg || len + max > TX_BUF || len / seg >= TX_MAX_PKT) {
+			if (len)
+				udp_send(c, buf, len, seg);
+			if (n == 0 || (size_t)n < seg) {
+				if (n == 0)
+					break;
+			}
+			len = 0;
+			seg = 0;
+		}
+	}
+	ngtcp2_conn_update_pkt_tx_time(c->conn, (ngtcp2_tstamp)clock_ns());
+	h3_faults(c);
+}
+
+/* ---------- ngtcp2 callbacks ---------- */
+
+static void rand_cb(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx)
+{
+	struct rng *r = ctx->native_handle;
+
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t v = rng_u64(r);
+
+		memcpy(dest + i, &v, MIN((size_t)8, len - i));
+	}
+}
+
+static int new_cid_cb(ngtcp2_conn *conn, ngtcp2_cid *cid, uint8_t *token, size_t len,
+		      void *user)
+{
+	struct qconn *c = user;
+	ngtcp2_rand_ctx ctx = { &c->w->rng };
+
+	(void)conn;
+	rand_cb(cid->data, len, &ctx);
+	cid->datalen = len;
+	if (ngtcp2_crypto_generate_stateless_reset_token(token, reset_secret,
+							 sizeof(reset_secret), cid))
+		return NGTCP2_ERR_CALLBACK_FAILURE;
+	return cid_add(c->w->cids, cid, c) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
+}
+
+static int remove_cid_cb(ngtcp2_conn *conn, const ngtcp2_cid *cid, void *user)
+{
+	struct qconn *c = user;
+
+	(void)conn;
+	cid_del(c->w->cids, cid);
+	return 0;
+}
+
+static int rx_key_cb(ngtcp2_conn *conn, ngtcp2_crypto_level level, void *user)
+{
+	(void)conn;
+	if (level != NGTCP2_CRYPTO_LEVEL_APPLICATION)
+		return 0;
+	return h3_setup(user) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
+}
+
+static int recv_stream_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t off,
+			  const uint8_t *data, size_t len, void *user, void *suser)
+{
+	(void)conn, (void)off, (void)suser;
+	return h3_recv_stream(user, id, data, len, !!(flags & NGTCP2_STREAM_DATA_FLAG_FIN)) ?
+	       NGTCP2_ERR_CALLBACK_FAILURE : 0;
+}
+
+static int acked_cb(ngtcp2_conn *conn, int64_t id, uint64_t off, uint64_t len, void *user,
+		    void *suser)
+{
+	struct qconn *c = user;
+
+	(void)conn, (void)off, (void)suser;
+	return c->h3 && nghttp3_conn_add_ack_offset(c->h3, id, len) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
+}
+
+static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t code,
+			   void *user, void *suser)
+{
+	struct qconn *c = user;
+	int rv;
+
+	(void)suser;
+	if (!(flags & NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET))
+		code = NGHTTP3_H3_NO_ERROR;
+	if (!c->h3)
+		return 0;
+	rv = nghttp3_conn_close_stream(c->h3, id, code);
+	if (rv && rv != NGHTTP3_ERR_STREAM_NOT_FOUND)
+		return NGTCP2_ERR_CALLBACK_FAILURE;
+	if (!(id & 2)) /* a bidi stream of the client: let it open another */
+		ngtcp2_conn_extend_max_streams_bidi(conn, 1);
+	return 0;
+}
+
+static int stream_reset_cb(ngtcp2_conn *conn, int64_t id, uint64_t size, uint64_t code,
+			   void *user, void *suser)
+{
+	struct qconn *c = user;
+
+	(void)conn, (void)size, (void)code, (void)suser;
+	return c->h3 && nghttp3_conn_shutdown_stream_read(c->h3, id) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
+}
+
+static int max_bidi_cb(ngtcp2_conn *conn, uint64_t max, void *user)
+{
+	struct qconn *c = user;
+
+	(void)conn;
+	if (c->h3)
+		nghttp3_conn_set_max_client_streams_bidi(c->h3, max);
+	return 0;
+}
+
+static int max_data_cb(ngtcp2_conn *conn, int64_t id, uint64_t max, void *user, void *suser)
+{
+	struct qconn *c = user;
+
+	(void)conn, (void)max, (void)suser;
+	return c->h3 && nghttp3_conn_unblock_stream(c->h3, id) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
+}
+
+static const ngtcp2_callbacks quic_cbs = {
+	.recv_client_initial = ngtcp2_crypto_recv_client_initial_cb,
+	.recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb,
+	.encrypt = ngtcp2_crypto_encrypt_cb,
+	.decrypt = ngtcp2_crypto_decrypt_cb,
+	.hp_mask = ngtcp2_crypto_hp_mask_cb,
+	.update_key = ngtcp2_crypto_update_key_cb,
+	.delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb,
+	.delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb,
+	.get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb,
+	.version_negotiation = ngtcp2_crypto_version_negotiation_cb,
+	.rand = rand_cb,
+	.get_new_connection_id = new_cid_cb,
+	.remove_connection_id = remove_cid_cb,
+	.recv_rx_key = rx_key_cb,
+	.recv_stream_data = recv_stream_cb,
+	.acked_stream_data_offset = acked_cb,
+	.stream_close = stream_close_cb,
+	.stream_reset = stream_reset_cb,
+	.extend_max_remote_streams_bidi = max_bidi_cb,
+	.extend_max_stream_data = max_data_cb,
+};
+
+/* ---------- connections ---------- */
+
+static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
+{
+	return ((struct qconn *)ref->user_data)->conn;
+}
+
+static int qconn_tls(struct qconn *c)
+{
+	static const gnutls_datum_t alpn = { (unsigned char *)"h3", 2 };
+
+	if (gnutls_init(&c->tls, GNUTLS_SERVER | GNUTLS_NO_AUTO_SEND_TICKET) ||
+	    gnutls_priority_set(c->tls, prio) ||
+	    ngtcp2_crypto_gnutls_configure_server_session(c->tls) ||
+	    gnutls_credentials_set(c->tls, GNUTLS_CRD_CERTIFICATE, cred) ||
+	    gnutls_alpn_set_protocols(c->tls, &alpn, 1, GNUTLS_ALPN_MANDATORY))
+		return -1;
+	c->ref = (ngtcp2_crypto_conn_ref){ get_conn, c };
+	gnutls_session_set_ptr(c->tls, &c->ref);
+	ngtcp2_conn_set_tls_native_handle(c->conn, c->tls);
+	return 0;
+}
+
+static void qconn_params(ngtcp2_transport_params *tp, const ngtcp2_pkt_hd *hd,
+			 const ngtcp2_cid *scid)
+{
+	ngtcp2_transport_params_default(tp);
+	tp->initial_max_stream_data_bidi_local = cfg.h3_window;
+	tp->initial_max_stream_data_bidi_remote = cfg.h3_window;
+	tp->initial_max_stream_data_uni = cfg.h3_window;
+	tp->initial_max_data = (uint64_t)cfg.h3_window * 4;
+	tp->initial_max_streams_bidi = cfg.h3_streams;
+	tp->initial_max_streams_uni = 3;
+	tp->max_idle_timeout = cfg.idle_ms * NGTCP2_MILLISECONDS;
+	tp->original_dcid = hd->dcid;
+	tp->stateless_reset_token_present = 1;
+	ngtcp2_crypto_generate_stateless_reset_token(tp->stateless_reset_token, reset_secret,
+						     sizeof(reset_secret), scid);
+}
+
+static void qconn_timer_cb(struct worker *w, struct timer *t);
+
+static struct qconn *qconn_new(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt_hd *hd,
+			       const struct sockaddr_storage *peer, socklen_t peerlen)
+{
+	struct qconn *c = calloc(1, sizeof(*c));
+	ngtcp2_settings st;
+	ngtcp2_transport_params tp;
+	ngtcp2_cid scid;
+	ngtcp2_rand_ctx rctx = { &w->rng };
+	ngtcp2_path path = { { (ngtcp2_sockaddr *)&ep->local, ep->locallen },
+			     { (ngtcp2_sockaddr *)peer, peerlen }, NULL };
+
+	if (!c)
+		return NULL;
+	c->w = w;
+	c->ep = ep;
+	c->peer = *peer;
+	c->peerlen = peerlen;
+	c->tm = (struct timer){ 0, 0, qconn_timer_cb };
+	c->odcid = hd->dcid;
+	scid.datalen = QUIC_SCIDLEN;
+	rand_cb(scid.data, scid.datalen, &rctx);
+	ngtcp2_settings_default(&st);
+	st.initial_ts = (ngtcp2_tstamp)clock_ns();
+	st.rand_ctx = rctx;
+	st.max_stream_window = 16 << 20;
+	st.max_window = 24 << 20;
+	st.handshake_timeout = cfg.head_ms * NGTCP2_MILLISECONDS;
+	qconn_params(&tp, hd, &scid);
+	if (ngtcp2_conn_server_new(&c->conn, &hd->scid, &scid, &path, hd->version, &quic_cbs,
+				   &st, &tp, NULL, c) || qconn_tls(c) ||
+	    cid_add(w->cids, &scid, c) || cid_add(w->cids, &c->odcid, c)) {
+		if (c->conn)
+			ngtcp2_conn_del(c->conn);
+		if (c->tls)
+			gnutls_deinit(c->tls);
+		free(c);
+		return NULL;
+	}
+	c->next = w->qconns;
+	if (w->qconns)
+		w->qconns->prev = c;
+	w->qconns = c;
+	w->nqconns++;
+	w->st.accepted++;
+	return c;
+}
+
+static void qconn_free(struct qconn *c)
+{
+	struct worker *w = c->w;
+	ngtcp2_cid inl[16], *ids = inl;
+	size_t n = ngtcp2_conn_get_num_scid(c->conn);
+
+	if (n > ARRAY_SIZE(inl) && !(ids = malloc(n * sizeof(*ids))))
+		n = 0; /* WHY: out of memory, the map keeps stale IDs to nothing */
+	n = n ? ngtcp2_conn_get_scid(c->conn, ids) : 0;
+	for (size_t i = 0; i < n; i++)
+		cid_del(w->cids, &ids[i]);
+	if (ids != inl)
+		free(ids);
+	cid_del(w->cids, &c->odcid);
+	timer_cancel(&w->timers, &c->tm);
+	h3_free_streams(c);
+	if (c->h3)
+		nghttp3_conn_del(c->h3);
+	ngtcp2_conn_del(c->conn);
+	gnutls_deinit(c->tls);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		w->qconns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	w->nqconns--;
+	free(c);
+}
+
+/* after any work on <c>: close it, or re-arm its timer */
+void quic_done(struct qconn *c)
+{
+	ngtcp2_tstamp exp;
+
+	if ((c->flags & QC_CLOSE) && !(c->flags & QC_DEAD)) {
+		ngtcp2_connection_close_error ccerr;
+
+		ngtcp2_connection_close_error_default(&ccerr);
+		ngtcp2_connection_close_error_set_application_error(&ccerr, c->close_code, NULL, 0);
+		qconn_close_now(c, &ccerr);
+	}
+	if (c->flags & QC_DEAD) {
+		qconn_free(c);
+		return;
+	}
+	exp = ngtcp2_conn_get_expiry(c->conn);
+	if (exp != UINT64_MAX)
+		timer_arm(&c->w->timers, &c->tm, (exp + 999999) / 1000000);
+}
+
+static void qconn_timer_cb(struct worker *w, struct timer *t)
+{
+	struct qconn *c = container_of(t, struct qconn, tm);
+	int rv = ngtcp2_conn_handle_expiry(c->conn, (ngtcp2_tstamp)clock_ns());
+
+	(void)w;
+	if (rv)
+		qconn_fail(c, rv);
+	else
+		quic_write(c);
+	quic_done(c);
+}
+
+/* ---------- receiving ---------- */
+
+static void send_raw(struct udp_ep *ep, const uint8_t *p, size_t len,
+		     const struct sockaddr_storage *peer, socklen_t peerlen)
+{
+	while (sendto(ep->ev.fd, p, len, 0, (const struct sockaddr *)peer, peerlen) < 0 &&
+	       errno == EINTR)
+		;
+}
+
+static void send_vn(struct worker *w, struct udp_ep *ep, const ngtcp2_version_cid *vc,
+		    const struct sockaddr_storage *peer, socklen_t peerlen)
+{
+	static const uint32_t sv[] = { NGTCP2_PROTO_VER_V1, NGTCP2_PROTO_VER_V2_DRAFT };
+	uint8_t buf[256];
+	ngtcp2_ssize n = ngtcp2_pkt_write_version_negotiation(
+		buf, sizeof(buf), (uint8_t)rng_u64(&w->rng), vc->scid, vc->scidlen,
+		vc->dcid, vc->dcidlen, sv, ARRAY_SIZE(sv));
+
+	if (n > 0)
+		send_raw(ep, buf, (size_t)n, peer, peerlen);
+}
+
+/* a short-header packet for no connection of ours: stateless reset */
+static void send_reset(struct worker *w, struct udp_ep *ep, const ngtcp2_version_cid *vc,
+		       size_t pktlen, const struct sockaddr_storage *peer, socklen_t peerlen)
+{
+	uint8_t buf[64], token[NGTCP2_STATELESS_RESET_TOKENLEN], rnd[40];
+	ngtcp2_cid cid;
+	ngtcp2_rand_ctx rctx = { &w->rng };
+	ngtcp2_ssize n;
+	/* WHY: smaller than what came, so that two servers cannot loop */
+	size_t rlen = MIN(sizeof(rnd), pktlen > 22 + 1 ? pktlen - 22 - 1 : 0);
+
+	if (rlen < 5 || vc->dcidlen > NGTCP2_MAX_CIDLEN)
+		return;
+	ngtcp2_cid_init(&cid, vc->dcid, vc->dcidlen);
+	if (ngtcp2_crypto_generate_stateless_reset_token(token, reset_secret, sizeof(reset_secret), &cid))
+		return;
+	rand_cb(rnd, rlen, &rctx);
+	n = ngtcp2_pkt_write_stateless_reset(buf, sizeof(buf), token, rnd, rlen);
+	if (n > 0)
+		send_raw(ep, buf, (size_t)n, peer, peerlen);
+}
+
+static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p, size_t len,
+			  const struct sockaddr_storage *peer, socklen_t peerlen)
+{
+	ngtcp2_version_cid vc;
+	ngtcp2_pkt_hd hd;
+	ngtcp2_pkt_info pi = { 0 };
+	struct qconn *c;
+	ngtcp2_path path;
+	int rv = ngtcp2_pkt_decode_version_cid(&vc, p, len, QUIC_SCIDLEN);
+
+	if (rv == NGTCP2_ERR_VERSION_NEGOTIATION) {
+		send_vn(w, ep, &vc, peer, peerlen);
+		return;
+	}
+	if (rv)
+		return; /* not QUIC: dropped, nothing allocated */
+	c = cid_find(w->cids, vc.dcid, vc.dcidlen);
+	if (!c) {
+		if (!(p[0] & 0x80)) {
+			send_reset(w, ep, &vc, len, peer, peerlen);
+			return;
+		}
+		if (ngtcp2_accept(&hd, p, len) || w->nqconns >= cfg.quic_max_conns || hx_drain)
+			return;
+		if (!(c = qconn_new(w, ep, &hd, peer, peerlen)))
+			return;
+	}
+	path = (ngtcp2_path){ { (ngtcp2_sockaddr *)&ep->local, ep->locallen },
+			      { (ngtcp2_sockaddr *)peer, peerlen }, NULL };
+	rv = ngtcp2_conn_read_pkt(c->conn, &path, &pi, p, len, (ngtcp2_tstamp)clock_ns());
+	if (rv)
+		qconn_fail(c, rv);
+	else
+		quic_write(c);
+	quic_done(c);
+}
+
+static void udp_cb(struct worker *w, struct ev *e, uint32_t events)
+{
+	struct udp_ep *ep = container_of(e, struct udp_ep, ev);
+	static __thread uint8_t bufs[RX_BATCH][RX_SIZE];
+	struct sockaddr_storage peers[RX_BATCH];
+	struct iovec iov[RX_BATCH];
+	struct mmsghdr mm[RX_BATCH];
+
+	(void)events;
+	for (int round = 0; round < 8; round++) {
+		int n;
+
+		for (int i = 0; i < RX_BATCH; i++) {
+			iov[i] = (struct iovec){ bufs[i], RX_SIZE };
+			mm[i].msg_hdr = (struct msghdr){ .msg_name = &peers[i],
+							 .msg_namelen = sizeof(peers[i]),
+							 .msg_iov = &iov[i], .msg_iovlen = 1 };
+		}
+		n = recvmmsg(ep->ev.fd, mm, RX_BATCH, 0, NULL);
+		if (n <= 0)
+			return;
+		for (int i = 0; i < n; i++) {
+			w->st.bytes_in += mm[i].msg_len;
+			quic_datagram(w, ep, bufs[i], mm[i].msg_len, &peers[i], mm[i].msg_hdr.msg_namelen);
+		}
+		if (n < RX_BATCH)
+			return;
+	}
+}
+
+/* ---------- set-up ---------- */
+
+int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t port)
+{
+	struct udp_ep *ep;
+	int fd;
+
+	if (!w->udp && !(w->udp = calloc(CFG_MAX_LISTEN, sizeof(*w->udp))))
+		return -1;
+	if (!w->cids && !(w->cids = calloc(1, sizeof(*w->cids))))
+		return -1;
+	if (!w->txbuf && !(w->txbuf = malloc(TX_BUF + 1500)))
+		return -1;
+	fd = listen_udp(la, port);
+	if (fd < 0) {
+		char name[160];
+
+		listen_name(la, port, name, sizeof(name));
+		log_err("cannot listen on UDP %s: %s", name, strerror(errno));
+		return -1;
+	}
+	ep = &w->udp[w->nudp++];
+	ep->ev = (struct ev){ fd, udp_cb };
+	ep->locallen = sizeof(ep->local);
+	getsockname(fd, (struct sockaddr *)&ep->local, &ep->locallen);
+	return worker_watch(w, &ep->ev, EPOLLIN);
+}
+
+void quic_drain(struct worker *w)
+{
+	for (struct qconn *c = w->qconns, *next; c; c = next) {
+		next = c->next;
+		if (!c->nstreams) {
+			c->flags |= QC_CLOSE;
+			c->close_code = NGHTTP3_H3_NO_ERROR;
+			quic_done(c);
+		} else if (c->h3) {
+			nghttp3_conn_submit_shutdown_notice(c->h3);
+			quic_write(c);
+		}
+	}
+}
+
+void quic_release_all(struct worker *w)
+{
+	while (w->qconns) {
+		w->qconns->flags |= QC_CLOSE;
+		w->qconns->close_code = NGHTTP3_H3_NO_ERROR;
+		quic_done(w->qconns);
+	}
+	for (int i = 0; i < w->nudp; i++)
+		close(w->udp[i].ev.fd);
+	free(w->udp);
+	free(w->cids);
+	free(w->txbuf);
+	w->udp = NULL;
+	w->cids = NULL;
+	w->txbuf = NULL;
+	w->nudp = 0;
+}
+
+static int add_pair(int i)
+{
+	const char *c = tls_cert_pem(i), *k = tls_key_pem(i);
+	gnutls_datum_t cd = { (unsigned char *)c, c ? (unsigned)strlen(c) : 0 };
+	gnutls_datum_t kd = { (unsigned char *)k, k ? (unsigned)strlen(k) : 0 };
+
+	if (!c || !k)
+		return 0;
+	return gnutls_certificate_set_x509_key_mem2(cred, &cd, &kd, GNUTLS_X509_FMT_PEM, NULL, 0) < 0 ? -1 : 0;
+}
+
+int quic_init(void)
+{
+	if (gnutls_certificate_allocate_credentials(&cred) ||
+	    gnutls_priority_init(&prio, "NORMAL:-VERS-ALL:+VERS-TLS1.3:%DISABLE_TLS13_COMPAT_MODE", NULL) ||
+	    gnutls_rnd(GNUTLS_RND_KEY, reset_secret, sizeof(reset_secret)) || h3_init()) {
+		log_err("cannot set up QUIC's TLS (GnuTLS)");
+		return -1;
+	}
+	if (add_pair(0) < 0 || add_pair(1) < 0) {
+		log_err("GnuTLS refused the certificate or key for QUIC");
+		return -1;
+	}
+	return 0;
+}
+
+void quic_free(void)
+{
+	if (cred)
+		gnutls_certificate_free_credentials(cred);
+	if (prio)
+		gnutls_priority_deinit(prio);
+	cred = NULL;
+	prio = NULL;
+}
