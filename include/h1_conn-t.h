@@ -59,6 +59,7 @@ struct h1c {
 	uint32_t wr;
 	uint32_t hend;
 	uint32_t nreq;       /* requests seen on this connection */
+	uint16_t alt_port;   /* Alt-Svc h3 port on a TLS connection, else 0 */
 
 	struct oq oq;
 

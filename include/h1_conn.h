@@ -5,9 +5,9 @@
 #include "h1_conn-t.h"
 #include "worker-t.h"
 
-/* Takes over accepted socket <fd>, with TLS when <tls>. Returns 0, or -1
- * (the caller closes). */
-int h1c_accept(struct worker *w, int fd, int tls);
+/* Takes over accepted socket <fd>, with TLS when it came to the TLS port
+ * <tls_port> (0: clear text). Returns 0, or -1 (the caller closes). */
+int h1c_accept(struct worker *w, int fd, uint16_t tls_port);
 
 /* Graceful drain: closes idle connections; the others close after their
  * current response. */

@@ -19,10 +19,11 @@ struct h2_upgrade {
 #define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
 /* Takes over the connection on <x> (its fd already in the worker's epoll),
- * with <len> bytes already read at <buf>. Returns 0, or -1 when it could not
+ * with <len> bytes already read at <buf>; responses announce h3 on
+ * <alt_port> when not 0. Returns 0, or -1 when it could not
  * (the caller still owns everything). */
 int h2c_start(struct worker *w, struct xprt *x, const char *buf, size_t len,
-	      const struct h2_upgrade *up);
+	      const struct h2_upgrade *up, uint16_t alt_port);
 
 /* The nghttp2 callbacks and options, shared read-only by every thread:
  * made once before the workers start. */

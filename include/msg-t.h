@@ -14,6 +14,7 @@
 struct hreq {
 	uint32_t flags;
 	uint32_t head_size;  /* bytes of request head, as received */
+	uint16_t alt_port;   /* announce h3 on this UDP port (Alt-Svc), 0: no */
 	int64_t t_first;     /* ns: first byte of the request */
 	int64_t t_head;      /* ns: end of the request head */
 	struct ist target;

@@ -60,7 +60,7 @@ static void h1_free(struct h1c *c)
 static int h1_handoff(struct h1c *c, const char *buf, size_t len,
 		      const struct h2_upgrade *up)
 {
-	if (h2c_start(c->w, &c->x, buf, len, up) < 0) {
+	if (h2c_start(c->w, &c->x, buf, len, up, c->alt_port) < 0) {
 		h1_kill(c, 0);
 		return 0;
 	}
@@ -285,6 +285,7 @@ static int h1_got_head(struct h1c *c, int n)
 	c->body_read = 0;
 	h1_chunk_init(&c->ck);
 	c->rq.flags = (in.flags & H1I_HEAD ? RQ_HEAD : 0) | (r->minor ? RQ_CAN_CHUNK : 0);
+	c->rq.alt_port = c->alt_port;
 	c->rq.head_size = (uint32_t)n - r->skipped;
 	c->rq.target = r->target;
 	c->rq.inm = in.inm;
@@ -690,9 +691,10 @@ static struct h1c *h1c_get(struct worker *w)
 	return c;
 }
 
-int h1c_accept(struct worker *w, int fd, int tls)
+int h1c_accept(struct worker *w, int fd, uint16_t tls_port)
 {
 	struct h1c *c = h1c_get(w);
+	int tls = tls_port != 0;
 
 	if (!c)
 		return -1;
@@ -712,6 +714,7 @@ int h1c_accept(struct worker *w, int fd, int tls)
 	c->t_recv = 0;
 	c->last_act = w->now_ms;
 	c->idle_ms = cfg.idle_ms;
+	c->alt_port = (tls && !cfg.no_h3 && !cfg.no_alt_svc) ? tls_port : 0;
 	oq_reset(&c->oq);
 	if (worker_watch(w, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
 		xprt_release(&c->x);

@@ -55,6 +55,7 @@ struct h2c {
 	uint64_t last_act;
 	uint64_t rst_sec;    /* second of the reset count */
 	uint32_t rst_count;
+	uint16_t alt_port;   /* Alt-Svc h3 port, 0: none */
 	struct h2s *streams; /* live streams, freed with the connection */
 	struct big *big;     /* oversized frames staged outside the scratch */
 	struct oq oq;
@@ -342,8 +343,10 @@ static int frame_recv_cb(nghttp2_session *sess, const nghttp2_frame *frame, void
 	case NGHTTP2_HEADERS:
 		if (!s)
 			break;
-		if (!(s->x.flags & XS_HEADERS))
+		if (!(s->x.flags & XS_HEADERS)) {
+			s->x.rq.alt_port = c->alt_port;
 			xs_headers_done(&s->x, &c->w->rng);
+		}
 		h2s_request_in(s, end);
 		break;
 	case NGHTTP2_DATA:
@@ -690,7 +693,7 @@ static int h2c_upgrade(struct h2c *c, const struct h2_upgrade *up)
 }
 
 int h2c_start(struct worker *w, struct xprt *x, const char *buf, size_t len,
-	      const struct h2_upgrade *up)
+	      const struct h2_upgrade *up, uint16_t alt_port)
 {
 	struct h2c *c = h2c_get(w);
 	struct epoll_event ee = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET };
@@ -706,6 +709,7 @@ int h2c_start(struct worker *w, struct xprt *x, const char *buf, size_t len,
 	c->big = NULL;
 	c->rst_sec = 0;
 	c->rst_count = 0;
+	c->alt_port = alt_port;
 	c->last_act = w->now_ms;
 	oq_reset(&c->oq);
 	if (h2c_session(c) < 0 || (up && h2c_upgrade(c, up) < 0) ||

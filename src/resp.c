@@ -196,7 +196,15 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 		ADD_STATIC(rs, "Cache-Control", "cache-control", "no-cache");
 	if (tag)
 		add_field(rs, "ETag", "etag", tag, taglen);
-	add_timing(rs, b, rq, p->wait_ms, id, clock_ns() - rq->t_head);
+	b = add_timing(rs, b, rq, p->wait_ms, id, clock_ns() - rq->t_head);
+	if (rq->alt_port) {
+		char *v = b;
+
+		b = fmt_lit(b, "h3=\":");
+		b = fmt_u64(b, rq->alt_port);
+		*b++ = '"';
+		add_field(rs, "Alt-Svc", "alt-svc", v, (size_t)(b - v));
+	}
 	for (int i = 0; i < p->nhdr; i++)
 		rs->f[rs->nf++] = p->hdr[i];
 	rs->pad = 0;

@@ -87,7 +87,9 @@ static void accept_cb(struct worker *w, struct ev *e, uint32_t events)
 		atomic_fetch_add_explicit(&conn_count, 1, memory_order_relaxed);
 		w->nconn++;
 		w->st.accepted++;
-		if (h1c_accept(w, fd, container_of(e, struct listener, ev)->tls) < 0) {
+		struct listener *l = container_of(e, struct listener, ev);
+
+		if (h1c_accept(w, fd, l->tls ? l->port : 0) < 0) {
 			close(fd);
 			w->nconn--;
 			atomic_fetch_sub_explicit(&conn_count, 1, memory_order_relaxed);

@@ -1,0 +1,83 @@
+#!/usr/bin/perl
+# HTTP/3 with a real client (gtlsclient, ngtcp2 + nghttp3): bodies, waits, statuses, trailers, faults, ordering, Alt-Svc.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use File::Temp qw(tempdir);
+use HxTest;
+
+my $port = start_hx('-tls', '-t', '2');
+my $tls = hx_tls_port();
+my $base = "https://127.0.0.1:$tls";
+
+# runs gtlsclient on <@uris>; returns (output, exit code, download dir)
+sub h3 {
+    my (@uris) = @_;
+    my $dir = tempdir(CLEANUP => 1);
+    my $q = join ' ', map { "'$base/$_'" } @uris;
+    my $out = `timeout 20 gtlsclient --exit-on-all-streams-close --download=$dir 127.0.0.1 $tls $q 2>&1`;
+    return ($out, $? >> 8, $dir);
+}
+
+sub slurp { my $f = shift; open my $fh, '<', $f or return undef; local $/; my $d = <$fh>; return $d }
+
+# sizes, every byte verified
+for my $s (0, 1, 50, 16384, 1048576) {
+    my ($out, $rc, $dir) = h3("?s=$s");
+    my $body = slurp("$dir/?s=$s") // '';
+    ok($rc == 0 && length $body == $s && pattern_ok($body), "s=$s over h3: every byte verified");
+}
+
+# several requests on one connection
+my ($out, $rc, $dir) = h3(map { "?s=$_&H=X-N:$_" } 100, 2000, 30000);
+my $all = 1;
+$all &&= pattern_ok(slurp("$dir/?s=$_&H=X-N:$_") // 'x') for 100, 2000, 30000;
+ok($rc == 0 && $all, 'three requests on one connection, bodies verified');
+is(scalar(() = $out =~ /QUIC handshake has completed/g), 1, 'one handshake for them');
+
+# t=, status, timing headers
+($out, $rc) = h3('?t=50&r=503&s=10');
+like($out, qr/\[:status: 503\]/, 'r=503');
+my ($real) = $out =~ /\[x-rsp: id=\S+, code=503, cache=1, size=10, time=50 ms \(([\d.]+) real\)\]/;
+ok(defined $real && $real >= 50 && $real < 500, 'X-rsp measured over h3: ' . ($real // 'none'));
+like($out, qr/\[server-timing: wait;dur=50, gen;dur=[\d.]+\]/, 'Server-Timing');
+like($out, qr/\[x-req: size=\d+, time=[\d.]+ ms\]/, 'X-req');
+
+# trailers, k= frames, headers
+($out, $rc, $dir) = h3('?s=64k&k=8k&T=x-done:1&H=X-Yes:ok');
+like($out, qr/trailers started.*\[x-done: 1\]/s, 'trailer x-done: 1 received');
+like($out, qr/\[x-yes: ok\]/, 'H= over h3');
+ok($out !~ /\[content-length:/ || 0, 'k=: no content-length');
+ok(pattern_ok(slurp("$dir/?s=64k&k=8k&T=x-done:1&H=X-Yes:ok") // 'x'), 'k=: body verified');
+
+# faults: x= RESET_STREAM, X= CONNECTION_CLOSE
+($out, $rc) = h3('?s=100000&x=5000');
+like($out, qr/RESET_STREAM\(0x04\) id=0x0 app_error_code=\S+\(0x102\)/, 'x=5000: RESET_STREAM H3_INTERNAL_ERROR');
+($out, $rc) = h3('?s=100000&X=5000');
+like($out, qr/rx \d+ 1RTT CONNECTION_CLOSE\(0x1d\)/, 'X=5000: CONNECTION_CLOSE');
+
+# 20 concurrent streams with different waits end in wait order
+my @waits = map { 20 + (($_ * 7) % 20) * 15 } 0 .. 19;
+($out, $rc) = h3(map { "?t=$_&H=X-W:$_" } @waits);
+my @closed = $out =~ /HTTP stream (\d+) closed/g;
+my %wait_of = map { ($_ * 4) => $waits[$_] } 0 .. 19;
+my @order = map { $wait_of{$_} } @closed;
+is(scalar @closed, 20, '20 concurrent streams answered');
+is_deeply(\@order, [ sort { $a <=> $b } @waits ], 'they end in the order of their waits');
+
+# Alt-Svc on TLS h1 and h2, not on the clear port
+my ($h2) = curl_hx('-k', '-i', '--http2', "$base/?s=1");
+like($h2, qr/^alt-svc: h3=":$tls"\r$/m, 'alt-svc on h2 over TLS');
+my ($h1) = curl_hx('-k', '-i', '--http1.1', "$base/?s=1");
+like($h1, qr/^Alt-Svc: h3=":$tls"\r$/m, 'Alt-Svc on h1 over TLS');
+my ($c) = curl_hx('-i', "http://127.0.0.1:$port/?s=1");
+unlike($c, qr/alt-svc/i, 'none on the clear port');
+is(stop_hx(), 0, 'clean stop');
+
+start_hx('-tls', '-t', '1', '--no-alt-svc');
+($h2) = curl_hx('-k', '-i', '--http2', 'https://127.0.0.1:' . hx_tls_port() . '/?s=1');
+unlike($h2, qr/alt-svc/i, '--no-alt-svc');
+is(stop_hx(), 0, 'clean stop');
+done_testing();
