@@ -4,7 +4,7 @@
 #define HELP_TEXT \
 "hxterm " HX_VERSION " - a synthetic HTTP test target\n" \
 "\n" \
-"Served over HTTP/1.0, HTTP/1.1, h2c and h2 over TLS, all the same way.\n" \
+"Served over HTTP/1.0, HTTP/1.1, h2c, h2 and HTTP/3, all the same way.\n" \
 "Every response is described by the request's query string. Items are\n" \
 "<key>=<value>, separated by any of & ? , ; / and read from the first '?'.\n" \
 "The same items may be sent in an 'X-Hxterm: s=1k&t=5' request header; the\n" \
@@ -28,7 +28,7 @@
 "  C=1        close the connection after this response (HTTP/1)\n" \
 "  K=1        keep the connection alive after it (HTTP/1, even 1.0)\n" \
 "  k=<n>      chunked transfer encoding, chunks of n bytes      off\n" \
-"             (HTTP/2: no content-length, DATA frames of n bytes)\n" \
+"             (h2, h3: no content-length, DATA frames of n bytes)\n" \
 "  S=0        accepted for compatibility; this build never splices\n" \
 "  R=1        random bytes instead of the line pattern          off\n" \
 "  A=1        respond first, then drain the request body        drain first\n" \
@@ -41,11 +41,13 @@
 "  P=<ms>     pause after the response before the next request  0\n" \
 "             (HTTP/1)\n" \
 "  w=<ms>     keep-alive idle timeout for this connection (HTTP/1)\n" \
-"  x=<n>      fault: reset after n body bytes (HTTP/2: RST_STREAM)\n" \
-"  X=<n>      fault: close after n body bytes (HTTP/2: GOAWAY)\n" \
+"  x=<n>      fault: reset after n body bytes (h2: RST_STREAM,\n" \
+"             h3: RESET_STREAM)\n" \
+"  X=<n>      fault: close after n body bytes (h2: GOAWAY,\n" \
+"             h3: CONNECTION_CLOSE)\n" \
 "  z=<n>      pad the response head to about n bytes (max 1m)\n" \
 "  H=N:V      add response header N: V (V %-decoded, repeatable)\n" \
-"  T=N:V      add trailer N: V (chunked HTTP/1, HTTP/2; repeatable)\n" \
+"  T=N:V      add trailer N: V (chunked HTTP/1, h2, h3; repeatable)\n" \
 "  E=1        body = the request headers as received\n" \
 "  h          this page (so is an empty query: /?)\n" \
 "\n" \
