@@ -66,7 +66,7 @@ struct h1c {
 	/* time */
 	int64_t t_recv;      /* ns: last recv that brought bytes */
 	uint64_t last_act;   /* ms: last progress either way */
-	uint64_t until;      /* ms: end of a wait, drip, pause or linger */
+	uint64_t until;      /* us: end of a wait, drip, pause or linger */
 	uint64_t idle_ms;    /* keep-alive idle timeout (w= overrides) */
 
 	/* request body */

@@ -53,6 +53,7 @@ struct qconn {
 	struct qstream *streams;
 	uint32_t nstreams;
 	uint32_t flags;
+	uint32_t nfaults;    /* streams whose x=/X= point was reached */
 	uint64_t close_code; /* application error for QC_CLOSE */
 };
 

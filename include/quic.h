@@ -25,6 +25,8 @@ int h3_recv_stream(struct qconn *c, int64_t id, const uint8_t *data, size_t len,
 void h3_free_streams(struct qconn *c);
 void h3_faults(struct qconn *c);
 int h3_init(void);
+/* frees the worker's free list of HTTP/3 streams */
+void h3_release(struct worker *w);
 
 /* for h3.c: flush what can be written now */
 void quic_write(struct qconn *c);

@@ -7,7 +7,7 @@
 struct worker;
 
 struct timer {
-	uint64_t expire;     /* ms on the loop clock */
+	uint64_t expire;     /* microseconds on the loop clock */
 	uint32_t idx;        /* position in the heap + 1, 0 when not queued */
 	void (*cb)(struct worker *w, struct timer *t);
 };

@@ -38,6 +38,7 @@ struct h1c;
 struct h2c;
 struct h2s;
 struct qconn;
+struct qstream;
 struct cidmap;
 
 struct worker {
@@ -45,6 +46,7 @@ struct worker {
 	int epfd;
 	pthread_t th;
 	uint64_t now_ms;     /* loop clock, read once per turn */
+	uint64_t now_us;     /* the same in microseconds: the timers' unit */
 	struct theap timers;
 	struct rng rng;
 	struct listener lst[2 * CFG_MAX_LISTEN];
@@ -62,6 +64,7 @@ struct worker {
 	struct qconn *qconns; /* live QUIC connections */
 	uint32_t nqconns;
 	struct cidmap *cids;  /* connection IDs to QUIC connections */
+	struct qstream *free_qs;
 	uint8_t *txbuf;       /* packets built for one sendmsg (GSO) */
 	struct wstats st;
 	struct h1_req h1req; /* parser scratch: headers are only read in place */

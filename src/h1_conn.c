@@ -19,7 +19,7 @@
 #include "worker.h"
 
 #define BODY_ROOM   4096 /* input kept free after a full-size head, for its body */
-#define LINGER_MS   1000 /* how long a closing connection drains input */
+#define LINGER_US   1000000 /* how long a closing connection drains input */
 
 static void h1_run(struct h1c *c);
 
@@ -119,7 +119,7 @@ static int h1_linger(struct h1c *c)
 {
 	c->flags &= ~H1C_KEEP;
 	c->st = H1S_LINGER;
-	c->until = c->w->now_ms + LINGER_MS;
+	c->until = c->w->now_us + LINGER_US;
 	return 1;
 }
 
@@ -235,7 +235,7 @@ static int h1_ready(struct h1c *c)
 		int64_t end = clock_ns() + (int64_t)c->plan.wait_ms * 1000000;
 
 		/* round up: the wait is never shorter than asked */
-		c->until = (uint64_t)(end + 999999) / 1000000;
+		c->until = (uint64_t)(end + 999) / 1000;
 		c->st = H1S_WAIT;
 		return 1;
 	}
@@ -459,7 +459,7 @@ static int h1_finish(struct h1c *c)
 	if (!(c->flags & H1C_KEEP) || hx_drain)
 		return h1_linger(c);
 	if (c->plan.pause_ms) {
-		c->until = c->w->now_ms + c->plan.pause_ms;
+		c->until = c->w->now_us + c->plan.pause_ms * 1000;
 		c->st = H1S_PAUSE;
 		return 1;
 	}
@@ -521,7 +521,7 @@ static int h1_do_send(struct h1c *c)
 			return 0;
 		c->piece_left = c->plan.piece;
 		if (c->plan.drip_ms) {
-			c->until = c->w->now_ms + c->plan.drip_ms;
+			c->until = c->w->now_us + c->plan.drip_ms * 1000;
 			c->st = H1S_DRIP;
 		}
 		return 1;
@@ -541,7 +541,7 @@ static int h1_do_drain(struct h1c *c)
 /* waits that end at <until>: the timer moves the state on */
 static int h1_do_until(struct h1c *c)
 {
-	if (c->w->now_ms < c->until)
+	if (c->w->now_us < c->until)
 		return 0;
 	if (c->st == H1S_PAUSE)
 		h1_next(c);
@@ -570,6 +570,7 @@ static int h1_step(struct h1c *c)
 
 /* ---------- timers ---------- */
 
+/* when the current state times out, in microseconds */
 static uint64_t h1_deadline(const struct h1c *c)
 {
 	uint64_t d;
@@ -589,11 +590,13 @@ static uint64_t h1_deadline(const struct h1c *c)
 		d = c->last_act + cfg.send_ms;
 		break;
 	default:
-		d = c->until;
+		d = c->until / 1000;
+		if (!oq_pending(&c->oq))
+			return c->until;
 	}
 	if (oq_pending(&c->oq))
 		d = MIN(d, c->last_act + cfg.send_ms);
-	return d;
+	return d * 1000;
 }
 
 static void h1_expire(struct h1c *c)
@@ -624,7 +627,7 @@ static void h1_timer_cb(struct worker *w, struct timer *t)
 {
 	struct h1c *c = container_of(t, struct h1c, tm);
 
-	if (w->now_ms >= h1_deadline(c) && c->st != H1S_WAIT &&
+	if (w->now_us >= h1_deadline(c) && c->st != H1S_WAIT &&
 	    c->st != H1S_DRIP && c->st != H1S_PAUSE)
 		h1_expire(c);
 	h1_run(c);

@@ -187,7 +187,7 @@ static void h2s_ready(struct h2s *s)
 		int64_t end = clock_ns() + (int64_t)s->x.plan.wait_ms * 1000000;
 
 		s->tm.cb = h2s_timer_cb;
-		timer_arm(&s->c->w->timers, &s->tm, (uint64_t)(end + 999999) / 1000000);
+		timer_arm(&s->c->w->timers, &s->tm, (uint64_t)(end + 999) / 1000);
 		return;
 	}
 	h2s_respond(s);
@@ -217,7 +217,7 @@ static ssize_t read_cb(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t l
 		if (!x->piece_left) {
 			x->flags |= XS_DRIP;
 			s->tm.cb = h2s_timer_cb;
-			timer_arm(&s->c->w->timers, &s->tm, s->c->w->now_ms + p->drip_ms);
+			timer_arm(&s->c->w->timers, &s->tm, s->c->w->now_us + p->drip_ms * 1000);
 			return NGHTTP2_ERR_DEFERRED;
 		}
 		n = MIN(n, x->piece_left);
@@ -570,8 +570,8 @@ static void h2c_run(struct h2c *c)
 		return;
 	}
 	d = h2c_deadline(c);
-	if (d != UINT64_MAX && (!timer_queued(&c->tm) || c->tm.expire > d))
-		timer_arm(&c->w->timers, &c->tm, d);
+	if (d != UINT64_MAX && (!timer_queued(&c->tm) || c->tm.expire > d * 1000))
+		timer_arm(&c->w->timers, &c->tm, d * 1000);
 }
 
 static void h2c_timer_cb(struct worker *w, struct timer *t)

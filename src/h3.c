@@ -16,9 +16,12 @@ static nghttp3_callbacks h3_cbs;
 
 static struct qstream *qs_new(struct qconn *c, int64_t id)
 {
-	struct qstream *s = malloc(sizeof(*s));
+	struct worker *w = c->w;
+	struct qstream *s = w->free_qs;
 
-	if (!s)
+	if (s)
+		w->free_qs = s->next;
+	else if (!(s = malloc(sizeof(*s))))
 		return NULL;
 	s->c = c;
 	s->id = id;
@@ -47,7 +50,19 @@ static void qs_free(struct qstream *s)
 	if (s->next)
 		s->next->prev = s->prev;
 	c->nstreams--;
-	free(s);
+	c->nfaults -= s->fault;
+	s->next = c->w->free_qs;
+	c->w->free_qs = s;
+}
+
+void h3_release(struct worker *w)
+{
+	while (w->free_qs) {
+		struct qstream *s = w->free_qs;
+
+		w->free_qs = s->next;
+		free(s);
+	}
 }
 
 void h3_free_streams(struct qconn *c)
@@ -133,7 +148,7 @@ static void qs_ready(struct qstream *s)
 		int64_t end = clock_ns() + (int64_t)s->x.plan.wait_ms * 1000000;
 
 		s->tm.cb = qs_timer_cb;
-		timer_arm(&s->c->w->timers, &s->tm, (uint64_t)(end + 999999) / 1000000);
+		timer_arm(&s->c->w->timers, &s->tm, (uint64_t)(end + 999) / 1000);
 		return;
 	}
 	qs_respond(s);
@@ -159,6 +174,7 @@ static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, s
 
 	(void)cud;
 	if (x->out_off == x->out_end && x->out_end < x->rs.body) {
+		s->c->nfaults += !s->fault;
 		s->fault = 1; /* acted upon once the writes are done */
 		return NGHTTP3_ERR_WOULDBLOCK;
 	}
@@ -168,7 +184,7 @@ static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, s
 		if (!x->piece_left) {
 			x->flags |= XS_DRIP;
 			s->tm.cb = qs_timer_cb;
-			timer_arm(&s->c->w->timers, &s->tm, s->c->w->now_ms + p->drip_ms);
+			timer_arm(&s->c->w->timers, &s->tm, s->c->w->now_us + p->drip_ms * 1000);
 			return NGHTTP3_ERR_WOULDBLOCK;
 		}
 		budget = MIN(budget, x->piece_left);
@@ -204,10 +220,11 @@ static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, s
 /* x= resets the stream, X= closes the connection, once the bytes before went out */
 void h3_faults(struct qconn *c)
 {
-	for (struct qstream *s = c->streams; s; s = s->next) {
+	for (struct qstream *s = c->streams; s && c->nfaults; s = s->next) {
 		if (!s->fault)
 			continue;
 		s->fault = 0;
+		c->nfaults--;
 		if (s->x.plan.flags & PF_RESET) {
 			ngtcp2_conn_shutdown_stream(c->conn, s->id, NGHTTP3_H3_INTERNAL_ERROR);
 		} else {

@@ -496,7 +496,7 @@ void quic_done(struct qconn *c)
 	}
 	exp = ngtcp2_conn_get_expiry(c->conn);
 	if (exp != UINT64_MAX)
-		timer_arm(&c->w->timers, &c->tm, (exp + 999999) / 1000000);
+		timer_arm(&c->w->timers, &c->tm, (exp + 999) / 1000);
 }
 
 static void qconn_timer_cb(struct worker *w, struct timer *t)
@@ -674,6 +674,7 @@ void quic_release_all(struct worker *w)
 		w->qconns->close_code = NGHTTP3_H3_NO_ERROR;
 		quic_done(w->qconns);
 	}
+	h3_release(w);
 	for (int i = 0; i < w->nudp; i++)
 		close(w->udp[i].ev.fd);
 	free(w->udp);

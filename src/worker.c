@@ -102,14 +102,23 @@ static void stop_cb(struct worker *w, struct ev *e, uint32_t events)
 	(void)w, (void)e, (void)events;
 }
 
-static int loop_timeout(struct worker *w)
+/* WHY: microseconds, through epoll_pwait2: QUIC pacing and short waits
+ * must not be rounded up to the next millisecond */
+static struct timespec loop_timeout(struct worker *w)
 {
 	uint64_t next = timer_next(&w->timers);
-	uint64_t t = next == TIMER_NONE ? 1000 : next <= w->now_ms ? 0 : next - w->now_ms;
+	uint64_t t = next == TIMER_NONE ? 1000000 : next <= w->now_us ? 0 : next - w->now_us;
 
 	if (w->paused || hx_drain)
-		t = MIN(t, 100);
-	return (int)MIN(t, 1000);
+		t = MIN(t, 100000);
+	t = MIN(t, 1000000);
+	return (struct timespec){ (time_t)(t / 1000000), (long)(t % 1000000) * 1000 };
+}
+
+static void clock_update(struct worker *w)
+{
+	w->now_us = (uint64_t)clock_ns() / 1000;
+	w->now_ms = w->now_us / 1000;
 }
 
 /* first turn after a drain was asked: no more accepts, idle ones closed */
@@ -132,16 +141,17 @@ static void *worker_main(void *arg)
 	struct epoll_event evs[MAX_EVENTS];
 
 	while (!hx_stop) {
-		int n = epoll_wait(w->epfd, evs, MAX_EVENTS, loop_timeout(w));
+		struct timespec tmo = loop_timeout(w);
+		int n = epoll_pwait2(w->epfd, evs, MAX_EVENTS, &tmo, NULL);
 		struct timer *t;
 
-		w->now_ms = (uint64_t)clock_ms();
+		clock_update(w);
 		for (int i = 0; i < n; i++) {
 			struct ev *e = evs[i].data.ptr;
 
 			e->cb(w, e, evs[i].events);
 		}
-		while ((t = timer_pop(&w->timers, w->now_ms)))
+		while ((t = timer_pop(&w->timers, w->now_us)))
 			t->cb(w, t);
 		if (hx_drain && !w->drain_end)
 			worker_drain_start(w);
@@ -190,7 +200,7 @@ static int worker_listen(struct worker *w)
 static int worker_init(struct worker *w, int id)
 {
 	w->id = id;
-	w->now_ms = (uint64_t)clock_ms();
+	clock_update(w);
 	rng_seed(&w->rng, (uint64_t)clock_ns() ^ ((uint64_t)id << 48) ^ (uint64_t)getpid());
 	w->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (w->epfd < 0 || worker_watch(w, &stop_ev, EPOLLIN) < 0)
