@@ -32,20 +32,26 @@ say =
 endif
 
 CORE_SRC := body fmt h1_chunk h1_conn h1_out h1_parse h2_conn help listen log xstream \
-            oq plan quic h3 resp rng timer tls worker xprt config
+            oq plan quic h3 resp rng timer tls worker xprt config hist
 CORE_OBJ := $(patsubst %,$(BUILD)/src/%.o,$(CORE_SRC))
 HXTERM_OBJ := $(CORE_OBJ) $(BUILD)/src/main.o
 
-UNIT     := fmt plan h1_parse h1_chunk body timer resp
+UNIT     := fmt plan h1_parse h1_chunk body timer resp hist
 UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT))
 
 .PRECIOUS: $(BUILD)/tests/unit/%.o
 .PHONY: all run check unit integ install clean deps deps-test format
 
-all: $(BUILD)/hxterm hxterm
+HXLOAD_OBJ := $(CORE_OBJ) $(BUILD)/src/hxload.o $(BUILD)/src/lc_h1.o $(BUILD)/src/lc_h2.o
 
-hxterm: $(BUILD)/hxterm
-	$(Q)[ "$(BUILD)" = build ] && ln -sf build/hxterm hxterm || true
+all: $(BUILD)/hxterm $(BUILD)/hxload hxterm
+
+hxterm: $(BUILD)/hxterm $(BUILD)/hxload
+	$(Q)[ "$(BUILD)" = build ] && ln -sf build/hxterm hxterm && ln -sf build/hxload hxload || true
+
+$(BUILD)/hxload: $(HXLOAD_OBJ)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/hxterm: $(HXTERM_OBJ)
 	$(call say,LD,$@)
@@ -78,17 +84,18 @@ run: all
 unit: $(UNIT_BIN)
 
 check: all unit deps-test
-	@HXTERM=$(CURDIR)/$(BUILD)/hxterm prove -f $(UNIT_BIN) tests/integ/*.t
+	@HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f $(UNIT_BIN) tests/integ/*.t
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/hxterm $(DESTDIR)$(PREFIX)/bin/hxterm
+	install -m 755 $(BUILD)/hxload $(DESTDIR)$(PREFIX)/bin/hxload
 	install -m 644 doc/hxterm.1 $(DESTDIR)$(PREFIX)/share/man/man1/hxterm.1
 
 format:
 	clang-format -i src/*.c include/*.h tests/unit/*.c tests/unit/*.h
 
 clean:
-	rm -rf build build-san hxterm
+	rm -rf build build-san hxterm hxload
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

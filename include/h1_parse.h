@@ -41,6 +41,16 @@ struct h1_limits {
 int h1_parse_req(const char *buf, size_t len, struct h1_req *r,
 		 const struct h1_limits *lim, struct h1_err *err);
 
+struct h1_resp {
+	uint8_t minor;
+	uint16_t status;
+	uint16_t nhdrs;
+	struct h1_hdr hdrs[H1_MAX_HDRS];
+};
+
+/* Parses a response head (for hxload): same contract as h1_parse_req. */
+int h1_parse_resp(const char *buf, size_t len, struct h1_resp *r, struct h1_err *err);
+
 /* info flags from the framing headers */
 #define H1I_CLOSE     0x01 /* Connection: close */
 #define H1I_KEEPALIVE 0x02 /* Connection: keep-alive */
@@ -81,5 +91,10 @@ void h1_chunk_init(struct h1_chunk *c);
  * set. c->done is set once the last chunk and the trailers are consumed. */
 long h1_chunk_feed(struct h1_chunk *c, const char *buf, size_t len,
 		   uint64_t max_data, uint64_t *data, const char **why);
+
+/* The same, handing each run of payload to <on_data> (hxload verifies it) */
+long h1_chunk_feed_cb(struct h1_chunk *c, const char *buf, size_t len, uint64_t max_data,
+		      uint64_t *data, const char **why,
+		      void (*on_data)(void *arg, const char *p, size_t n), void *arg);
 
 #endif

@@ -22,6 +22,13 @@ int tls_handshake(SSL *ssl);
 /* 1 when ALPN chose h2 */
 int tls_is_h2(SSL *ssl);
 
+/* A client context for hxload: no certificate check (a test target is
+ * self-signed), ALPN <alpn> in wire format (NULL: none). */
+SSL_CTX *tls_client_ctx(const unsigned char *alpn, unsigned len);
+
+/* 1 when ALPN chose HTTP/1.1 or nothing */
+int tls_alpn_is(SSL *ssl, const char *proto);
+
 /* the PEM of the generated (or loaded) certificates and keys, for QUIC */
 const char *tls_cert_pem(int idx);
 const char *tls_key_pem(int idx);

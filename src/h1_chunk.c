@@ -111,6 +111,13 @@ static int ck_byte(struct h1_chunk *c, char b, const char **why)
 long h1_chunk_feed(struct h1_chunk *c, const char *buf, size_t len,
 		   uint64_t max_data, uint64_t *data, const char **why)
 {
+	return h1_chunk_feed_cb(c, buf, len, max_data, data, why, NULL, NULL);
+}
+
+long h1_chunk_feed_cb(struct h1_chunk *c, const char *buf, size_t len, uint64_t max_data,
+		      uint64_t *data, const char **why,
+		      void (*on_data)(void *arg, const char *p, size_t n), void *arg)
+{
 	size_t i = 0;
 	uint64_t got = 0;
 
@@ -121,6 +128,8 @@ long h1_chunk_feed(struct h1_chunk *c, const char *buf, size_t len,
 			n = MIN(n, max_data - got);
 			if (!n)
 				break;
+			if (on_data)
+				on_data(arg, buf + i, (size_t)n);
 			c->left -= n;
 			got += n;
 			i += n;

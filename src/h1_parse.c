@@ -137,6 +137,40 @@ int h1_parse_req(const char *buf, size_t len, struct h1_req *r,
 	}
 }
 
+static int parse_statusline(const char *p, const char *eol, struct h1_resp *r,
+			    struct h1_err *err)
+{
+	if (eol - p < 12 || memcmp(p, "HTTP/1.", 7) || p[7] < '0' || p[7] > '9' || p[8] != ' ' ||
+	    p[9] < '1' || p[9] > '9' || p[10] < '0' || p[10] > '9' || p[11] < '0' || p[11] > '9' ||
+	    (eol - p > 12 && p[12] != ' '))
+		return fail(err, 502, "malformed status line");
+	r->minor = (uint8_t)(p[7] - '0');
+	r->status = (uint16_t)((p[9] - '0') * 100 + (p[10] - '0') * 10 + (p[11] - '0'));
+	return 0;
+}
+
+int h1_parse_resp(const char *buf, size_t len, struct h1_resp *r, struct h1_err *err)
+{
+	const char *p = buf, *end = buf + len, *eol, *next;
+
+	r->nhdrs = 0;
+	if (!(next = line_end(p, end, &eol)))
+		return len > 8192 ? fail(err, 502, "status line too long") : -2;
+	if (parse_statusline(p, eol, r, err) < 0)
+		return -1;
+	for (p = next; ; p = next) {
+		if (!(next = line_end(p, end, &eol)))
+			return (size_t)(end - buf) > 65536 ? fail(err, 502, "response head too long") : -2;
+		if (eol == p)
+			return (int)(next - buf);
+		if (r->nhdrs >= H1_MAX_HDRS)
+			return fail(err, 502, "too many response header fields");
+		if (parse_header(p, eol, &r->hdrs[r->nhdrs], err) < 0)
+			return -1;
+		r->nhdrs++;
+	}
+}
+
 static int ieq(struct ist a, const char *lit)
 {
 	size_t n = strlen(lit);

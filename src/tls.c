@@ -261,3 +261,27 @@ const char *tls_key_pem(int idx)
 {
 	return idx < MAX_CERTS ? key_pem[idx] : NULL;
 }
+
+SSL_CTX *tls_client_ctx(const unsigned char *alpn, unsigned len)
+{
+	SSL_CTX *c = SSL_CTX_new(TLS_client_method());
+
+	if (!c)
+		return NULL;
+	SSL_CTX_set_verify(c, SSL_VERIFY_NONE, NULL);
+	SSL_CTX_set_mode(c, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+	if (alpn && SSL_CTX_set_alpn_protos(c, alpn, len)) {
+		SSL_CTX_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+int tls_alpn_is(SSL *ssl, const char *proto)
+{
+	const unsigned char *p;
+	unsigned int n;
+
+	SSL_get0_alpn_selected(ssl, &p, &n);
+	return n == strlen(proto) && !memcmp(p, proto, n);
+}

@@ -1,0 +1,22 @@
+/* Log-linear latency histogram: fixed memory, no allocation per sample, merged at the end. */
+#ifndef HX_HIST_H
+#define HX_HIST_H
+
+#include <stdint.h>
+
+#define HIST_SUB  64  /* linear buckets per power of two: under 1.6 % error */
+#define HIST_EXP  40  /* up to 2^40 us, about 12 days */
+
+struct hist {
+	uint64_t n;
+	uint64_t max;
+	uint64_t sum;
+	uint32_t b[HIST_EXP][HIST_SUB];
+};
+
+void hist_add(struct hist *h, uint64_t us);
+void hist_merge(struct hist *dst, const struct hist *src);
+/* the value at quantile <q> (0..1), in microseconds; 0 when empty */
+uint64_t hist_quantile(const struct hist *h, double q);
+
+#endif

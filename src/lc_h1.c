@@ -1,0 +1,182 @@
+/* hxload's HTTP/1.1 client: pipelined keep-alive requests, responses parsed and verified in place. */
+#include <string.h>
+#include <strings.h>
+
+#include "clock.h"
+#include "common.h"
+#include "lc.h"
+
+static int ieq(struct ist a, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return a.len == n && !strncasecmp(a.ptr, lit, n);
+}
+
+/* sends as many requests as the pipeline depth allows */
+static int h1_fill(struct lc_conn *c)
+{
+	uint64_t t0;
+
+	while (c->inflight < (uint32_t)c->t->o->depth && oq_iov_room(&c->oq) > 2 &&
+	       (t0 = lc_take(c))) {
+		struct lc_ex *e = &c->ex[(c->ex_head + c->inflight) % (uint32_t)c->t->o->depth];
+
+		*e = (struct lc_ex){ .id = 0, .t0 = t0, .server_us = UINT64_MAX, .announced = -1 };
+		oq_ref(&c->oq, c->tg->req, c->tg->reqlen);
+		c->inflight++;
+	}
+	return 0;
+}
+
+static void h1_chunk_data(void *arg, const char *p, size_t n)
+{
+	lc_verify(arg, p, n);
+}
+
+/* the response head: status, framing, X-rsp */
+static int h1_head(struct lc_conn *c, struct lc_ex *e, const struct h1_resp *r)
+{
+	e->status = r->status;
+	c->h1_chunked = 0;
+	c->h1_close = r->minor == 0;
+	c->h1_left = UINT64_MAX;
+	for (unsigned i = 0; i < r->nhdrs; i++) {
+		const struct h1_hdr *h = &r->hdrs[i];
+
+		if (ieq(h->n, "content-length")) {
+			c->h1_left = 0;
+			for (size_t k = 0; k < h->v.len; k++)
+				c->h1_left = c->h1_left * 10 + (uint64_t)(h->v.ptr[k] - '0');
+		} else if (ieq(h->n, "transfer-encoding")) {
+			c->h1_chunked = 1;
+		} else if (ieq(h->n, "x-rsp")) {
+			lc_xrsp(e, h->v.ptr, h->v.len);
+		} else if (ieq(h->n, "connection")) {
+			c->h1_close = ieq(h->v, "close");
+		}
+	}
+	if (c->h1_chunked)
+		h1_chunk_init(&c->ck);
+	if (r->status == 204 || r->status == 304 || !strcmp(c->t->o->method, "HEAD"))
+		c->h1_left = 0, c->h1_chunked = 0;
+	if (!c->h1_chunked && c->h1_left == UINT64_MAX && !c->h1_close)
+		c->h1_left = 0;
+	c->h1_body = 1;
+	return 0;
+}
+
+/* consumes body bytes at <p>; returns bytes used, -1 on bad framing */
+static long h1_body(struct lc_conn *c, struct lc_ex *e, const char *p, size_t n, int *done)
+{
+	const char *why;
+	uint64_t got = 0;
+	long used;
+
+	if (c->h1_chunked) {
+		used = h1_chunk_feed_cb(&c->ck, p, n, UINT64_MAX, &got, &why, h1_chunk_data, e);
+		*done = c->ck.done;
+		return used;
+	}
+	used = (long)MIN((uint64_t)n, c->h1_left);
+	lc_verify(e, p, (size_t)used);
+	if (c->h1_left != UINT64_MAX)
+		c->h1_left -= (uint64_t)used;
+	*done = c->h1_left == 0;
+	return used;
+}
+
+/* parses what is buffered; returns -1 on a protocol error */
+static int h1_parse(struct lc_conn *c)
+{
+	uint32_t off = 0;
+
+	while (off < c->in_len && c->inflight) {
+		struct lc_ex *e = &c->ex[c->ex_head];
+		int done = 0;
+		long n;
+
+		if (!c->h1_body) {
+			struct h1_resp r;
+			struct h1_err err;
+
+			n = h1_parse_resp(c->in + off, c->in_len - off, &r, &err);
+			if (n == -2)
+				break;
+			if (n < 0 || h1_head(c, e, &r) < 0)
+				return -1;
+			off += (uint32_t)n;
+			if (c->h1_left != 0 || c->h1_chunked)
+				continue;
+			done = 1;
+		} else {
+			n = h1_body(c, e, c->in + off, c->in_len - off, &done);
+			if (n < 0)
+				return -1;
+			off += (uint32_t)n;
+		}
+		if (done) {
+			c->h1_body = 0;
+			lc_record(c, e);
+			c->ex_head = (c->ex_head + 1) % (uint32_t)c->t->o->depth;
+			c->inflight--;
+		}
+	}
+	memmove(c->in, c->in + off, c->in_len - off);
+	c->in_len -= off;
+	return 0;
+}
+
+int lc_h1_start(struct lc_conn *c)
+{
+	c->in_len = 0;
+	c->h1_body = 0;
+	c->ex_head = 0;
+	return h1_fill(c);
+}
+
+/* reads and parses, then sends; returns -1 to reset the connection */
+int lc_h1_io(struct lc_conn *c)
+{
+	uint64_t sent;
+
+	while (c->rd_ready) {
+		int drained;
+		long n = xprt_recv(&c->x, c->in + c->in_len, c->in_size - c->in_len, &drained);
+
+		if (drained)
+			c->rd_ready = 0;
+		if (n == XPRT_AGAIN)
+			break;
+		if (n == 0 && c->h1_body && c->h1_close && c->inflight) {
+			int done;
+
+			h1_body(c, &c->ex[c->ex_head], NULL, 0, &done);
+			c->inflight--;
+			lc_record(c, &c->ex[c->ex_head]);
+			return -1; /* close-delimited: a new connection for the next */
+		}
+		if (n <= 0) {
+			lc_error(c, E_RESET);
+			return -1;
+		}
+		c->t->bytes += (uint64_t)n;
+		c->in_len += (uint32_t)n;
+		if (h1_parse(c) < 0 || c->in_len == c->in_size) {
+			lc_error(c, E_PROTOCOL);
+			return -1;
+		}
+	}
+	h1_fill(c);
+	if (oq_pending(&c->oq) && c->wr_ready) {
+		int r = oq_flush(&c->oq, &c->x, &sent);
+
+		if (r < 0) {
+			lc_error(c, E_RESET);
+			return -1;
+		}
+		if (r == 0)
+			c->wr_ready = 0;
+	}
+	return 0;
+}

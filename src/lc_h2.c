@@ -1,0 +1,226 @@
+/* hxload's HTTP/2 client through nghttp2: -m concurrent streams per connection. */
+#include <nghttp2/nghttp2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "lc.h"
+
+static nghttp2_session_callbacks *cbs;
+
+static struct lc_ex *ex_of(struct lc_conn *c, int32_t id)
+{
+	for (int i = 0; i < c->t->o->depth; i++)
+		if (c->ex[i].id == id)
+			return &c->ex[i];
+	return NULL;
+}
+
+static int header_cb(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *n, size_t nl,
+		     const uint8_t *v, size_t vl, uint8_t flags, void *user)
+{
+	struct lc_ex *e = ex_of(user, f->hd.stream_id);
+
+	(void)s, (void)flags;
+	if (!e || f->hd.type != NGHTTP2_HEADERS)
+		return 0;
+	if (nl == 7 && !memcmp(n, ":status", 7) && vl == 3)
+		e->status = (uint16_t)((v[0] - '0') * 100 + (v[1] - '0') * 10 + (v[2] - '0'));
+	else if (nl == 5 && !memcmp(n, "x-rsp", 5))
+		lc_xrsp(e, (const char *)v, vl);
+	return 0;
+}
+
+static int data_cb(nghttp2_session *s, uint8_t flags, int32_t id, const uint8_t *data, size_t len,
+		   void *user)
+{
+	struct lc_ex *e = ex_of(user, id);
+
+	(void)s, (void)flags;
+	if (e)
+		lc_verify(e, (const char *)data, len);
+	((struct lc_conn *)user)->t->bytes += len;
+	return 0;
+}
+
+static int close_cb(nghttp2_session *s, int32_t id, uint32_t code, void *user)
+{
+	struct lc_conn *c = user;
+	struct lc_ex *e = ex_of(c, id);
+
+	(void)s;
+	if (!e)
+		return 0;
+	if (code)
+		lc_error(c, E_RESET);
+	else
+		lc_record(c, e);
+	e->id = -1;
+	c->inflight--;
+	return 0;
+}
+
+static ssize_t body_cb(nghttp2_session *s, int32_t id, uint8_t *buf, size_t len, uint32_t *flags,
+		       nghttp2_data_source *src, void *user)
+{
+	uint64_t *left = nghttp2_session_get_stream_user_data(s, id);
+	size_t n = (size_t)MIN((uint64_t)len, *left);
+
+	(void)src, (void)user;
+	memset(buf, 'u', n);
+	*left -= n;
+	if (!*left)
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)n;
+}
+
+static void submit(struct lc_conn *c, nghttp2_session *s, struct lc_ex *e)
+{
+	const struct lc_opts *o = c->t->o;
+	const struct lc_target *tg = c->tg;
+	nghttp2_nv nv[4 + 32];
+	size_t n = 0;
+	nghttp2_data_provider prd = { .read_callback = body_cb };
+
+#define NV(a, b, bl) nv[n++] = (nghttp2_nv){ (uint8_t *)(a), (uint8_t *)(b), strlen(a), (bl), NGHTTP2_NV_FLAG_NONE }
+	NV(":method", o->method, strlen(o->method));
+	NV(":scheme", tg->tls ? "https" : "http", tg->tls ? 5 : 4);
+	NV(":authority", tg->authority, strlen(tg->authority));
+	NV(":path", tg->path, strlen(tg->path));
+	for (int i = 0; i < o->nhdrs; i++) {
+		const char *colon = strchr(o->hdrs[i], ':');
+		static __thread char lname[32][128];
+		size_t nl = (size_t)(colon - o->hdrs[i]);
+
+		for (size_t k = 0; k < nl && k < 127; k++)
+			lname[i][k] = (char)(o->hdrs[i][k] | 0x20);
+		lname[i][MIN(nl, (size_t)127)] = 0;
+		nv[n++] = (nghttp2_nv){ (uint8_t *)lname[i], (uint8_t *)colon + 1 + (colon[1] == ' '),
+					strlen(lname[i]), strlen(colon + 1 + (colon[1] == ' ')),
+					NGHTTP2_NV_FLAG_NONE };
+	}
+#undef NV
+	e->body_left = o->body;
+	e->id = nghttp2_submit_request(s, NULL, nv, n, o->body ? &prd : NULL, &e->body_left);
+}
+
+static void h2_fill(struct lc_conn *c, nghttp2_session *s)
+{
+	uint64_t t0;
+
+	while (c->inflight < (uint32_t)c->t->o->depth &&
+	       nghttp2_session_get_remote_settings(s, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS) >
+	       c->inflight && (t0 = lc_take(c))) {
+		struct lc_ex *e = ex_of(c, -1);
+
+		*e = (struct lc_ex){ .t0 = t0, .server_us = UINT64_MAX, .announced = -1 };
+		submit(c, s, e);
+		if (e->id < 0) {
+			lc_error(c, E_PROTOCOL);
+			return;
+		}
+		c->inflight++;
+	}
+}
+
+int lc_h2_start(struct lc_conn *c)
+{
+	nghttp2_session *s;
+	nghttp2_settings_entry iv[] = {
+		{ NGHTTP2_SETTINGS_ENABLE_PUSH, 0 },
+		{ NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, (1U << 30) },
+	};
+
+	if (!cbs) {
+		nghttp2_session_callbacks_new(&cbs);
+		nghttp2_session_callbacks_set_on_header_callback(cbs, header_cb);
+		nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cbs, data_cb);
+		nghttp2_session_callbacks_set_on_stream_close_callback(cbs, close_cb);
+	}
+	if (nghttp2_session_client_new(&s, cbs, c))
+		return -1;
+	c->proto_state = s;
+	for (int i = 0; i < c->t->o->depth; i++)
+		c->ex[i].id = -1;
+	nghttp2_submit_settings(s, NGHTTP2_FLAG_NONE, iv, ARRAY_SIZE(iv));
+	nghttp2_session_set_local_window_size(s, NGHTTP2_FLAG_NONE, 0, (1U << 30));
+	return 0;
+}
+
+void lc_h2_free(struct lc_conn *c)
+{
+	nghttp2_session_del(c->proto_state);
+	c->proto_state = NULL;
+}
+
+static int h2_send(struct lc_conn *c, nghttp2_session *s)
+{
+	uint64_t sent;
+
+	for (;;) {
+		const uint8_t *data;
+		ssize_t n;
+		int r;
+
+		if (oq_sc_room(&c->oq) < 16384 || oq_iov_room(&c->oq) < 4) {
+			r = oq_flush(&c->oq, &c->x, &sent);
+			if (r < 0)
+				return -1;
+			if (r == 0) {
+				c->wr_ready = 0;
+				return 0;
+			}
+		}
+		n = nghttp2_session_mem_send(s, &data);
+		if (n < 0)
+			return -1;
+		if (!n)
+			break;
+		if ((size_t)n > oq_sc_room(&c->oq))
+			return -1; /* a frame bigger than the scratch: never from a client */
+		oq_copy(&c->oq, data, (size_t)n);
+	}
+	if (oq_pending(&c->oq) && c->wr_ready) {
+		int r = oq_flush(&c->oq, &c->x, &sent);
+
+		if (r < 0)
+			return -1;
+		if (!r)
+			c->wr_ready = 0;
+	}
+	return 0;
+}
+
+int lc_h2_io(struct lc_conn *c)
+{
+	nghttp2_session *s = c->proto_state;
+
+	while (c->rd_ready) {
+		int drained;
+		long n = xprt_recv(&c->x, c->in, c->in_size, &drained);
+
+		if (drained)
+			c->rd_ready = 0;
+		if (n == XPRT_AGAIN)
+			break;
+		if (n <= 0) {
+			lc_error(c, E_RESET);
+			return -1;
+		}
+		if (nghttp2_session_mem_recv(s, (uint8_t *)c->in, (size_t)n) < 0) {
+			lc_error(c, E_PROTOCOL);
+			return -1;
+		}
+	}
+	h2_fill(c, s);
+	if (h2_send(c, s) < 0) {
+		lc_error(c, E_RESET);
+		return -1;
+	}
+	if (!nghttp2_session_want_read(s) && !nghttp2_session_want_write(s)) {
+		if (c->inflight)
+			lc_error(c, E_RESET);
+		return -1; /* GOAWAY: a new connection */
+	}
+	return 0;
+}
