@@ -69,6 +69,7 @@ struct lc_conn {
 	int idx;
 	uint8_t state;               /* LS_* */
 	uint8_t rd_ready, wr_ready;
+	uint8_t rdhup;               /* the peer shut its side: read on to EOF */
 	uint32_t inflight;
 	/* in-flight exchanges: a FIFO on HTTP/1, slots on h2/h3 (-m of them) */
 	struct lc_ex *ex;

@@ -153,7 +153,7 @@ static int conn_open(struct lc_conn *c)
 	c->ev = (struct ev){ fd, conn_io };
 	c->x = (struct xprt){ fd, NULL };
 	c->state = LS_CONNECTING;
-	c->rd_ready = c->wr_ready = 0;
+	c->rd_ready = c->wr_ready = c->rdhup = 0;
 	c->inflight = 0;
 	c->proto = target.proto == LC_AUTO ? LC_H1 : target.proto;
 	oq_reset(&c->oq);
@@ -228,6 +228,8 @@ static void conn_io(struct worker *w, struct ev *e, uint32_t events)
 	(void)w;
 	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
 		c->rd_ready = 1;
+	if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+		c->rdhup = 1;
 	if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
 		c->wr_ready = 1;
 	if (c->state == LS_CONNECTING) {
@@ -643,6 +645,19 @@ static void thread_init(struct lc_thread *t, int id, uint64_t start)
 	}
 }
 
+static void thread_free(struct lc_thread *t)
+{
+	for (int i = 0; i < t->nconns; i++) {
+		free(t->conns[i].ex);
+		free(t->conns[i].in);
+		oq_free(&t->conns[i].oq);
+	}
+	free(t->conns);
+	free(t->due);
+	theap_free(&t->timers);
+	close(t->epfd);
+}
+
 static void progress(struct lc_thread *ts, uint64_t start)
 {
 	uint64_t last = 0, now, done;
@@ -708,7 +723,11 @@ int main(int argc, char **argv)
 			T.errors[e] += ts[i].errors[e];
 		T.bytes += ts[i].bytes;
 		T.reqs += ts[i].reqs;
+		thread_free(&ts[i]);
 	}
+	free(ts);
+	free(target.req);
+	SSL_CTX_free(client_ctx);
 	if (!opts.quiet && !opts.json && isatty(2))
 		fprintf(stderr, "\r%60s\r", "");
 	if (fatal_seen) {

@@ -144,7 +144,7 @@ int lc_h1_io(struct lc_conn *c)
 		int drained;
 		long n = xprt_recv(&c->x, c->in + c->in_len, c->in_size - c->in_len, &drained);
 
-		if (drained)
+		if (drained && !c->rdhup) /* WHY: a FIN with the last bytes raises no new edge */
 			c->rd_ready = 0;
 		if (n == XPRT_AGAIN)
 			break;

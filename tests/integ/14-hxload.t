@@ -1,0 +1,117 @@
+#!/usr/bin/perl
+# hxload against hxterm: counts, statuses, latency vs t=, server column, --verify, open loop, bad input.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use IO::Socket::INET;
+use IO::Select;
+use Time::HiRes qw(time sleep);
+use POSIX ();
+use HxTest;
+
+my $hxload = $ENV{HXLOAD} // 'build/hxload';
+my $port = start_hx('-tls', '-t', '2');
+my $tls = hx_tls_port();
+
+# runs hxload with --json, returns (decoded hash as a flat string map, exit code, raw)
+sub load {
+    my $out = `timeout 60 $hxload -q --json @_ 2>&1`;
+    my $rc = $? >> 8;
+    my %j;
+    $j{requests} = $1 if $out =~ /"requests": (\d+)/;
+    $j{"status$1"} = $2 while $out =~ /"(\d{3})": (\d+)/g;
+    for my $k (qw(latency_ms server_ms other_ms)) {
+        next unless $out =~ /"$k": \{([^}]*)\}/;
+        my $b = $1;
+        $j{"$k.$1"} = $2 while $b =~ /"(\w+)": ([\d.]+)/g;
+    }
+    if ($out =~ /"errors": \{([^}]*)\}/) { my $b = $1; $j{"err.$1"} = $2 while $b =~ /"(\w+)": (\d+)/g }
+    return (\%j, $rc, $out);
+}
+
+for my $a ([ '', "http://127.0.0.1:$port/?s=1k" ], [ '', "https://127.0.0.1:$tls/?s=1k" ],
+           [ '', "h2c://127.0.0.1:$port/?s=1k" ], [ '--h1', "https://127.0.0.1:$tls/?s=1k" ]) {
+    my $u = "$a->[0] $a->[1]";
+    my ($j, $rc) = load('-c 4 -m 4 -n 2000 --verify', $a->[0], "'$a->[1]'");
+    is($j->{requests}, 2000, "$u: -n 2000 gives 2000 requests");
+    is($j->{status200}, 2000, "$u: all 200");
+    is(($j->{'err.body'} // -1) + ($j->{'err.reset'} // -1), 0, "$u: no body or reset error with --verify");
+}
+
+my ($j) = load("-c 4 -m 4 -n 4000 'h2c://127.0.0.1:$port/?r=503:50+200'");
+ok($j->{status503} > 1700 && $j->{status200} > 1700 && $j->{status503} + $j->{status200} == 4000,
+   "r=503:50+200: $j->{status503} x 503, $j->{status200} x 200");
+
+($j) = load("-c 10 -d 2 'http://127.0.0.1:$port/?t=50'");
+ok($j->{'latency_ms.p50'} >= 50 && $j->{'latency_ms.p50'} < 60, "t=50: p50 $j->{'latency_ms.p50'} ms in [50, 60)");
+ok($j->{'server_ms.p50'} >= 50 && $j->{'server_ms.p50'} < 55, "the server column says $j->{'server_ms.p50'} ms");
+ok($j->{'other_ms.p50'} < 5, "the rest is small: $j->{'other_ms.p50'} ms");
+
+# --verify catches a length lie and a corrupting proxy
+($j) = load("-c 1 -n 20 --verify --timeout 1 'http://127.0.0.1:$port/?s=1000&b=500'");
+ok(($j->{'err.body'} // 0) + ($j->{'err.protocol'} // 0) > 0 && ($j->{requests} // 0) < 20,
+   'a Content-Length lie (b=500 for 1000 bytes) is caught: ' . ($j->{'err.body'} // 0) . ' body, '
+   . ($j->{'err.protocol'} // 0) . ' protocol errors');
+($j) = load("-c 1 -n 50 --verify 'http://127.0.0.1:$port/?s=1000&X=500'");
+ok(($j->{'err.reset'} // 0) + ($j->{'err.body'} // 0) > 0, 'a truncated body (X=500) is an error, not a success');
+
+my $proxy_port = free_port();
+my $ppid = fork // die;
+if (!$ppid) {
+    # a broken proxy: forwards to hxterm, flips one byte of every response body
+    my $l = IO::Socket::INET->new(Listen => 8, LocalAddr => "127.0.0.1:$proxy_port", ReuseAddr => 1) or die;
+    while (my $c = $l->accept) {
+        my $s = IO::Socket::INET->new("127.0.0.1:$port") or next;
+        my $sel = IO::Select->new($c, $s);
+        my $flipped = 0;
+        LOOP: while (my @r = $sel->can_read(5)) {
+            for my $fh (@r) {
+                my $n = sysread($fh, my $buf, 65536) or last LOOP;
+                if ($fh == $s && !$flipped && (my $i = index($buf, "\r\n\r\n.123")) >= 0) {
+                    substr($buf, $i + 10, 1) = 'X';
+                    $flipped = 1;
+                }
+                syswrite($fh == $s ? $c : $s, $buf);
+            }
+        }
+        close $c;
+        close $s;
+    }
+    POSIX::_exit(0);
+}
+sleep 0.3;
+($j) = load("-c 1 -n 20 --verify 'http://127.0.0.1:$proxy_port/?s=5000'");
+ok(($j->{'err.body'} // 0) >= 1, '--verify catches a body corrupted by a proxy (' . ($j->{'err.body'} // 0) . ' errors)');
+kill 'KILL', $ppid;
+waitpid $ppid, 0;
+
+# open loop: the server stalls 200 ms every second; p99 shows it
+my $stall_pid = fork // die;
+if (!$stall_pid) {
+    for (1 .. 3) { sleep 0.4; kill 'STOP', hx_pid(); sleep 0.2; kill 'CONT', hx_pid(); sleep 0.4 }
+    POSIX::_exit(0);
+}
+($j) = load("-c 2 -R 1000 -d 3 'http://127.0.0.1:$port/?s=10'");
+waitpid $stall_pid, 0;
+kill 'CONT', hx_pid();
+ok($j->{'latency_ms.p99'} > 80, "open loop: p99 $j->{'latency_ms.p99'} ms reflects 200 ms stalls");
+ok($j->{requests} > 2500, "about 3000 requests at -R 1000 for 3 s ($j->{requests})");
+
+# bad input: one clear line, a non-zero exit, never a hang
+for my $bad ([ "'ftp://x/'", qr/bad URL/ ], [ "'http://'", qr/bad URL|no host/ ],
+             [ "'http://no.such.host.invalid/'", qr/cannot resolve/ ],
+             [ "-c 0 'http://127.0.0.1:$port/'", qr/-c/ ],
+             [ "'http://127.0.0.1:" . free_port() . "/'", qr/connect failed/ ],
+             [ "'https://127.0.0.1:$port/'", qr/tls failed|TLS/ ]) {
+    my $t0 = time;
+    my $out = `timeout 20 $hxload -q -d 2 $bad->[0] 2>&1`;
+    my $rc = $? >> 8;
+    ok($rc != 0 && $rc != 124, "$bad->[0]: non-zero exit ($rc)");
+    like($out, $bad->[1], "$bad->[0]: says why");
+    is(scalar(() = $out =~ /\n/g), 1, "$bad->[0]: one line");
+    ok(time - $t0 < 5, "$bad->[0]: quickly");
+}
+is(stop_hx(), 0, 'clean stop');
+done_testing();
