@@ -1,7 +1,6 @@
 /* hxload: a load generator for h1, h2 (and h3) that splits latency into server time and the rest. */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -79,20 +78,36 @@ void lc_verify(struct lc_ex *e, const char *p, size_t n)
 	e->bytes += n;
 }
 
-/* X-rsp: ... size=<n>, time=<w> ms (<real> real) */
+/* the decimal number at <p>, digits only; <*end> after it */
+static uint64_t dec(const char *p, const char *lim, const char **end)
+{
+	uint64_t v = 0;
+
+	for (; p < lim && *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	*end = p;
+	return v;
+}
+
+/* X-rsp: ... size=<n>, time=<w> ms (<ms>.<us> real): by hand, it runs per response */
 void lc_xrsp(struct lc_ex *e, const char *v, size_t len)
 {
-	char buf[512];
-	const char *p;
-	double real;
+	const char *lim = v + len, *p = memmem(v, len, "size=", 5), *q;
 
-	len = MIN(len, sizeof(buf) - 1);
-	memcpy(buf, v, len);
-	buf[len] = 0;
-	if ((p = strstr(buf, "size=")))
-		e->announced = strtoll(p + 5, NULL, 10);
-	if ((p = strstr(buf, "(")) && sscanf(p + 1, "%lf real", &real) == 1)
-		e->server_us = (uint64_t)llround(real * 1000.0);
+	if (p)
+		e->announced = (int64_t)dec(p + 5, lim, &q);
+	p = memchr(v, '(', len);
+	if (p) {
+		uint64_t ms = dec(p + 1, lim, &q), us = 0;
+		int digits = 0;
+
+		if (q < lim && *q == '.')
+			for (q++; q < lim && *q >= '0' && *q <= '9' && digits < 3; q++, digits++)
+				us = us * 10 + (uint64_t)(*q - '0');
+		while (digits++ < 3)
+			us *= 10;
+		e->server_us = ms * 1000 + us;
+	}
 }
 
 void lc_record(struct lc_conn *c, struct lc_ex *e)
