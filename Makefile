@@ -42,7 +42,7 @@ UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT))
 .PRECIOUS: $(BUILD)/tests/unit/%.o
 .PHONY: all run check unit integ install clean deps deps-test format
 
-HXLOAD_OBJ := $(CORE_OBJ) $(BUILD)/src/hxload.o $(BUILD)/src/lc_h1.o $(BUILD)/src/lc_h2.o
+HXLOAD_OBJ := $(CORE_OBJ) $(BUILD)/src/hxload.o $(BUILD)/src/lc_h1.o $(BUILD)/src/lc_h2.o $(BUILD)/src/lc_h3.o
 
 all: $(BUILD)/hxterm $(BUILD)/hxload hxterm
 

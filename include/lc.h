@@ -120,6 +120,8 @@ struct lc_thread {
 uint64_t lc_take(struct lc_conn *c);
 void lc_record(struct lc_conn *c, struct lc_ex *e);
 void lc_error(struct lc_conn *c, enum lc_err kind);
+/* closes <c> (its protocol state freed) and schedules a new connection */
+void lc_reset(struct lc_conn *c);
 void lc_verify(struct lc_ex *e, const char *p, size_t n);
 /* reads X-rsp into <e> */
 void lc_xrsp(struct lc_ex *e, const char *v, size_t len);
@@ -131,5 +133,10 @@ int lc_h1_io(struct lc_conn *c);
 int lc_h2_start(struct lc_conn *c);
 int lc_h2_io(struct lc_conn *c);
 void lc_h2_free(struct lc_conn *c);
+/* lc_h3.c */
+int lc_h3_open(struct lc_conn *c);
+int lc_h3_io(struct lc_conn *c);
+void lc_h3_free(struct lc_conn *c);
+void lc_h3_global_free(void);
 
 #endif

@@ -154,6 +154,18 @@ static void conn_io(struct worker *w, struct ev *e, uint32_t events);
 
 static int conn_open(struct lc_conn *c)
 {
+	if (target.proto == LC_H3) {
+		c->proto = LC_H3;
+		c->ev = (struct ev){ -1, conn_io };
+		c->rd_ready = c->wr_ready = c->rdhup = 0;
+		c->inflight = 0;
+		if (lc_h3_open(c) < 0)
+			return -1;
+		c->ev.fd = c->x.fd;
+		c->state = LS_READY;
+		return 0;
+	}
+	{
 	int fd = socket(target.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1;
 	struct epoll_event ee = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
 				  .data.ptr = &c->ev };
@@ -173,12 +185,15 @@ static int conn_open(struct lc_conn *c)
 	c->proto = target.proto == LC_AUTO ? LC_H1 : target.proto;
 	oq_reset(&c->oq);
 	return epoll_ctl(c->t->epfd, EPOLL_CTL_ADD, fd, &ee);
+	}
 }
 
 static void conn_close(struct lc_conn *c)
 {
 	if (c->proto == LC_H2 && c->proto_state)
 		lc_h2_free(c);
+	if (c->proto == LC_H3)
+		lc_h3_free(c);
 	xprt_release(&c->x);
 	if (c->x.fd >= 0)
 		close(c->x.fd);
@@ -193,6 +208,11 @@ static void conn_reset(struct lc_conn *c)
 	if (interrupted || c->t->now_us >= c->t->end_us || fatal_seen)
 		return;
 	timer_arm(&c->t->timers, &c->tm, c->t->now_us + (any_success ? 1000 : 10000));
+}
+
+void lc_reset(struct lc_conn *c)
+{
+	conn_reset(c);
 }
 
 static void conn_retry(struct worker *w, struct timer *tm)
@@ -235,6 +255,15 @@ static int conn_ready(struct lc_conn *c)
 	return c->proto == LC_H2 ? lc_h2_start(c) : lc_h1_start(c);
 }
 
+static int conn_step(struct lc_conn *c)
+{
+	switch (c->proto) {
+	case LC_H2: return lc_h2_io(c);
+	case LC_H3: return lc_h3_io(c);
+	default: return lc_h1_io(c);
+	}
+}
+
 static void conn_io(struct worker *w, struct ev *e, uint32_t events)
 {
 	struct lc_conn *c = container_of(e, struct lc_conn, ev);
@@ -266,7 +295,7 @@ static void conn_io(struct worker *w, struct ev *e, uint32_t events)
 			conn_reset(c);
 		return;
 	}
-	r = c->proto == LC_H2 ? lc_h2_io(c) : lc_h1_io(c);
+	r = conn_step(c);
 	if (r < 0)
 		conn_reset(c);
 }
@@ -278,8 +307,7 @@ static void dispatch(struct lc_thread *t)
 	for (int i = 0; i < t->nconns && t->due_n; i++) {
 		struct lc_conn *c = &t->conns[i];
 
-		if (c->state == LS_READY && c->inflight < (uint32_t)opts.depth &&
-		    (c->proto == LC_H2 ? lc_h2_io(c) : lc_h1_io(c)) < 0)
+		if (c->state == LS_READY && c->inflight < (uint32_t)opts.depth && conn_step(c) < 0)
 			conn_reset(c);
 	}
 }
@@ -475,6 +503,7 @@ static void usage(FILE *f)
 "  --body <n>      request body bytes\n"
 "  --timeout <s>   a request unanswered this long is an error (10)\n"
 "  --h1 / --h2     force HTTP/1.1 or HTTP/2 on https://\n"
+"  --h3            HTTP/3 over QUIC to the https:// URL's host and port\n"
 "  --verify        check every body byte against hxterm's pattern and the\n"
 "                  length against X-rsp's size\n"
 "  --json          one JSON object with every figure\n"
@@ -525,7 +554,7 @@ static void parse_args(int argc, char **argv)
 			break;
 		case '1': opts.force = LC_H1; break;
 		case '2': opts.force = LC_H2; break;
-		case '3': die("%s", "--h3 is not supported by this build yet"); break;
+		case '3': opts.force = LC_H3; break;
 		case 'V': opts.verify = 1; break;
 		case 'J': opts.json = 1; break;
 		case 'q': opts.quiet = 1; break;
@@ -708,6 +737,8 @@ int main(int argc, char **argv)
 		target.proto = opts.force;
 	if (opts.force == LC_H2 && !target.tls)
 		target.proto = LC_H2;
+	if (opts.force == LC_H3 && !target.tls)
+		die("%s", "--h3 needs an https:// URL");
 	build_request();
 	if (target.tls) {
 		client_ctx = target.proto == LC_H2 ? tls_client_ctx(alpn_h2, sizeof(alpn_h2) - 1) :
@@ -743,6 +774,7 @@ int main(int argc, char **argv)
 	free(ts);
 	free(target.req);
 	SSL_CTX_free(client_ctx);
+	lc_h3_global_free();
 	if (!opts.quiet && !opts.json && isatty(2))
 		fprintf(stderr, "\r%60s\r", "");
 	if (fatal_seen) {

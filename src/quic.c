@@ -156,7 +156,8 @@ static void qconn_fail(struct qconn *c, int rv)
 }
 
 /* one packet: HTTP/3 stream data if any, else whatever ngtcp2 has */
-static ngtcp2_ssize write_one(struct qconn *c, uint8_t *dst, size_t max, ngtcp2_path_storage *ps)
+static ngtcp2_ssize write_one(struct qconn *c, uint8_t *dst, size_t max, ngtcp2_path_storage *ps,
+			      ngtcp2_tstamp now)
 {
 	for (;;) {
 		int64_t sid = -1;
@@ -175,8 +176,7 @@ static ngtcp2_ssize write_one(struct qconn *c, uint8_t *dst, size_t max, ngtcp2_
 		if (fin)
 			flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
 		n = ngtcp2_conn_writev_stream(c->conn, &ps->path, &pi, dst, max, &ndata, flags, sid,
-					      (const ngtcp2_vec *)vec, (size_t)nvec,
-					      (ngtcp2_tstamp)clock_ns());
+					      (const ngtcp2_vec *)vec, (size_t)nvec, now);
 		if (n == NGTCP2_ERR_STREAM_DATA_BLOCKED) {
 			nghttp3_conn_block_stream(c->h3, sid);
 			continue;
@@ -198,12 +198,13 @@ void quic_write(struct qconn *c)
 	uint8_t *buf = c->w->txbuf;
 	size_t len = 0, seg = 0, max = ngtcp2_conn_get_max_tx_udp_payload_size(c->conn);
 	ngtcp2_path_storage ps;
+	ngtcp2_tstamp now = (ngtcp2_tstamp)clock_ns(); /* WHY: one clock read per burst */
 
 	if (c->flags & (QC_DEAD | QC_DRAINING))
 		return;
 	ngtcp2_path_storage_zero(&ps);
 	for (;;) {
-		ngtcp2_ssize n = write_one(c, buf + len, max, &ps);
+		ngtcp2_ssize n = write_one(c, buf + len, max, &ps, now);
 
 		if (n < 0) {
 			qconn_fail(c, (int)n);
@@ -224,7 +225,7 @@ void quic_write(struct qconn *c)
 			seg = 0;
 		}
 	}
-	ngtcp2_conn_update_pkt_tx_time(c->conn, (ngtcp2_tstamp)clock_ns());
+	ngtcp2_conn_update_pkt_tx_time(c->conn, now);
 	h3_faults(c);
 }
 

@@ -40,6 +40,11 @@ for my $a ([ '', "http://127.0.0.1:$port/?s=1k" ], [ '', "https://127.0.0.1:$tls
     is(($j->{'err.body'} // -1) + ($j->{'err.reset'} // -1), 0, "$u: no body or reset error with --verify");
 }
 
+{
+    my ($j3) = load("--h3 -c 2 -m 8 -n 1000 --verify 'https://127.0.0.1:$tls/?s=20k&t=5'");
+    is($j3->{requests}, 1000, '--h3: 1000 requests verified');
+    ok($j3->{'server_ms.p50'} >= 5 && $j3->{'server_ms.p50'} < 8, "--h3: server column $j3->{'server_ms.p50'} ms for t=5");
+}
 my ($j) = load("-c 4 -m 4 -n 4000 'h2c://127.0.0.1:$port/?r=503:50+200'");
 ok($j->{status503} > 1700 && $j->{status200} > 1700 && $j->{status503} + $j->{status200} == 4000,
    "r=503:50+200: $j->{status503} x 503, $j->{status200} x 200");

@@ -1,0 +1,473 @@
+/* hxload's HTTP/3 client: ngtcp2 + GnuTLS on a connected UDP socket, nghttp3 for requests. */
+#include <errno.h>
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
+#include <nghttp3/nghttp3.h>
+#include <ngtcp2/ngtcp2.h>
+#include <ngtcp2/ngtcp2_crypto.h>
+#include <ngtcp2/ngtcp2_crypto_gnutls.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "common.h"
+#include "lc.h"
+#include "timer.h"
+
+struct q {
+	ngtcp2_conn *conn;
+	nghttp3_conn *h3;
+	gnutls_session_t tls;
+	ngtcp2_crypto_conn_ref ref;
+	struct sockaddr_storage local;
+	socklen_t locallen;
+	struct lc_conn *c;
+	struct timer tm;
+	int ready;               /* HTTP/3 streams bound */
+};
+
+static gnutls_certificate_credentials_t cred;
+static gnutls_priority_t prio;
+
+static ngtcp2_tstamp ts(void)
+{
+	return (ngtcp2_tstamp)clock_ns();
+}
+
+static struct lc_ex *ex_of(struct lc_conn *c, int64_t id)
+{
+	for (int i = 0; i < c->t->o->depth; i++)
+		if (c->ex[i].id == id)
+			return &c->ex[i];
+	return NULL;
+}
+
+/* ---------- nghttp3 ---------- */
+
+static int h3_header(nghttp3_conn *h3, int64_t id, int32_t token, nghttp3_rcbuf *name,
+		     nghttp3_rcbuf *value, uint8_t flags, void *cud, void *sud)
+{
+	struct lc_ex *e = sud;
+	nghttp3_vec n = nghttp3_rcbuf_get_buf(name), v = nghttp3_rcbuf_get_buf(value);
+
+	(void)h3, (void)id, (void)token, (void)flags, (void)cud;
+	if (!e)
+		return 0;
+	if (n.len == 7 && !memcmp(n.base, ":status", 7) && v.len == 3)
+		e->status = (uint16_t)((v.base[0] - '0') * 100 + (v.base[1] - '0') * 10 + (v.base[2] - '0'));
+	else if (n.len == 5 && !memcmp(n.base, "x-rsp", 5))
+		lc_xrsp(e, (const char *)v.base, v.len);
+	return 0;
+}
+
+static void consume(struct q *q, int64_t id, size_t n)
+{
+	ngtcp2_conn_extend_max_stream_offset(q->conn, id, n);
+	ngtcp2_conn_extend_max_offset(q->conn, n);
+}
+
+static int h3_data(nghttp3_conn *h3, int64_t id, const uint8_t *data, size_t len, void *cud, void *sud)
+{
+	struct q *q = cud;
+
+	(void)h3;
+	if (sud)
+		lc_verify(sud, (const char *)data, len);
+	q->c->t->bytes += len;
+	consume(q, id, len);
+	return 0;
+}
+
+static int h3_deferred(nghttp3_conn *h3, int64_t id, size_t n, void *cud, void *sud)
+{
+	(void)h3, (void)sud;
+	consume(cud, id, n);
+	return 0;
+}
+
+static int h3_close(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, void *sud)
+{
+	struct q *q = cud;
+	struct lc_ex *e = sud;
+
+	(void)h3;
+	if (!e)
+		return 0;
+	if (code != NGHTTP3_H3_NO_ERROR)
+		lc_error(q->c, E_RESET);
+	else
+		lc_record(q->c, e);
+	e->id = -1;
+	q->c->inflight--;
+	(void)id;
+	return 0;
+}
+
+static const nghttp3_callbacks h3_cbs = {
+	.recv_header = h3_header,
+	.recv_data = h3_data,
+	.deferred_consume = h3_deferred,
+	.stream_close = h3_close,
+};
+
+/* ---------- ngtcp2 ---------- */
+
+static void rand_cb(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx)
+{
+	(void)ctx;
+	gnutls_rnd(GNUTLS_RND_RANDOM, dest, len);
+}
+
+static int new_cid_cb(ngtcp2_conn *conn, ngtcp2_cid *cid, uint8_t *token, size_t len, void *user)
+{
+	(void)conn, (void)user;
+	gnutls_rnd(GNUTLS_RND_RANDOM, cid->data, len);
+	cid->datalen = len;
+	gnutls_rnd(GNUTLS_RND_RANDOM, token, NGTCP2_STATELESS_RESET_TOKENLEN);
+	return 0;
+}
+
+static int handshake_done_cb(ngtcp2_conn *conn, void *user)
+{
+	struct q *q = user;
+	nghttp3_settings st;
+	int64_t ctrl, enc, dec;
+
+	nghttp3_settings_default(&st);
+	if (nghttp3_conn_client_new(&q->h3, &h3_cbs, &st, NULL, q) ||
+	    ngtcp2_conn_open_uni_stream(conn, &ctrl, NULL) || nghttp3_conn_bind_control_stream(q->h3, ctrl) ||
+	    ngtcp2_conn_open_uni_stream(conn, &enc, NULL) || ngtcp2_conn_open_uni_stream(conn, &dec, NULL) ||
+	    nghttp3_conn_bind_qpack_streams(q->h3, enc, dec))
+		return NGTCP2_ERR_CALLBACK_FAILURE;
+	q->ready = 1;
+	return 0;
+}
+
+static int recv_stream_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t off,
+			  const uint8_t *data, size_t len, void *user, void *suser)
+{
+	struct q *q = user;
+	nghttp3_ssize n;
+
+	(void)conn, (void)off, (void)suser;
+	if (!q->h3)
+		return 0;
+	n = nghttp3_conn_read_stream(q->h3, id, data, len, flags & NGTCP2_STREAM_DATA_FLAG_FIN);
+	if (n < 0)
+		return NGTCP2_ERR_CALLBACK_FAILURE;
+	consume(q, id, (size_t)n);
+	return 0;
+}
+
+static int acked_cb(ngtcp2_conn *conn, int64_t id, uint64_t off, uint64_t len, void *user, void *suser)
+{
+	struct q *q = user;
+
+	(void)conn, (void)off, (void)suser;
+	return q->h3 && nghttp3_conn_add_ack_offset(q->h3, id, len) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
+}
+
+static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t code,
+			   void *user, void *suser)
+{
+	struct q *q = user;
+
+	(void)conn, (void)suser;
+	if (!(flags & NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET))
+		code = NGHTTP3_H3_NO_ERROR;
+	if (q->h3)
+		nghttp3_conn_close_stream(q->h3, id, code);
+	return 0;
+}
+
+static int stream_reset_cb(ngtcp2_conn *conn, int64_t id, uint64_t size, uint64_t code,
+			   void *user, void *suser)
+{
+	struct q *q = user;
+
+	(void)conn, (void)size, (void)code, (void)suser;
+	if (q->h3)
+		nghttp3_conn_shutdown_stream_read(q->h3, id);
+	return 0;
+}
+
+static int max_data_cb(ngtcp2_conn *conn, int64_t id, uint64_t max, void *user, void *suser)
+{
+	struct q *q = user;
+
+	(void)conn, (void)max, (void)suser;
+	if (q->h3)
+		nghttp3_conn_unblock_stream(q->h3, id);
+	return 0;
+}
+
+static const ngtcp2_callbacks q_cbs = {
+	.client_initial = ngtcp2_crypto_client_initial_cb,
+	.recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb,
+	.encrypt = ngtcp2_crypto_encrypt_cb,
+	.decrypt = ngtcp2_crypto_decrypt_cb,
+	.hp_mask = ngtcp2_crypto_hp_mask_cb,
+	.recv_retry = ngtcp2_crypto_recv_retry_cb,
+	.update_key = ngtcp2_crypto_update_key_cb,
+	.delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb,
+	.delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb,
+	.get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb,
+	.version_negotiation = ngtcp2_crypto_version_negotiation_cb,
+	.rand = rand_cb,
+	.get_new_connection_id = new_cid_cb,
+	.handshake_completed = handshake_done_cb,
+	.recv_stream_data = recv_stream_cb,
+	.acked_stream_data_offset = acked_cb,
+	.stream_close = stream_close_cb,
+	.stream_reset = stream_reset_cb,
+	.extend_max_stream_data = max_data_cb,
+};
+
+/* ---------- requests and I/O ---------- */
+
+static void submit(struct q *q, struct lc_ex *e)
+{
+	const struct lc_opts *o = q->c->t->o;
+	const struct lc_target *tg = q->c->tg;
+	nghttp3_nv nv[4];
+	int64_t id;
+
+#define NV(a, b) (nghttp3_nv){ (uint8_t *)(a), (uint8_t *)(b), strlen(a), strlen(b), NGHTTP3_NV_FLAG_NONE }
+	nv[0] = NV(":method", o->method);
+	nv[1] = NV(":scheme", "https");
+	nv[2] = NV(":authority", tg->authority);
+	nv[3] = NV(":path", tg->path);
+#undef NV
+	if (ngtcp2_conn_open_bidi_stream(q->conn, &id, NULL) ||
+	    nghttp3_conn_submit_request(q->h3, id, nv, 4, NULL, e)) {
+		e->id = -1;
+		return;
+	}
+	e->id = id;
+}
+
+static void fill(struct q *q)
+{
+	struct lc_conn *c = q->c;
+	uint64_t t0;
+
+	while (q->ready && c->inflight < (uint32_t)c->t->o->depth &&
+	       ngtcp2_conn_get_streams_bidi_left(q->conn) && (t0 = lc_take(c))) {
+		struct lc_ex *e = ex_of(c, -1);
+
+		*e = (struct lc_ex){ .t0 = t0, .server_us = UINT64_MAX, .announced = -1 };
+		submit(q, e);
+		if (e->id < 0)
+			return;
+		c->inflight++;
+	}
+}
+
+static int q_write(struct q *q)
+{
+	uint8_t buf[1500];
+	ngtcp2_path_storage ps;
+
+	ngtcp2_path_storage_zero(&ps);
+	for (;;) {
+		int64_t sid = -1;
+		int fin = 0;
+		nghttp3_vec vec[16];
+		nghttp3_ssize nvec = 0;
+		ngtcp2_ssize ndata = -1, n;
+		ngtcp2_pkt_info pi;
+		uint32_t flags = NGTCP2_WRITE_STREAM_FLAG_MORE;
+
+		if (q->h3 && ngtcp2_conn_get_max_data_left(q->conn)) {
+			nvec = nghttp3_conn_writev_stream(q->h3, &sid, &fin, vec, 16);
+			if (nvec < 0)
+				return -1;
+		}
+		if (fin)
+			flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
+		n = ngtcp2_conn_writev_stream(q->conn, &ps.path, &pi, buf, sizeof(buf), &ndata, flags, sid,
+					      (const ngtcp2_vec *)vec, (size_t)nvec, ts());
+		if (n == NGTCP2_ERR_STREAM_DATA_BLOCKED) {
+			nghttp3_conn_block_stream(q->h3, sid);
+			continue;
+		}
+		if (n == NGTCP2_ERR_STREAM_SHUT_WR) {
+			nghttp3_conn_shutdown_stream_write(q->h3, sid);
+			continue;
+		}
+		if (ndata >= 0 && nghttp3_conn_add_write_offset(q->h3, sid, (size_t)ndata))
+			return -1;
+		if (n == NGTCP2_ERR_WRITE_MORE)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		if (send(q->c->x.fd, buf, (size_t)n, 0) < 0 && errno != EAGAIN)
+			return -1;
+	}
+	ngtcp2_conn_update_pkt_tx_time(q->conn, ts());
+	return 0;
+}
+
+static void q_arm(struct q *q)
+{
+	ngtcp2_tstamp exp = ngtcp2_conn_get_expiry(q->conn);
+
+	if (exp != UINT64_MAX)
+		timer_arm(&q->c->t->timers, &q->tm, (exp + 999) / 1000);
+}
+
+static void q_timer(struct worker *w, struct timer *t)
+{
+	struct q *q = container_of(t, struct q, tm);
+
+	(void)w;
+	if (ngtcp2_conn_handle_expiry(q->conn, ts()) || q_write(q) < 0) {
+		struct lc_conn *c = q->c;
+
+		lc_error(c, q->ready ? E_TIMEOUT : E_TLS);
+		lc_reset(c); /* frees <q> */
+		return;
+	}
+	q_arm(q);
+}
+
+int lc_h3_io(struct lc_conn *c)
+{
+	struct q *q = c->proto_state;
+	uint8_t buf[2048];
+
+	for (;;) {
+		ngtcp2_path path = { { (ngtcp2_sockaddr *)&q->local, q->locallen },
+				     { (ngtcp2_sockaddr *)&c->tg->addr, c->tg->alen }, NULL };
+		ngtcp2_pkt_info pi = { 0 };
+		ssize_t n = recv(c->x.fd, buf, sizeof(buf), 0);
+		int rv;
+
+		if (n < 0) {
+			if (errno == EAGAIN)
+				break;
+			lc_error(c, q->ready ? E_RESET : E_CONNECT);
+			return -1;
+		}
+		rv = ngtcp2_conn_read_pkt(q->conn, &path, &pi, buf, (size_t)n, ts());
+		if (rv) {
+			lc_error(c, rv == NGTCP2_ERR_CRYPTO ? E_TLS : E_RESET);
+			return -1;
+		}
+	}
+	fill(q);
+	if (q_write(q) < 0) {
+		lc_error(c, E_PROTOCOL);
+		return -1;
+	}
+	q_arm(q);
+	return 0;
+}
+
+static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
+{
+	return ((struct q *)ref->user_data)->conn;
+}
+
+static int q_tls(struct q *q)
+{
+	static const gnutls_datum_t alpn = { (unsigned char *)"h3", 2 };
+
+	if ((!cred && (gnutls_certificate_allocate_credentials(&cred) ||
+		       gnutls_priority_init(&prio, "NORMAL:-VERS-ALL:+VERS-TLS1.3:%DISABLE_TLS13_COMPAT_MODE", NULL))) ||
+	    gnutls_init(&q->tls, GNUTLS_CLIENT) || gnutls_priority_set(q->tls, prio) ||
+	    ngtcp2_crypto_gnutls_configure_client_session(q->tls) ||
+	    gnutls_credentials_set(q->tls, GNUTLS_CRD_CERTIFICATE, cred) ||
+	    gnutls_alpn_set_protocols(q->tls, &alpn, 1, GNUTLS_ALPN_MANDATORY) ||
+	    gnutls_server_name_set(q->tls, GNUTLS_NAME_DNS, "localhost", 9))
+		return -1;
+	q->ref = (ngtcp2_crypto_conn_ref){ get_conn, q };
+	gnutls_session_set_ptr(q->tls, &q->ref);
+	ngtcp2_conn_set_tls_native_handle(q->conn, q->tls);
+	return 0;
+}
+
+static int q_new(struct q *q, struct lc_conn *c)
+{
+	ngtcp2_cid dcid, scid;
+	ngtcp2_settings st;
+	ngtcp2_transport_params tp;
+	ngtcp2_path path = { { (ngtcp2_sockaddr *)&q->local, q->locallen },
+			     { (ngtcp2_sockaddr *)&c->tg->addr, c->tg->alen }, NULL };
+
+	dcid.datalen = 18;
+	scid.datalen = 17;
+	gnutls_rnd(GNUTLS_RND_RANDOM, dcid.data, dcid.datalen);
+	gnutls_rnd(GNUTLS_RND_RANDOM, scid.data, scid.datalen);
+	ngtcp2_settings_default(&st);
+	st.initial_ts = ts();
+	st.handshake_timeout = c->t->o->timeout_us * NGTCP2_MICROSECONDS;
+	ngtcp2_transport_params_default(&tp);
+	tp.initial_max_stream_data_bidi_local = 8 << 20;
+	tp.initial_max_stream_data_uni = 1 << 20;
+	tp.initial_max_data = 64 << 20;
+	tp.initial_max_streams_uni = 3;
+	tp.max_idle_timeout = 30 * NGTCP2_SECONDS;
+	if (ngtcp2_conn_client_new(&q->conn, &dcid, &scid, &path, NGTCP2_PROTO_VER_V1, &q_cbs, &st,
+				   &tp, NULL, q))
+		return -1;
+	return q_tls(q);
+}
+
+int lc_h3_open(struct lc_conn *c)
+{
+	struct q *q = calloc(1, sizeof(*q));
+	int fd = socket(c->tg->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	struct epoll_event ee = { .events = EPOLLIN | EPOLLET, .data.ptr = &c->ev };
+
+	if (!q || fd < 0 || connect(fd, (const struct sockaddr *)&c->tg->addr, c->tg->alen) < 0) {
+		free(q);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	q->c = c;
+	q->tm = (struct timer){ 0, 0, q_timer };
+	q->locallen = sizeof(q->local);
+	getsockname(fd, (struct sockaddr *)&q->local, &q->locallen);
+	c->x = (struct xprt){ fd, NULL };
+	c->proto_state = q;
+	for (int i = 0; i < c->t->o->depth; i++)
+		c->ex[i].id = -1;
+	if (q_new(q, c) < 0 || epoll_ctl(c->t->epfd, EPOLL_CTL_ADD, fd, &ee) < 0 || q_write(q) < 0)
+		return -1;
+	q_arm(q);
+	return 0;
+}
+
+void lc_h3_free(struct lc_conn *c)
+{
+	struct q *q = c->proto_state;
+
+	if (!q)
+		return;
+	timer_cancel(&c->t->timers, &q->tm);
+	if (q->h3)
+		nghttp3_conn_del(q->h3);
+	if (q->conn)
+		ngtcp2_conn_del(q->conn);
+	if (q->tls)
+		gnutls_deinit(q->tls);
+	free(q);
+	c->proto_state = NULL;
+}
+
+void lc_h3_global_free(void)
+{
+	if (cred)
+		gnutls_certificate_free_credentials(cred);
+	if (prio)
+		gnutls_priority_deinit(prio);
+	cred = NULL;
+	prio = NULL;
+}
