@@ -39,8 +39,15 @@ HXTERM_OBJ := $(CORE_OBJ) $(BUILD)/src/main.o
 UNIT     := fmt plan h1_parse h1_chunk body timer resp hist
 UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT))
 
+# fuzzers: libFuzzer drivers, one per decoder we wrote (clang, ASan+UBSan)
+FUZZ         := h1_parse plan h1_chunk
+FUZZ_SECONDS ?= 60
+fuzz_src_h1_parse := src/h1_parse.c
+fuzz_src_plan     := src/plan.c src/rng.c
+fuzz_src_h1_chunk := src/h1_chunk.c
+
 .PRECIOUS: $(BUILD)/tests/unit/%.o
-.PHONY: all run check unit integ install clean deps deps-test format
+.PHONY: all run check unit integ install clean deps deps-test format fuzz fuzz-smoke
 
 HXLOAD_OBJ := $(CORE_OBJ) $(BUILD)/src/hxload.o $(BUILD)/src/lc_h1.o $(BUILD)/src/lc_h2.o $(BUILD)/src/lc_h3.o
 
@@ -86,6 +93,27 @@ unit: $(UNIT_BIN)
 check: all unit deps-test
 	@HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f $(UNIT_BIN) tests/integ/*.t
 
+build-fuzz/%: tests/fuzz/%.c src/*.c include/*.h
+	@scripts/deps fuzz
+	@mkdir -p build-fuzz
+	$(call say,FUZZ,$@)
+	$(Q)clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-Iinclude -D_GNU_SOURCE -DHX_VERSION='"$(VERSION)"' -o $@ $< $(fuzz_src_$*) -lm
+
+fuzz: $(patsubst %,build-fuzz/%,$(FUZZ))
+
+# each fuzzer for FUZZ_SECONDS from the committed corpus; any crash, leak or
+# sanitizer report fails (libFuzzer exits non-zero)
+fuzz-smoke: fuzz
+	@for f in $(FUZZ); do \
+		mkdir -p build-fuzz/corpus-$$f && cp tests/fuzz/corpus/$$f/* build-fuzz/corpus-$$f/ && \
+		echo "fuzz $$f for $(FUZZ_SECONDS) s" && \
+		build-fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-dict=tests/fuzz/$$f.dict build-fuzz/corpus-$$f 2>build-fuzz/$$f.log || \
+			{ tail -40 build-fuzz/$$f.log; exit 1; }; \
+		grep -E "stat::number_of_executed_units|stat::average_exec_per_sec" build-fuzz/$$f.log; \
+	done
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/hxterm $(DESTDIR)$(PREFIX)/bin/hxterm
@@ -96,6 +124,6 @@ format:
 	clang-format -i src/*.c include/*.h tests/unit/*.c tests/unit/*.h
 
 clean:
-	rm -rf build build-san hxterm hxload
+	rm -rf build build-san build-fuzz hxterm hxload
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

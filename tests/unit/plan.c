@@ -113,6 +113,8 @@ static void keys(void)
 	ok(apply(&p, "r=500?s=0?c=0?t=1000") == 0 && p.status == 500 && p.wait_ms == 1000 &&
 	   (p.flags & PF_NOCACHE), "haterm's own example applies every item");
 	ok(apply(&p, "zz=5&foo&s=3") == 0 && p.size == 3, "unknown keys are ignored");
+	/* fuzzer finding: an item without '=' made a pointer from NULL + 1 (UBSan) */
+	ok(apply(&p, "s\303\304k-64k&s=1") == 0 && p.size == 1, "an item without '=' is ignored");
 	ok(apply(&p, "") == 0 && (p.flags & PF_HELP), "empty query asks for help");
 	ok(apply(&p, "h") == 0 && (p.flags & PF_HELP), "h asks for help");
 	ok(apply(&p, "C=1&K=1&S=0&R=1&A=1&e=1&E=1") == 0 &&
@@ -145,6 +147,8 @@ static void errors(void)
 {
 	struct plan p;
 
+	ok(apply(&p, "s=a\nb") < 0 && !strchr(p.err, '\n')[1] && strstr(p.err, "s=a?b"),
+	   "control bytes of an item are shown as ? in its one-line reason");
 	ok(apply(&p, "s=abc") < 0, "s=abc is refused");
 	ok(strstr(p.err, "s=abc") != NULL, "the reason names the item");
 	ok(p.err[strlen(p.err) - 1] == '\n' && !strchr(p.err, '\n')[1], "the reason is one line");
