@@ -57,6 +57,7 @@ struct config {
 	uint32_t qpack_table;       /* --qpack-table: QPACK dynamic table capacity */
 	uint32_t quic_max_conns;    /* --quic-max-conns: per thread */
 	int no_h3;                  /* --no-h3 */
+	int quic_retry;             /* --quic-retry: validate addresses with Retry */
 	int no_alt_svc;             /* --no-alt-svc */
 };
 

@@ -28,6 +28,7 @@
 static gnutls_certificate_credentials_t cred;
 static gnutls_priority_t prio;
 static uint8_t reset_secret[32];
+static uint8_t retry_secret[32];
 static int no_gso;             /* the kernel refused UDP_SEGMENT once */
 
 /* ---------- connection IDs: per-thread hash of CID -> connection ---------- */
@@ -384,7 +385,7 @@ static int qconn_tls(struct qconn *c)
 }
 
 static void qconn_params(ngtcp2_transport_params *tp, const ngtcp2_pkt_hd *hd,
-			 const ngtcp2_cid *scid)
+			 const ngtcp2_cid *scid, const ngtcp2_cid *odcid)
 {
 	ngtcp2_transport_params_default(tp);
 	tp->initial_max_stream_data_bidi_local = cfg.h3_window;
@@ -395,6 +396,11 @@ static void qconn_params(ngtcp2_transport_params *tp, const ngtcp2_pkt_hd *hd,
 	tp->initial_max_streams_uni = 3;
 	tp->max_idle_timeout = cfg.idle_ms * NGTCP2_MILLISECONDS;
 	tp->original_dcid = hd->dcid;
+	if (odcid) { /* after a Retry: the first DCID came in the token */
+		tp->original_dcid = *odcid;
+		tp->retry_scid = hd->dcid;
+		tp->retry_scid_present = 1;
+	}
 	tp->stateless_reset_token_present = 1;
 	ngtcp2_crypto_generate_stateless_reset_token(tp->stateless_reset_token, reset_secret,
 						     sizeof(reset_secret), scid);
@@ -403,7 +409,8 @@ static void qconn_params(ngtcp2_transport_params *tp, const ngtcp2_pkt_hd *hd,
 static void qconn_timer_cb(struct worker *w, struct timer *t);
 
 static struct qconn *qconn_new(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt_hd *hd,
-			       const struct sockaddr_storage *peer, socklen_t peerlen)
+			       const struct sockaddr_storage *peer, socklen_t peerlen,
+			       const ngtcp2_cid *odcid)
 {
 	struct qconn *c = calloc(1, sizeof(*c));
 	ngtcp2_settings st;
@@ -429,7 +436,7 @@ static struct qconn *qconn_new(struct worker *w, struct udp_ep *ep, const ngtcp2
 	st.max_stream_window = 16 << 20;
 	st.max_window = 24 << 20;
 	st.handshake_timeout = cfg.head_ms * NGTCP2_MILLISECONDS;
-	qconn_params(&tp, hd, &scid);
+	qconn_params(&tp, hd, &scid, odcid);
 	if (ngtcp2_conn_server_new(&c->conn, &hd->scid, &scid, &path, hd->version, &quic_cbs,
 				   &st, &tp, NULL, c) || qconn_tls(c) ||
 	    cid_add(w->cids, &scid, c) || cid_add(w->cids, &c->odcid, c)) {
@@ -558,6 +565,45 @@ static void send_reset(struct worker *w, struct udp_ep *ep, const ngtcp2_version
 		send_raw(ep, buf, (size_t)n, peer, peerlen);
 }
 
+/* --quic-retry: no state for an Initial without a token, a Retry with one */
+static void send_retry(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt_hd *hd,
+		       const struct sockaddr_storage *peer, socklen_t peerlen)
+{
+	uint8_t token[NGTCP2_CRYPTO_MAX_RETRY_TOKENLEN], buf[1500];
+	ngtcp2_cid scid;
+	ngtcp2_rand_ctx rctx = { &w->rng };
+	ngtcp2_ssize tl, n;
+
+	scid.datalen = QUIC_SCIDLEN;
+	rand_cb(scid.data, scid.datalen, &rctx);
+	tl = ngtcp2_crypto_generate_retry_token(token, retry_secret, sizeof(retry_secret), hd->version,
+						(const ngtcp2_sockaddr *)peer, peerlen, &scid, &hd->dcid,
+						(ngtcp2_tstamp)clock_ns());
+	if (tl < 0)
+		return;
+	n = ngtcp2_crypto_write_retry(buf, sizeof(buf), hd->version, &hd->scid, &scid, &hd->dcid,
+				      token, (size_t)tl);
+	if (n > 0)
+		send_raw(ep, buf, (size_t)n, peer, peerlen);
+}
+
+/* Returns 1 to go on (with <odcid> set after a valid Retry token), 0 to drop */
+static int address_check(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt_hd *hd,
+			 const struct sockaddr_storage *peer, socklen_t peerlen, ngtcp2_cid *odcid)
+{
+	if (!cfg.quic_retry)
+		return 1;
+	if (!hd->token.len) {
+		send_retry(w, ep, hd, peer, peerlen);
+		return 0;
+	}
+	return hd->token.base[0] == NGTCP2_CRYPTO_TOKEN_MAGIC_RETRY &&
+	       !ngtcp2_crypto_verify_retry_token(odcid, hd->token.base, hd->token.len, retry_secret,
+						 sizeof(retry_secret), hd->version,
+						 (const ngtcp2_sockaddr *)peer, peerlen, &hd->dcid,
+						 10 * NGTCP2_SECONDS, (ngtcp2_tstamp)clock_ns());
+}
+
 static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p, size_t len,
 			  const struct sockaddr_storage *peer, socklen_t peerlen)
 {
@@ -580,9 +626,12 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 			send_reset(w, ep, &vc, len, peer, peerlen);
 			return;
 		}
-		if (ngtcp2_accept(&hd, p, len) || w->nqconns >= cfg.quic_max_conns || hx_drain)
+		ngtcp2_cid odcid;
+
+		if (ngtcp2_accept(&hd, p, len) || w->nqconns >= cfg.quic_max_conns || hx_drain ||
+		    !address_check(w, ep, &hd, peer, peerlen, &odcid))
 			return;
-		if (!(c = qconn_new(w, ep, &hd, peer, peerlen)))
+		if (!(c = qconn_new(w, ep, &hd, peer, peerlen, cfg.quic_retry ? &odcid : NULL)))
 			return;
 	}
 	path = (ngtcp2_path){ { (ngtcp2_sockaddr *)&ep->local, ep->locallen },
@@ -702,7 +751,8 @@ int quic_init(void)
 {
 	if (gnutls_certificate_allocate_credentials(&cred) ||
 	    gnutls_priority_init(&prio, "NORMAL:-VERS-ALL:+VERS-TLS1.3:%DISABLE_TLS13_COMPAT_MODE", NULL) ||
-	    gnutls_rnd(GNUTLS_RND_KEY, reset_secret, sizeof(reset_secret)) || h3_init()) {
+	    gnutls_rnd(GNUTLS_RND_KEY, reset_secret, sizeof(reset_secret)) ||
+	    gnutls_rnd(GNUTLS_RND_KEY, retry_secret, sizeof(retry_secret)) || h3_init()) {
 		log_err("cannot set up QUIC's TLS (GnuTLS)");
 		return -1;
 	}

@@ -76,7 +76,12 @@ my ($c) = curl_hx('-i', "http://127.0.0.1:$port/?s=1");
 unlike($c, qr/alt-svc/i, 'none on the clear port');
 is(stop_hx(), 0, 'clean stop');
 
-start_hx('-tls', '-t', '1', '--no-alt-svc');
+start_hx('-tls', '-t', '1', '--no-alt-svc', '--quic-retry');
+$tls = hx_tls_port();
+$base = "https://127.0.0.1:$tls";
+($out, $rc, $dir) = h3('?s=3000');
+like($out, qr/type=Retry/, '--quic-retry: the client gets a Retry first');
+ok($rc == 0 && pattern_ok(slurp("$dir/?s=3000") // 'x'), '--quic-retry: then its response, verified');
 ($h2) = curl_hx('-k', '-i', '--http2', 'https://127.0.0.1:' . hx_tls_port() . '/?s=1');
 unlike($h2, qr/alt-svc/i, '--no-alt-svc');
 is(stop_hx(), 0, 'clean stop');
