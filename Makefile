@@ -40,11 +40,12 @@ UNIT     := fmt plan h1_parse h1_chunk body timer resp hist
 UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT))
 
 # fuzzers: libFuzzer drivers, one per decoder we wrote (clang, ASan+UBSan)
-FUZZ         := h1_parse plan h1_chunk
+FUZZ         := h1_parse plan h1_chunk conn
 FUZZ_SECONDS ?= 60
 fuzz_src_h1_parse := src/h1_parse.c
 fuzz_src_plan     := src/plan.c src/rng.c
 fuzz_src_h1_chunk := src/h1_chunk.c
+fuzz_src_conn     := $(filter-out src/main.c src/hxload.c src/lc_%.c,$(wildcard src/*.c)) $(PKG_LIBS) -pthread
 
 .PRECIOUS: $(BUILD)/tests/unit/%.o
 .PHONY: all run check unit integ install clean deps deps-test format fuzz fuzz-smoke

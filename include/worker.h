@@ -23,6 +23,10 @@ void workers_join(void);
 /* per-thread counters on stderr (SIGUSR1) */
 void workers_report(void);
 
+/* One turn of a worker's loop: events, then expired timers. Waits at most
+ * <max_wait_us> (the fuzzers drive a worker this way, with 0). */
+void worker_turn(struct worker *w, uint64_t max_wait_us);
+
 /* registers <e> for <events>; returns 0 or -1 */
 int worker_watch(struct worker *w, struct ev *e, uint32_t events);
 

@@ -135,24 +135,32 @@ static void worker_drain_start(struct worker *w)
 	quic_drain(w);
 }
 
+void worker_turn(struct worker *w, uint64_t max_wait_us)
+{
+	struct epoll_event evs[MAX_EVENTS];
+	struct timespec tmo = loop_timeout(w);
+	struct timer *t;
+	int n;
+
+	if ((uint64_t)tmo.tv_sec * 1000000 + (uint64_t)tmo.tv_nsec / 1000 > max_wait_us)
+		tmo = (struct timespec){ (time_t)(max_wait_us / 1000000), (long)(max_wait_us % 1000000) * 1000 };
+	n = epoll_pwait2(w->epfd, evs, MAX_EVENTS, &tmo, NULL);
+	clock_update(w);
+	for (int i = 0; i < n; i++) {
+		struct ev *e = evs[i].data.ptr;
+
+		e->cb(w, e, evs[i].events);
+	}
+	while ((t = timer_pop(&w->timers, w->now_us)))
+		t->cb(w, t);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	struct epoll_event evs[MAX_EVENTS];
 
 	while (!hx_stop) {
-		struct timespec tmo = loop_timeout(w);
-		int n = epoll_pwait2(w->epfd, evs, MAX_EVENTS, &tmo, NULL);
-		struct timer *t;
-
-		clock_update(w);
-		for (int i = 0; i < n; i++) {
-			struct ev *e = evs[i].data.ptr;
-
-			e->cb(w, e, evs[i].events);
-		}
-		while ((t = timer_pop(&w->timers, w->now_us)))
-			t->cb(w, t);
+		worker_turn(w, UINT64_MAX);
 		if (hx_drain && !w->drain_end)
 			worker_drain_start(w);
 		if (w->drain_end && ((!w->nconn && !w->nqconns) || w->now_ms >= w->drain_end))

@@ -1,0 +1,78 @@
+/* libFuzzer driver: whole byte streams into one real connection (HTTP/1, and HTTP/2 after the preface). */
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "body.h"
+#include "config.h"
+#include "h1_conn.h"
+#include "h2_conn.h"
+#include "worker.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static struct worker w;
+
+static void setup(void)
+{
+	static char *argv[] = { "hxterm", "-q", "--max-wait", "50", "--head-timeout", "20",
+				"--idle-timeout", "20", "--body-timeout", "20", "--send-timeout", "20", NULL };
+
+	signal(SIGPIPE, SIG_IGN); /* the server may close while the input still flows */
+	config_parse(12, argv);
+	body_init(cfg.rspbuf);
+	h2_init();
+	w.epfd = epoll_create1(0);
+}
+
+/* turns of the loop, reading and dropping what the server writes */
+static void spin(int peer, int turns)
+{
+	char sink[65536];
+
+	for (int i = 0; i < turns; i++) {
+		worker_turn(&w, 0);
+		while (peer >= 0 && read(peer, sink, sizeof(sink)) > 0)
+			;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	int sv[2];
+	size_t off = 1, step;
+	int h2 = size && (data[0] & 1);
+
+	if (!w.epfd)
+		setup();
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) < 0)
+		return 0;
+	if (h1c_accept(&w, sv[0], 0) < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return 0;
+	}
+	step = size ? (size_t)(data[0] >> 1) % 64 + 1 : 1;
+	if (h2 && write(sv[1], H2_PREFACE "\0\0\0\4\0\0\0\0\0", sizeof(H2_PREFACE) - 1 + 9) < 0)
+		h2 = 0;
+	while (off < size) {
+		size_t n = size - off < step ? size - off : step;
+
+		if (write(sv[1], data + off, n) < 0)
+			break;
+		off += n;
+		spin(sv[1], 2);
+	}
+	shutdown(sv[1], SHUT_WR);
+	spin(sv[1], 20);
+	close(sv[1]);
+	spin(-1, 5);
+	/* whatever still waits (t=, drip) goes now: nothing may leak */
+	h1c_release_all(&w);
+	h2c_release_all(&w);
+	return 0;
+}
