@@ -40,6 +40,13 @@ enum h1_state {
 	H1S_LINGER,  /* closing: write side shut, discarding input */
 };
 
+/* what one request needs, held only while it is served */
+struct h1x {
+	struct hreq rq;
+	struct plan plan;
+	struct hresp rs;
+};
+
 struct h1c {
 	struct ev ev;
 	struct xprt x;       /* x.fd == ev.fd */
@@ -81,10 +88,9 @@ struct h1c {
 	uint64_t chunk_left; /* bytes left in the current chunk */
 	uint64_t piece_left; /* bytes left in the current piece */
 
+	int64_t t_first;     /* ns: first byte of the request being read, 0 none */
 	struct ist settings; /* HTTP2-Settings of an Upgrade: h2c request */
-	struct hreq rq;
-	struct plan plan;
-	struct hresp rs;
+	struct h1x *ex;      /* the request being served, from a pool; NULL idle */
 };
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "config-t.h"
 #include "h1_parse.h"
+#include "pool.h"
 #include "rng.h"
 #include "timer-t.h"
 
@@ -56,6 +57,9 @@ struct worker {
 	uint32_t nconn;
 	struct h1c *conns;   /* live connections, for shutdown */
 	struct h1c *free_h1c;
+	struct pool h1_in;    /* HTTP/1 input buffers, held while a request is read */
+	struct pool h1_sc;    /* HTTP/1 output scratch, held while a response is staged */
+	struct pool h1_ex;    /* HTTP/1 request state (struct h1x) */
 	struct h2c *h2conns;  /* live HTTP/2 connections */
 	struct h2c *free_h2c;
 	struct h2s *free_h2s;

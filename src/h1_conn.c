@@ -35,11 +35,47 @@ static void h1_kill(struct h1c *c, int rst)
 	c->flags |= H1C_DEAD;
 }
 
+/* WHY: an idle keep-alive connection holds no buffer and no request state:
+ * 1000 of them cost their small struct, not 50 KB each */
+static void h1_buffers_put(struct h1c *c)
+{
+	pool_put(&c->w->h1_in, c->in);
+	pool_put(&c->w->h1_sc, c->oq.sc);
+	pool_put(&c->w->h1_ex, c->ex);
+	c->in = NULL;
+	c->oq.sc = NULL;
+	c->ex = NULL;
+}
+
+static int h1_buffers_get(struct h1c *c)
+{
+	struct worker *w = c->w;
+
+	if (!w->h1_in.size) {
+		w->h1_in.size = c->in_size;
+		w->h1_sc.size = c->oq.sc_size + OQ_RESERVE;
+		w->h1_ex.size = sizeof(struct h1x);
+	}
+	if (!c->ex && !(c->ex = pool_get(&w->h1_ex)))
+		return -1;
+	if (!c->in && !(c->in = pool_get(&w->h1_in)))
+		return -1;
+	if (!c->oq.sc && !(c->oq.sc = pool_get(&w->h1_sc)))
+		return -1;
+	return 0;
+}
+
+static int h1_idle(const struct h1c *c)
+{
+	return c->st == H1S_HEAD && c->rd == c->wr && !oq_pending(&c->oq) && !(c->flags & H1C_TLS_HS);
+}
+
 static void h1_free(struct h1c *c)
 {
 	struct worker *w = c->w;
 
 	timer_cancel(&w->timers, &c->tm);
+	h1_buffers_put(c);
 	xprt_release(&c->x);
 	if (c->ev.fd >= 0)
 		close(c->ev.fd);
@@ -225,14 +261,14 @@ static int body_step(struct h1c *c, uint64_t cap)
 static void h1_next(struct h1c *c)
 {
 	c->flags &= ~(H1C_HEAD_OUT | H1C_HEAD_END | H1C_TRL_OUT | H1C_CONTINUE);
-	c->rq.t_first = 0;
+	c->t_first = 0;
 	c->st = H1S_HEAD;
 }
 
 static int h1_ready(struct h1c *c)
 {
-	if (c->plan.wait_ms) {
-		int64_t end = clock_ns() + (int64_t)c->plan.wait_ms * 1000000;
+	if (c->ex->plan.wait_ms) {
+		int64_t end = clock_ns() + (int64_t)c->ex->plan.wait_ms * 1000000;
 
 		/* round up: the wait is never shorter than asked */
 		c->until = (uint64_t)(end + 999) / 1000;
@@ -247,7 +283,7 @@ static int h1_ready(struct h1c *c)
 static void h1_plan(struct h1c *c, const struct h1_info *in)
 {
 	struct plan_limits lim = { cfg.max_size, cfg.max_wait };
-	struct plan *p = &c->plan;
+	struct plan *p = &c->ex->plan;
 	struct rng *r = &c->w->rng;
 	const char *q;
 	size_t qlen;
@@ -257,7 +293,7 @@ static void h1_plan(struct h1c *c, const struct h1_info *in)
 	bad = cfg.defaults && plan_apply(p, cfg.defaults, strlen(cfg.defaults), r, &lim) < 0;
 	if (!bad && in->xhx.len)
 		bad = plan_apply(p, in->xhx.ptr, in->xhx.len, r, &lim) < 0;
-	if (!bad && plan_query_of(c->rq.target.ptr, c->rq.target.len, &q, &qlen))
+	if (!bad && plan_query_of(c->ex->rq.target.ptr, c->ex->rq.target.len, &q, &qlen))
 		bad = plan_apply(p, q, qlen, r, &lim) < 0;
 	if (bad) { /* answered 400 with the reason: the framing is intact */
 		p->flags = PF_BAD | (p->flags & PF_CLOSE);
@@ -272,7 +308,8 @@ static int h1_got_head(struct h1c *c, int n)
 	struct h1_err err;
 	uint32_t hstart = c->rd + r->skipped;
 
-	c->rq.t_head = clock_ns();
+	c->ex->rq.t_head = clock_ns();
+	c->ex->rq.t_first = c->t_first;
 	c->rd += (uint32_t)n;
 	c->hend = c->rd;
 	c->minor = r->minor;
@@ -284,14 +321,14 @@ static int h1_got_head(struct h1c *c, int n)
 	c->body_left = in.clen;
 	c->body_read = 0;
 	h1_chunk_init(&c->ck);
-	c->rq.flags = (in.flags & H1I_HEAD ? RQ_HEAD : 0) | (r->minor ? RQ_CAN_CHUNK : 0);
-	c->rq.alt_port = c->alt_port;
-	c->rq.head_size = (uint32_t)n - r->skipped;
-	c->rq.target = r->target;
-	c->rq.inm = in.inm;
-	c->rq.xhx = in.xhx;
+	c->ex->rq.flags = (in.flags & H1I_HEAD ? RQ_HEAD : 0) | (r->minor ? RQ_CAN_CHUNK : 0);
+	c->ex->rq.alt_port = c->alt_port;
+	c->ex->rq.head_size = (uint32_t)n - r->skipped;
+	c->ex->rq.target = r->target;
+	c->ex->rq.inm = in.inm;
+	c->ex->rq.xhx = in.xhx;
 	c->settings = in.settings;
-	c->rq.echo = (struct ist){ c->in + hstart, c->rq.head_size };
+	c->ex->rq.echo = (struct ist){ c->in + hstart, c->ex->rq.head_size };
 	h1_plan(c, &in);
 	return 0;
 }
@@ -301,7 +338,7 @@ static int h1_upgrade(struct h1c *c)
 {
 	static const char sw[] = "HTTP/1.1 101 Switching Protocols\r\n"
 				 "Connection: Upgrade\r\nUpgrade: h2c\r\n\r\n";
-	struct h2_upgrade up = { c->settings, c->rq.xhx, &c->rq };
+	struct h2_upgrade up = { c->settings, c->ex->rq.xhx, &c->ex->rq };
 
 	if (h1_flush(c) <= 0) /* earlier responses first; if they cannot go, no upgrade */
 		return c->flags & H1C_DEAD ? 0 : h1_ready(c);
@@ -347,7 +384,7 @@ static int h1_preface(struct h1c *c)
 /* after the plan: keep-alive rules, then the body or the response */
 static int h1_route(struct h1c *c)
 {
-	const struct plan *p = &c->plan;
+	const struct plan *p = &c->ex->plan;
 	int has_body = !body_done(c);
 	int keep = c->minor ? !(c->info & H1I_CLOSE) : !!(c->info & H1I_KEEPALIVE);
 
@@ -386,8 +423,8 @@ static int h1_do_head(struct h1c *c)
 	if (c->rd < c->wr && (n = h1_preface(c)))
 		goto more;
 	if (c->rd < c->wr) {
-		if (!c->rq.t_first)
-			c->rq.t_first = c->t_recv;
+		if (!c->t_first)
+			c->t_first = c->t_recv;
 		n = h1_parse_req(c->in + c->rd, c->wr - c->rd, &c->w->h1req, &lim, &err);
 		/* WHY: the buffer has BODY_ROOM more than --bufsize, so a head
 		 * may complete beyond the limit: the limit is the same either way */
@@ -420,7 +457,7 @@ more:
 
 static int h1_do_body(struct h1c *c)
 {
-	uint64_t cap = (c->plan.flags & PF_BODYMAX) ? c->plan.body_max : UINT64_MAX;
+	uint64_t cap = (c->ex->plan.flags & PF_BODYMAX) ? c->ex->plan.body_max : UINT64_MAX;
 	int r;
 
 	if (c->flags & H1C_CONTINUE) {
@@ -440,17 +477,17 @@ static int h1_do_body(struct h1c *c)
 /* the response is about to start: build it (this stamps X-rsp's time) */
 static void h1_start_response(struct h1c *c)
 {
-	const struct plan *p = &c->plan;
+	const struct plan *p = &c->ex->plan;
 
-	resp_build(&c->rs, &c->rq, p, (struct ist){ cfg.name, cfg.name_len });
+	resp_build(&c->ex->rs, &c->ex->rq, p, (struct ist){ cfg.name, cfg.name_len });
 	c->out_off = 0;
-	c->out_end = c->rs.body;
+	c->out_end = c->ex->rs.body;
 	if ((p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at < c->out_end)
 		c->out_end = p->fault_at;
 	c->chunk_left = 0;
 	c->piece_left = p->piece;
 	/* WHY: without a length or chunks, only the close ends the body */
-	if ((c->rs.clen < 0 && !c->rs.chunked && c->rs.body) || hx_drain)
+	if ((c->ex->rs.clen < 0 && !c->ex->rs.chunked && c->ex->rs.body) || hx_drain)
 		c->flags &= ~H1C_KEEP;
 }
 
@@ -458,8 +495,8 @@ static int h1_finish(struct h1c *c)
 {
 	if (!(c->flags & H1C_KEEP) || hx_drain)
 		return h1_linger(c);
-	if (c->plan.pause_ms) {
-		c->until = c->w->now_us + c->plan.pause_ms * 1000;
+	if (c->ex->plan.pause_ms) {
+		c->until = c->w->now_us + c->ex->plan.pause_ms * 1000;
 		c->st = H1S_PAUSE;
 		return 1;
 	}
@@ -470,8 +507,8 @@ static int h1_finish(struct h1c *c)
 /* everything is staged; what follows may need it sent first */
 static int h1_sent(struct h1c *c)
 {
-	const struct plan *p = &c->plan;
-	int faulted = (p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at <= c->rs.body;
+	const struct plan *p = &c->ex->plan;
+	int faulted = (p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at <= c->ex->rs.body;
 	int r;
 
 	if (faulted || !(c->flags & H1C_KEEP) || p->pause_ms) {
@@ -519,9 +556,9 @@ static int h1_do_send(struct h1c *c)
 	if (r == 2) {
 		if (!h1_push(c))
 			return 0;
-		c->piece_left = c->plan.piece;
-		if (c->plan.drip_ms) {
-			c->until = c->w->now_us + c->plan.drip_ms * 1000;
+		c->piece_left = c->ex->plan.piece;
+		if (c->ex->plan.drip_ms) {
+			c->until = c->w->now_us + c->ex->plan.drip_ms * 1000;
 			c->st = H1S_DRIP;
 		}
 		return 1;
@@ -577,10 +614,10 @@ static uint64_t h1_deadline(const struct h1c *c)
 
 	switch (c->st) {
 	case H1S_HEAD:
-		if (c->rd == c->wr && !c->rq.t_first)
+		if (c->rd == c->wr && !c->t_first)
 			d = c->last_act + (c->nreq ? c->idle_ms : cfg.head_ms);
 		else
-			d = (uint64_t)(c->rq.t_first / 1000000) + cfg.head_ms;
+			d = (uint64_t)(c->t_first / 1000000) + cfg.head_ms;
 		break;
 	case H1S_BODY:
 	case H1S_DRAIN:
@@ -607,7 +644,7 @@ static void h1_expire(struct h1c *c)
 	}
 	switch (c->st) {
 	case H1S_HEAD:
-		if (c->rd == c->wr && !c->rq.t_first)
+		if (c->rd == c->wr && !c->t_first)
 			h1_kill(c, 0);
 		else
 			h1_fail(c, 408, "request head not received in time");
@@ -627,6 +664,11 @@ static void h1_timer_cb(struct worker *w, struct timer *t)
 {
 	struct h1c *c = container_of(t, struct h1c, tm);
 
+	if (h1_buffers_get(c) < 0) {
+		h1_kill(c, 0);
+		h1_free(c);
+		return;
+	}
 	if (w->now_us >= h1_deadline(c) && c->st != H1S_WAIT &&
 	    c->st != H1S_DRIP && c->st != H1S_PAUSE)
 		h1_expire(c);
@@ -647,6 +689,8 @@ static void h1_timer_need(struct h1c *c)
 
 static void h1_run(struct h1c *c)
 {
+	if (h1_buffers_get(c) < 0)
+		h1_kill(c, 0);
 	while (!(c->flags & H1C_DEAD) && h1_step(c))
 		;
 	if (!(c->flags & H1C_DEAD) && oq_pending(&c->oq))
@@ -655,6 +699,8 @@ static void h1_run(struct h1c *c)
 		h1_free(c);
 		return;
 	}
+	if (h1_idle(c))
+		h1_buffers_put(c);
 	h1_timer_need(c);
 }
 
@@ -684,13 +730,7 @@ static struct h1c *h1c_get(struct worker *w)
 	if (!c)
 		return NULL;
 	c->in_size = (uint32_t)cfg.iobuf + BODY_ROOM;
-	c->in = malloc(c->in_size);
-	if (!c->in || oq_alloc(&c->oq, cfg.iobuf + 8192) < 0) {
-		free(c->in);
-		oq_free(&c->oq);
-		free(c);
-		return NULL;
-	}
+	c->oq.sc_size = (uint32_t)(cfg.iobuf + 8192);
 	return c;
 }
 
@@ -713,7 +753,7 @@ int h1c_accept(struct worker *w, int fd, uint16_t tls_port)
 	c->flags = H1C_WR_READY | (tls ? H1C_TLS_HS : 0);
 	c->st = H1S_HEAD;
 	c->rd = c->wr = c->hend = c->nreq = 0;
-	c->rq.t_first = 0;
+	c->t_first = 0;
 	c->t_recv = 0;
 	c->last_act = w->now_ms;
 	c->idle_ms = cfg.idle_ms;
@@ -740,7 +780,7 @@ void h1c_drain(struct worker *w)
 
 	for (; c; c = next) {
 		next = c->next;
-		if (c->st == H1S_HEAD && c->rd == c->wr && !c->rq.t_first && !oq_pending(&c->oq))
+		if (c->st == H1S_HEAD && c->rd == c->wr && !c->t_first && !oq_pending(&c->oq))
 			h1_free(c);
 	}
 }
@@ -750,8 +790,6 @@ static void h1c_destroy_list(struct h1c *c)
 	while (c) {
 		struct h1c *next = c->next;
 
-		free(c->in);
-		oq_free(&c->oq);
 		free(c);
 		c = next;
 	}
@@ -763,4 +801,7 @@ void h1c_release_all(struct worker *w)
 		h1_free(w->conns);
 	h1c_destroy_list(w->free_h1c);
 	w->free_h1c = NULL;
+	pool_drain(&w->h1_in);
+	pool_drain(&w->h1_sc);
+	pool_drain(&w->h1_ex);
 }

@@ -28,7 +28,7 @@ static void stage_field(struct oq *q, const char *n, size_t nl, const char *v,
 static void stage_head_main(struct h1c *c)
 {
 	struct oq *q = &c->oq;
-	struct hresp *rs = &c->rs;
+	struct hresp *rs = &c->ex->rs;
 	char *p = q->sc + q->sc_used, *s = p;
 
 	p = c->minor ? fmt_lit(p, "HTTP/1.1 ") : fmt_lit(p, "HTTP/1.0 ");
@@ -64,10 +64,10 @@ int h1_stage_head(struct h1c *c)
 		stage_head_main(c);
 		c->flags |= H1C_HEAD_OUT;
 	}
-	while (c->rs.pad) {
+	while (c->ex->rs.pad) {
 		if (oq_sc_room(q) < PAD_RUN + 64 || oq_iov_room(q) < 2)
 			return 0;
-		resp_pad_next(&c->rs, &f);
+		resp_pad_next(&c->ex->rs, &f);
 		stage_field(q, f.name, f.nlen, f.val, f.vlen);
 	}
 	if (oq_sc_room(q) < 2 || oq_iov_room(q) < 1)
@@ -83,13 +83,13 @@ static size_t stage_data(struct h1c *c, uint64_t max)
 	const char *ptr;
 	size_t n;
 
-	if (c->rs.src == BODY_TEXT) {
+	if (c->ex->rs.src == BODY_TEXT) {
 		n = (size_t)MIN(max, (uint64_t)oq_sc_room(q));
-		oq_copy(q, c->rs.text.ptr + c->out_off, n);
+		oq_copy(q, c->ex->rs.text.ptr + c->out_off, n);
 	} else {
 		n = body_slice(c->out_off, (size_t)MIN(max, (uint64_t)SIZE_MAX),
-			       c->rs.src == BODY_RANDOM, &ptr);
-		if (n < COPY_BELOW && c->rs.chunked) {
+			       c->ex->rs.src == BODY_RANDOM, &ptr);
+		if (n < COPY_BELOW && c->ex->rs.chunked) {
 			n = MIN(n, oq_sc_room(q));
 			oq_copy(q, ptr, n);
 		} else {
@@ -105,7 +105,7 @@ static void chunk_open(struct h1c *c)
 {
 	struct oq *q = &c->oq;
 	char *p = q->sc + q->sc_used, *s = p;
-	uint64_t size = MIN(c->plan.chunk, c->rs.body - c->out_off);
+	uint64_t size = MIN(c->ex->plan.chunk, c->ex->rs.body - c->out_off);
 
 	p = fmt_hex(p, size);
 	p = fmt_lit(p, "\r\n");
@@ -118,7 +118,7 @@ static void chunk_open(struct h1c *c)
 static int chunk_close(struct h1c *c)
 {
 	struct oq *q = &c->oq;
-	const struct plan *p = &c->plan;
+	const struct plan *p = &c->ex->plan;
 	size_t need = 8;
 
 	for (int i = 0; i < p->ntrl; i++)
@@ -142,9 +142,9 @@ static int stage_step(struct h1c *c)
 
 	if (oq_iov_room(q) < 3 || oq_sc_room(q) < 32 || q->bytes >= STAGE_MAX)
 		return 0;
-	if (c->plan.flags & PF_PIECE)
+	if (c->ex->plan.flags & PF_PIECE)
 		max = MIN(max, c->piece_left);
-	if (!c->rs.chunked) {
+	if (!c->ex->rs.chunked) {
 		max = stage_data(c, max);
 	} else {
 		if (!c->chunk_left)
@@ -154,7 +154,7 @@ static int stage_step(struct h1c *c)
 		if (!c->chunk_left)
 			oq_copy(q, "\r\n", 2);
 	}
-	if (c->plan.flags & PF_PIECE)
+	if (c->ex->plan.flags & PF_PIECE)
 		c->piece_left -= max;
 	return max > 0;
 }
@@ -164,13 +164,13 @@ static int stage_step(struct h1c *c)
 int h1_stage_body(struct h1c *c)
 {
 	while (c->out_off < c->out_end) {
-		if ((c->plan.flags & PF_PIECE) && !c->piece_left)
+		if ((c->ex->plan.flags & PF_PIECE) && !c->piece_left)
 			return 2;
 		if (!stage_step(c))
 			return 0;
 	}
 	/* the framing ends only with the whole body, never at a fault cut */
-	if (c->rs.chunked && c->out_end == c->rs.body && !(c->flags & H1C_TRL_OUT))
+	if (c->ex->rs.chunked && c->out_end == c->ex->rs.body && !(c->flags & H1C_TRL_OUT))
 		return chunk_close(c);
 	return 1;
 }
