@@ -49,6 +49,19 @@ for my $bad ([ "--cert $d/none.pem --key $d/k1.pem", qr/cannot open/ ],
 }
 system("rm -rf $d");
 
+# a weak key on purpose: -b 1024 serves TLS
+{
+    my $p = free_port();
+    my $t = free_port();
+    my $pid = fork // die;
+    if (!$pid) { open STDERR, '>', '/dev/null'; exec $bin, '-q', '-t', '1', '-b', '1024', '-L', "127.0.0.1:$p:$t"; exit 127 }
+    my $s = '';
+    for (1 .. 50) { $s = `echo | openssl s_client -connect 127.0.0.1:$t -sigalgs RSA-PSS+SHA256:RSA+SHA256 2>/dev/null`; last if $s =~ /BEGIN CERT/; select undef, undef, undef, 0.1 }
+    like($s, qr/Server public key is 1024 bit/, '-b 1024: a 1024-bit RSA certificate is served');
+    kill 'TERM', $pid;
+    waitpid $pid, 0;
+}
+
 # a port already taken
 my $p = free_port();
 my $sock = IO::Socket::INET->new(Listen => 1, LocalAddr => '127.0.0.1', LocalPort => $p) or die;
