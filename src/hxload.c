@@ -16,6 +16,7 @@
 #include "body.h"
 #include "clock.h"
 #include "common.h"
+#include "evwait.h"
 #include "lc.h"
 #include "plan.h"
 #include "timer.h"
@@ -374,15 +375,13 @@ static void *thread_main(void *arg)
 		conn_retry(NULL, &t->conns[i].tm);
 	while (!interrupted && !fatal_seen) {
 		uint64_t next = MIN(timer_next(&t->timers), next_tick);
-		struct timespec ts;
 		struct timer *tm;
 		int n;
 
 		if (t->o->rate > 0)
 			next = MIN(next, t->next_due_us);
 		next = next > t->now_us ? MIN(next - t->now_us, (uint64_t)TICK_US) : 0;
-		ts = (struct timespec){ 0, (long)next * 1000 };
-		n = epoll_pwait2(t->epfd, evs, 256, &ts, NULL);
+		n = ev_wait(t->epfd, evs, 256, next);
 		t->now_us = (uint64_t)now_us();
 		for (int i = 0; i < n; i++) {
 			struct ev *e = evs[i].data.ptr;

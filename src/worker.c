@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "evwait.h"
 #include "config.h"
 #include "h1_conn.h"
 #include "h2_conn.h"
@@ -102,17 +103,16 @@ static void stop_cb(struct worker *w, struct ev *e, uint32_t events)
 	(void)w, (void)e, (void)events;
 }
 
-/* WHY: microseconds, through epoll_pwait2: QUIC pacing and short waits
- * must not be rounded up to the next millisecond */
-static struct timespec loop_timeout(struct worker *w)
+/* WHY: microseconds: QUIC pacing and short waits must not be rounded up
+ * to the next millisecond */
+static uint64_t loop_timeout(struct worker *w)
 {
 	uint64_t next = timer_next(&w->timers);
 	uint64_t t = next == TIMER_NONE ? 1000000 : next <= w->now_us ? 0 : next - w->now_us;
 
 	if (w->paused || hx_drain)
 		t = MIN(t, 100000);
-	t = MIN(t, 1000000);
-	return (struct timespec){ (time_t)(t / 1000000), (long)(t % 1000000) * 1000 };
+	return MIN(t, 1000000);
 }
 
 static void clock_update(struct worker *w)
@@ -138,13 +138,9 @@ static void worker_drain_start(struct worker *w)
 void worker_turn(struct worker *w, uint64_t max_wait_us)
 {
 	struct epoll_event evs[MAX_EVENTS];
-	struct timespec tmo = loop_timeout(w);
 	struct timer *t;
-	int n;
+	int n = ev_wait(w->epfd, evs, MAX_EVENTS, MIN(loop_timeout(w), max_wait_us));
 
-	if ((uint64_t)tmo.tv_sec * 1000000 + (uint64_t)tmo.tv_nsec / 1000 > max_wait_us)
-		tmo = (struct timespec){ (time_t)(max_wait_us / 1000000), (long)(max_wait_us % 1000000) * 1000 };
-	n = epoll_pwait2(w->epfd, evs, MAX_EVENTS, &tmo, NULL);
 	clock_update(w);
 	for (int i = 0; i < n; i++) {
 		struct ev *e = evs[i].data.ptr;
