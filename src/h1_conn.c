@@ -12,6 +12,7 @@
 #include "config.h"
 #include "h1_conn.h"
 #include "h2_conn.h"
+#include "log.h"
 #include "plan.h"
 #include "resp.h"
 #include "timer.h"
@@ -163,6 +164,8 @@ static int h1_linger(struct h1c *c)
 static int h1_fail(struct h1c *c, uint16_t status, const char *why)
 {
 	c->w->st.errors++;
+	if (cfg.debug)
+		log_debug("thread %d fd %d: %u %s", c->w->id, c->ev.fd, status, why);
 	h1_stage_error(c, status, why);
 	return h1_linger(c);
 }

@@ -312,6 +312,8 @@ static int h2c_count_reset(struct h2c *c)
 	if (++c->rst_count <= cfg.h2_max_resets)
 		return 0;
 	nghttp2_session_terminate_session(c->sess, NGHTTP2_ENHANCE_YOUR_CALM);
+	if (cfg.debug)
+		log_debug("thread %d fd %d: rapid reset, GOAWAY ENHANCE_YOUR_CALM", c->w->id, c->ev.fd);
 	return 1;
 }
 
@@ -490,6 +492,8 @@ static int h2c_send(struct h2c *c)
  * PROTOCOL_ERROR written by hand, best effort, before the close. */
 static void h2c_fatal(struct h2c *c)
 {
+	if (cfg.debug)
+		log_debug("thread %d fd %d: HTTP/2 protocol error, GOAWAY", c->w->id, c->ev.fd);
 	static const uint8_t goaway[] = { 0, 0, 8, NGHTTP2_GOAWAY, 0, 0, 0, 0, 0,
 					   0, 0, 0, 0, 0, 0, 0, NGHTTP2_PROTOCOL_ERROR };
 	struct iovec iov = { (void *)goaway, sizeof(goaway) };

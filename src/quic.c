@@ -142,6 +142,8 @@ static void qconn_fail(struct qconn *c, int rv)
 {
 	ngtcp2_connection_close_error ccerr;
 
+	if (cfg.debug)
+		log_debug("thread %d: QUIC connection ends: %s", c->w->id, ngtcp2_strerror(rv));
 	if (rv == NGTCP2_ERR_DRAINING || rv == NGTCP2_ERR_DROP_CONN || rv == NGTCP2_ERR_IDLE_CLOSE ||
 	    rv == NGTCP2_ERR_HANDSHAKE_TIMEOUT) {
 		c->flags |= QC_DEAD | QC_DRAINING;
@@ -453,6 +455,8 @@ static struct qconn *qconn_new(struct worker *w, struct udp_ep *ep, const ngtcp2
 	w->qconns = c;
 	w->nqconns++;
 	w->st.accepted++;
+	if (cfg.debug)
+		log_debug("thread %d: new QUIC connection (%u on this thread)", w->id, w->nqconns);
 	return c;
 }
 

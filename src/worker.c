@@ -85,6 +85,9 @@ static void accept_cb(struct worker *w, struct ev *e, uint32_t events)
 			return;
 		}
 		conn_setup(fd);
+		if (cfg.debug)
+			log_debug("thread %d: accepted fd %d on port %u", w->id, fd,
+				  container_of(e, struct listener, ev)->port);
 		atomic_fetch_add_explicit(&conn_count, 1, memory_order_relaxed);
 		w->nconn++;
 		w->st.accepted++;

@@ -6,6 +6,7 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 use Test::More;
 use HxTest;
+use Time::HiRes qw(time);
 
 my $bin = $ENV{HXTERM} // 'build/hxterm';
 
@@ -60,6 +61,36 @@ system("rm -rf $d");
     like($s, qr/Server public key is 1024 bit/, '-b 1024: a 1024-bit RSA certificate is served');
     kill 'TERM', $pid;
     waitpid $pid, 0;
+}
+
+# -d: debug traces on stderr
+{
+    my $p = free_port();
+    my $errf = "/tmp/hx-debug-$$.err";
+    my $pid = fork // die;
+    if (!$pid) { open STDERR, '>', $errf; exec $bin, '-q', '-d', '-t', '1', '-L', "127.0.0.1:$p"; exit 127 }
+    my $c;
+    for (1 .. 50) { $c = IO::Socket::INET->new("127.0.0.1:$p") and last; select undef, undef, undef, 0.1 }
+    print $c "BAD\r\n\r\n";
+    read_all($c, 1);
+    kill 'TERM', $pid;
+    waitpid $pid, 0;
+    my $log = do { local (@ARGV, $/) = $errf; <> } // '';
+    like($log, qr/accepted fd \d+ on port $p/, '-d traces accepted connections');
+    like($log, qr/: 400 malformed/, '-d traces the reason of a 400');
+    unlink $errf;
+}
+
+# -D: a daemon, the command returns at once and the server serves
+{
+    my $p = free_port();
+    my $t0 = time;
+    system($bin, '-D', '-q', '--no-h3', '-t', '1', '-L', "127.0.0.1:$p");
+    is($? >> 8, 0, '-D returns 0');
+    my $b = '';
+    for (1 .. 50) { $b = `curl -s 'http://127.0.0.1:$p/?s=3'`; last if $b; select undef, undef, undef, 0.1 }
+    is($b, '.12', 'the daemon serves');
+    system('pkill', '-TERM', '-f', "127.0.0.1:$p\$");
 }
 
 # a port already taken
