@@ -68,6 +68,24 @@ size_t xs_trailers(const struct xstream *s, struct hfield *out, char *lbuf);
 /* How many fields xs_fields() may return for this response */
 size_t xs_field_count(const struct xstream *s);
 
+/* A response head as neutral fields, :status and content-length first */
+struct xs_head {
+	size_t n;
+	struct hfield *f;    /* <inl>, or malloc'ed when z= padding needs more */
+	struct hfield inl[RESP_MAX_FIELDS + 4];
+	char st[8];
+	char cl[24];
+	char lbuf[PLAN_DEC_SIZE + 64];
+};
+
+/* Builds the response (xs_respond) and its head into <h>. Returns 0, or -1
+ * when out of memory. Release <h> with xs_head_done(). */
+int xs_head(struct xstream *s, struct xs_head *h);
+void xs_head_done(struct xs_head *h);
+
+/* whether the response needs a body reader: a body, trailers or a fault */
+int xs_has_body(const struct xstream *s);
+
 /* The next body bytes at the cursor, at most <max>, for a DATA frame.
  * Returns the length (0 at the fault point or the end). */
 size_t xs_body_next(struct xstream *s, uint64_t max, const char **ptr);

@@ -21,7 +21,6 @@
 #include "xstream.h"
 
 #define STAGE_MAX   (1 << 20) /* bytes staged per writev */
-#define NV_INLINE   (RESP_MAX_FIELDS + 4)
 
 /* connection flags */
 #define H2C_RD_READY 0x01
@@ -123,42 +122,23 @@ static nghttp2_nv nv_of(const struct hfield *f)
 
 static void h2s_respond(struct h2s *s)
 {
-	struct xstream *x = &s->x;
-	const struct plan *p = &x->plan;
+	static __thread struct xs_head h;
 	nghttp2_data_provider prd = { .source.ptr = s, .read_callback = read_cb };
-	struct hfield f_inline[NV_INLINE], *f = f_inline;
-	nghttp2_nv nv_inline[NV_INLINE + 2], *nv = nv_inline;
-	size_t max, n = 0, nf;
-	char st[8], cl[24], lbuf[PLAN_DEC_SIZE + 64];
+	nghttp2_nv nv_inline[ARRAY_SIZE(h.inl)], *nv = nv_inline;
 
-	xs_respond(x);
-	max = xs_field_count(x);
-	if (max > NV_INLINE) { /* z= padding: hundreds of fields */
-		f = malloc(max * sizeof(*f));
-		nv = malloc((max + 2) * sizeof(*nv));
-		if (!f || !nv) {
-			free(f);
-			free(nv);
-			return;
-		}
+	if (xs_head(&s->x, &h) < 0)
+		return;
+	if (h.n > ARRAY_SIZE(nv_inline) && !(nv = malloc(h.n * sizeof(*nv)))) {
+		xs_head_done(&h);
+		return;
 	}
-	*fmt_u64(st, x->rs.status) = 0;
-	nv[n++] = (nghttp2_nv){ (uint8_t *)":status", (uint8_t *)st, 7, 3, NGHTTP2_NV_FLAG_NONE };
-	if (x->rs.clen >= 0)
-		nv[n++] = (nghttp2_nv){ (uint8_t *)"content-length", (uint8_t *)cl, 14,
-					(size_t)(fmt_u64(cl, (uint64_t)x->rs.clen) - cl),
-					NGHTTP2_NV_FLAG_NONE };
-	nf = xs_fields(x, f, max, lbuf);
-	for (size_t i = 0; i < nf; i++)
-		nv[n++] = nv_of(&f[i]);
+	for (size_t i = 0; i < h.n; i++)
+		nv[i] = nv_of(&h.f[i]);
 	s->c->w->st.requests++;
-	nghttp2_submit_response(s->c->sess, s->id, nv, n,
-				(x->rs.body || (p->ntrl && !(x->flags & XS_HEAD)) ||
-				 (p->flags & (PF_RESET | PF_TRUNC))) ? &prd : NULL);
-	if (f != f_inline) {
-		free(f);
+	nghttp2_submit_response(s->c->sess, s->id, nv, h.n, xs_has_body(&s->x) ? &prd : NULL);
+	xs_head_done(&h);
+	if (nv != nv_inline)
 		free(nv);
-	}
 }
 
 static void h2s_timer_cb(struct worker *w, struct timer *t)

@@ -6,6 +6,7 @@
 
 #include "body.h"
 #include "clock.h"
+#include "fmt.h"
 #include "config.h"
 #include "plan.h"
 #include "resp.h"
@@ -225,4 +226,37 @@ size_t xs_body_next(struct xstream *s, uint64_t max, const char **ptr)
 	}
 	s->out_off += n;
 	return (size_t)n;
+}
+
+int xs_head(struct xstream *s, struct xs_head *h)
+{
+	size_t max;
+
+	xs_respond(s);
+	max = xs_field_count(s);
+	h->f = h->inl;
+	if (max + 2 > ARRAY_SIZE(h->inl) && !(h->f = malloc((max + 2) * sizeof(*h->f))))
+		return -1;
+	h->n = 0;
+	*fmt_u64(h->st, s->rs.status) = 0;
+	h->f[h->n++] = (struct hfield){ .name = ":status", .val = h->st, .nlen = 7, .vlen = 3 };
+	if (s->rs.clen >= 0)
+		h->f[h->n++] = (struct hfield){ .name = "content-length", .val = h->cl, .nlen = 14,
+			.vlen = (uint32_t)(fmt_u64(h->cl, (uint64_t)s->rs.clen) - h->cl) };
+	h->n += xs_fields(s, h->f + h->n, max, h->lbuf);
+	return 0;
+}
+
+void xs_head_done(struct xs_head *h)
+{
+	if (h->f != h->inl)
+		free(h->f);
+	h->f = NULL;
+}
+
+int xs_has_body(const struct xstream *s)
+{
+	const struct plan *p = &s->plan;
+
+	return s->rs.body || (p->ntrl && !(s->flags & XS_HEAD)) || (p->flags & (PF_RESET | PF_TRUNC));
 }
