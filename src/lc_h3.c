@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "common.h"
 #include "lc.h"
+#include "qwrite.h"
 #include "timer.h"
 
 struct q {
@@ -273,35 +274,8 @@ static int q_write(struct q *q)
 
 	ngtcp2_path_storage_zero(&ps);
 	for (;;) {
-		int64_t sid = -1;
-		int fin = 0;
-		nghttp3_vec vec[16];
-		nghttp3_ssize nvec = 0;
-		ngtcp2_ssize ndata = -1, n;
-		ngtcp2_pkt_info pi;
-		uint32_t flags = NGTCP2_WRITE_STREAM_FLAG_MORE;
+		ngtcp2_ssize n = qw_packet(q->conn, q->h3, &ps.path, buf, sizeof(buf), ts());
 
-		if (q->h3 && ngtcp2_conn_get_max_data_left(q->conn)) {
-			nvec = nghttp3_conn_writev_stream(q->h3, &sid, &fin, vec, 16);
-			if (nvec < 0)
-				return -1;
-		}
-		if (fin)
-			flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
-		n = ngtcp2_conn_writev_stream(q->conn, &ps.path, &pi, buf, sizeof(buf), &ndata, flags, sid,
-					      (const ngtcp2_vec *)vec, (size_t)nvec, ts());
-		if (n == NGTCP2_ERR_STREAM_DATA_BLOCKED) {
-			nghttp3_conn_block_stream(q->h3, sid);
-			continue;
-		}
-		if (n == NGTCP2_ERR_STREAM_SHUT_WR) {
-			nghttp3_conn_shutdown_stream_write(q->h3, sid);
-			continue;
-		}
-		if (ndata >= 0 && nghttp3_conn_add_write_offset(q->h3, sid, (size_t)ndata))
-			return -1;
-		if (n == NGTCP2_ERR_WRITE_MORE)
-			continue;
 		if (n < 0)
 			return -1;
 		if (n == 0)

@@ -15,6 +15,7 @@
 #include "listen.h"
 #include "log.h"
 #include "quic.h"
+#include "qwrite.h"
 #include "timer.h"
 #include "tls.h"
 #include "worker.h"
@@ -158,44 +159,6 @@ static void qconn_fail(struct qconn *c, int rv)
 	qconn_close_now(c, &ccerr);
 }
 
-/* one packet: HTTP/3 stream data if any, else whatever ngtcp2 has */
-static ngtcp2_ssize write_one(struct qconn *c, uint8_t *dst, size_t max, ngtcp2_path_storage *ps,
-			      ngtcp2_tstamp now)
-{
-	for (;;) {
-		int64_t sid = -1;
-		int fin = 0;
-		nghttp3_vec vec[16];
-		nghttp3_ssize nvec = 0;
-		ngtcp2_ssize ndata = -1, n;
-		ngtcp2_pkt_info pi;
-		uint32_t flags = NGTCP2_WRITE_STREAM_FLAG_MORE;
-
-		if (c->h3 && ngtcp2_conn_get_max_data_left(c->conn)) {
-			nvec = nghttp3_conn_writev_stream(c->h3, &sid, &fin, vec, 16);
-			if (nvec < 0)
-				return NGTCP2_ERR_CALLBACK_FAILURE;
-		}
-		if (fin)
-			flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
-		n = ngtcp2_conn_writev_stream(c->conn, &ps->path, &pi, dst, max, &ndata, flags, sid,
-					      (const ngtcp2_vec *)vec, (size_t)nvec, now);
-		if (n == NGTCP2_ERR_STREAM_DATA_BLOCKED) {
-			nghttp3_conn_block_stream(c->h3, sid);
-			continue;
-		}
-		if (n == NGTCP2_ERR_STREAM_SHUT_WR) {
-			nghttp3_conn_shutdown_stream_write(c->h3, sid);
-			continue;
-		}
-		if (ndata >= 0 && nghttp3_conn_add_write_offset(c->h3, sid, (size_t)ndata))
-			return NGTCP2_ERR_CALLBACK_FAILURE;
-		if (n == NGTCP2_ERR_WRITE_MORE)
-			continue;
-		return n;
-	}
-}
-
 void quic_write(struct qconn *c)
 {
 	uint8_t *buf = c->w->txbuf;
@@ -207,7 +170,7 @@ void quic_write(struct qconn *c)
 		return;
 	ngtcp2_path_storage_zero(&ps);
 	for (;;) {
-		ngtcp2_ssize n = write_one(c, buf + len, max, &ps, now);
+		ngtcp2_ssize n = qw_packet(c->conn, c->h3, &ps.path, buf + len, max, now);
 
 		if (n < 0) {
 			qconn_fail(c, (int)n);
