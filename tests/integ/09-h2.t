@@ -99,4 +99,15 @@ for my $kind ([ 'RSA', 'RSA-PSS+SHA256:RSA+SHA256', qr/Public-Key: \(2048 bit\)/
 unlink "/tmp/hx-cert-$$";
 
 is(stop_hx(), 0, 'clean stop');
+
+# a request header list over --bufsize: 431 on that stream, the connection goes on
+$port = start_hx('-t', '1', '--bufsize', '4k');
+my ($big, $brc) = curl_hx('--http2-prior-knowledge', '-i', '-H', 'X-Big: ' . ('b' x 5000),
+                          "http://127.0.0.1:$port/?s=1");
+like($big, qr/^HTTP\/2 431/m, 'h2 header list over --bufsize: 431');
+like($big, qr/header list larger than the buffer/, 'with its reason');
+my $two = `nghttp -nv -H 'x-big: @{['b' x 5000]}' 'http://127.0.0.1:$port/?s=1' 'http://127.0.0.1:$port/?s=2' 2>&1`;
+is(scalar(() = $two =~ /recv DATA frame <length=55, flags=0x01/g), 2,
+   'two such streams on one connection are both answered: a 431 does not end the connection');
+is(stop_hx(), 0, 'clean stop');
 done_testing();
