@@ -17,8 +17,10 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 CPPFLAGS += -Iinclude -D_GNU_SOURCE -DHX_VERSION='"$(VERSION)"'
 ALL_CFLAGS = $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP -pthread
 PKGS    := openssl libnghttp2 libngtcp2 libngtcp2_crypto_gnutls libnghttp3 gnutls
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# WHY deferred (=): on a fresh machine pkg-config and the -dev packages
+# arrive with `make deps`, after this file was read
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CPPFLAGS += $(PKG_CFLAGS)
 LDLIBS  += $(PKG_LIBS) -lm
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS) -pthread
@@ -45,7 +47,7 @@ FUZZ_SECONDS ?= 60
 fuzz_src_h1_parse := src/h1_parse.c
 fuzz_src_plan     := src/plan.c src/rng.c
 fuzz_src_h1_chunk := src/h1_chunk.c
-fuzz_src_conn     := $(filter-out src/main.c src/hxload.c src/lc_%.c,$(wildcard src/*.c)) $(PKG_LIBS) -pthread
+fuzz_src_conn     = $(filter-out src/main.c src/hxload.c src/lc_%.c,$(wildcard src/*.c)) $(PKG_LIBS) -pthread
 
 .PRECIOUS: $(BUILD)/tests/unit/%.o
 .PHONY: all run check unit integ install clean deps deps-test format fuzz fuzz-smoke
