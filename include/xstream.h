@@ -54,6 +54,17 @@ void xs_headers_done(struct xstream *s, struct rng *r);
  * unless A=1 or B= says otherwise. */
 int xs_answer_now(const struct xstream *s, int end);
 
+/* The request can be answered: returns 0 to respond now, 1 to wait until
+ * <*until> (us) for t=, -1 when it was already made ready. */
+int xs_ready(struct xstream *s, uint64_t *until);
+
+/* At the end of a piece (p=): returns the us the drip (d=) ends at. */
+uint64_t xs_drip(struct xstream *s, uint64_t now_us);
+
+/* The stream's timer fired: 1 when it ended a drip (resume the body),
+ * 0 when it ended the t= wait (respond). */
+int xs_timer_fired(struct xstream *s);
+
 /* Builds the response (stamps X-rsp) and sets the body cursor. */
 void xs_respond(struct xstream *s);
 

@@ -271,10 +271,7 @@ static void h1_next(struct h1c *c)
 static int h1_ready(struct h1c *c)
 {
 	if (c->ex->plan.wait_ms) {
-		int64_t end = clock_ns() + (int64_t)c->ex->plan.wait_ms * 1000000;
-
-		/* round up: the wait is never shorter than asked */
-		c->until = (uint64_t)(end + 999) / 1000;
+		c->until = clock_us_after_ms(c->ex->plan.wait_ms);
 		c->st = H1S_WAIT;
 		return 1;
 	}
@@ -618,25 +615,23 @@ static uint64_t h1_deadline(const struct h1c *c)
 	switch (c->st) {
 	case H1S_HEAD:
 		if (c->rd == c->wr && !c->t_first)
-			d = c->last_act + (c->nreq ? c->idle_ms : cfg.head_ms);
+			d = (c->last_act + (c->nreq ? c->idle_ms : cfg.head_ms)) * 1000;
 		else
-			d = (uint64_t)(c->t_first / 1000000) + cfg.head_ms;
+			d = ((uint64_t)(c->t_first / 1000000) + cfg.head_ms) * 1000;
 		break;
 	case H1S_BODY:
 	case H1S_DRAIN:
-		d = c->last_act + cfg.body_ms;
+		d = (c->last_act + cfg.body_ms) * 1000;
 		break;
 	case H1S_SEND:
-		d = c->last_act + cfg.send_ms;
+		d = (c->last_act + cfg.send_ms) * 1000;
 		break;
 	default:
-		d = c->until / 1000;
-		if (!oq_pending(&c->oq))
-			return c->until;
+		d = c->until;
 	}
 	if (oq_pending(&c->oq))
-		d = MIN(d, c->last_act + cfg.send_ms);
-	return d * 1000;
+		d = MIN(d, (c->last_act + cfg.send_ms) * 1000);
+	return d;
 }
 
 static void h1_expire(struct h1c *c)

@@ -147,30 +147,25 @@ static void h2s_timer_cb(struct worker *w, struct timer *t)
 	struct h2c *c = s->c;
 
 	(void)w;
-	if (s->x.flags & XS_DRIP) {
-		s->x.flags &= ~XS_DRIP;
-		s->x.piece_left = s->x.plan.piece;
+	if (xs_timer_fired(&s->x))
 		nghttp2_session_resume_data(c->sess, s->id);
-	} else {
+	else
 		h2s_respond(s);
-	}
 	h2c_run(c);
 }
 
 /* the request is complete enough to answer: wait t= or respond now */
 static void h2s_ready(struct h2s *s)
 {
-	if (s->x.flags & XS_READY)
-		return;
-	s->x.flags |= XS_READY;
-	if (s->x.plan.wait_ms) {
-		int64_t end = clock_ns() + (int64_t)s->x.plan.wait_ms * 1000000;
+	uint64_t until;
+	int r = xs_ready(&s->x, &until);
 
+	if (r > 0) {
 		s->tm.cb = h2s_timer_cb;
-		timer_arm(&s->c->w->timers, &s->tm, (uint64_t)(end + 999) / 1000);
-		return;
+		timer_arm(&s->c->w->timers, &s->tm, until);
+	} else if (r == 0) {
+		h2s_respond(s);
 	}
-	h2s_respond(s);
 }
 
 /* ---------- nghttp2 callbacks: thin trampolines ---------- */
@@ -195,9 +190,8 @@ static ssize_t read_cb(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t l
 		n = MIN(n, p->chunk);
 	if (p->flags & PF_PIECE) {
 		if (!x->piece_left) {
-			x->flags |= XS_DRIP;
 			s->tm.cb = h2s_timer_cb;
-			timer_arm(&s->c->w->timers, &s->tm, s->c->w->now_us + p->drip_ms * 1000);
+			timer_arm(&s->c->w->timers, &s->tm, xs_drip(x, s->c->w->now_us));
 			return NGHTTP2_ERR_DEFERRED;
 		}
 		n = MIN(n, x->piece_left);

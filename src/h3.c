@@ -107,30 +107,25 @@ static void qs_timer_cb(struct worker *w, struct timer *t)
 	struct qconn *c = s->c;
 
 	(void)w;
-	if (s->x.flags & XS_DRIP) {
-		s->x.flags &= ~XS_DRIP;
-		s->x.piece_left = s->x.plan.piece;
+	if (xs_timer_fired(&s->x))
 		nghttp3_conn_resume_stream(c->h3, s->id);
-	} else {
+	else
 		qs_respond(s);
-	}
 	quic_write(c);
 	quic_done(c);
 }
 
 static void qs_ready(struct qstream *s)
 {
-	if (s->x.flags & XS_READY)
-		return;
-	s->x.flags |= XS_READY;
-	if (s->x.plan.wait_ms) {
-		int64_t end = clock_ns() + (int64_t)s->x.plan.wait_ms * 1000000;
+	uint64_t until;
+	int r = xs_ready(&s->x, &until);
 
+	if (r > 0) {
 		s->tm.cb = qs_timer_cb;
-		timer_arm(&s->c->w->timers, &s->tm, (uint64_t)(end + 999) / 1000);
-		return;
+		timer_arm(&s->c->w->timers, &s->tm, until);
+	} else if (r == 0) {
+		qs_respond(s);
 	}
-	qs_respond(s);
 }
 
 static void qs_request_in(struct qstream *s, int end)
@@ -161,9 +156,8 @@ static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, s
 		budget = p->chunk;
 	if (p->flags & PF_PIECE) {
 		if (!x->piece_left) {
-			x->flags |= XS_DRIP;
 			s->tm.cb = qs_timer_cb;
-			timer_arm(&s->c->w->timers, &s->tm, s->c->w->now_us + p->drip_ms * 1000);
+			timer_arm(&s->c->w->timers, &s->tm, xs_drip(x, s->c->w->now_us));
 			return NGHTTP3_ERR_WOULDBLOCK;
 		}
 		budget = MIN(budget, x->piece_left);

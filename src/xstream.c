@@ -145,6 +145,32 @@ int xs_answer_now(const struct xstream *s, int end)
 	       ((p->flags & PF_BODYMAX) && s->body_read >= p->body_max);
 }
 
+int xs_ready(struct xstream *s, uint64_t *until)
+{
+	if (s->flags & XS_READY)
+		return -1;
+	s->flags |= XS_READY;
+	if (!s->plan.wait_ms)
+		return 0;
+	*until = clock_us_after_ms(s->plan.wait_ms);
+	return 1;
+}
+
+uint64_t xs_drip(struct xstream *s, uint64_t now_us)
+{
+	s->flags |= XS_DRIP;
+	return now_us + s->plan.drip_ms * 1000;
+}
+
+int xs_timer_fired(struct xstream *s)
+{
+	if (!(s->flags & XS_DRIP))
+		return 0;
+	s->flags &= ~XS_DRIP;
+	s->piece_left = s->plan.piece;
+	return 1;
+}
+
 void xs_respond(struct xstream *s)
 {
 	const struct plan *p = &s->plan;
