@@ -10,6 +10,7 @@
 #include "xprt.h"
 #include "msg-t.h"
 #include "plan-t.h"
+#include "splice.h"
 #include "timer-t.h"
 #include "worker-t.h"
 
@@ -27,6 +28,7 @@
 #define H1C_TLS_HS    0x0400 /* TLS handshake in progress */
 #define H1C_HANDOFF   0x0800 /* the socket went to an HTTP/2 connection */
 #define H1C_RDHUP     0x1000 /* the peer shut its side: reads go on to EOF */
+#define H1C_NOSPLICE  0x2000 /* the rest of this body goes by writev */
 
 /* states, in the order one request goes through them */
 enum h1_state {
@@ -87,6 +89,7 @@ struct h1c {
 	uint64_t out_end;    /* body bytes to stage in all (fault cut) */
 	uint64_t chunk_left; /* bytes left in the current chunk */
 	uint64_t piece_left; /* bytes left in the current piece */
+	struct spipe *sp;    /* pipe of a spliced body, NULL otherwise */
 
 	int64_t t_first;     /* ns: first byte of the request being read, 0 none */
 	struct ist settings; /* HTTP2-Settings of an Upgrade: h2c request */

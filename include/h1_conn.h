@@ -23,4 +23,14 @@ int h1_stage_body(struct h1c *c);
 /* "HTTP/1.1 <status> <reason>" with a one-line body, Connection: close */
 void h1_stage_error(struct h1c *c, uint16_t status, const char *why);
 
+/* Sends what is staged, with MSG_MORE when <more>: 1 all sent, 0 not yet
+ * (wait for EPOLLOUT), -1 dead (h1_conn.c). */
+int h1_flush_queue(struct h1c *c, int more);
+
+/* Spliced bodies (h1_out.c). h1_splice_ok() says whether the rest of the
+ * current body goes by splice and takes a pipe for it; h1_splice_body()
+ * sends it: 1 done, 2 go on by writev, 0 wait, -1 dead. */
+int h1_splice_ok(struct h1c *c);
+int h1_splice_body(struct h1c *c);
+
 #endif

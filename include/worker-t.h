@@ -9,6 +9,7 @@
 #include "h1_parse.h"
 #include "pool.h"
 #include "rng.h"
+#include "splice.h"
 #include "timer-t.h"
 
 struct worker;
@@ -70,6 +71,7 @@ struct worker {
 	struct cidmap *cids;  /* connection IDs to QUIC connections */
 	struct qstream *free_qs;
 	uint8_t *txbuf;       /* packets built for one sendmsg (GSO) */
+	struct splicer spl;   /* pipes for spliced HTTP/1 bodies */
 	struct wstats st;
 	struct h1_req h1req; /* parser scratch: headers are only read in place */
 };

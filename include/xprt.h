@@ -21,8 +21,9 @@ struct xprt {
 long xprt_recv(struct xprt *x, void *buf, size_t len, int *drained);
 
 /* Writes from <iov>: >= 0 bytes written, XPRT_AGAIN, XPRT_ERROR. On TLS the
- * iovecs are gathered into one SSL_write of up to 64 KiB. */
-long xprt_writev(struct xprt *x, const struct iovec *iov, int iovcnt);
+ * iovecs are gathered into one SSL_write of up to 64 KiB. <more> (TCP only)
+ * says more bytes follow at once: MSG_MORE holds a partial segment back. */
+long xprt_writev(struct xprt *x, const struct iovec *iov, int iovcnt, int more);
 
 /* Frees the TLS state (not the fd). */
 void xprt_release(struct xprt *x);

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "plan.h"
 #include "resp.h"
+#include "splice.h"
 #include "timer.h"
 #include "tls.h"
 #include "worker.h"
@@ -77,6 +78,10 @@ static void h1_free(struct h1c *c)
 
 	timer_cancel(&w->timers, &c->tm);
 	h1_buffers_put(c);
+	if (c->sp) {
+		spl_put(&w->spl, c->sp);
+		c->sp = NULL;
+	}
 	xprt_release(&c->x);
 	if (c->ev.fd >= 0)
 		close(c->ev.fd);
@@ -130,15 +135,14 @@ static long h1_recv(struct h1c *c)
 	return n;
 }
 
-/* sends what is staged: 1 all sent, 0 not yet (wait for EPOLLOUT), -1 dead */
-static int h1_flush(struct h1c *c)
+int h1_flush_queue(struct h1c *c, int more)
 {
 	uint64_t sent;
 	int r;
 
 	if (!(c->flags & H1C_WR_READY) && oq_pending(&c->oq))
 		return 0;
-	r = oq_flush(&c->oq, &c->x, &sent);
+	r = more ? oq_flush_more(&c->oq, &c->x, &sent) : oq_flush(&c->oq, &c->x, &sent);
 	if (sent) {
 		c->last_act = c->w->now_ms;
 		c->w->st.bytes_out += sent;
@@ -148,6 +152,11 @@ static int h1_flush(struct h1c *c)
 	else if (r < 0)
 		h1_kill(c, 0);
 	return r;
+}
+
+static int h1_flush(struct h1c *c)
+{
+	return h1_flush_queue(c, 0);
 }
 
 /* ---------- closing ---------- */
@@ -486,6 +495,7 @@ static void h1_start_response(struct h1c *c)
 		c->out_end = p->fault_at;
 	c->chunk_left = 0;
 	c->piece_left = p->piece;
+	c->flags &= ~H1C_NOSPLICE;
 	/* WHY: without a length or chunks, only the close ends the body */
 	if ((c->ex->rs.clen < 0 && !c->ex->rs.chunked && c->ex->rs.body) || hx_drain)
 		c->flags &= ~H1C_KEEP;
@@ -550,9 +560,16 @@ static int h1_do_send(struct h1c *c)
 			return h1_push(c);
 		c->flags |= H1C_HEAD_END;
 	}
+	if (c->sp || h1_splice_ok(c)) {
+		r = h1_splice_body(c);
+		if (r <= 0)
+			return 0;
+		if (r == 1)
+			return h1_sent(c);
+	}
 	r = h1_stage_body(c);
-	if (r == 0)
-		return h1_push(c);
+	if (r == 0) /* mid-body: more follows at once, hold a partial segment back */
+		return h1_flush_queue(c, 1) > 0;
 	if (r == 2) {
 		if (!h1_push(c))
 			return 0;

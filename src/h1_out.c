@@ -194,3 +194,62 @@ void h1_stage_error(struct h1c *c, uint16_t status, const char *why)
 	q->sc_used += (uint32_t)(p - s);
 	oq_ref(q, s, (size_t)(p - s));
 }
+
+/* ---------- spliced bodies ---------- */
+
+int h1_splice_ok(struct h1c *c)
+{
+	const struct hresp *rs = &c->ex->rs;
+
+	if (!cfg.splice || !c->w->spl.ok || c->x.ssl || (c->flags & H1C_NOSPLICE) ||
+	    (c->ex->plan.flags & (PF_NOSPLICE | PF_PIECE)) || rs->chunked ||
+	    rs->src == BODY_TEXT || c->out_end - c->out_off < SPL_MIN)
+		return 0;
+	return (c->sp = spl_get(&c->w->spl)) != NULL;
+}
+
+/* the pipe is empty: tee the next bytes, or say why not (1 done, 2 writev) */
+static int splice_refill(struct h1c *c, int rnd)
+{
+	long n;
+
+	if (c->out_off < c->out_end && !(c->out_off % spl_period(rnd)) &&
+	    (n = spl_fill(&c->w->spl, c->sp, rnd, c->out_end - c->out_off)) > 0) {
+		c->out_off += (uint64_t)n;
+		return 0;
+	}
+	spl_put(&c->w->spl, c->sp);
+	c->sp = NULL;
+	if (c->out_off == c->out_end)
+		return 1;
+	c->flags |= H1C_NOSPLICE; /* WHY: a short tee left the pattern mid-line */
+	return 2;
+}
+
+int h1_splice_body(struct h1c *c)
+{
+	int rnd = c->ex->rs.src == BODY_RANDOM;
+	long n;
+	int r;
+
+	/* the head goes first, held back by MSG_MORE to share a segment */
+	if (oq_pending(&c->oq) && (r = h1_flush_queue(c, 1)) <= 0)
+		return r;
+	for (;;) {
+		if (!c->sp->len && (r = splice_refill(c, rnd)))
+			return r;
+		if (!(c->flags & H1C_WR_READY))
+			return 0;
+		n = spl_out(c->sp, c->x.fd, c->out_off < c->out_end);
+		if (n == XPRT_AGAIN) {
+			c->flags &= ~H1C_WR_READY;
+			return 0;
+		}
+		if (n < 0) {
+			c->flags |= H1C_DEAD;
+			return -1;
+		}
+		c->last_act = c->w->now_ms;
+		c->w->st.bytes_out += (uint64_t)n;
+	}
+}

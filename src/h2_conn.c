@@ -475,7 +475,7 @@ static void h2c_fatal(struct h2c *c)
 	nghttp2_session_terminate_session(c->sess, NGHTTP2_PROTOCOL_ERROR);
 	if (h2c_send(c) == 0 && !oq_pending(&c->oq) && !nghttp2_session_want_write(c->sess))
 		return;
-	xprt_writev(&c->x, &iov, 1);
+	xprt_writev(&c->x, &iov, 1, 0);
 }
 
 static int h2c_recv(struct h2c *c)

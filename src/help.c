@@ -29,7 +29,7 @@
 "  K=1        keep the connection alive after it (HTTP/1, even 1.0)\n" \
 "  k=<n>      chunked transfer encoding, chunks of n bytes      off\n" \
 "             (h2, h3: no content-length, DATA frames of n bytes)\n" \
-"  S=0        accepted for compatibility; this build never splices\n" \
+"  S=0        no splice for this body (sent by writev instead)\n" \
 "  R=1        random bytes instead of the line pattern          off\n" \
 "  A=1        respond first, then drain the request body        drain first\n" \
 "  b=0        no Content-Length (HTTP/1: close-delimited body)\n" \

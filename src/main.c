@@ -12,6 +12,7 @@
 #include "tls.h"
 #include "listen.h"
 #include "log.h"
+#include "splice.h"
 #include "worker.h"
 
 static void announce(void)
@@ -97,7 +98,8 @@ int main(int argc, char **argv)
 	 * streams. Grow and trim in 16 MiB steps instead. */
 	mallopt(M_TOP_PAD, 16 << 20);
 	mallopt(M_TRIM_THRESHOLD, 32 << 20);
-	if (body_init(cfg.rspbuf) < 0 || h2_init() < 0) {
+	if (body_init(cfg.rspbuf) < 0 || h2_init() < 0 ||
+	    (cfg.splice && spl_global_init(cfg.rspbuf) < 0)) {
 		log_err("cannot allocate the response buffers");
 		return 2;
 	}
@@ -115,6 +117,7 @@ int main(int argc, char **argv)
 	quic_free();
 	tls_free();
 	h2_free();
+	spl_global_free();
 	body_free();
 	return 0;
 }

@@ -61,11 +61,11 @@ static int oq_advance(struct oq *q, size_t n)
 	return 1;
 }
 
-int oq_flush(struct oq *q, struct xprt *x, uint64_t *sent)
+static int flush(struct oq *q, struct xprt *x, uint64_t *sent, int more)
 {
 	*sent = 0;
 	while (q->i < q->n) {
-		long n = xprt_writev(x, q->iov + q->i, MIN(q->n - q->i, IOV_MAX));
+		long n = xprt_writev(x, q->iov + q->i, MIN(q->n - q->i, IOV_MAX), more);
 
 		if (n == XPRT_AGAIN)
 			return 0;
@@ -77,4 +77,14 @@ int oq_flush(struct oq *q, struct xprt *x, uint64_t *sent)
 	}
 	oq_reset(q);
 	return 1;
+}
+
+int oq_flush(struct oq *q, struct xprt *x, uint64_t *sent)
+{
+	return flush(q, x, sent, 0);
+}
+
+int oq_flush_more(struct oq *q, struct xprt *x, uint64_t *sent)
+{
+	return flush(q, x, sent, 1);
 }

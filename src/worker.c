@@ -170,6 +170,8 @@ static void *worker_main(void *arg)
 	h1c_release_all(w);
 	h2c_release_all(w);
 	quic_release_all(w);
+	if (cfg.splice)
+		spl_free(&w->spl);
 	atomic_fetch_sub(&running, 1);
 	return NULL;
 }
@@ -212,6 +214,8 @@ static int worker_init(struct worker *w, int id)
 	w->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (w->epfd < 0 || worker_watch(w, &stop_ev, EPOLLIN) < 0)
 		return -1;
+	if (cfg.splice)
+		spl_init(&w->spl);
 	return worker_listen(w);
 }
 

@@ -86,14 +86,15 @@ static long tls_writev(SSL *ssl, const struct iovec *iov, int iovcnt)
 	return tls_result(ssl, r, &drained);
 }
 
-long xprt_writev(struct xprt *x, const struct iovec *iov, int iovcnt)
+long xprt_writev(struct xprt *x, const struct iovec *iov, int iovcnt, int more)
 {
+	struct msghdr m = { .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)iovcnt };
 	ssize_t n;
 
 	if (x->ssl)
 		return tls_writev(x->ssl, iov, iovcnt);
 	do
-		n = writev(x->fd, iov, iovcnt);
+		n = more ? sendmsg(x->fd, &m, MSG_MORE) : writev(x->fd, iov, iovcnt);
 	while (n < 0 && errno == EINTR);
 	if (n >= 0)
 		return n;
