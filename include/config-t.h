@@ -59,6 +59,7 @@ struct config {
 	int no_h3;                  /* --no-h3 */
 	int quic_retry;             /* --quic-retry: validate addresses with Retry */
 	int no_alt_svc;             /* --no-alt-svc */
+	int no_defer_accept;        /* --no-defer-accept */
 };
 
 #endif

@@ -501,10 +501,25 @@ static void h1_start_response(struct h1c *c)
 		c->flags &= ~H1C_KEEP;
 }
 
+/* WHY: lingering is for a peer that may still be sending. One that asked to
+ * close, whose request was read to its end with nothing after it, gets a
+ * plain close: a FIN, no RST, and no shutdown, wake-up and recv to wait for */
+static int h1_peer_closing(const struct h1c *c)
+{
+	int asked = c->minor ? (c->info & H1I_CLOSE) : !(c->info & H1I_KEEPALIVE);
+
+	return asked && !(c->flags & H1C_KEEP) && !c->x.ssl && c->rd == c->wr &&
+	       !(c->flags & H1C_RD_READY);
+}
+
 static int h1_finish(struct h1c *c)
 {
-	if (!(c->flags & H1C_KEEP) || hx_drain)
-		return h1_linger(c);
+	if (!(c->flags & H1C_KEEP) || hx_drain) {
+		if (oq_pending(&c->oq) || !h1_peer_closing(c))
+			return h1_linger(c);
+		h1_kill(c, 0);
+		return 0;
+	}
 	if (c->ex->plan.pause_ms) {
 		c->until = c->w->now_us + c->ex->plan.pause_ms * 1000;
 		c->st = H1S_PAUSE;
@@ -522,7 +537,11 @@ static int h1_sent(struct h1c *c)
 	int r;
 
 	if (faulted || !(c->flags & H1C_KEEP) || p->pause_ms) {
-		if ((r = h1_flush(c)) <= 0)
+		/* WHY: a close comes right after: MSG_MORE holds the last bytes
+		 * back so that the FIN rides in their segment */
+		int fin_next = !faulted && body_done(c) && h1_peer_closing(c);
+
+		if ((r = h1_flush_queue(c, fin_next)) <= 0)
 			return 0;
 	}
 	if (faulted && (p->flags & PF_RESET)) {
@@ -702,7 +721,8 @@ static void h1_timer_need(struct h1c *c)
 
 /* ---------- events ---------- */
 
-static void h1_run(struct h1c *c)
+/* runs the state machine as far as it goes: 0 when <c> is gone */
+static int h1_go(struct h1c *c)
 {
 	if (h1_buffers_get(c) < 0)
 		h1_kill(c, 0);
@@ -712,11 +732,17 @@ static void h1_run(struct h1c *c)
 		h1_flush(c);
 	if (c->flags & H1C_DEAD) {
 		h1_free(c);
-		return;
+		return 0;
 	}
 	if (h1_idle(c))
 		h1_buffers_put(c);
 	h1_timer_need(c);
+	return 1;
+}
+
+static void h1_run(struct h1c *c)
+{
+	(void)h1_go(c);
 }
 
 static void h1_io_cb(struct worker *w, struct ev *e, uint32_t events)
@@ -774,18 +800,21 @@ int h1c_accept(struct worker *w, int fd, uint16_t tls_port)
 	c->idle_ms = cfg.idle_ms;
 	c->alt_port = (tls && !cfg.no_h3 && !cfg.no_alt_svc) ? tls_port : 0;
 	oq_reset(&c->oq);
-	if (worker_watch(w, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
-		xprt_release(&c->x);
-		c->next = w->free_h1c;
-		w->free_h1c = c;
-		return -1;
-	}
 	c->prev = NULL;
 	c->next = w->conns;
 	if (w->conns)
 		w->conns->prev = c;
 	w->conns = c;
-	h1_timer_need(c);
+	/* WHY: the listener defers accept until the request is there, so it is
+	 * read at once; a Connection: close exchange then ends before epoll
+	 * ever hears of the socket (no epoll_ctl, no wake-up) */
+	c->flags |= H1C_RD_READY;
+	if (!h1_go(c))
+		return 0;
+	if (worker_watch(w, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
+		h1_kill(c, 0);
+		h1_free(c);
+	}
 	return 0;
 }
 

@@ -1,4 +1,5 @@
 /* HTTP/2 connections through nghttp2: h2c prior knowledge, Upgrade: h2c, ALPN h2. */
+#include <errno.h>
 #include <ctype.h>
 #include <nghttp2/nghttp2.h>
 #include <stdlib.h>
@@ -700,7 +701,9 @@ int h2c_start(struct worker *w, struct xprt *x, const char *buf, size_t len,
 		return -1;
 	}
 	ee.data.ptr = &c->ev;
-	epoll_ctl(w->epfd, EPOLL_CTL_MOD, x->fd, &ee);
+	/* a handoff at accept comes before the h1 side registered the socket */
+	if (epoll_ctl(w->epfd, EPOLL_CTL_MOD, x->fd, &ee) < 0 && errno == ENOENT)
+		epoll_ctl(w->epfd, EPOLL_CTL_ADD, x->fd, &ee);
 	c->x = *x;
 	c->prev = NULL;
 	c->next = w->h2conns;

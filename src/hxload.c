@@ -216,6 +216,30 @@ void lc_reset(struct lc_conn *c)
 	conn_reset(c);
 }
 
+/* the server closes after a complete response, as it said it would: a new
+ * connection at once, and the requests sent after that one go again */
+static void conn_renew(struct lc_conn *c)
+{
+	c->t->budget += c->inflight;
+	c->t->started -= c->inflight;
+	conn_close(c);
+	if (interrupted || c->t->now_us >= c->t->end_us || fatal_seen)
+		return;
+	if (conn_open(c) < 0) {
+		lc_error(c, E_CONNECT);
+		conn_reset(c);
+	}
+}
+
+/* what conn_step() asked for */
+static void conn_after(struct lc_conn *c, int r)
+{
+	if (r < 0)
+		conn_reset(c);
+	else if (r > 0)
+		conn_renew(c);
+}
+
 static void conn_retry(struct worker *w, struct timer *tm)
 {
 	struct lc_conn *c = container_of(tm, struct lc_conn, tm);
@@ -296,9 +320,7 @@ static void conn_io(struct worker *w, struct ev *e, uint32_t events)
 			conn_reset(c);
 		return;
 	}
-	r = conn_step(c);
-	if (r < 0)
-		conn_reset(c);
+	conn_after(c, conn_step(c));
 }
 
 /* ---------- a thread ---------- */
@@ -308,8 +330,8 @@ static void dispatch(struct lc_thread *t)
 	for (int i = 0; i < t->nconns && t->due_n; i++) {
 		struct lc_conn *c = &t->conns[i];
 
-		if (c->state == LS_READY && c->inflight < (uint32_t)opts.depth && conn_step(c) < 0)
-			conn_reset(c);
+		if (c->state == LS_READY && c->inflight < (uint32_t)opts.depth)
+			conn_after(c, conn_step(c));
 	}
 }
 

@@ -86,7 +86,8 @@ static long h1_body(struct lc_conn *c, struct lc_ex *e, const char *p, size_t n,
 	return used;
 }
 
-/* parses what is buffered; returns -1 on a protocol error */
+/* parses what is buffered; returns -1 on a protocol error, 1 when a
+ * response said Connection: close */
 static int h1_parse(struct lc_conn *c)
 {
 	uint32_t off = 0;
@@ -120,6 +121,8 @@ static int h1_parse(struct lc_conn *c)
 			lc_record(c, e);
 			c->ex_head = (c->ex_head + 1) % (uint32_t)c->t->o->depth;
 			c->inflight--;
+			if (c->h1_close)
+				return 1;
 		}
 	}
 	memmove(c->in, c->in + off, c->in_len - off);
@@ -135,10 +138,12 @@ int lc_h1_start(struct lc_conn *c)
 	return h1_fill(c);
 }
 
-/* reads and parses, then sends; returns -1 to reset the connection */
+/* reads and parses, then sends; returns -1 to reset the connection, 1 when
+ * the server closes it after a complete response (a new one at once) */
 int lc_h1_io(struct lc_conn *c)
 {
 	uint64_t sent;
+	int r;
 
 	while (c->rd_ready) {
 		int drained;
@@ -154,7 +159,7 @@ int lc_h1_io(struct lc_conn *c)
 			h1_body(c, &c->ex[c->ex_head], NULL, 0, &done);
 			c->inflight--;
 			lc_record(c, &c->ex[c->ex_head]);
-			return -1; /* close-delimited: a new connection for the next */
+			return 1; /* close-delimited: a new connection for the next */
 		}
 		if (n <= 0) {
 			lc_error(c, E_RESET);
@@ -162,14 +167,16 @@ int lc_h1_io(struct lc_conn *c)
 		}
 		c->t->bytes += (uint64_t)n;
 		c->in_len += (uint32_t)n;
-		if (h1_parse(c) < 0 || c->in_len == c->in_size) {
+		if ((r = h1_parse(c)) < 0 || (!r && c->in_len == c->in_size)) {
 			lc_error(c, E_PROTOCOL);
 			return -1;
 		}
+		if (r)
+			return 1;
 	}
 	h1_fill(c);
 	if (oq_pending(&c->oq) && c->wr_ready) {
-		int r = oq_flush(&c->oq, &c->x, &sent);
+		r = oq_flush(&c->oq, &c->x, &sent);
 
 		if (r < 0) {
 			lc_error(c, E_RESET);

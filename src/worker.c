@@ -58,11 +58,16 @@ void worker_conn_gone(struct worker *w)
 		listeners_set(w, 1);
 }
 
+/* WHY: set on the listener, Linux copies these options to every accepted
+ * socket: one setsockopt per connection saved (the Connection: close row) */
 static void conn_setup(int fd)
 {
 	int one = 1;
 
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* accept only once the first bytes came: h1c_accept reads them at once */
+	if (!cfg.no_defer_accept)
+		setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &one, sizeof(one));
 	if (cfg.sndbuf)
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &cfg.sndbuf, sizeof(cfg.sndbuf));
 }
@@ -84,7 +89,6 @@ static void accept_cb(struct worker *w, struct ev *e, uint32_t events)
 				listeners_set(w, 0);
 			return;
 		}
-		conn_setup(fd);
 		if (cfg.debug)
 			log_debug("thread %d: accepted fd %d on port %u", w->id, fd,
 				  container_of(e, struct listener, ev)->port);
@@ -183,6 +187,8 @@ static int worker_listen_one(struct worker *w, const struct listen_addr *la,
 	char name[160];
 	int fd = listen_tcp(la, port);
 
+	if (fd >= 0)
+		conn_setup(fd);
 	if (fd < 0) {
 		listen_name(la, port, name, sizeof(name));
 		log_err("cannot listen on %s: %s", name, strerror(errno));

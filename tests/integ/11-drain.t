@@ -42,7 +42,12 @@ my $h1 = connect_hx($port);
 print $h1 "GET /?t=1000&s=10 HTTP/1.1\r\nHost: x\r\n\r\n";
 open my $h2, '-|', "nghttp -n -s 'http://127.0.0.1:$port/?t=1000&s=20' 2>&1" or die;
 my $idle = connect_hx($port);
+# WHY: with TCP_DEFER_ACCEPT a connection that sent nothing is not accepted
+# yet; one that was served once is idle on the server's side
+print $idle "GET /?s=1 HTTP/1.1\r\nHost: x\r\n\r\n";
 sleep 0.3;
+sysread($idle, my $first, 4096);
+like($first // '', qr/\AHTTP\/1.1 200 /, 'the idle connection had one response');
 kill 'TERM', $pid;
 sleep 0.2;
 my $refused = !IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port");
@@ -87,5 +92,41 @@ my $reqs = 0;
 $reqs += $1 while $err =~ /thread \d+: \d+ connections, \d+ accepted, (\d+) requests/g;
 is(scalar(() = $err =~ /thread \d+:/g), 2, 'SIGUSR1: a line per thread');
 is($reqs, 1, 'counting the request served');
+
+# TCP_DEFER_ACCEPT: a silent connection is not accepted until its first bytes
+sub accepted_count {
+    my $pid = shift;
+    kill 'USR1', $pid;
+    sleep 0.3;
+    my $e = do { local (@ARGV, $/) = $errf; <> } // '';
+    my $n = 0;
+    $n += $1 while $e =~ /thread \d+: \d+ connections, (\d+) accepted/g;
+    return $n;
+}
+$port = free_port();
+$pid = spawn($port);
+truncate $errf, 0;
+my $silent = connect_hx($port);
+sleep 0.3;
+# WHY: spawn's probe connected and closed: its FIN counts as first bytes
+is(accepted_count($pid), 1, 'default: a connection that sent nothing is not accepted yet (only the closed probe was)');
+print $silent "GET /?s=3 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+($buf, $end) = read_all($silent, 2);
+ok($buf =~ /\AHTTP\/1.1 200 .*\r\n\r\n\.12\z/s && $end eq 'eof', 'its first request is served at once, then the close');
+kill 'TERM', $pid;
+wait_exit($pid, 5);
+
+# --no-defer-accept: accepted at once, and a drain closes it even if it never spoke
+$port = free_port();
+$pid = spawn($port, '--no-defer-accept');
+truncate $errf, 0;
+$silent = connect_hx($port);
+sleep 0.3;
+is(accepted_count($pid), 1 + 1, '--no-defer-accept: accepted at once (with spawn\'s probe)');
+kill 'TERM', $pid;
+($buf, $end) = read_all($silent, 2);
+is($end, 'eof', 'and closed by the drain without a byte sent');
+is(wait_exit($pid, 5), 0, 'exit 0');
+
 unlink $errf;
 done_testing();

@@ -40,6 +40,16 @@ for my $a ([ '', "http://127.0.0.1:$port/?s=1k" ], [ '', "https://127.0.0.1:$tls
     is(($j->{'err.body'} // -1) + ($j->{'err.reset'} // -1), 0, "$u: no body or reset error with --verify");
 }
 
+# a server that closes after each response: a new connection each time, no error,
+# and pipelined requests behind a close go again on the next connection
+for my $a ([ "-c 4 -n 600 -H 'Connection: close'", '?s=1k' ], [ '-c 2 -m 4 -n 600', '?s=1k&C=1' ],
+           [ "-c 2 -n 300 -H 'Connection: close'", '?s=300k' ]) {
+    my ($j, $rc) = load($a->[0], "--verify 'http://127.0.0.1:$port/$a->[1]'");
+    is($j->{status200}, $a->[0] =~ /-n (\d+)/ && $1, "$a->[0] $a->[1]: every request answered 200");
+    is(($j->{'err.reset'} // -1) + ($j->{'err.body'} // -1) + ($j->{'err.protocol'} // -1), 0,
+       "$a->[0] $a->[1]: no reset, body or protocol error");
+}
+
 {
     my ($j3) = load("--h3 -c 2 -m 8 -n 1000 --verify 'https://127.0.0.1:$tls/?s=20k&t=5'");
     is($j3->{requests}, 1000, '--h3: 1000 requests verified');
