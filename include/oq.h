@@ -14,7 +14,7 @@
  * strings and <sc>, a scratch area for heads and framing that is reused
  * only once everything staged went out. */
 struct oq {
-	struct iovec iov[OQ_IOV + 2]; /* +2: a 100 Continue and an error fit always */
+	struct iovec *iov;   /* OQ_IOV + 2: a 100 Continue and an error fit always */
 	uint16_t i;          /* first iovec not fully sent */
 	uint16_t n;          /* iovecs staged */
 	uint32_t sc_used;
@@ -24,6 +24,21 @@ struct oq {
 };
 
 #define OQ_RESERVE 512
+
+/* WHY: the iovecs live in the same block as the scratch area, so that an idle
+ * HTTP/1 connection, which gives that block back, keeps 32 bytes of struct
+ * oq instead of 1 KiB */
+#define OQ_IOV_BYTES (sizeof(struct iovec) * (OQ_IOV + 2))
+
+/* the size of the block that oq_attach() takes for <sc_size> bytes of scratch */
+static inline size_t oq_mem_size(size_t sc_size)
+{
+	return OQ_IOV_BYTES + sc_size + OQ_RESERVE;
+}
+
+/* gives the queue its block (iovecs and scratch) / takes it back */
+void oq_attach(struct oq *q, void *mem);
+void *oq_detach(struct oq *q);
 
 int oq_alloc(struct oq *q, size_t sc_size);
 void oq_free(struct oq *q);

@@ -42,10 +42,9 @@ static void h1_kill(struct h1c *c, int rst)
 static void h1_buffers_put(struct h1c *c)
 {
 	pool_put(&c->w->h1_in, c->in);
-	pool_put(&c->w->h1_sc, c->oq.sc);
+	pool_put(&c->w->h1_sc, oq_detach(&c->oq));
 	pool_put(&c->w->h1_ex, c->ex);
 	c->in = NULL;
-	c->oq.sc = NULL;
 	c->ex = NULL;
 }
 
@@ -55,15 +54,20 @@ static int h1_buffers_get(struct h1c *c)
 
 	if (!w->h1_in.size) {
 		w->h1_in.size = c->in_size;
-		w->h1_sc.size = c->oq.sc_size + OQ_RESERVE;
+		w->h1_sc.size = oq_mem_size(c->oq.sc_size);
 		w->h1_ex.size = sizeof(struct h1x);
 	}
 	if (!c->ex && !(c->ex = pool_get(&w->h1_ex)))
 		return -1;
 	if (!c->in && !(c->in = pool_get(&w->h1_in)))
 		return -1;
-	if (!c->oq.sc && !(c->oq.sc = pool_get(&w->h1_sc)))
-		return -1;
+	if (!c->oq.iov) {
+		void *mem = pool_get(&w->h1_sc);
+
+		if (!mem)
+			return -1;
+		oq_attach(&c->oq, mem);
+	}
 	return 0;
 }
 

@@ -6,18 +6,36 @@
 #include "common.h"
 #include "oq.h"
 
+void oq_attach(struct oq *q, void *mem)
+{
+	q->iov = mem;
+	q->sc = (char *)mem + OQ_IOV_BYTES;
+}
+
+void *oq_detach(struct oq *q)
+{
+	void *mem = q->iov;
+
+	q->iov = NULL;
+	q->sc = NULL;
+	return mem;
+}
+
 int oq_alloc(struct oq *q, size_t sc_size)
 {
-	q->sc = malloc(sc_size + OQ_RESERVE);
+	void *mem = malloc(oq_mem_size(sc_size));
+
 	q->sc_size = (uint32_t)sc_size;
 	oq_reset(q);
-	return q->sc ? 0 : -1;
+	if (!mem)
+		return -1;
+	oq_attach(q, mem);
+	return 0;
 }
 
 void oq_free(struct oq *q)
 {
-	free(q->sc);
-	q->sc = NULL;
+	free(oq_detach(q));
 }
 
 void oq_reset(struct oq *q)
