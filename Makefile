@@ -16,7 +16,7 @@ CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CPPFLAGS += -Iinclude -D_GNU_SOURCE -DHX_VERSION='"$(VERSION)"'
 ALL_CFLAGS = $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP -pthread
-PKGS    := openssl libnghttp2 libngtcp2 libngtcp2_crypto_gnutls libnghttp3 gnutls
+PKGS    := openssl libnghttp2 libngtcp2 libngtcp2_crypto_gnutls libnghttp3 gnutls liburing
 # WHY deferred (=): on a fresh machine pkg-config and the -dev packages
 # arrive with `make deps`, after this file was read
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -34,7 +34,7 @@ say =
 endif
 
 CORE_SRC := body fmt h1_chunk h1_conn h1_out h1_parse h2_conn help listen log xstream \
-            oq plan pool quic qwrite h3 resp rng splice timer tls worker xprt config hist
+            oq plan pool quic qwrite h3 resp rng splice timer tls uring h1_uring worker xprt config hist
 CORE_OBJ := $(patsubst %,$(BUILD)/src/%.o,$(CORE_SRC))
 HXTERM_OBJ := $(CORE_OBJ) $(BUILD)/src/main.o
 
@@ -95,6 +95,8 @@ unit: $(UNIT_BIN)
 
 check: all unit deps-test
 	@HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f $(UNIT_BIN) tests/integ/*.t
+	@echo "# the integration tests again, every hxterm started with --io-uring:"
+	@HX_ARGS=--io-uring HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f tests/integ/*.t
 
 build-fuzz/%: tests/fuzz/%.c src/*.c include/*.h
 	@scripts/deps fuzz

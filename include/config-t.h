@@ -60,6 +60,7 @@ struct config {
 	int quic_retry;             /* --quic-retry: validate addresses with Retry */
 	int no_alt_svc;             /* --no-alt-svc */
 	int no_defer_accept;        /* --no-defer-accept */
+	int io_uring;               /* --io-uring */
 };
 
 #endif

@@ -11,6 +11,7 @@
 #include "msg-t.h"
 #include "plan-t.h"
 #include "splice.h"
+#include "uring.h"
 #include "timer-t.h"
 #include "worker-t.h"
 
@@ -94,6 +95,21 @@ struct h1c {
 	int64_t t_first;     /* ns: first byte of the request being read, 0 none */
 	struct ist settings; /* HTTP2-Settings of an Upgrade: h2c request */
 	struct h1x *ex;      /* the request being served, from a pool; NULL idle */
+
+	/* --io-uring, clear text: operations in flight on the worker's ring */
+	struct uop u_rx, u_tx;
+	struct msghdr u_msg; /* of the send in flight */
+	uint32_t u_off;      /* where the recv in flight writes in <in> */
+	int32_t u_res;       /* its result, not yet taken by h1_recv() */
+	uint8_t u_st;        /* U_* */
+	int u_fd;            /* the socket, still known after a handoff */
 };
+
+/* u_st */
+#define U_ON     0x01 /* this connection reads and writes through the ring */
+#define U_RX     0x02 /* a recv is in flight */
+#define U_TX     0x04 /* a send is in flight */
+#define U_RES    0x08 /* a recv result waits in u_res */
+#define U_ZOMBIE 0x10 /* closed: freed when the last operation completes */
 
 #endif

@@ -33,4 +33,18 @@ int h1_flush_queue(struct h1c *c, int more);
 int h1_splice_ok(struct h1c *c);
 int h1_splice_body(struct h1c *c);
 
+/* runs the state machine as far as it goes (h1_conn.c) */
+void h1_run(struct h1c *c);
+/* gives back the buffers and the socket of a freed connection (h1_conn.c) */
+void h1_release(struct h1c *c);
+
+/* --io-uring (h1_uring.c): h1u_start() moves a clear-text connection onto the
+ * worker's ring. h1u_recv() is xprt_recv() through it, h1u_flush() sends the
+ * queue (0 while a send is in flight, 1 once all went out). h1u_bury() keeps
+ * a freed connection until its operations complete. */
+void h1u_start(struct h1c *c);
+long h1u_recv(struct h1c *c, int *drained);
+int h1u_flush(struct h1c *c, int more);
+void h1u_bury(struct h1c *c);
+
 #endif

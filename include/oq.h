@@ -66,6 +66,9 @@ static inline int oq_pending(const struct oq *q)
 /* Sends what is staged. Returns 1 when all went out (the queue is reset),
  * 0 when the socket is full, -1 on error. <*sent> gets the bytes written. */
 int oq_flush(struct oq *q, struct xprt *x, uint64_t *sent);
+/* <n> staged bytes went out another way (a ring): 1 when all did (the queue
+ * is reset), 0 when some are left */
+int oq_sent(struct oq *q, size_t n);
 /* the same, when more bytes follow at once (MSG_MORE) */
 int oq_flush_more(struct oq *q, struct xprt *x, uint64_t *sent);
 

@@ -37,6 +37,7 @@ struct wstats {
 };
 
 struct h1c;
+struct io_uring;
 struct h2c;
 struct h2s;
 struct qconn;
@@ -72,6 +73,10 @@ struct worker {
 	struct qstream *free_qs;
 	uint8_t *txbuf;       /* packets built for one sendmsg (GSO) */
 	struct splicer spl;   /* pipes for spliced HTTP/1 bodies */
+	struct io_uring *ring; /* --io-uring: the ring this worker waits on */
+	int ep_more;          /* the epoll set may still hold events */
+	uint32_t u_inflight;  /* ring operations not completed */
+	struct h1c *zombies;  /* closed h1 connections with ring operations in flight */
 	struct wstats st;
 	struct h1_req h1req; /* parser scratch: headers are only read in place */
 };

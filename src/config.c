@@ -19,7 +19,7 @@ enum {
 	O_NAME = 256, O_DEFAULTS, O_MAX_SIZE, O_MAX_WAIT, O_BUFSIZE, O_RSPBUF,
 	O_SNDBUF, O_SPLICE, O_NO_SPLICE, O_MAX_URI, O_MAX_HDRS, O_MAX_BODY,
 	O_IDLE, O_HEAD_TMO, O_BODY_TMO, O_SEND_TMO, O_CERT, O_KEY,
-	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_QUIC_RETRY, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_RESETS,
+	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_URING, O_QUIC_RETRY, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_RESETS,
 };
 
 static const struct option longopts[] = {
@@ -50,6 +50,7 @@ static const struct option longopts[] = {
 	{ "quic-retry", no_argument, NULL, O_QUIC_RETRY },
 	{ "no-alt-svc", no_argument, NULL, O_NO_ALTSVC },
 	{ "no-defer-accept", no_argument, NULL, O_NO_DEFER },
+	{ "io-uring", no_argument, NULL, O_URING },
 	{ "h2-streams", required_argument, NULL, O_H2_STREAMS },
 	{ "h2-window", required_argument, NULL, O_H2_WINDOW },
 	{ "h2-conn-window", required_argument, NULL, O_H2_CONN_WINDOW },
@@ -123,7 +124,9 @@ void config_usage(FILE *f)
 "  --no-alt-svc         no alt-svc: h3 header on TLS responses\n"
 "  --no-defer-accept    accept connections before their first bytes (default:\n"
 "                       TCP_DEFER_ACCEPT, the kernel holds a silent new\n"
-"                       connection about 1 to 3 s; it is invisible until then)\n");
+"                       connection about 1 to 3 s; it is invisible until then)\n"
+"  --io-uring           clear-text HTTP/1 reads and writes through io_uring,\n"
+"                       one ring per thread (default: epoll)\n");
 }
 
 /* a decimal number with k/m/g suffixes, or one line on stderr */
@@ -278,6 +281,7 @@ static int opt_one(int c, const char *arg)
 	case O_QUIC_RETRY: cfg.quic_retry = 1; return 0;
 	case O_NO_ALTSVC: cfg.no_alt_svc = 1; return 0;
 	case O_NO_DEFER: cfg.no_defer_accept = 1; return 0;
+	case O_URING: cfg.io_uring = 1; return 0;
 	case 'c': cfg.curve = arg; return 0;
 	case O_CERT: cfg.cert = arg; return 0;
 	case O_KEY: cfg.key = arg; return 0;

@@ -23,7 +23,6 @@
 #define BODY_ROOM   4096 /* input kept free after a full-size head, for its body */
 #define LINGER_US   1000000 /* how long a closing connection drains input */
 
-static void h1_run(struct h1c *c);
 
 /* ---------- lifetime ---------- */
 
@@ -41,10 +40,12 @@ static void h1_kill(struct h1c *c, int rst)
  * 1000 of them cost their small struct, not 50 KB each */
 static void h1_buffers_put(struct h1c *c)
 {
-	pool_put(&c->w->h1_in, c->in);
+	if (!(c->u_st & U_RX)) { /* a recv in flight on the ring writes there */
+		pool_put(&c->w->h1_in, c->in);
+		c->in = NULL;
+	}
 	pool_put(&c->w->h1_sc, oq_detach(&c->oq));
 	pool_put(&c->w->h1_ex, c->ex);
-	c->in = NULL;
 	c->ex = NULL;
 }
 
@@ -76,30 +77,41 @@ static int h1_idle(const struct h1c *c)
 	return c->st == H1S_HEAD && c->rd == c->wr && !oq_pending(&c->oq) && !(c->flags & H1C_TLS_HS);
 }
 
+void h1_release(struct h1c *c)
+{
+	struct worker *w = c->w;
+
+	c->u_st = 0;
+	h1_buffers_put(c);
+	if (c->ev.fd >= 0)
+		close(c->ev.fd);
+	c->ev.fd = -1;
+	c->next = w->free_h1c;
+	w->free_h1c = c;
+}
+
 static void h1_free(struct h1c *c)
 {
 	struct worker *w = c->w;
 
 	timer_cancel(&w->timers, &c->tm);
-	h1_buffers_put(c);
 	if (c->sp) {
 		spl_put(&w->spl, c->sp);
 		c->sp = NULL;
 	}
 	xprt_release(&c->x);
-	if (c->ev.fd >= 0)
-		close(c->ev.fd);
-	c->ev.fd = -1;
 	if (c->prev)
 		c->prev->next = c->next;
 	else
 		w->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	c->next = w->free_h1c;
-	w->free_h1c = c;
 	if (!(c->flags & H1C_HANDOFF))
 		worker_conn_gone(w);
+	if (c->u_st & (U_RX | U_TX))
+		h1u_bury(c); /* the ring still writes into its buffers */
+	else
+		h1_release(c);
 }
 
 /* the connection goes on as HTTP/2 with the bytes still unread */
@@ -122,7 +134,8 @@ static int h1_handoff(struct h1c *c, const char *buf, size_t len,
 static long h1_recv(struct h1c *c)
 {
 	int drained;
-	long n = xprt_recv(&c->x, c->in + c->wr, c->in_size - c->wr, &drained);
+	long n = (c->u_st & U_ON) ? h1u_recv(c, &drained) :
+		 xprt_recv(&c->x, c->in + c->wr, c->in_size - c->wr, &drained);
 
 	/* WHY: a FIN that came with the last bytes raises no further edge */
 	if (drained && !(c->flags & H1C_RDHUP))
@@ -144,6 +157,8 @@ int h1_flush_queue(struct h1c *c, int more)
 	uint64_t sent;
 	int r;
 
+	if (c->u_st & U_ON)
+		return h1u_flush(c, more);
 	if (!(c->flags & H1C_WR_READY) && oq_pending(&c->oq))
 		return 0;
 	r = more ? oq_flush_more(&c->oq, &c->x, &sent) : oq_flush(&c->oq, &c->x, &sent);
@@ -347,16 +362,31 @@ static int h1_got_head(struct h1c *c, int n)
 }
 
 /* Upgrade: h2c: 101, then stream 1 answers this request (RFC 7540 3.2) */
+/* the queue straight to the socket, on the ring too (nothing of it in flight
+ * there): HTTP/2 takes the socket over right after */
+static int h1_flush_now(struct h1c *c)
+{
+	uint8_t on = c->u_st & U_ON;
+	int r;
+
+	if (c->u_st & U_TX)
+		return 0;
+	c->u_st &= (uint8_t)~U_ON;
+	r = h1_flush(c);
+	c->u_st |= on;
+	return r;
+}
+
 static int h1_upgrade(struct h1c *c)
 {
 	static const char sw[] = "HTTP/1.1 101 Switching Protocols\r\n"
 				 "Connection: Upgrade\r\nUpgrade: h2c\r\n\r\n";
 	struct h2_upgrade up = { c->settings, c->ex->rq.xhx, &c->ex->rq };
 
-	if (h1_flush(c) <= 0) /* earlier responses first; if they cannot go, no upgrade */
+	if (h1_flush_now(c) <= 0) /* earlier responses first; if they cannot go, no upgrade */
 		return c->flags & H1C_DEAD ? 0 : h1_ready(c);
 	oq_ref(&c->oq, sw, sizeof(sw) - 1);
-	if (h1_flush(c) <= 0) {
+	if (h1_flush_now(c) <= 0) {
 		h1_kill(c, 0);
 		return 0;
 	}
@@ -744,7 +774,7 @@ static int h1_go(struct h1c *c)
 	return 1;
 }
 
-static void h1_run(struct h1c *c)
+void h1_run(struct h1c *c)
 {
 	(void)h1_go(c);
 }
@@ -813,7 +843,10 @@ int h1c_accept(struct worker *w, int fd, uint16_t tls_port)
 	 * read at once; a Connection: close exchange then ends before epoll
 	 * ever hears of the socket (no epoll_ctl, no wake-up) */
 	c->flags |= H1C_RD_READY;
-	if (!h1_go(c))
+	c->u_st = 0;
+	if (w->ring && !tls)
+		h1u_start(c);
+	if (!h1_go(c) || (c->u_st & U_ON))
 		return 0;
 	if (worker_watch(w, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
 		h1_kill(c, 0);
@@ -847,6 +880,7 @@ void h1c_release_all(struct worker *w)
 {
 	while (w->conns)
 		h1_free(w->conns);
+	uring_drain(w); /* what the ring still does ends: the zombies go */
 	h1c_destroy_list(w->free_h1c);
 	w->free_h1c = NULL;
 	pool_drain(&w->h1_in);

@@ -201,7 +201,7 @@ int h1_splice_ok(struct h1c *c)
 {
 	const struct hresp *rs = &c->ex->rs;
 
-	if (!cfg.splice || !c->w->spl.ok || c->x.ssl || (c->flags & H1C_NOSPLICE) ||
+	if (!cfg.splice || !c->w->spl.ok || c->x.ssl || (c->u_st & U_ON) || (c->flags & H1C_NOSPLICE) ||
 	    (c->ex->plan.flags & (PF_NOSPLICE | PF_PIECE)) || rs->chunked ||
 	    rs->src == BODY_TEXT || c->out_end - c->out_off < SPL_MIN)
 		return 0;

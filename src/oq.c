@@ -79,6 +79,14 @@ static int oq_advance(struct oq *q, size_t n)
 	return 1;
 }
 
+int oq_sent(struct oq *q, size_t n)
+{
+	if (!oq_advance(q, n))
+		return 0;
+	oq_reset(q);
+	return 1;
+}
+
 static int flush(struct oq *q, struct xprt *x, uint64_t *sent, int more)
 {
 	*sent = 0;

@@ -15,6 +15,7 @@
 #include "evwait.h"
 #include "config.h"
 #include "h1_conn.h"
+#include "uring.h"
 #include "h2_conn.h"
 #include "listen.h"
 #include "quic.h"
@@ -142,13 +143,32 @@ static void worker_drain_start(struct worker *w)
 	quic_drain(w);
 }
 
+/* the io_uring turn: completions first, then the epoll set if it has events */
+static int ring_turn(struct worker *w, uint64_t wait_us, struct epoll_event *evs)
+{
+	int n = 0;
+
+	uring_wait(w, wait_us);
+	clock_update(w);
+	if (uring_reap(w))
+		n = ev_wait(w->epfd, evs, MAX_EVENTS, 0);
+	w->ep_more = n > 0;
+	return n;
+}
+
 void worker_turn(struct worker *w, uint64_t max_wait_us)
 {
 	struct epoll_event evs[MAX_EVENTS];
 	struct timer *t;
-	int n = ev_wait(w->epfd, evs, MAX_EVENTS, MIN(loop_timeout(w), max_wait_us));
+	uint64_t wait_us = MIN(loop_timeout(w), max_wait_us);
+	int n;
 
-	clock_update(w);
+	if (w->ring) {
+		n = ring_turn(w, wait_us, evs);
+	} else {
+		n = ev_wait(w->epfd, evs, MAX_EVENTS, wait_us);
+		clock_update(w);
+	}
 	for (int i = 0; i < n; i++) {
 		struct ev *e = evs[i].data.ptr;
 
@@ -162,6 +182,8 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 
+	if (cfg.io_uring)
+		uring_init(w);
 	while (!hx_stop) {
 		worker_turn(w, UINT64_MAX);
 		if (hx_drain && !w->drain_end)
@@ -174,6 +196,7 @@ static void *worker_main(void *arg)
 	h1c_release_all(w);
 	h2c_release_all(w);
 	quic_release_all(w);
+	uring_free(w);
 	if (cfg.splice)
 		spl_free(&w->spl);
 	atomic_fetch_sub(&running, 1);

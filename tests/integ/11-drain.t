@@ -17,7 +17,7 @@ sub spawn {
     my $pid = fork // die;
     if (!$pid) {
         open STDERR, '>', $errf;
-        exec $bin, '-L', "127.0.0.1:$port", '-t', '2', @args or POSIX::_exit(127);
+        exec $bin, '-L', "127.0.0.1:$port", '-t', '2', @args, split(' ', $ENV{HX_ARGS} // '') or POSIX::_exit(127);
     }
     for (1 .. 100) { last if IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port"); sleep 0.05 }
     return $pid;

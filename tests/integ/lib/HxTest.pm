@@ -39,7 +39,8 @@ sub start_hx {
     $pid = fork // die "fork: $!";
     if (!$pid) {
         open STDOUT, '>', '/dev/null';
-        exec $bin, '-L', $listen, '-q', @args or POSIX::_exit(127);
+        # HX_ARGS: options added to every start (make check-uring runs the suite with --io-uring)
+        exec $bin, '-L', $listen, '-q', @args, split(' ', $ENV{HX_ARGS} // '') or POSIX::_exit(127);
     }
     for (1 .. 100) {
         my $c = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $port);

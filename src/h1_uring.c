@@ -1,0 +1,122 @@
+/* HTTP/1.x connections on the worker's io_uring (--io-uring): recv and send as ring operations, their completions, closing with operations in flight. */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+#include "common.h"
+#include "h1_conn.h"
+#include "uring.h"
+#include "xprt.h"
+
+/* the last operation of a closed connection completed: now it goes */
+static void zombie_done(struct h1c *c)
+{
+	struct worker *w = c->w;
+
+	if (c->u_st & (U_RX | U_TX))
+		return;
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		w->zombies = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	h1_release(c);
+}
+
+static void rx_done(struct worker *w, struct uop *op, int res)
+{
+	struct h1c *c = container_of(op, struct h1c, u_rx);
+
+	(void)w;
+	c->u_st &= ~U_RX;
+	if (c->u_st & U_ZOMBIE) {
+		zombie_done(c);
+		return;
+	}
+	c->u_res = res;
+	c->u_st |= U_RES;
+	c->flags |= H1C_RD_READY;
+	h1_run(c);
+}
+
+static void tx_done(struct worker *w, struct uop *op, int res)
+{
+	struct h1c *c = container_of(op, struct h1c, u_tx);
+
+	c->u_st &= ~U_TX;
+	if (c->u_st & U_ZOMBIE) {
+		zombie_done(c);
+		return;
+	}
+	if (res < 0) {
+		c->flags |= H1C_DEAD;
+	} else {
+		oq_sent(&c->oq, (size_t)res);
+		c->last_act = w->now_ms;
+		w->st.bytes_out += (uint64_t)res;
+		c->flags |= H1C_WR_READY;
+	}
+	h1_run(c);
+}
+
+void h1u_start(struct h1c *c)
+{
+	c->u_st = U_ON;
+	c->u_fd = c->ev.fd;
+	c->u_rx.cb = rx_done;
+	c->u_tx.cb = tx_done;
+}
+
+long h1u_recv(struct h1c *c, int *drained)
+{
+	size_t room = c->in_size - c->wr;
+	long n;
+
+	if (c->u_st & U_RES) {
+		c->u_st &= ~U_RES;
+		n = c->u_res;
+		/* WHY: the buffer may have been compacted since the recv went out */
+		if (n > 0 && c->u_off != c->wr)
+			memmove(c->in + c->wr, c->in + c->u_off, (size_t)n);
+		*drained = n <= 0; /* after bytes, the next call asks for more */
+		return n > 0 ? n : n == 0 ? 0 : XPRT_ERROR;
+	}
+	*drained = 1;
+	if (!(c->u_st & U_RX) && room) {
+		c->u_off = c->wr;
+		uring_recv(c->w, &c->u_rx, c->u_fd, c->in + c->wr, room);
+		c->u_st |= U_RX;
+	}
+	return XPRT_AGAIN;
+}
+
+int h1u_flush(struct h1c *c, int more)
+{
+	struct oq *q = &c->oq;
+
+	if (c->u_st & U_TX)
+		return 0;
+	if (!oq_pending(q)) {
+		oq_reset(q);
+		return 1;
+	}
+	c->u_msg = (struct msghdr){ .msg_iov = q->iov + q->i, .msg_iovlen = (size_t)MIN(q->n - q->i, IOV_MAX) };
+	uring_sendmsg(c->w, &c->u_tx, c->u_fd, &c->u_msg, more ? MSG_MORE : 0);
+	c->u_st |= U_TX;
+	c->flags &= ~H1C_WR_READY;
+	return 0;
+}
+
+void h1u_bury(struct h1c *c)
+{
+	struct worker *w = c->w;
+
+	c->u_st |= U_ZOMBIE;
+	c->prev = NULL;
+	c->next = w->zombies;
+	if (w->zombies)
+		w->zombies->prev = c;
+	w->zombies = c;
+	uring_cancel_fd(w, c->u_fd);
+}

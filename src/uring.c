@@ -1,0 +1,144 @@
+/* The io_uring backend (--io-uring): the worker waits on a ring; clear-text HTTP/1 reads and writes go through it, epoll rides along as one poll. */
+#include <errno.h>
+#include <liburing.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "uring.h"
+#include "worker-t.h"
+
+#define RING_SIZE 4096
+
+/* user_data of the poll on the epoll set; 0 is a completion nobody waits for */
+#define UD_EPOLL 1
+
+static struct io_uring_sqe *sqe_get(struct worker *w)
+{
+	struct io_uring_sqe *s = io_uring_get_sqe(w->ring);
+
+	if (!s) { /* the queue is full: hand it to the kernel, then there is room */
+		io_uring_submit(w->ring);
+		s = io_uring_get_sqe(w->ring);
+	}
+	return s;
+}
+
+static void watch_epoll(struct worker *w)
+{
+	struct io_uring_sqe *s = sqe_get(w);
+
+	io_uring_prep_poll_multishot(s, w->epfd, POLLIN);
+	io_uring_sqe_set_data64(s, UD_EPOLL);
+}
+
+int uring_init(struct worker *w)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN };
+	struct io_uring *r = calloc(1, sizeof(*r));
+	int e;
+
+	if (!r)
+		return -1;
+	/* WHY: DEFER_TASKRUN runs completions only when we ask, in our loop;
+	 * kernels before 6.1 refuse it, the plain ring works there */
+	if ((e = io_uring_queue_init_params(RING_SIZE, r, &p)) < 0) {
+		p.flags = 0;
+		e = io_uring_queue_init_params(RING_SIZE, r, &p);
+	}
+	if (e < 0) {
+		log_err("thread %d: io_uring unavailable (%s), using epoll", w->id, strerror(-e));
+		free(r);
+		return -1;
+	}
+	w->ring = r;
+	watch_epoll(w);
+	return 0;
+}
+
+void uring_free(struct worker *w)
+{
+	if (!w->ring)
+		return;
+	io_uring_queue_exit(w->ring);
+	free(w->ring);
+	w->ring = NULL;
+}
+
+void uring_wait(struct worker *w, uint64_t us)
+{
+	struct __kernel_timespec ts = { (long long)(us / 1000000), (long long)(us % 1000000) * 1000 };
+	struct io_uring_cqe *cqe;
+
+	if (w->ep_more) /* epoll may hold events that raised no new wake-up */
+		ts.tv_sec = ts.tv_nsec = 0;
+	io_uring_submit_and_wait_timeout(w->ring, &cqe, 1, &ts, NULL);
+}
+
+int uring_reap(struct worker *w)
+{
+	struct io_uring_cqe *cqe;
+	unsigned head, seen = 0;
+	int ep = w->ep_more;
+
+	io_uring_for_each_cqe(w->ring, head, cqe) {
+		uint64_t ud = cqe->user_data;
+
+		seen++;
+		if (ud == UD_EPOLL) {
+			ep = 1;
+			if (!(cqe->flags & IORING_CQE_F_MORE))
+				watch_epoll(w); /* the multishot poll ended: arm it again */
+		} else if (ud) {
+			struct uop *op = (struct uop *)(uintptr_t)ud;
+
+			w->u_inflight--;
+			op->cb(w, op, cqe->res);
+		}
+	}
+	io_uring_cq_advance(w->ring, seen);
+	return ep;
+}
+
+void uring_recv(struct worker *w, struct uop *op, int fd, void *buf, size_t len)
+{
+	struct io_uring_sqe *s = sqe_get(w);
+
+	io_uring_prep_recv(s, fd, buf, len, 0);
+	io_uring_sqe_set_data(s, op);
+	w->u_inflight++;
+}
+
+void uring_sendmsg(struct worker *w, struct uop *op, int fd, const struct msghdr *m, int flags)
+{
+	struct io_uring_sqe *s = sqe_get(w);
+
+	io_uring_prep_sendmsg(s, fd, m, (unsigned)(flags | MSG_NOSIGNAL));
+	io_uring_sqe_set_data(s, op);
+	w->u_inflight++;
+}
+
+void uring_cancel_fd(struct worker *w, int fd)
+{
+	struct io_uring_sqe *s = sqe_get(w);
+
+	io_uring_prep_cancel_fd(s, fd, IORING_ASYNC_CANCEL_ALL);
+	io_uring_sqe_set_data64(s, 0);
+}
+
+void uring_drain(struct worker *w)
+{
+	struct io_uring_sqe *s;
+
+	if (!w->ring || !w->u_inflight)
+		return;
+	s = sqe_get(w);
+	io_uring_prep_cancel64(s, 0, IORING_ASYNC_CANCEL_ANY);
+	io_uring_sqe_set_data64(s, 0);
+	for (int i = 0; i < 100 && w->u_inflight; i++) {
+		uring_wait(w, 10000);
+		uring_reap(w);
+	}
+}

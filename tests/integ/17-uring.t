@@ -1,0 +1,79 @@
+#!/usr/bin/perl
+# --io-uring: one ring per thread (or a warning and epoll), clear-text h1 through it: pipelining,
+# large bodies, close, h2c handoff both ways, readers that leave mid-body, drain, exit 0.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use Time::HiRes qw(sleep);
+use HxTest;
+
+my $errf = "/tmp/hx-uring-$$.err";
+open my $saved, '>&', \*STDERR or die;
+open STDERR, '>', $errf or die;
+my $port = start_hx('-t', '2', '--io-uring');
+open STDERR, '>&', $saved or die;
+my $pid = hx_pid();
+my $h = "Host: x\r\n";
+
+# the rings exist, one per thread, or the kernel refused and it says so
+sleep 0.3;
+my $rings = grep { (readlink($_) // '') eq 'anon_inode:[io_uring]' } glob("/proc/$pid/fd/*");
+my $warn = do { local (@ARGV, $/) = $errf; <> } // '';
+ok($rings == 2 || ($rings == 0 && $warn =~ /io_uring unavailable .*using epoll/),
+   "two rings ($rings), or a warning that says epoll");
+diag("this kernel refused io_uring: the h1 tests below ran on epoll") if !$rings;
+
+my ($buf) = raw_exchange("GET /?s=10 HTTP/1.1\r\n$h\r\nGET /?s=300000 HTTP/1.1\r\n$h\r\n"
+                       . "GET /?s=20&k=7 HTTP/1.1\r\n${h}Connection: close\r\n\r\n", 5);
+my @r = parse_responses($buf);
+ok(@r == 3 && (join ',', map { length $_->{body} } @r) eq '10,300000,20'
+   && !grep({ !pattern_ok($_->{body}) } @r), 'three pipelined responses, a large one and a chunked one, in order');
+
+my ($out) = curl_hx('-s', "http://127.0.0.1:$port/?s=5m");
+ok(length $out == 5 << 20 && pattern_ok($out), '5 MiB body through the ring, byte-exact');
+
+# a POST body read through the ring, then the answer
+($buf) = raw_exchange("POST /?s=4 HTTP/1.1\r\n${h}Content-Length: 100000\r\nConnection: close\r\n\r\n" . ('b' x 100000), 5);
+@r = parse_responses($buf);
+ok(@r == 1 && $r[0]{status} == 200 && length $r[0]{body} == 4, '100000-byte request body drained, then 200');
+
+# h2c both ways: the socket leaves the ring for epoll
+($out) = curl_hx('-s', '--http2-prior-knowledge', "http://127.0.0.1:$port/?s=33");
+is(length $out, 33, 'h2c by prior knowledge after a ring accept');
+($out) = curl_hx('-s', '-i', '--http2', "http://127.0.0.1:$port/?s=44");
+like($out, qr/^HTTP\/1.1 101 .*^HTTP\/2 200 /ms, 'h2c Upgrade: 101 written, then HTTP/2');
+
+# readers that leave mid-body and peers that reset: their operations end, nothing leaks
+for (1 .. 20) {
+    my $c = connect_hx();
+    print $c "GET /?s=50m HTTP/1.1\r\n$h\r\n";
+    sysread($c, my $got, 65536);
+    close $c;
+}
+my $c = connect_hx();
+print $c "GET /?s=3 HTTP/1.1\r\n$h\r\n";
+($buf) = read_all($c, 0.5);
+like($buf, qr/\r\n\r\n\.12\z/, 'served after 20 readers left mid-body');
+
+# hxload: counts exact, bodies verified, with and without keep-alive
+for my $a ([ '-c 20 -m 4 -n 20000', 's=1k' ], [ "-c 10 -n 2000 -H 'Connection: close'", 's=1k' ]) {
+    my $o = `timeout 60 $ENV{HXLOAD} -q --json $a->[0] --verify 'http://127.0.0.1:$port/?$a->[1]' 2>&1`;
+    my ($n) = $o =~ /"requests": (\d+)/;
+    my ($errs) = $o =~ /"errors": \{([^}]*)\}/;
+    my $sum = 0;
+    $sum += $1 while ($errs // 'x') =~ /: (\d+)/g;
+    ok(defined $n && $a->[0] =~ /-n (\d+)/ && $n == $1 && defined $errs && $sum == 0, "hxload $a->[0]: $n requests, no error");
+}
+
+# a drain with an idle keep-alive connection (a recv in flight on the ring)
+$c = connect_hx();
+print $c "GET /?s=1 HTTP/1.1\r\n$h\r\n";
+sleep 0.2;
+sysread($c, my $first, 4096);
+is(stop_hx(), 0, 'SIGTERM with a recv in flight: exit 0');
+($buf, my $end) = read_all($c, 2);
+is($end, 'eof', 'the idle connection was closed');
+unlink $errf;
+done_testing();
