@@ -28,6 +28,7 @@ int uring_reap(struct worker *w);
 /* queue one operation; its completion calls op->cb */
 void uring_recv(struct worker *w, struct uop *op, int fd, void *buf, size_t len);
 void uring_sendmsg(struct worker *w, struct uop *op, int fd, const struct msghdr *m, int flags);
+void uring_send(struct worker *w, struct uop *op, int fd, const void *buf, size_t len, int flags);
 /* cancels every operation on <fd>; they complete with -ECANCELED */
 void uring_cancel_fd(struct worker *w, int fd);
 /* at exit: cancels what is in flight and runs the completions until none is

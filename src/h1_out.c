@@ -9,7 +9,8 @@
 
 #define HEAD_RESERVE 4096      /* the largest head before padding */
 #define STAGE_MAX    (1 << 20) /* bytes staged per writev */
-#define COPY_BELOW   64        /* slices shorter than this are copied */
+#define COPY_BELOW   64        /* chunk slices shorter than this are copied */
+#define COPY_SMALL   512       /* a whole body this short is copied after its head */
 
 static void stage_field(struct oq *q, const char *n, size_t nl, const char *v,
 			size_t vl)
@@ -89,7 +90,10 @@ static size_t stage_data(struct h1c *c, uint64_t max)
 	} else {
 		n = body_slice(c->out_off, (size_t)MIN(max, (uint64_t)SIZE_MAX),
 			       c->ex->rs.src == BODY_RANDOM, &ptr);
-		if (n < COPY_BELOW && c->ex->rs.chunked) {
+		/* WHY: head and a short body in one iovec: one send, not a
+		 * gather of two (IORING_OP_SEND on the ring, a plain writev) */
+		if ((n < COPY_BELOW && c->ex->rs.chunked) ||
+		    (c->ex->rs.body <= COPY_SMALL && !c->ex->rs.chunked)) {
 			n = MIN(n, oq_sc_room(q));
 			oq_copy(q, ptr, n);
 		} else {

@@ -102,7 +102,11 @@ int h1u_flush(struct h1c *c, int more)
 		return 1;
 	}
 	c->u_msg = (struct msghdr){ .msg_iov = q->iov + q->i, .msg_iovlen = (size_t)MIN(q->n - q->i, IOV_MAX) };
-	uring_sendmsg(c->w, &c->u_tx, c->u_fd, &c->u_msg, more ? MSG_MORE : 0);
+	if (c->u_msg.msg_iovlen == 1)
+		uring_send(c->w, &c->u_tx, c->u_fd, q->iov[q->i].iov_base, q->iov[q->i].iov_len,
+			   more ? MSG_MORE : 0);
+	else
+		uring_sendmsg(c->w, &c->u_tx, c->u_fd, &c->u_msg, more ? MSG_MORE : 0);
 	c->u_st |= U_TX;
 	c->flags &= ~H1C_WR_READY;
 	return 0;

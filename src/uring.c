@@ -120,6 +120,15 @@ void uring_sendmsg(struct worker *w, struct uop *op, int fd, const struct msghdr
 	w->u_inflight++;
 }
 
+void uring_send(struct worker *w, struct uop *op, int fd, const void *buf, size_t len, int flags)
+{
+	struct io_uring_sqe *s = sqe_get(w);
+
+	io_uring_prep_send(s, fd, buf, len, flags | MSG_NOSIGNAL);
+	io_uring_sqe_set_data(s, op);
+	w->u_inflight++;
+}
+
 void uring_cancel_fd(struct worker *w, int fd)
 {
 	struct io_uring_sqe *s = sqe_get(w);
