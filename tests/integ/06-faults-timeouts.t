@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# Faults (x= reset, X= truncation) and timeouts (idle, w=, head 408, send).
+# Faults (x= reset, X= truncation) and timeouts (idle, w=, head 408, body 408, send, TLS handshake).
 use strict;
 use warnings;
 use FindBin;
@@ -8,7 +8,8 @@ use Test::More;
 use Time::HiRes qw(time);
 use HxTest;
 
-start_hx('-t', '1', '--idle-timeout', '400', '--head-timeout', '500', '--send-timeout', '500');
+start_hx('-t', '1', '--idle-timeout', '400', '--head-timeout', '500', '--send-timeout', '500',
+         '--body-timeout', '600');
 my $h = "Host: x\r\n";
 
 # X=N: a clean close after N body bytes
@@ -67,6 +68,22 @@ for my $ch (split //, "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: " . ('s' x 100)) {
 ($buf) = read_all($c, 2);
 like($buf, qr/^HTTP\/1.1 408 /, 'a byte every 50 ms still gets 408');
 
+# a request body that stops coming: 408 after --body-timeout of silence
+$c = connect_hx();
+print $c "POST /?s=3 HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789";
+$t0 = time;
+($buf, $end) = read_all($c, 3);
+$tmo = (time - $t0) * 1000;
+like($buf, qr/^HTTP\/1.1 408 [^\r]*\r\n.*\r\n\r\nrequest body not received in time\n\z/s, "stalled body answered 408 after $tmo ms");
+ok($tmo >= 580 && $tmo < 1800 && $end eq 'eof', 'near --body-timeout, then closed');
+
+# a body that trickles (a byte every 200 ms) is not cut: the timeout is for silence
+$c = connect_hx();
+print $c "POST /?s=3 HTTP/1.1\r\nHost: x\r\nContent-Length: 6\r\nConnection: close\r\n\r\n";
+for (1 .. 6) { select undef, undef, undef, 0.2; print $c 'b' }
+($buf) = read_all($c, 3);
+like($buf, qr/^HTTP\/1.1 200 /, 'a body trickling for 1.2 s under a 600 ms --body-timeout: 200');
+
 # a client that stops reading is dropped after --send-timeout
 $c = connect_hx();
 setsockopt($c, Socket::SOL_SOCKET(), Socket::SO_RCVBUF(), 4096);
@@ -88,4 +105,16 @@ my @r = parse_responses($buf);
 ok(@r == 1 && length $r[0]{body} == 7, 'still serving');
 
 is(stop_hx(), 0, 'clean stop');
+
+# a TLS handshake that never completes is closed after --head-timeout
+start_hx('-tls', '-t', '1', '--no-h3', '--head-timeout', '500');
+$c = connect_hx(hx_tls_port());
+print $c "\x16\x03\x01\x00\x80\x01"; # the start of a ClientHello, no more
+$t0 = time;
+($buf, $end) = read_all($c, 3);
+$tmo = (time - $t0) * 1000;
+ok($end eq 'eof' && $buf eq '' && $tmo >= 450 && $tmo < 1800, "half a ClientHello: closed after $tmo ms ($end)");
+my ($out) = curl_hx('-sk', "https://127.0.0.1:" . hx_tls_port() . "/?s=5");
+is($out, '.1234', 'TLS still served');
+is(stop_hx(), 0, 'clean stop (TLS)');
 done_testing();

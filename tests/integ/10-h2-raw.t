@@ -193,5 +193,35 @@ still_serving("rapid reset")
 
 srv.terminate()
 ok(srv.wait(10) == 0, "clean stop")
+
+# --h2-streams 10: an eleventh concurrent stream is refused (RST_STREAM REFUSED_STREAM, 7),
+# the ten others are answered and the connection goes on
+PORT = free_port()
+srv = subprocess.Popen([BIN, "-q", "-t", "1", "-L", "127.0.0.1:%d" % PORT, "--h2-streams", "10"])
+for _ in range(100):
+    try:
+        socket.create_connection(("127.0.0.1", PORT)).close()
+        break
+    except OSError:
+        time.sleep(0.05)
+sock, conn = client()
+# WHY: the client has not read the server's SETTINGS yet, so it lets us open 15
+for i in range(15):
+    get(conn, 1 + 2 * i, "/?s=10&t=300")
+sock.sendall(conn.data_to_send())
+evs = pump(sock, conn, lambda e: sum(isinstance(x, (h2.events.StreamEnded, h2.events.StreamReset))
+                                     for x in e) >= 15)
+ended = [x.stream_id for x in evs if isinstance(x, h2.events.StreamEnded)]
+refused = [x.stream_id for x in evs if isinstance(x, h2.events.StreamReset) and x.error_code == 7]
+ok(len(ended) == 10 and len(refused) == 5, "15 streams over a limit of 10: %d answered, %d refused" %
+   (len(ended), len(refused)))
+get(conn, 31, "/?s=7")
+sock.sendall(conn.data_to_send())
+evs = pump(sock, conn, lambda e: any(isinstance(x, h2.events.StreamEnded) for x in e))
+ok(any(isinstance(x, h2.events.StreamEnded) and x.stream_id == 31 for x in evs),
+   "the same connection serves a new stream afterwards")
+sock.close()
+srv.terminate()
+ok(srv.wait(10) == 0, "clean stop (--h2-streams 10)")
 print("1..%d" % n_tests)
 sys.exit(1 if failed else 0)

@@ -6,6 +6,8 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 use Test::More;
 use File::Temp qw(tempdir);
+use POSIX ();
+use Time::HiRes qw(sleep);
 use HxTest;
 
 my $port = start_hx('-tls', '-t', '2');
@@ -84,5 +86,24 @@ like($out, qr/type=Retry/, '--quic-retry: the client gets a Retry first');
 ok($rc == 0 && pattern_ok(slurp("$dir/?s=3000") // 'x'), '--quic-retry: then its response, verified');
 ($h2) = curl_hx('-k', '-i', '--http2', 'https://127.0.0.1:' . hx_tls_port() . '/?s=1');
 unlike($h2, qr/alt-svc/i, '--no-alt-svc');
+is(stop_hx(), 0, 'clean stop');
+
+# --quic-max-conns 1: while one connection lives, a second one gets no answer; after, it does
+start_hx('-tls', '-t', '1', '--quic-max-conns', '1');
+$tls = hx_tls_port();
+$base = "https://127.0.0.1:$tls";
+my $first = fork // die;
+if (!$first) {
+    exec "timeout 20 gtlsclient --exit-on-all-streams-close --download=/tmp 127.0.0.1 $tls '$base/?s=1&t=2000' >/dev/null 2>&1";
+    POSIX::_exit(127);
+}
+sleep 0.5;
+my $second = `timeout 1 gtlsclient --exit-on-all-streams-close 127.0.0.1 $tls '$base/?s=5' 2>&1`;
+my $rc2 = $? >> 8;
+ok($rc2 != 0 && $second !~ /:status: 200|\.1234/, "a second connection beyond --quic-max-conns 1 is not served (exit $rc2)");
+waitpid($first, 0);
+is($? >> 8, 0, 'the first connection completed its t=2000 request');
+($out, $rc, $dir) = h3('?s=5');
+ok($rc == 0 && (slurp("$dir/?s=5") // '') eq '.1234', 'once it is gone, a new connection is served');
 is(stop_hx(), 0, 'clean stop');
 done_testing();
