@@ -109,6 +109,9 @@ int h1u_flush(struct h1c *c, int more)
 		uring_sendmsg(c->w, &c->u_tx, c->u_fd, &c->u_msg, more ? MSG_MORE : 0);
 	c->u_st |= U_TX;
 	c->flags &= ~H1C_WR_READY;
+	/* WHY: --send-timeout counts from here; a last_act of the last recv
+	 * would make a response staged after a long wait look stalled */
+	c->last_act = c->w->now_ms;
 	return 0;
 }
 

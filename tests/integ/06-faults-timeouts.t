@@ -75,7 +75,7 @@ $t0 = time;
 ($buf, $end) = read_all($c, 3);
 $tmo = (time - $t0) * 1000;
 like($buf, qr/^HTTP\/1.1 408 [^\r]*\r\n.*\r\n\r\nrequest body not received in time\n\z/s, "stalled body answered 408 after $tmo ms");
-ok($tmo >= 580 && $tmo < 1800 && $end eq 'eof', 'near --body-timeout, then closed');
+ok($tmo >= 580 && $tmo < 1800 && $end eq 'eof', "near --body-timeout, then closed ($end)");
 
 # a body that trickles (a byte every 200 ms) is not cut: the timeout is for silence
 $c = connect_hx();

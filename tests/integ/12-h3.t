@@ -94,8 +94,9 @@ $tls = hx_tls_port();
 $base = "https://127.0.0.1:$tls";
 my $first = fork // die;
 if (!$first) {
-    exec "timeout 20 gtlsclient --exit-on-all-streams-close --download=/tmp 127.0.0.1 $tls '$base/?s=1&t=2000' >/dev/null 2>&1";
-    POSIX::_exit(127);
+    my $d = tempdir(CLEANUP => 1);
+    exec("timeout 20 gtlsclient --exit-on-all-streams-close --download=$d 127.0.0.1 $tls '$base/?s=1&t=2000' >/dev/null 2>&1")
+        or POSIX::_exit(127);
 }
 sleep 0.5;
 my $second = `timeout 1 gtlsclient --exit-on-all-streams-close 127.0.0.1 $tls '$base/?s=5' 2>&1`;
