@@ -111,5 +111,6 @@ struct h1c {
 #define U_TX     0x04 /* a send is in flight */
 #define U_RES    0x08 /* a recv result waits in u_res */
 #define U_ZOMBIE 0x10 /* closed: freed when the last operation completes */
+#define U_WANT   0x20 /* the state machine waits for bytes: a recv goes out after its turn */
 
 #endif

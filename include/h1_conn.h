@@ -44,6 +44,11 @@ void h1_release(struct h1c *c);
  * a freed connection until its operations complete. */
 void h1u_start(struct h1c *c);
 long h1u_recv(struct h1c *c, int *drained);
+/* sends the recv the state machine asked for, after its turn (into the
+ * input buffer, or into a pooled one when the connection went idle) */
+void h1u_arm(struct h1c *c);
+/* gets the connection its buffers back (h1_conn.c): 0, or -1 */
+int h1_buffers_take(struct h1c *c);
 int h1u_flush(struct h1c *c, int more);
 void h1u_bury(struct h1c *c);
 

@@ -27,6 +27,13 @@ int uring_reap(struct worker *w);
 
 /* queue one operation; its completion calls op->cb */
 void uring_recv(struct worker *w, struct uop *op, int fd, void *buf, size_t len);
+/* a recv whose buffer the kernel picks from the worker's pool when bytes
+ * come (an idle connection holds none): in op->cb, uring_buf() is where they
+ * are, until the callback returns */
+void uring_recv_pooled(struct worker *w, struct uop *op, int fd);
+const char *uring_buf(const struct worker *w);
+/* the size of the pool's buffers: the most one pooled recv returns */
+#define URING_BUF 2048
 void uring_sendmsg(struct worker *w, struct uop *op, int fd, const struct msghdr *m, int flags);
 void uring_send(struct worker *w, struct uop *op, int fd, const void *buf, size_t len, int flags);
 /* cancels every operation on <fd>; they complete with -ECANCELED */

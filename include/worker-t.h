@@ -38,6 +38,7 @@ struct wstats {
 
 struct h1c;
 struct io_uring;
+struct io_uring_buf_ring;
 struct h2c;
 struct h2s;
 struct qconn;
@@ -76,6 +77,9 @@ struct worker {
 	struct io_uring *ring; /* --io-uring: the ring this worker waits on */
 	int ep_more;          /* the epoll set may still hold events */
 	uint32_t u_inflight;  /* ring operations not completed */
+	struct io_uring_buf_ring *u_br; /* the ring's pool of recv buffers */
+	char *u_bufs;
+	const char *u_cur;    /* the pooled buffer of the completion being run */
 	struct h1c *zombies;  /* closed h1 connections with ring operations in flight */
 	struct wstats st;
 	struct h1_req h1req; /* parser scratch: headers are only read in place */

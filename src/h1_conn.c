@@ -49,7 +49,7 @@ static void h1_buffers_put(struct h1c *c)
 	c->ex = NULL;
 }
 
-static int h1_buffers_get(struct h1c *c)
+int h1_buffers_take(struct h1c *c)
 {
 	struct worker *w = c->w;
 
@@ -732,7 +732,7 @@ static void h1_timer_cb(struct worker *w, struct timer *t)
 {
 	struct h1c *c = container_of(t, struct h1c, tm);
 
-	if (h1_buffers_get(c) < 0) {
+	if (h1_buffers_take(c) < 0) {
 		h1_kill(c, 0);
 		h1_free(c);
 		return;
@@ -758,7 +758,7 @@ static void h1_timer_need(struct h1c *c)
 /* runs the state machine as far as it goes: 0 when <c> is gone */
 static int h1_go(struct h1c *c)
 {
-	if (h1_buffers_get(c) < 0)
+	if (h1_buffers_take(c) < 0)
 		h1_kill(c, 0);
 	while (!(c->flags & H1C_DEAD) && h1_step(c))
 		;
@@ -770,6 +770,8 @@ static int h1_go(struct h1c *c)
 	}
 	if (h1_idle(c))
 		h1_buffers_put(c);
+	if (c->u_st & U_WANT)
+		h1u_arm(c);
 	h1_timer_need(c);
 	return 1;
 }

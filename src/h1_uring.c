@@ -27,12 +27,24 @@ static void zombie_done(struct h1c *c)
 static void rx_done(struct worker *w, struct uop *op, int res)
 {
 	struct h1c *c = container_of(op, struct h1c, u_rx);
-
-	(void)w;
 	c->u_st &= ~U_RX;
 	if (c->u_st & U_ZOMBIE) {
 		zombie_done(c);
 		return;
+	}
+	if (res == -ENOBUFS) { /* the pool ran dry this turn: ask again */
+		c->u_st |= U_WANT;
+		h1u_arm(c);
+		return;
+	}
+	if (res > 0 && uring_buf(w)) { /* bytes in a pooled buffer: into ours */
+		if (h1_buffers_take(c) < 0 || (size_t)res > c->in_size - c->wr) {
+			c->flags |= H1C_DEAD;
+			h1_run(c);
+			return;
+		}
+		c->u_off = c->wr;
+		memcpy(c->in + c->wr, uring_buf(w), (size_t)res);
 	}
 	c->u_res = res;
 	c->u_st |= U_RES;
@@ -83,12 +95,30 @@ long h1u_recv(struct h1c *c, int *drained)
 		return n > 0 ? n : n == 0 ? 0 : XPRT_ERROR;
 	}
 	*drained = 1;
-	if (!(c->u_st & U_RX) && room) {
-		c->u_off = c->wr;
-		uring_recv(c->w, &c->u_rx, c->u_fd, c->in + c->wr, room);
-		c->u_st |= U_RX;
-	}
+	if (room)
+		c->u_st |= U_WANT; /* h1u_arm() sends the recv once the turn is over */
 	return XPRT_AGAIN;
+}
+
+void h1u_arm(struct h1c *c)
+{
+	if (!(c->u_st & U_WANT) || (c->u_st & (U_RX | U_ZOMBIE)))
+		return;
+	/* WHY: a connection between requests whose response is still in flight
+	 * goes idle when it completes: wait for that, so that its recv does not
+	 * pin the input buffer for as long as the client stays silent */
+	if ((c->u_st & U_TX) && c->st == H1S_HEAD && c->rd == c->wr)
+		return;
+	c->u_st = (uint8_t)((c->u_st & ~U_WANT) | U_RX);
+	/* WHY: an idle connection gave its input buffer back; the kernel picks
+	 * one from the ring's pool when bytes come, so 1000 idle connections
+	 * hold none */
+	if (!c->in) {
+		uring_recv_pooled(c->w, &c->u_rx, c->u_fd);
+		return;
+	}
+	c->u_off = c->wr;
+	uring_recv(c->w, &c->u_rx, c->u_fd, c->in + c->wr, c->in_size - c->wr);
 }
 
 int h1u_flush(struct h1c *c, int more)

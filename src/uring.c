@@ -10,7 +10,9 @@
 #include "uring.h"
 #include "worker-t.h"
 
-#define RING_SIZE 4096
+#define RING_SIZE 1024
+#define NBUF      128  /* pooled recv buffers: 256 KiB per worker, touched as used */
+#define BGID      0
 
 /* user_data of the poll on the epoll set; 0 is a completion nobody waits for */
 #define UD_EPOLL 1
@@ -24,6 +26,47 @@ static struct io_uring_sqe *sqe_get(struct worker *w)
 		s = io_uring_get_sqe(w->ring);
 	}
 	return s;
+}
+
+/* the pool of recv buffers the kernel picks from */
+static int bufs_init(struct worker *w)
+{
+	struct io_uring_buf_reg reg = { .ring_entries = NBUF, .bgid = BGID };
+	struct io_uring_buf_ring *br = NULL;
+	char *mem;
+
+	if (posix_memalign((void **)&br, 4096, NBUF * sizeof(struct io_uring_buf)) ||
+	    !(mem = malloc((size_t)NBUF * URING_BUF))) {
+		free(br);
+		return -1;
+	}
+	reg.ring_addr = (uint64_t)(uintptr_t)br;
+	if (io_uring_register_buf_ring(w->ring, &reg, 0) < 0) {
+		free(br);
+		free(mem);
+		return -1;
+	}
+	io_uring_buf_ring_init(br);
+	for (int i = 0; i < NBUF; i++)
+		io_uring_buf_ring_add(br, mem + (size_t)i * URING_BUF, URING_BUF, (unsigned short)i,
+				      io_uring_buf_ring_mask(NBUF), i);
+	io_uring_buf_ring_advance(br, NBUF);
+	w->u_br = br;
+	w->u_bufs = mem;
+	return 0;
+}
+
+/* gives buffer <bid> back to the kernel's pick */
+static void buf_return(struct worker *w, unsigned bid)
+{
+	io_uring_buf_ring_add(w->u_br, w->u_bufs + (size_t)bid * URING_BUF, URING_BUF,
+			      (unsigned short)bid, io_uring_buf_ring_mask(NBUF), 0);
+	io_uring_buf_ring_advance(w->u_br, 1);
+}
+
+const char *uring_buf(const struct worker *w)
+{
+	return w->u_cur;
 }
 
 static void watch_epoll(struct worker *w)
@@ -54,6 +97,11 @@ int uring_init(struct worker *w)
 		return -1;
 	}
 	w->ring = r;
+	if (bufs_init(w) < 0) {
+		log_err("thread %d: io_uring buffer ring refused, using epoll", w->id);
+		uring_free(w);
+		return -1;
+	}
 	watch_epoll(w);
 	return 0;
 }
@@ -64,7 +112,11 @@ void uring_free(struct worker *w)
 		return;
 	io_uring_queue_exit(w->ring);
 	free(w->ring);
+	free(w->u_br);
+	free(w->u_bufs);
 	w->ring = NULL;
+	w->u_br = NULL;
+	w->u_bufs = NULL;
 }
 
 void uring_wait(struct worker *w, uint64_t us)
@@ -95,7 +147,12 @@ int uring_reap(struct worker *w)
 			struct uop *op = (struct uop *)(uintptr_t)ud;
 
 			w->u_inflight--;
+			w->u_cur = NULL;
+			if (cqe->flags & IORING_CQE_F_BUFFER)
+				w->u_cur = w->u_bufs + (size_t)(cqe->flags >> IORING_CQE_BUFFER_SHIFT) * URING_BUF;
 			op->cb(w, op, cqe->res);
+			if (cqe->flags & IORING_CQE_F_BUFFER)
+				buf_return(w, cqe->flags >> IORING_CQE_BUFFER_SHIFT);
 		}
 	}
 	io_uring_cq_advance(w->ring, seen);
@@ -107,6 +164,17 @@ void uring_recv(struct worker *w, struct uop *op, int fd, void *buf, size_t len)
 	struct io_uring_sqe *s = sqe_get(w);
 
 	io_uring_prep_recv(s, fd, buf, len, 0);
+	io_uring_sqe_set_data(s, op);
+	w->u_inflight++;
+}
+
+void uring_recv_pooled(struct worker *w, struct uop *op, int fd)
+{
+	struct io_uring_sqe *s = sqe_get(w);
+
+	io_uring_prep_recv(s, fd, NULL, URING_BUF, 0);
+	s->flags |= IOSQE_BUFFER_SELECT;
+	s->buf_group = BGID;
 	io_uring_sqe_set_data(s, op);
 	w->u_inflight++;
 }
