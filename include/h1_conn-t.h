@@ -100,6 +100,7 @@ struct h1c {
 	struct uop u_rx, u_tx;
 	struct msghdr u_msg; /* of the send in flight */
 	uint32_t u_off;      /* where the recv in flight writes in <in> */
+	uint32_t u_len;      /* how much it asked for */
 	int32_t u_res;       /* its result, not yet taken by h1_recv() */
 	uint8_t u_st;        /* U_* */
 	int u_fd;            /* the socket, still known after a handoff */

@@ -91,7 +91,12 @@ long h1u_recv(struct h1c *c, int *drained)
 		/* WHY: the buffer may have been compacted since the recv went out */
 		if (n > 0 && c->u_off != c->wr)
 			memmove(c->in + c->wr, c->in + c->u_off, (size_t)n);
-		*drained = n <= 0; /* after bytes, the next call asks for more */
+		/* WHY: as on epoll, a short read means the socket is empty: the
+		 * state machine may close without lingering; the next recv goes
+		 * out after the turn by itself, as an edge would come */
+		*drained = n <= 0 || (uint32_t)n < c->u_len;
+		if (n > 0 && *drained)
+			c->u_st |= U_WANT;
 		return n > 0 ? n : n == 0 ? 0 : XPRT_ERROR;
 	}
 	*drained = 1;
@@ -102,7 +107,7 @@ long h1u_recv(struct h1c *c, int *drained)
 
 void h1u_arm(struct h1c *c)
 {
-	if (!(c->u_st & U_WANT) || (c->u_st & (U_RX | U_ZOMBIE)))
+	if (!(c->u_st & U_WANT) || (c->u_st & (U_RX | U_RES | U_ZOMBIE)))
 		return;
 	/* WHY: a connection between requests whose response is still in flight
 	 * goes idle when it completes: wait for that, so that its recv does not
@@ -114,11 +119,13 @@ void h1u_arm(struct h1c *c)
 	 * one from the ring's pool when bytes come, so 1000 idle connections
 	 * hold none */
 	if (!c->in) {
+		c->u_len = URING_BUF;
 		uring_recv_pooled(c->w, &c->u_rx, c->u_fd);
 		return;
 	}
 	c->u_off = c->wr;
-	uring_recv(c->w, &c->u_rx, c->u_fd, c->in + c->wr, c->in_size - c->wr);
+	c->u_len = c->in_size - c->wr;
+	uring_recv(c->w, &c->u_rx, c->u_fd, c->in + c->wr, c->u_len);
 }
 
 int h1u_flush(struct h1c *c, int more)
