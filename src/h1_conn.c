@@ -23,7 +23,6 @@
 #define BODY_ROOM   4096 /* input kept free after a full-size head, for its body */
 #define LINGER_US   1000000 /* how long a closing connection drains input */
 
-
 /* ---------- lifetime ---------- */
 
 static void h1_kill(struct h1c *c, int rst)
@@ -361,7 +360,6 @@ static int h1_got_head(struct h1c *c, int n)
 	return 0;
 }
 
-/* Upgrade: h2c: 101, then stream 1 answers this request (RFC 7540 3.2) */
 /* the queue straight to the socket, on the ring too (nothing of it in flight
  * there): HTTP/2 takes the socket over right after */
 static int h1_flush_now(struct h1c *c)
@@ -377,6 +375,7 @@ static int h1_flush_now(struct h1c *c)
 	return r;
 }
 
+/* Upgrade: h2c: 101, then stream 1 answers this request (RFC 7540 3.2) */
 static int h1_upgrade(struct h1c *c)
 {
 	static const char sw[] = "HTTP/1.1 101 Switching Protocols\r\n"
