@@ -27,6 +27,7 @@ static void zombie_done(struct h1c *c)
 static void rx_done(struct worker *w, struct uop *op, int res)
 {
 	struct h1c *c = container_of(op, struct h1c, u_rx);
+
 	c->u_st &= ~U_RX;
 	if (c->u_st & U_ZOMBIE) {
 		zombie_done(c);
