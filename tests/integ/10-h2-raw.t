@@ -32,15 +32,23 @@ def free_port():
     return p
 
 
-PORT = free_port()
 BIN = os.environ.get("HXTERM", "build/hxterm")
-srv = subprocess.Popen([BIN, "-q", "-t", "1", "-L", "127.0.0.1:%d" % PORT, "--h2-max-resets", "100"])
-for _ in range(100):
-    try:
-        socket.create_connection(("127.0.0.1", PORT)).close()
-        break
-    except OSError:
-        time.sleep(0.05)
+
+
+def start(*args):
+    """starts hxterm on a free port with <args>; returns (process, port) once it accepts"""
+    port = free_port()
+    proc = subprocess.Popen([BIN, "-q", "-t", "1", "-L", "127.0.0.1:%d" % port] + list(args))
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port)).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    return proc, port
+
+
+srv, PORT = start("--h2-max-resets", "100")
 
 
 def client():
@@ -196,14 +204,7 @@ ok(srv.wait(10) == 0, "clean stop")
 
 # --h2-streams 10: an eleventh concurrent stream is refused (RST_STREAM REFUSED_STREAM, 7),
 # the ten others are answered and the connection goes on
-PORT = free_port()
-srv = subprocess.Popen([BIN, "-q", "-t", "1", "-L", "127.0.0.1:%d" % PORT, "--h2-streams", "10"])
-for _ in range(100):
-    try:
-        socket.create_connection(("127.0.0.1", PORT)).close()
-        break
-    except OSError:
-        time.sleep(0.05)
+srv, PORT = start("--h2-streams", "10")
 sock, conn = client()
 # WHY: the client has not read the server's SETTINGS yet, so it lets us open 15
 for i in range(15):
