@@ -24,15 +24,23 @@ static void zombie_done(struct h1c *c)
 	h1_release(c);
 }
 
+/* operation <bit> completed: 1 when the connection was closed meanwhile (the
+ * completion then only counts towards freeing it) */
+static int op_ended(struct h1c *c, uint8_t bit)
+{
+	c->u_st &= (uint8_t)~bit;
+	if (!(c->u_st & U_ZOMBIE))
+		return 0;
+	zombie_done(c);
+	return 1;
+}
+
 static void rx_done(struct worker *w, struct uop *op, int res)
 {
 	struct h1c *c = container_of(op, struct h1c, u_rx);
 
-	c->u_st &= ~U_RX;
-	if (c->u_st & U_ZOMBIE) {
-		zombie_done(c);
+	if (op_ended(c, U_RX))
 		return;
-	}
 	if (res == -ENOBUFS) { /* the pool ran dry this turn: ask again */
 		c->u_st |= U_WANT;
 		h1u_arm(c);
@@ -57,11 +65,8 @@ static void tx_done(struct worker *w, struct uop *op, int res)
 {
 	struct h1c *c = container_of(op, struct h1c, u_tx);
 
-	c->u_st &= ~U_TX;
-	if (c->u_st & U_ZOMBIE) {
-		zombie_done(c);
+	if (op_ended(c, U_TX))
 		return;
-	}
 	if (res < 0) {
 		c->flags |= H1C_DEAD;
 	} else {

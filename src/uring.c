@@ -159,13 +159,19 @@ int uring_reap(struct worker *w)
 	return ep;
 }
 
+/* <op> is called at the completion of <s>: counted until then (uring_drain) */
+static void track(struct worker *w, struct io_uring_sqe *s, struct uop *op)
+{
+	io_uring_sqe_set_data(s, op);
+	w->u_inflight++;
+}
+
 void uring_recv(struct worker *w, struct uop *op, int fd, void *buf, size_t len)
 {
 	struct io_uring_sqe *s = sqe_get(w);
 
 	io_uring_prep_recv(s, fd, buf, len, 0);
-	io_uring_sqe_set_data(s, op);
-	w->u_inflight++;
+	track(w, s, op);
 }
 
 void uring_recv_pooled(struct worker *w, struct uop *op, int fd)
@@ -175,8 +181,7 @@ void uring_recv_pooled(struct worker *w, struct uop *op, int fd)
 	io_uring_prep_recv(s, fd, NULL, URING_BUF, 0);
 	s->flags |= IOSQE_BUFFER_SELECT;
 	s->buf_group = BGID;
-	io_uring_sqe_set_data(s, op);
-	w->u_inflight++;
+	track(w, s, op);
 }
 
 void uring_sendmsg(struct worker *w, struct uop *op, int fd, const struct msghdr *m, int flags)
@@ -184,8 +189,7 @@ void uring_sendmsg(struct worker *w, struct uop *op, int fd, const struct msghdr
 	struct io_uring_sqe *s = sqe_get(w);
 
 	io_uring_prep_sendmsg(s, fd, m, (unsigned)(flags | MSG_NOSIGNAL));
-	io_uring_sqe_set_data(s, op);
-	w->u_inflight++;
+	track(w, s, op);
 }
 
 void uring_send(struct worker *w, struct uop *op, int fd, const void *buf, size_t len, int flags)
@@ -193,8 +197,7 @@ void uring_send(struct worker *w, struct uop *op, int fd, const void *buf, size_
 	struct io_uring_sqe *s = sqe_get(w);
 
 	io_uring_prep_send(s, fd, buf, len, flags | MSG_NOSIGNAL);
-	io_uring_sqe_set_data(s, op);
-	w->u_inflight++;
+	track(w, s, op);
 }
 
 void uring_cancel_fd(struct worker *w, int fd)
