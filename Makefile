@@ -34,7 +34,7 @@ say =
 endif
 
 CORE_SRC := body fmt h1_chunk h1_conn h1_out h1_parse h2_conn help listen log xstream \
-            oq plan pool quic qwrite h3 resp rng splice timer tls uring h1_uring worker xprt config hist
+            oq plan pool quic qwrite h3 resp rng splice timer tls tls_bio uring h1_uring worker xprt config hist
 CORE_OBJ := $(patsubst %,$(BUILD)/src/%.o,$(CORE_SRC))
 HXTERM_OBJ := $(CORE_OBJ) $(BUILD)/src/main.o
 

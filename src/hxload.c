@@ -21,6 +21,7 @@
 #include "plan.h"
 #include "timer.h"
 #include "tls.h"
+#include "tls_bio.h"
 
 #define TICK_US 100000 /* housekeeping: timeouts, progress, the end */
 
@@ -255,7 +256,7 @@ static void conn_retry(struct worker *w, struct timer *tm)
 static int conn_ready(struct lc_conn *c)
 {
 	if (target.tls && c->state != LS_TLS) {
-		if (!(c->x.ssl = SSL_new(client_ctx)) || SSL_set_fd(c->x.ssl, c->x.fd) != 1)
+		if (!(c->x.ssl = SSL_new(client_ctx)) || tls_bio_attach(c->x.ssl, c->x.fd))
 			return -1;
 		SSL_set_connect_state(c->x.ssl);
 		SSL_set_tlsext_host_name(c->x.ssl, "localhost");

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "log.h"
 #include "tls.h"
+#include "tls_bio.h"
 
 #define MAX_CERTS 2
 
@@ -198,7 +199,7 @@ static int alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen,
 int tls_init(void)
 {
 	ctx = SSL_CTX_new(TLS_server_method());
-	if (!ctx)
+	if (!ctx || tls_bio_init())
 		return log_err("cannot create the TLS context"), -1;
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
 	/* WHY: Debian's default security level 2 refuses RSA under 2048 bits,
@@ -207,6 +208,10 @@ int tls_init(void)
 		SSL_CTX_set_security_level(ctx, 1);
 	SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
 			 SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS);
+	/* WHY: one recv takes what is there, not a 5-byte record header and
+	 * then its body; tls_bio then tells a short read, so the EAGAIN recv
+	 * after each request is not needed */
+	SSL_CTX_set_read_ahead(ctx, 1);
 	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
 	SSL_CTX_set_alpn_select_cb(ctx, alpn_cb, NULL);
@@ -217,6 +222,7 @@ void tls_free(void)
 {
 	SSL_CTX_free(ctx);
 	ctx = NULL;
+	tls_bio_free();
 	for (int i = 0; i < MAX_CERTS; i++) {
 		free(cert_pem[i]);
 		free(key_pem[i]);
@@ -228,7 +234,7 @@ SSL *tls_new(int fd)
 {
 	SSL *ssl = SSL_new(ctx);
 
-	if (ssl && SSL_set_fd(ssl, fd) != 1) {
+	if (ssl && tls_bio_attach(ssl, fd)) {
 		SSL_free(ssl);
 		return NULL;
 	}
@@ -275,8 +281,11 @@ SSL_CTX *tls_client_ctx(const unsigned char *alpn, unsigned len)
 {
 	SSL_CTX *c = SSL_CTX_new(TLS_client_method());
 
-	if (!c)
+	if (!c || tls_bio_init()) {
+		SSL_CTX_free(c);
 		return NULL;
+	}
+	SSL_CTX_set_read_ahead(c, 1);
 	SSL_CTX_set_verify(c, SSL_VERIFY_NONE, NULL);
 	SSL_CTX_set_mode(c, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 	if (alpn && SSL_CTX_set_alpn_protos(c, alpn, len)) {

@@ -7,6 +7,7 @@
 #include <sys/uio.h>
 
 #include "common.h"
+#include "tls_bio.h"
 #include "xprt.h"
 
 #define TLS_GATHER 65536
@@ -55,7 +56,9 @@ long xprt_recv(struct xprt *x, void *buf, size_t len, int *drained)
 		return tcp_recv(x->fd, buf, len, drained);
 	r = SSL_read(x->ssl, buf, (int)MIN(len, (size_t)INT32_MAX));
 	if (r > 0) {
-		*drained = 0; /* TLS: only WANT_READ says the socket is empty */
+		/* TLS: the socket is empty when the BIO's last recv was short
+		 * and OpenSSL holds nothing more, or on WANT_READ */
+		*drained = tls_bio_drained(x->ssl) && !SSL_has_pending(x->ssl);
 		return r;
 	}
 	return tls_result(x->ssl, r, drained);

@@ -3,7 +3,6 @@
 import os
 import socket
 import struct
-import subprocess
 import sys
 import time
 
@@ -11,41 +10,8 @@ import h2.config
 import h2.connection
 import h2.events
 
-n_tests = 0
-failed = 0
-
-
-def ok(cond, name):
-    global n_tests, failed
-    n_tests += 1
-    if not cond:
-        failed += 1
-    print(("ok %d - %s" if cond else "not ok %d - %s") % (n_tests, name), flush=True)
-    return cond
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
-BIN = os.environ.get("HXTERM", "build/hxterm")
-
-
-def start(*args):
-    """starts hxterm on a free port with <args>; returns (process, port) once it accepts"""
-    port = free_port()
-    proc = subprocess.Popen([BIN, "-q", "-t", "1", "-L", "127.0.0.1:%d" % port] + list(args))
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port)).close()
-            break
-        except OSError:
-            time.sleep(0.05)
-    return proc, port
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from hxtap import done, ok, start  # noqa: E402
 
 
 srv, PORT = start("--h2-max-resets", "100")
@@ -224,5 +190,4 @@ ok(any(isinstance(x, h2.events.StreamEnded) and x.stream_id == 31 for x in evs),
 sock.close()
 srv.terminate()
 ok(srv.wait(10) == 0, "clean stop (--h2-streams 10)")
-print("1..%d" % n_tests)
-sys.exit(1 if failed else 0)
+done()
