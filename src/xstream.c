@@ -187,11 +187,15 @@ void xs_respond(struct xstream *s)
 /* connection-specific fields are forbidden in HTTP/2 and HTTP/3 */
 static int forbidden(const struct hfield *f)
 {
-	static const char *const bad[] = { "connection", "keep-alive", "proxy-connection",
-					   "transfer-encoding", "upgrade" };
+#define BAD(s) { s, sizeof(s) - 1 }
+	static const struct { const char *s; uint32_t n; } bad[] = {
+		BAD("connection"), BAD("keep-alive"), BAD("proxy-connection"),
+		BAD("transfer-encoding"), BAD("upgrade"),
+	};
+#undef BAD
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
-		if (f->nlen == strlen(bad[i]) && !strncasecmp(f->name, bad[i], f->nlen))
+		if (f->nlen == bad[i].n && !strncasecmp(f->name, bad[i].s, f->nlen))
 			return 1;
 	return 0;
 }
