@@ -51,6 +51,7 @@ struct config {
 	uint32_t h2_conn_window;    /* --h2-conn-window */
 	uint32_t h2_frame;          /* --h2-frame: SETTINGS_MAX_FRAME_SIZE */
 	uint32_t h2_table;          /* --h2-table: SETTINGS_HEADER_TABLE_SIZE */
+	uint32_t h2_enc_table;      /* --h2-enc-table: our HPACK encoder's table at most */
 	uint32_t h2_max_resets;     /* --h2-max-resets: RST_STREAM per second */
 	uint32_t h3_streams;        /* --h3-streams: initial_max_streams_bidi */
 	uint32_t h3_window;         /* --h3-window: stream flow-control window */

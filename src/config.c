@@ -19,7 +19,7 @@ enum {
 	O_NAME = 256, O_DEFAULTS, O_MAX_SIZE, O_MAX_WAIT, O_BUFSIZE, O_RSPBUF,
 	O_SNDBUF, O_SPLICE, O_NO_SPLICE, O_MAX_URI, O_MAX_HDRS, O_MAX_BODY,
 	O_IDLE, O_HEAD_TMO, O_BODY_TMO, O_SEND_TMO, O_CERT, O_KEY,
-	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_URING, O_QUIC_RETRY, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_RESETS,
+	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_URING, O_QUIC_RETRY, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_ENC_TABLE, O_H2_RESETS,
 };
 
 static const struct option longopts[] = {
@@ -56,6 +56,7 @@ static const struct option longopts[] = {
 	{ "h2-conn-window", required_argument, NULL, O_H2_CONN_WINDOW },
 	{ "h2-frame", required_argument, NULL, O_H2_FRAME },
 	{ "h2-table", required_argument, NULL, O_H2_TABLE },
+	{ "h2-enc-table", required_argument, NULL, O_H2_ENC_TABLE },
 	{ "h2-max-resets", required_argument, NULL, O_H2_RESETS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'v' },
@@ -113,7 +114,9 @@ void config_usage(FILE *f)
 "  --h2-window <n>      HTTP/2 initial stream window (65535)\n"
 "  --h2-conn-window <n> HTTP/2 connection window (1m)\n"
 "  --h2-frame <n>       HTTP/2 max frame size, 16k to 16m-1 (16k)\n"
-"  --h2-table <n>       HPACK header table size (4096)\n"
+"  --h2-table <n>       HPACK table for request headers, SETTINGS (4096)\n"
+"  --h2-enc-table <n>   HPACK table for response headers, at most what the\n"
+"                       client allows (1024)\n"
 "  --h2-max-resets <n>  RST_STREAM a second before GOAWAY ENHANCE_YOUR_CALM (200)\n"
 "  --h3-streams <n>     HTTP/3 max concurrent streams (100)\n"
 "  --h3-window <n>      QUIC stream flow-control window (256k)\n"
@@ -173,6 +176,7 @@ static void config_defaults(void)
 	cfg.h2_conn_window = 1 << 20;
 	cfg.h2_frame = 16384;
 	cfg.h2_table = 4096;
+	cfg.h2_enc_table = 1024;
 	cfg.h2_max_resets = 200;
 	cfg.h3_streams = 100;
 	cfg.h3_window = 256 << 10;
@@ -257,6 +261,7 @@ static int opt_tunable(int c, const char *arg)
 	case O_H2_CONN_WINDOW: if (opt_num("--h2-conn-window", arg, 65535, (1U << 31) - 1, &v) < 0) return -1; cfg.h2_conn_window = (uint32_t)v; break;
 	case O_H2_FRAME: if (opt_num("--h2-frame", arg, 16384, (1 << 24) - 1, &v) < 0) return -1; cfg.h2_frame = (uint32_t)v; break;
 	case O_H2_TABLE: if (opt_num("--h2-table", arg, 0, 1 << 20, &v) < 0) return -1; cfg.h2_table = (uint32_t)v; break;
+	case O_H2_ENC_TABLE: if (opt_num("--h2-enc-table", arg, 0, 1 << 20, &v) < 0) return -1; cfg.h2_enc_table = (uint32_t)v; break;
 	case O_H2_RESETS: if (opt_num("--h2-max-resets", arg, 1, 1000000, &v) < 0) return -1; cfg.h2_max_resets = (uint32_t)v; break;
 	default: return 1;
 	}

@@ -109,5 +109,18 @@ like($big, qr/header list larger than the buffer/, 'with its reason');
 my $two = `nghttp -nv -H 'x-big: @{['b' x 5000]}' 'http://127.0.0.1:$port/?s=1' 'http://127.0.0.1:$port/?s=2' 2>&1`;
 is(scalar(() = $two =~ /recv DATA frame <length=55, flags=0x01/g), 2,
    'two such streams on one connection are both answered: a 431 does not end the connection');
+
+# --h2-enc-table: response fields enter the encoder's table (later header blocks are shorter), or not at 0
+sub header_blocks {
+    my $p = shift;
+    my $v = `nghttp -nv @{[map { "'http://127.0.0.1:$p/?s=$_'" } 1 .. 4]} 2>&1`;
+    return $v =~ /recv HEADERS frame <length=(\d+)/g;
+}
+my @len = header_blocks($port);
+ok(@len == 4 && $len[3] < $len[0] - 20, "default encoder table: header blocks of @len bytes");
+is(stop_hx(), 0, 'clean stop');
+$port = start_hx('-t', '1', '--h2-enc-table', '0');
+@len = header_blocks($port);
+ok(@len == 4 && !grep({ abs($_ - $len[0]) > 3 } @len), "--h2-enc-table 0: every block literal, @len bytes");
 is(stop_hx(), 0, 'clean stop');
 done_testing();
