@@ -107,4 +107,20 @@ is($? >> 8, 0, 'the first connection completed its t=2000 request');
 ($out, $rc, $dir) = h3('?s=5');
 ok($rc == 0 && (slurp("$dir/?s=5") // '') eq '.1234', 'once it is gone, a new connection is served');
 is(stop_hx(), 0, 'clean stop');
+
+# with the generated RSA and ECDSA certificates, QUIC signs with ECDSA (an RSA signature costs
+# the handshake five times the instructions), as TLS over TCP does
+my $errf = "/tmp/hx-h3-$$.err";
+open my $saved, '>&', \*STDERR or die;
+open STDERR, '>', $errf or die;
+start_hx('-tls', '-t', '1', '-d');
+open STDERR, '>&', $saved or die;
+$tls = hx_tls_port();
+$base = "https://127.0.0.1:$tls";
+($out, $rc) = h3('?s=5');
+is($rc, 0, 'a request over h3 with -d');
+is(stop_hx(), 0, 'clean stop (-d)');
+my $log = slurp($errf) // '';
+like($log, qr/QUIC handshake done, signed with ECDSA/, 'the QUIC handshake is signed with ECDSA');
+unlink $errf;
 done_testing();
