@@ -38,7 +38,7 @@ CORE_SRC := body fmt h1_chunk h1_conn h1_out h1_parse h2_conn help listen log xs
 CORE_OBJ := $(patsubst %,$(BUILD)/src/%.o,$(CORE_SRC))
 HXTERM_OBJ := $(CORE_OBJ) $(BUILD)/src/main.o
 
-UNIT     := fmt plan h1_parse h1_chunk body timer resp hist
+UNIT     := fmt plan h1_parse h1_chunk body timer resp hist oq
 UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT))
 
 # fuzzers: libFuzzer drivers, one per decoder we wrote (clang, ASan+UBSan)

@@ -48,9 +48,11 @@ void oq_ref(struct oq *q, const void *p, size_t len);
 /* copies <len> bytes into the scratch area and stages them */
 void oq_copy(struct oq *q, const void *p, size_t len);
 
+/* WHY: framing may run into the reserve (a chunk's closing CRLF right after
+ * a copy that filled the room); the room is then 0, never a wrapped count */
 static inline size_t oq_sc_room(const struct oq *q)
 {
-	return q->sc_size - q->sc_used;
+	return q->sc_used < q->sc_size ? q->sc_size - q->sc_used : 0;
 }
 
 static inline int oq_iov_room(const struct oq *q)
