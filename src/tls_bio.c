@@ -72,8 +72,10 @@ int tls_bio_init(void)
 	meth_type = BIO_get_new_index() | BIO_TYPE_SOURCE_SINK | BIO_TYPE_DESCRIPTOR;
 	meth = BIO_meth_new(meth_type, "hx");
 	if (!meth || !BIO_meth_set_read(meth, bio_read) || !BIO_meth_set_write(meth, bio_write)
-	    || !BIO_meth_set_ctrl(meth, bio_ctrl) || !BIO_meth_set_create(meth, bio_create))
+	    || !BIO_meth_set_ctrl(meth, bio_ctrl) || !BIO_meth_set_create(meth, bio_create)) {
+		tls_bio_free();
 		return -1;
+	}
 	return 0;
 }
 
