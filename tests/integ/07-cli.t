@@ -26,7 +26,8 @@ ok($rc == 0 && $out =~ /^hxterm \d+\.\d+\.\d+$/m, "-v prints the version: $out")
 
 for my $bad ([ '-L', 'nonsense' ], [ '-L', '1.2.3.4.5:80' ], [ '-L', '127.0.0.1:99999' ],
              [ '-t', '0' ], [ '-t', 'x' ], [ '--bogus' ], [ '--defaults', "'s=abc'" ],
-             [ '--max-wait', '10', '--defaults', "'t=20'" ], [ '--bufsize', '1' ], ['extra'], ['-L']) {
+             [ '--max-wait', '10', '--defaults', "'t=20'" ], [ '--bufsize', '1' ], ['extra'], ['-L'],
+             [ '--h2-enc-table', 'x' ], [ '--h2-enc-table', '2m' ]) {
     ($out, $rc) = run_hx(@$bad);
     is($rc, 2, "@$bad: exit 2");
     is(scalar(() = $out =~ /\n/g), 1, "@$bad: one line ($out)");
