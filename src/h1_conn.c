@@ -76,6 +76,25 @@ static int h1_idle(const struct h1c *c)
 	return c->st == H1S_HEAD && c->rd == c->wr && !oq_pending(&c->oq) && !(c->flags & H1C_TLS_HS);
 }
 
+void h1c_link(struct h1c **head, struct h1c *c)
+{
+	c->prev = NULL;
+	c->next = *head;
+	if (*head)
+		(*head)->prev = c;
+	*head = c;
+}
+
+void h1c_unlink(struct h1c **head, struct h1c *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		*head = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+}
+
 void h1_release(struct h1c *c)
 {
 	struct worker *w = c->w;
@@ -99,12 +118,7 @@ static void h1_free(struct h1c *c)
 		c->sp = NULL;
 	}
 	xprt_release(&c->x);
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		w->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
+	h1c_unlink(&w->conns, c);
 	if (!(c->flags & H1C_HANDOFF))
 		worker_conn_gone(w);
 	if (c->u_st & (U_RX | U_TX))
@@ -835,11 +849,7 @@ int h1c_accept(struct worker *w, int fd, uint16_t tls_port)
 	c->idle_ms = cfg.idle_ms;
 	c->alt_port = (tls && !cfg.no_h3 && !cfg.no_alt_svc) ? tls_port : 0;
 	oq_reset(&c->oq);
-	c->prev = NULL;
-	c->next = w->conns;
-	if (w->conns)
-		w->conns->prev = c;
-	w->conns = c;
+	h1c_link(&w->conns, c);
 	/* WHY: the listener defers accept until the request is there, so it is
 	 * read at once; a Connection: close exchange then ends before epoll
 	 * ever hears of the socket (no epoll_ctl, no wake-up) */

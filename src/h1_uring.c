@@ -15,12 +15,7 @@ static void zombie_done(struct h1c *c)
 
 	if (c->u_st & (U_RX | U_TX))
 		return;
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		w->zombies = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
+	h1c_unlink(&w->zombies, c);
 	h1_release(c);
 }
 
@@ -163,10 +158,6 @@ void h1u_bury(struct h1c *c)
 	struct worker *w = c->w;
 
 	c->u_st |= U_ZOMBIE;
-	c->prev = NULL;
-	c->next = w->zombies;
-	if (w->zombies)
-		w->zombies->prev = c;
-	w->zombies = c;
+	h1c_link(&w->zombies, c);
 	uring_cancel_fd(w, c->u_fd);
 }
