@@ -56,6 +56,7 @@ struct worker {
 	struct listener lst[2 * CFG_MAX_LISTEN];
 	int nlst;
 	int paused;          /* listeners off: maxconn reached */
+	int draining;        /* a graceful drain started: close after each response */
 	uint64_t drain_end;  /* ms: end of a graceful drain, 0 when none */
 	uint32_t nconn;
 	struct h1c *conns;   /* live connections, for shutdown */

@@ -4,8 +4,6 @@
 
 #include "worker-t.h"
 
-extern volatile int hx_stop;  /* leave now */
-extern volatile int hx_drain; /* stop accepting, finish what is in flight */
 
 /* Opens every listener, starts cfg.threads workers. Returns 0 or -1 after
  * printing why on stderr. */

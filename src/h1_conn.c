@@ -446,7 +446,7 @@ static int h1_route(struct h1c *c)
 
 	if (p->flags & PF_KEEP)
 		keep = 1;
-	if ((p->flags & PF_CLOSE) || hx_drain)
+	if ((p->flags & PF_CLOSE) || c->w->draining)
 		keep = 0;
 	if (p->flags & PF_IDLE)
 		c->idle_ms = p->idle_ms;
@@ -544,7 +544,7 @@ static void h1_start_response(struct h1c *c)
 	c->piece_left = p->piece;
 	c->flags &= ~H1C_NOSPLICE;
 	/* WHY: without a length or chunks, only the close ends the body */
-	if ((c->ex->rs.clen < 0 && !c->ex->rs.chunked && c->ex->rs.body) || hx_drain)
+	if ((c->ex->rs.clen < 0 && !c->ex->rs.chunked && c->ex->rs.body) || c->w->draining)
 		c->flags &= ~H1C_KEEP;
 }
 
@@ -561,7 +561,7 @@ static int h1_peer_closing(const struct h1c *c)
 
 static int h1_finish(struct h1c *c)
 {
-	if (!(c->flags & H1C_KEEP) || hx_drain) {
+	if (!(c->flags & H1C_KEEP) || c->w->draining) {
 		if (oq_pending(&c->oq) || !h1_peer_closing(c))
 			return h1_linger(c);
 		h1_kill(c, 0);

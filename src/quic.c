@@ -607,7 +607,7 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 		}
 		ngtcp2_cid odcid;
 
-		if (ngtcp2_accept(&hd, p, len) || w->nqconns >= cfg.quic_max_conns || hx_drain ||
+		if (ngtcp2_accept(&hd, p, len) || w->nqconns >= cfg.quic_max_conns || w->draining ||
 		    !address_check(w, ep, &hd, peer, peerlen, &odcid))
 			return;
 		if (!(c = qconn_new(w, ep, &hd, peer, peerlen, cfg.quic_retry ? &odcid : NULL)))

@@ -26,8 +26,8 @@
 #define MAX_EVENTS 256
 #define ACCEPT_BURST 64
 
-volatile int hx_stop;
-volatile int hx_drain;
+static atomic_int hx_stop;  /* leave now */
+static atomic_int hx_drain; /* stop accepting, finish what is in flight */
 static atomic_int conn_count;
 static atomic_int running;   /* workers still in their loop */
 static struct worker *workers;
@@ -55,7 +55,7 @@ void worker_conn_gone(struct worker *w)
 {
 	w->nconn--;
 	atomic_fetch_sub_explicit(&conn_count, 1, memory_order_relaxed);
-	if (w->paused && !hx_stop && !hx_drain)
+	if (w->paused && !w->draining)
 		listeners_set(w, 1);
 }
 
@@ -118,7 +118,7 @@ static uint64_t loop_timeout(struct worker *w)
 	uint64_t next = timer_next(&w->timers);
 	uint64_t t = next == TIMER_NONE ? 1000000 : next <= w->now_us ? 0 : next - w->now_us;
 
-	if (w->paused || hx_drain)
+	if (w->paused || w->draining)
 		t = MIN(t, 100000);
 	return MIN(t, 1000000);
 }
@@ -137,6 +137,7 @@ static void worker_drain_start(struct worker *w)
 		w->lst[i].ev.fd = -1;
 	}
 	w->nlst = 0;
+	w->draining = 1;
 	w->drain_end = w->now_ms + cfg.drain_ms;
 	h1c_drain(w);
 	h2c_drain(w);
@@ -190,7 +191,7 @@ static void *worker_main(void *arg)
 			worker_drain_start(w);
 		if (w->drain_end && ((!w->nconn && !w->nqconns) || w->now_ms >= w->drain_end))
 			break;
-		if (w->paused && !hx_drain && atomic_load(&conn_count) < cfg.maxconn)
+		if (w->paused && !w->draining && atomic_load(&conn_count) < cfg.maxconn)
 			listeners_set(w, 1);
 	}
 	h1c_release_all(w);
@@ -241,7 +242,10 @@ static int worker_init(struct worker *w, int id)
 	clock_update(w);
 	rng_seed(&w->rng, (uint64_t)clock_ns() ^ ((uint64_t)id << 48) ^ (uint64_t)getpid());
 	w->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (w->epfd < 0 || worker_watch(w, &stop_ev, EPOLLIN) < 0)
+	/* WHY edge-triggered: the eventfd is shared and never read; level-
+	 * triggered, it woke every worker on every turn of a drain (a core
+	 * spinning for --drain-timeout) */
+	if (w->epfd < 0 || worker_watch(w, &stop_ev, EPOLLIN | EPOLLET) < 0)
 		return -1;
 	if (cfg.splice)
 		spl_init(&w->spl);

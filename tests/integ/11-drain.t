@@ -64,6 +64,33 @@ is($? >> 8, 0, 'the h2 t=1000 in flight completes (nghttp exit 0)');
 is($end, 'eof', 'an idle keep-alive connection was closed');
 is(wait_exit($pid, 5), 0, 'the process exits 0 after the drain');
 
+# WHY: a drain once spun the workers at 100 % of a core (the wake-up
+# eventfd was level-triggered and never read); a request waiting t=3000
+# must cost next to nothing while it waits
+sub cpu_ticks {
+    my $pid = shift;
+    open my $f, '<', "/proc/$pid/stat" or return 0;
+    my @f = split ' ', (<$f> =~ s/^.*\) //r);
+    return $f[11] + $f[12]; # utime + stime, after the comm field
+}
+$port = free_port();
+$pid = spawn($port, '--drain-timeout', '10000');
+my $waiting = connect_hx($port);
+print $waiting "GET /?t=3000&s=5 HTTP/1.1\r\nHost: x\r\n\r\n";
+sleep 0.3;
+kill 'TERM', $pid;
+sleep 0.2;
+my ($c0, $w0) = (cpu_ticks($pid), time);
+sleep 2;
+my ($c1, $w1) = (cpu_ticks($pid), time);
+my $tck = POSIX::sysconf(POSIX::_SC_CLK_TCK()) || 100;
+my $share = ($c1 - $c0) / $tck / ($w1 - $w0);
+ok($share < 0.05, sprintf('draining with a t=3000 request in flight: %.1f %% of a core (< 5 %%)', 100 * $share));
+($buf, $end) = read_all($waiting, 3);
+@r = parse_responses($buf);
+ok(@r == 1 && $r[0]{status} == 200 && $r[0]{body} eq '.1234', 'the t=3000 request completes during the drain');
+is(wait_exit($pid, 5), 0, 'and the process exits 0');
+
 # a second signal does not wait
 $port = free_port();
 $pid = spawn($port, '--drain-timeout', '20000');
