@@ -112,7 +112,7 @@ struct lc_thread {
 	uint64_t errors[E_MAX];
 	uint64_t bytes;
 	uint64_t reqs;
-	volatile uint64_t progress;  /* requests done, read by the main thread */
+	_Atomic uint64_t progress;   /* requests done, read by the main thread */
 };
 
 /* hxload.c: what the protocol modules call */
@@ -130,6 +130,9 @@ void lc_xrsp(struct lc_ex *e, const char *v, size_t len);
 int lc_h1_start(struct lc_conn *c);
 int lc_h1_io(struct lc_conn *c);
 /* lc_h2.c */
+/* library globals, made before the threads start and freed after */
+int lc_h2_global_init(void);
+void lc_h2_global_free(void);
 int lc_h2_start(struct lc_conn *c);
 int lc_h2_io(struct lc_conn *c);
 void lc_h2_free(struct lc_conn *c);
@@ -137,6 +140,7 @@ void lc_h2_free(struct lc_conn *c);
 int lc_h3_open(struct lc_conn *c);
 int lc_h3_io(struct lc_conn *c);
 void lc_h3_free(struct lc_conn *c);
+int lc_h3_global_init(void);
 void lc_h3_global_free(void);
 
 #endif

@@ -5,15 +5,12 @@
 #include "msg-t.h"
 #include "plan-t.h"
 
-/* Builds the neutral response for <rq> under <p>. Reads the clock: call it
- * when the head is about to be handed to the transport, so X-rsp's real time
- * is true. <id> is the server name for X-rsp. */
+/* Builds the neutral response for <rq> under <p>. <now_ns> is the moment
+ * the head is handed to the transport (monotonic clock), so X-rsp's real
+ * time is true. <id> is the server name for X-rsp. */
 void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
-		struct ist id);
+		struct ist id, int64_t now_ns);
 
-/* A response with no plan behind it: help page or a 400 naming a bad item */
-void resp_text(struct hresp *rs, const struct hreq *rq, uint16_t status,
-	       struct ist text, struct ist id);
 
 /* Writes into <f> the next header-padding field, taking up to its size from
  * rs->pad. Returns 0 when no padding is left. */

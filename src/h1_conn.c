@@ -535,7 +535,7 @@ static void h1_start_response(struct h1c *c)
 {
 	const struct plan *p = &c->ex->plan;
 
-	resp_build(&c->ex->rs, &c->ex->rq, p, (struct ist){ cfg.name, cfg.name_len });
+	resp_build(&c->ex->rs, &c->ex->rq, p, (struct ist){ cfg.name, cfg.name_len }, clock_ns());
 	c->out_off = 0;
 	c->out_end = c->ex->rs.body;
 	if ((p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at < c->out_end)

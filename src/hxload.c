@@ -6,6 +6,7 @@
 #include <netinet/tcp.h>
 #include <openssl/ssl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +30,10 @@ static struct lc_opts opts = { .threads = 1, .conns = 10, .depth = 1, .method = 
 			       .timeout_us = 10000000, .duration_us = 10000000 };
 static struct lc_target target;
 static SSL_CTX *client_ctx;
-static volatile int interrupted;
-static volatile int fatal_seen;      /* a connection could never be made */
+static atomic_int interrupted;
+static atomic_int fatal_seen;        /* a connection could never be made */
 static char fatal_msg[512];
-static volatile int any_success;
+static atomic_int any_success;
 
 static uint64_t now_us(void)
 {
@@ -769,6 +770,8 @@ int main(int argc, char **argv)
 		if (!client_ctx)
 			die("%s", "cannot create the TLS context");
 	}
+	if (lc_h2_global_init() < 0 || lc_h3_global_init() < 0)
+		die("%s", "cannot initialise the HTTP/2 or QUIC library");
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -796,6 +799,7 @@ int main(int argc, char **argv)
 	free(ts);
 	free(target.req);
 	SSL_CTX_free(client_ctx);
+	lc_h2_global_free();
 	lc_h3_global_free();
 	if (!opts.quiet && !opts.json && isatty(2))
 		fprintf(stderr, "\r%60s\r", "");

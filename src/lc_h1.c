@@ -13,6 +13,23 @@ static int ieq(struct ist a, const char *lit)
 	return a.len == n && !strncasecmp(a.ptr, lit, n);
 }
 
+/* a Content-Length: decimal digits that fit in 63 bits, nothing else;
+ * a malformed one is a protocol error, not a body that never ends */
+static int clen_parse(struct ist v, uint64_t *out)
+{
+	uint64_t n = 0;
+
+	if (!v.len)
+		return -1;
+	for (size_t k = 0; k < v.len; k++) {
+		if (v.ptr[k] < '0' || v.ptr[k] > '9' || n > (UINT64_MAX / 2 - 9) / 10)
+			return -1;
+		n = n * 10 + (uint64_t)(v.ptr[k] - '0');
+	}
+	*out = n;
+	return 0;
+}
+
 /* sends as many requests as the pipeline depth allows */
 static int h1_fill(struct lc_conn *c)
 {
@@ -45,9 +62,8 @@ static int h1_head(struct lc_conn *c, struct lc_ex *e, const struct h1_resp *r)
 		const struct h1_hdr *h = &r->hdrs[i];
 
 		if (ieq(h->n, "content-length")) {
-			c->h1_left = 0;
-			for (size_t k = 0; k < h->v.len; k++)
-				c->h1_left = c->h1_left * 10 + (uint64_t)(h->v.ptr[k] - '0');
+			if (clen_parse(h->v, &c->h1_left) < 0)
+				return -1;
 		} else if (ieq(h->n, "transfer-encoding")) {
 			c->h1_chunked = 1;
 		} else if (ieq(h->n, "x-rsp")) {

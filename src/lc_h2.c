@@ -124,6 +124,27 @@ static void h2_fill(struct lc_conn *c, nghttp2_session *s)
 	}
 }
 
+int lc_h2_global_init(void)
+{
+	if (nghttp2_session_callbacks_new(&cbs) || nghttp2_option_new(&opt))
+		return -1;
+	nghttp2_session_callbacks_set_on_header_callback(cbs, header_cb);
+	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cbs, data_cb);
+	nghttp2_session_callbacks_set_on_stream_close_callback(cbs, close_cb);
+	/* WHY: a load generator reads what it needs; nghttp2's field
+	 * validation was 3.4 % of the profile */
+	nghttp2_option_set_no_http_messaging(opt, 1);
+	return 0;
+}
+
+void lc_h2_global_free(void)
+{
+	nghttp2_session_callbacks_del(cbs);
+	nghttp2_option_del(opt);
+	cbs = NULL;
+	opt = NULL;
+}
+
 int lc_h2_start(struct lc_conn *c)
 {
 	nghttp2_session *s;
@@ -132,16 +153,6 @@ int lc_h2_start(struct lc_conn *c)
 		{ NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, (1U << 30) },
 	};
 
-	if (!cbs) {
-		nghttp2_session_callbacks_new(&cbs);
-		nghttp2_session_callbacks_set_on_header_callback(cbs, header_cb);
-		nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cbs, data_cb);
-		nghttp2_session_callbacks_set_on_stream_close_callback(cbs, close_cb);
-		/* WHY: a load generator reads what it needs; nghttp2's field
-		 * validation was 3.4 % of the profile */
-		nghttp2_option_new(&opt);
-		nghttp2_option_set_no_http_messaging(opt, 1);
-	}
 	if (nghttp2_session_client_new2(&s, cbs, c, opt))
 		return -1;
 	c->proto_state = s;

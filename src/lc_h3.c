@@ -352,9 +352,7 @@ static int q_tls(struct q *q)
 {
 	static const gnutls_datum_t alpn = { (unsigned char *)"h3", 2 };
 
-	if ((!cred && (gnutls_certificate_allocate_credentials(&cred) ||
-		       gnutls_priority_init(&prio, "NORMAL:-VERS-ALL:+VERS-TLS1.3:%DISABLE_TLS13_COMPAT_MODE", NULL))) ||
-	    gnutls_init(&q->tls, GNUTLS_CLIENT) || gnutls_priority_set(q->tls, prio) ||
+	if (gnutls_init(&q->tls, GNUTLS_CLIENT) || gnutls_priority_set(q->tls, prio) ||
 	    ngtcp2_crypto_gnutls_configure_client_session(q->tls) ||
 	    gnutls_credentials_set(q->tls, GNUTLS_CRD_CERTIFICATE, cred) ||
 	    gnutls_alpn_set_protocols(q->tls, &alpn, 1, GNUTLS_ALPN_MANDATORY) ||
@@ -434,6 +432,14 @@ void lc_h3_free(struct lc_conn *c)
 		gnutls_deinit(q->tls);
 	free(q);
 	c->proto_state = NULL;
+}
+
+int lc_h3_global_init(void)
+{
+	if (gnutls_certificate_allocate_credentials(&cred) ||
+	    gnutls_priority_init(&prio, "NORMAL:-VERS-ALL:+VERS-TLS1.3:%DISABLE_TLS13_COMPAT_MODE", NULL))
+		return -1;
+	return 0;
 }
 
 void lc_h3_global_free(void)

@@ -161,17 +161,34 @@ static void resp_pad_plan(struct hresp *rs, uint64_t want)
 	rs->pad = want > have ? want - have : 0;
 }
 
+/* a response with no plan behind it: the help page, or a 400 naming a bad item */
+static void resp_text(struct hresp *rs, const struct hreq *rq, uint16_t status,
+		      struct ist text, struct ist id, int64_t now_ns)
+{
+	struct plan p;
+
+	p.flags = PF_NOCACHE;
+	p.status = status;
+	p.nhdr = 0;
+	p.pad = 0;
+	p.wait_ms = 0;
+	p.size = text.len;
+	resp_build(rs, rq, &p, id, now_ns);
+	rs->src = BODY_TEXT;
+	rs->text = text;
+}
+
 void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
-		struct ist id)
+		struct ist id, int64_t now_ns)
 {
 	char *b = rs->buf, *tag = NULL;
 	size_t taglen = 0;
 	uint64_t size = p->size;
 
 	if (p->flags & PF_BAD)
-		return resp_text(rs, rq, p->status, (struct ist){ p->err, strlen(p->err) }, id);
+		return resp_text(rs, rq, p->status, (struct ist){ p->err, strlen(p->err) }, id, now_ns);
 	if (p->flags & PF_HELP)
-		return resp_text(rs, rq, 200, help_page, id);
+		return resp_text(rs, rq, 200, help_page, id, now_ns);
 	rs->status = p->status;
 	rs->nf = 0;
 	rs->cache = !(p->flags & PF_NOCACHE);
@@ -196,7 +213,7 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 		ADD_STATIC(rs, "Cache-Control", "cache-control", "no-cache");
 	if (tag)
 		add_field(rs, "ETag", "etag", tag, taglen);
-	b = add_timing(rs, b, rq, p->wait_ms, id, clock_ns() - rq->t_head);
+	b = add_timing(rs, b, rq, p->wait_ms, id, now_ns - rq->t_head);
 	if (rq->alt_port) {
 		char *v = b;
 
@@ -210,22 +227,6 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 	rs->pad = 0;
 	if (p->pad)
 		resp_pad_plan(rs, p->pad);
-}
-
-void resp_text(struct hresp *rs, const struct hreq *rq, uint16_t status,
-	       struct ist text, struct ist id)
-{
-	struct plan p;
-
-	p.flags = PF_NOCACHE;
-	p.status = status;
-	p.nhdr = 0;
-	p.pad = 0;
-	p.wait_ms = 0;
-	p.size = text.len;
-	resp_build(rs, rq, &p, id);
-	rs->src = BODY_TEXT;
-	rs->text = text;
 }
 
 int resp_pad_next(struct hresp *rs, struct hfield *f)

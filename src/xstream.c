@@ -176,7 +176,7 @@ void xs_respond(struct xstream *s)
 	const struct plan *p = &s->plan;
 
 	s->flags |= XS_RESPONDED;
-	resp_build(&s->rs, &s->rq, p, (struct ist){ cfg.name, cfg.name_len });
+	resp_build(&s->rs, &s->rq, p, (struct ist){ cfg.name, cfg.name_len }, clock_ns());
 	s->out_off = 0;
 	s->out_end = s->rs.body;
 	if ((p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at < s->out_end)

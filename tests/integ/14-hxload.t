@@ -114,6 +114,31 @@ kill 'CONT', hx_pid();
 ok($j->{'latency_ms.p99'} > 80, "open loop: p99 $j->{'latency_ms.p99'} ms reflects 200 ms stalls");
 ok($j->{requests} > 2500, "about 3000 requests at -R 1000 for 3 s ($j->{requests})");
 
+# a malformed Content-Length (not digits, or past 63 bits) is a protocol
+# error at once, never a body read until the timeout
+for my $cl ('1x2', '99999999999999999999999', '') {
+    my $bad_port = free_port();
+    my $bpid = fork // die;
+    if (!$bpid) {
+        my $l = IO::Socket::INET->new(Listen => 8, LocalAddr => "127.0.0.1:$bad_port", ReuseAddr => 1)
+            or POSIX::_exit(1);
+        for (1 .. 50) {
+            my $s = $l->accept or last;
+            sysread $s, my $req, 4096;
+            print $s "HTTP/1.1 200 OK\r\nContent-Length: $cl\r\n\r\nab";
+            sleep 0.05;
+            close $s;
+        }
+        POSIX::_exit(0);
+    }
+    sleep 0.2;
+    my ($jb) = load("-c 1 -d 2 --timeout 5 'http://127.0.0.1:$bad_port/'");
+    kill 'KILL', $bpid;
+    waitpid $bpid, 0;
+    ok(($jb->{'err.protocol'} // 0) >= 1 && !($jb->{'err.timeout'} // 0) && !($jb->{status200} // 0),
+       "Content-Length '$cl': protocol error (" . ($jb->{'err.protocol'} // 0) . '), no timeout, no 200');
+}
+
 # bad input: one clear line, a non-zero exit, never a hang
 for my $bad ([ "'ftp://x/'", qr/bad URL/ ], [ "'http://'", qr/bad URL|no host/ ],
              [ "'http://no.such.host.invalid/'", qr/cannot resolve/ ],
