@@ -14,7 +14,7 @@ endif
 
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-CPPFLAGS += -Iinclude -D_GNU_SOURCE -DHX_VERSION='"$(VERSION)"'
+CPPFLAGS += -D_GNU_SOURCE -DHX_VERSION='"$(VERSION)"'
 ALL_CFLAGS = $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP -pthread
 PKGS    := openssl libnghttp2 libngtcp2 libngtcp2_crypto_gnutls libnghttp3 gnutls liburing
 # WHY deferred (=): on a fresh machine pkg-config and the -dev packages
@@ -33,10 +33,16 @@ Q :=
 say =
 endif
 
-CORE_SRC := body fmt h1_chunk h1_conn h1_out h1_parse h2_conn help listen log xstream \
-            oq plan pool quic qwrite h3 resp rng splice timer tls tls_bio uring h1_uring worker xprt config hist
-CORE_OBJ := $(patsubst %,$(BUILD)/src/%.o,$(CORE_SRC))
-HXTERM_OBJ := $(CORE_OBJ) $(BUILD)/src/main.o
+# WHY folders by layer: each may include its own and lower layers only
+# (scripts/layers checks it): core < net < conf < proto < server; load
+# (hxload) sits on core and net beside the server, never on it
+LAYERS   := core net conf proto server load
+CPPFLAGS += $(patsubst %,-Isrc/%,$(LAYERS))
+obj = $(patsubst src/%.c,$(BUILD)/src/%.o,$(wildcard $(patsubst %,src/%/*.c,$(1))))
+LIB_OBJ    := $(call obj,core net)
+HXTERM_OBJ := $(call obj,conf proto server)
+HXLOAD_OBJ := $(call obj,load)
+LIB        := $(BUILD)/libhx.a
 
 UNIT     := fmt plan h1_parse h1_chunk body timer resp hist oq
 UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT))
@@ -44,26 +50,31 @@ UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT))
 # fuzzers: libFuzzer drivers, one per decoder we wrote (clang, ASan+UBSan)
 FUZZ         := h1_parse plan h1_chunk conn
 FUZZ_SECONDS ?= 60
-fuzz_src_h1_parse := src/h1_parse.c
-fuzz_src_plan     := src/plan.c src/rng.c
-fuzz_src_h1_chunk := src/h1_chunk.c
-fuzz_src_conn     = $(filter-out src/main.c src/hxload.c src/lc_%.c,$(wildcard src/*.c)) $(PKG_LIBS) -pthread
+fuzz_src_h1_parse := src/core/h1_parse.c
+fuzz_src_plan     := src/core/plan.c src/core/num.c src/core/rng.c
+fuzz_src_h1_chunk := src/core/h1_chunk.c
+fuzz_src_conn     = $(filter-out src/server/main.c,$(wildcard $(patsubst %,src/%/*.c,core net conf proto server))) \
+		    $(PKG_LIBS) -pthread
 
 .PRECIOUS: $(BUILD)/tests/unit/%.o
 .PHONY: all run check unit integ install clean deps deps-test format fuzz fuzz-smoke
-
-HXLOAD_OBJ := $(CORE_OBJ) $(BUILD)/src/hxload.o $(BUILD)/src/lc_h1.o $(BUILD)/src/lc_h2.o $(BUILD)/src/lc_h3.o
 
 all: $(BUILD)/hxterm $(BUILD)/hxload hxterm
 
 hxterm: $(BUILD)/hxterm $(BUILD)/hxload
 	$(Q)[ "$(BUILD)" = build ] && ln -sf build/hxterm hxterm && ln -sf build/hxload hxload || true
 
-$(BUILD)/hxload: $(HXLOAD_OBJ)
+# the shared layers, one static library: each program takes only the
+# objects it calls
+$(LIB): $(LIB_OBJ)
+	$(call say,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/hxload: $(HXLOAD_OBJ) $(LIB)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/hxterm: $(HXTERM_OBJ)
+$(BUILD)/hxterm: $(HXTERM_OBJ) $(LIB)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -77,7 +88,7 @@ $(BUILD)/tests/unit/%.o: tests/unit/%.c
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/unit/%.t: $(BUILD)/tests/unit/%.o $(CORE_OBJ)
+$(BUILD)/tests/unit/%.t: $(BUILD)/tests/unit/%.o $(LIB)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -98,12 +109,12 @@ check: all unit deps-test
 	@echo "# the integration tests again, every hxterm started with --io-uring:"
 	@HX_ARGS=--io-uring HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f tests/integ/*.t
 
-build-fuzz/%: tests/fuzz/%.c src/*.c include/*.h
+build-fuzz/%: tests/fuzz/%.c $(wildcard src/*/*.c src/*/*.h)
 	@scripts/deps fuzz
 	@mkdir -p build-fuzz
 	$(call say,FUZZ,$@)
 	$(Q)clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-Iinclude -D_GNU_SOURCE -DHX_VERSION='"$(VERSION)"' -o $@ $< $(fuzz_src_$*) -lm
+		$(patsubst %,-Isrc/%,$(LAYERS)) -D_GNU_SOURCE -DHX_VERSION='"$(VERSION)"' -o $@ $< $(fuzz_src_$*) -lm
 
 fuzz: $(patsubst %,build-fuzz/%,$(FUZZ))
 
@@ -126,7 +137,7 @@ install: all
 	install -m 644 doc/hxterm.1 $(DESTDIR)$(PREFIX)/share/man/man1/hxterm.1
 
 format:
-	clang-format -i src/*.c include/*.h tests/unit/*.c tests/unit/*.h
+	clang-format -i src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h
 
 clean:
 	rm -rf build build-san build-fuzz hxterm hxload

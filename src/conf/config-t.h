@@ -6,16 +6,9 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#define CFG_MAX_LISTEN 16
+#include "listen.h"
 
-struct listen_addr {
-	struct sockaddr_storage ss; /* port left 0: filled per socket */
-	socklen_t sslen;
-	int any;                    /* empty ip: all addresses (dual stack) */
-	uint16_t clear_port;
-	uint16_t tls_port;          /* 0: none */
-	char text[128];             /* as the user wrote the ip part */
-};
+#define CFG_MAX_LISTEN 16
 
 struct config {
 	struct listen_addr addrs[CFG_MAX_LISTEN];

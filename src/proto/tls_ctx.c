@@ -1,4 +1,4 @@
-/* TLS setup with OpenSSL: generated RSA + ECDSA certificates or --cert/--key, ALPN h2/http/1.1. */
+/* The server's TLS context: generated RSA + ECDSA certificates or --cert/--key, ALPN h2/http/1.1. */
 #include <arpa/inet.h>
 #include <openssl/bio.h>
 #include <openssl/err.h>
@@ -14,6 +14,7 @@
 #include "log.h"
 #include "tls.h"
 #include "tls_bio.h"
+#include "tls_ctx.h"
 
 #define MAX_CERTS 2
 
@@ -109,8 +110,13 @@ static void print_fingerprint(X509 *x, const char *what)
 
 	if (!X509_digest(x, EVP_sha256(), md, &n))
 		return;
-	for (unsigned i = 0; i < n; i++)
-		sprintf(hex + 3 * i, "%02X%s", md[i], i + 1 < n ? ":" : "");
+	for (unsigned i = 0; i < n; i++) {
+		static const char digits[] = "0123456789ABCDEF";
+
+		hex[3 * i] = digits[md[i] >> 4];
+		hex[3 * i + 1] = digits[md[i] & 15];
+		hex[3 * i + 2] = i + 1 < n ? ':' : 0;
+	}
 	log_info("%s certificate SHA-256 %s", what, hex);
 }
 
@@ -232,39 +238,7 @@ void tls_free(void)
 
 SSL *tls_new(int fd)
 {
-	SSL *ssl = SSL_new(ctx);
-
-	if (ssl && tls_bio_attach(ssl, fd)) {
-		SSL_free(ssl);
-		return NULL;
-	}
-	if (ssl)
-		SSL_set_accept_state(ssl);
-	return ssl;
-}
-
-int tls_handshake(SSL *ssl)
-{
-	int r = SSL_do_handshake(ssl);
-
-	if (r == 1)
-		return 1;
-	switch (SSL_get_error(ssl, r)) {
-	case SSL_ERROR_WANT_READ:
-	case SSL_ERROR_WANT_WRITE:
-		return 0;
-	}
-	ERR_clear_error();
-	return -1;
-}
-
-int tls_is_h2(SSL *ssl)
-{
-	const unsigned char *p;
-	unsigned int n;
-
-	SSL_get0_alpn_selected(ssl, &p, &n);
-	return n == 2 && !memcmp(p, "h2", 2);
+	return tls_accept_new(ctx, fd);
 }
 
 const char *tls_cert_pem(int idx)
@@ -275,31 +249,4 @@ const char *tls_cert_pem(int idx)
 const char *tls_key_pem(int idx)
 {
 	return idx < MAX_CERTS ? key_pem[idx] : NULL;
-}
-
-SSL_CTX *tls_client_ctx(const unsigned char *alpn, unsigned len)
-{
-	SSL_CTX *c = SSL_CTX_new(TLS_client_method());
-
-	if (!c || tls_bio_init()) {
-		SSL_CTX_free(c);
-		return NULL;
-	}
-	SSL_CTX_set_read_ahead(c, 1);
-	SSL_CTX_set_verify(c, SSL_VERIFY_NONE, NULL);
-	SSL_CTX_set_mode(c, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-	if (alpn && SSL_CTX_set_alpn_protos(c, alpn, len)) {
-		SSL_CTX_free(c);
-		return NULL;
-	}
-	return c;
-}
-
-int tls_alpn_is(SSL *ssl, const char *proto)
-{
-	const unsigned char *p;
-	unsigned int n;
-
-	SSL_get0_alpn_selected(ssl, &p, &n);
-	return n == strlen(proto) && !memcmp(p, proto, n);
 }

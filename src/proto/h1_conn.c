@@ -17,7 +17,7 @@
 #include "resp.h"
 #include "splice.h"
 #include "timer.h"
-#include "tls.h"
+#include "tls_ctx.h"
 #include "worker.h"
 
 #define BODY_ROOM   4096 /* input kept free after a full-size head, for its body */

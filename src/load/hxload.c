@@ -19,7 +19,6 @@
 #include "common.h"
 #include "evwait.h"
 #include "lc.h"
-#include "plan.h"
 #include "timer.h"
 #include "tls.h"
 #include "tls_bio.h"
@@ -445,18 +444,19 @@ static void die(const char *fmt, const char *arg)
 static void parse_url(const char *url)
 {
 	char host[256] = "", port[8] = "";
-	const char *p, *slash, *hp;
+	const char *p, *slash, *hp, *dport;
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res;
 	size_t hl;
 
 	if (!strncmp(url, "http://", 7))
-		p = url + 7, strcpy(port, "80");
+		p = url + 7, dport = "80";
 	else if (!strncmp(url, "https://", 8))
-		p = url + 8, strcpy(port, "443"), target.tls = 1;
+		p = url + 8, dport = "443", target.tls = 1;
 	else if (!strncmp(url, "h2c://", 6))
-		p = url + 6, strcpy(port, "80"), target.proto = LC_H2;
+		p = url + 6, dport = "80", target.proto = LC_H2;
 	else
 		die("bad URL '%s': use http://, https:// or h2c://", url);
+	snprintf(port, sizeof(port), "%s", dport);
 	slash = strchr(p, '/');
 	hl = slash ? (size_t)(slash - p) : strlen(p);
 	if (!hl || hl >= sizeof(target.authority))

@@ -183,7 +183,7 @@ static void config_defaults(void)
 	cfg.qpack_table = 0;
 	cfg.quic_max_conns = 10000;
 	if (gethostname(cfg.name, sizeof(cfg.name) - 1) < 0)
-		strcpy(cfg.name, "hxterm");
+		snprintf(cfg.name, sizeof(cfg.name), "%s", "hxterm");
 }
 
 static int opt_listen(const char *arg)
@@ -277,8 +277,8 @@ static int opt_one(int c, const char *arg)
 	switch (c) {
 	case 'L': return opt_listen(arg);
 	case 'D': cfg.daemon = 1; return 0;
-	case 'q': cfg.quiet = 1; return 0;
-	case 'd': cfg.debug = 1; return 0;
+	case 'q': cfg.quiet = log_quiet = 1; return 0;
+	case 'd': cfg.debug = log_traces = 1; return 0;
 	case O_NAME: return opt_name(arg);
 	case O_DEFAULTS: cfg.defaults = arg; return 0;
 	case O_NO_SPLICE: cfg.splice = 0; return 0;

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "num.h"
 #include "plan-t.h"
 #include "rng.h"
 
@@ -21,15 +22,6 @@ void plan_init(struct plan *p);
  * naming the item in p->err. An empty query or an item "h" sets PF_HELP. */
 int plan_apply(struct plan *p, const char *q, size_t len, struct rng *r,
 	       const struct plan_limits *lim);
-
-/* Draws one value of the number language: digits with k/m/g/r suffixes,
- * A-B, P~Q and v:w+v:w+v. Returns 0, or -1 with a reason in <err>. */
-int num_draw(const char *s, size_t len, struct rng *r, uint64_t *out,
-	     const char **err);
-
-/* A plain number: decimal digits and k/m/g suffixes, no random form.
- * Returns 0, or -1 with a reason in <err>. */
-int num_plain(const char *s, size_t len, uint64_t *out, const char **err);
 
 /* Locates the query of a request target: the bytes after its first '?'.
  * Returns 1 and fills <q>/<qlen> when the target has a '?', else 0. */

@@ -2,8 +2,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "config.h"
 #include "log.h"
+
+int log_quiet;
+int log_traces;
 
 static void vlog(const char *fmt, va_list ap)
 {
@@ -26,7 +28,7 @@ void log_info(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (cfg.quiet)
+	if (log_quiet)
 		return;
 	va_start(ap, fmt);
 	vlog(fmt, ap);
@@ -37,7 +39,7 @@ void log_debug(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!cfg.debug)
+	if (!log_traces)
 		return;
 	va_start(ap, fmt);
 	vlog(fmt, ap);

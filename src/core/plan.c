@@ -1,158 +1,17 @@
 /* The query language: items of a query string (or X-Hxterm header) into a plan. */
-#include <math.h>
 #include <string.h>
 
 #include "common.h"
+#include "num.h"
 #include "plan.h"
 
 /* every key of the language, one letter each */
 #define KEYS "srtcCKkSRAbBepPwdxXzHTE"
 
-#define NUM_MAX (1ULL << 62) /* every value is capped here: no overflow anywhere */
-
 /* item separators of the query language */
 static inline int is_sep(char c)
 {
 	return c == '&' || c == '?' || c == ',' || c == ';' || c == '/';
-}
-
-/* Parses decimal digits then any of k/m/g/r, each at most once, any order.
- * Decimal only: "010" is ten (C's base-0 rules are a defect we fix). */
-static int num_simple(const char *s, size_t len, struct rng *r, uint64_t *out,
-		      const char **err)
-{
-	uint64_t v = 0, mult = 1;
-	int rnd = 0, seen = 0;
-	size_t i = 0;
-
-	if (!len || s[0] < '0' || s[0] > '9')
-		return *err = "expected a decimal number", -1;
-	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
-		v = v * 10 + (uint64_t)(s[i] - '0');
-		if (v > NUM_MAX)
-			return *err = "number too large", -1;
-	}
-	for (; i < len; i++) {
-		int bit;
-		uint64_t m;
-
-		switch (s[i]) {
-		case 'k': bit = 1; m = 1ULL << 10; break;
-		case 'm': bit = 2; m = 1ULL << 20; break;
-		case 'g': bit = 4; m = 1ULL << 30; break;
-		case 'r': bit = 8; m = 1; rnd = 1; break;
-		default: return *err = "unknown suffix (use k, m, g, r)", -1;
-		}
-		if (seen & bit)
-			return *err = "repeated suffix", -1;
-		seen |= bit;
-		mult *= m;
-	}
-	if (v && mult > NUM_MAX / v)
-		return *err = "number too large", -1;
-	v *= mult;
-	*out = rnd ? rng_range(r, 0, v) : v;
-	return 0;
-}
-
-int num_plain(const char *s, size_t len, uint64_t *out, const char **err)
-{
-	if (memchr(s, 'r', len))
-		return *err = "suffix r is not allowed inside a range", -1;
-	return num_simple(s, len, NULL, out, err);
-}
-
-static int num_range(const char *s, size_t len, const char *dash,
-		     struct rng *r, uint64_t *out, const char **err)
-{
-	uint64_t a, b;
-
-	if (num_plain(s, (size_t)(dash - s), &a, err) < 0 ||
-	    num_plain(dash + 1, len - (size_t)(dash + 1 - s), &b, err) < 0)
-		return -1;
-	if (a > b)
-		return *err = "range A-B needs A <= B", -1;
-	*out = rng_range(r, a, b);
-	return 0;
-}
-
-/* P~Q: log-normal with median P and 99th percentile Q */
-static int num_lognorm(const char *s, size_t len, const char *tilde,
-		       struct rng *r, uint64_t *out, const char **err)
-{
-	uint64_t p, q;
-	double sigma, v;
-
-	if (num_plain(s, (size_t)(tilde - s), &p, err) < 0 ||
-	    num_plain(tilde + 1, len - (size_t)(tilde + 1 - s), &q, err) < 0)
-		return -1;
-	if (p == 0 || q < p)
-		return *err = "log-normal P~Q needs 0 < P <= Q", -1;
-	sigma = (log((double)q) - log((double)p)) / 2.326347874; /* z of p99 */
-	v = exp(log((double)p) + sigma * rng_normal(r));
-	*out = v >= (double)NUM_MAX ? NUM_MAX : (uint64_t)(v + 0.5);
-	return 0;
-}
-
-/* one value that is not a weighted list */
-static int num_single(const char *s, size_t len, struct rng *r, uint64_t *out,
-		      const char **err)
-{
-	const char *c;
-
-	if ((c = memchr(s, '~', len)))
-		return num_lognorm(s, len, c, r, out, err);
-	if ((c = memchr(s, '-', len)))
-		return num_range(s, len, c, r, out, err);
-	return num_simple(s, len, r, out, err);
-}
-
-/* v:w+v:w+v: weights in percent, the last item takes what remains */
-static int num_weighted(const char *s, size_t len, struct rng *r,
-			uint64_t *out, const char **err)
-{
-	const char *end = s + len, *item = s;
-	unsigned total = 0, pick = (unsigned)rng_range(r, 0, 99);
-	int chosen = 0;
-
-	while (item <= end) {
-		const char *plus = memchr(item, '+', (size_t)(end - item));
-		const char *iend = plus ? plus : end;
-		const char *colon = memchr(item, ':', (size_t)(iend - item));
-		uint64_t w = 0, v;
-
-		if (colon) {
-			if (num_plain(colon + 1, (size_t)(iend - colon - 1), &w, err) < 0)
-				return *err = "bad weight in v:w+v list", -1;
-			if (w > 100 || total + w > 100)
-				return *err = "weights add up to more than 100", -1;
-		} else if (plus) {
-			return *err = "only the last item of v:w+v may omit its weight", -1;
-		} else {
-			w = 100 - total;
-		}
-		if (num_single(item, (size_t)((colon ? colon : iend) - item), r, &v, err) < 0)
-			return -1;
-		if (!chosen && pick < total + w) {
-			*out = v;
-			chosen = 1;
-		}
-		total += (unsigned)w;
-		if (!plus)
-			break;
-		item = plus + 1;
-	}
-	if (total != 100)
-		return *err = "weights add up to less than 100", -1;
-	return 0;
-}
-
-int num_draw(const char *s, size_t len, struct rng *r, uint64_t *out,
-	     const char **err)
-{
-	if (memchr(s, '+', len) || memchr(s, ':', len))
-		return num_weighted(s, len, r, out, err);
-	return num_single(s, len, r, out, err);
 }
 
 void plan_init(struct plan *p)

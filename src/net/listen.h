@@ -4,8 +4,17 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
-#include "config-t.h"
+/* one -L: an address, its clear port and its optional TLS port */
+struct listen_addr {
+	struct sockaddr_storage ss; /* port left 0: filled per socket */
+	socklen_t sslen;
+	int any;                    /* empty ip: all addresses (dual stack) */
+	uint16_t clear_port;
+	uint16_t tls_port;          /* 0: none */
+	char text[128];             /* as the user wrote the ip part */
+};
 
 /* Parses "[<ip>]:<port>[:<tls port>]" (IPv6 in brackets). Returns 0 or -1
  * with a reason in <why>. */

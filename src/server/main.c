@@ -9,7 +9,7 @@
 #include "config.h"
 #include "h2_conn.h"
 #include "quic.h"
-#include "tls.h"
+#include "tls_ctx.h"
 #include "listen.h"
 #include "log.h"
 #include "splice.h"

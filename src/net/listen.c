@@ -56,9 +56,8 @@ int listen_parse(const char *arg, struct listen_addr *la, const char **why)
 	char buf[128], *ports, *colon;
 	const char *ip;
 
-	if (strlen(arg) >= sizeof(buf))
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", arg) >= sizeof(buf))
 		return *why = "address too long", -1;
-	strcpy(buf, arg);
 	memset(la, 0, sizeof(*la));
 	if (buf[0] == '[') {
 		char *rb = strchr(buf, ']');

@@ -123,7 +123,7 @@ void xs_headers_done(struct xstream *s, struct rng *r)
 	if (s->flags & XS_TOOBIG) {
 		p->flags = PF_BAD;
 		p->status = 431;
-		strcpy(p->err, "request header list larger than the buffer (--bufsize)\n");
+		snprintf(p->err, sizeof(p->err), "%s", "request header list larger than the buffer (--bufsize)\n");
 		return;
 	}
 	bad = cfg.defaults && plan_apply(p, cfg.defaults, strlen(cfg.defaults), r, &lim) < 0;

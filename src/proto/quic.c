@@ -17,7 +17,7 @@
 #include "quic.h"
 #include "qwrite.h"
 #include "timer.h"
-#include "tls.h"
+#include "tls_ctx.h"
 #include "worker.h"
 
 #define RX_BATCH   16

@@ -1,0 +1,71 @@
+/* TLS connections with OpenSSL: the handshake, ALPN, a client context; contexts are made by their program. */
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <string.h>
+
+#include "tls.h"
+#include "tls_bio.h"
+
+SSL *tls_accept_new(SSL_CTX *ctx, int fd)
+{
+	SSL *ssl = SSL_new(ctx);
+
+	if (ssl && tls_bio_attach(ssl, fd)) {
+		SSL_free(ssl);
+		return NULL;
+	}
+	if (ssl)
+		SSL_set_accept_state(ssl);
+	return ssl;
+}
+
+int tls_handshake(SSL *ssl)
+{
+	int r = SSL_do_handshake(ssl);
+
+	if (r == 1)
+		return 1;
+	switch (SSL_get_error(ssl, r)) {
+	case SSL_ERROR_WANT_READ:
+	case SSL_ERROR_WANT_WRITE:
+		return 0;
+	}
+	ERR_clear_error();
+	return -1;
+}
+
+int tls_is_h2(SSL *ssl)
+{
+	const unsigned char *p;
+	unsigned int n;
+
+	SSL_get0_alpn_selected(ssl, &p, &n);
+	return n == 2 && !memcmp(p, "h2", 2);
+}
+
+SSL_CTX *tls_client_ctx(const unsigned char *alpn, unsigned len)
+{
+	SSL_CTX *c = SSL_CTX_new(TLS_client_method());
+
+	if (!c || tls_bio_init()) {
+		SSL_CTX_free(c);
+		return NULL;
+	}
+	SSL_CTX_set_read_ahead(c, 1);
+	SSL_CTX_set_verify(c, SSL_VERIFY_NONE, NULL);
+	SSL_CTX_set_mode(c, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+	if (alpn && SSL_CTX_set_alpn_protos(c, alpn, len)) {
+		SSL_CTX_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+int tls_alpn_is(SSL *ssl, const char *proto)
+{
+	const unsigned char *p;
+	unsigned int n;
+
+	SSL_get0_alpn_selected(ssl, &p, &n);
+	return n == strlen(proto) && !memcmp(p, proto, n);
+}

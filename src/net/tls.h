@@ -1,0 +1,25 @@
+/* TLS connections with OpenSSL: the handshake, ALPN, a client context; contexts are made by their program. */
+#ifndef HX_TLS_H
+#define HX_TLS_H
+
+#include "xprt.h"
+
+typedef struct ssl_ctx_st SSL_CTX;
+
+/* A new server-side SSL on <fd> in <ctx>, or NULL. */
+SSL *tls_accept_new(SSL_CTX *ctx, int fd);
+
+/* Drives the handshake: 1 done, 0 in progress (wait for I/O), -1 failed. */
+int tls_handshake(SSL *ssl);
+
+/* 1 when ALPN chose h2 */
+int tls_is_h2(SSL *ssl);
+
+/* A client context for hxload: no certificate check (a test target is
+ * self-signed), ALPN <alpn> in wire format (NULL: none). */
+SSL_CTX *tls_client_ctx(const unsigned char *alpn, unsigned len);
+
+/* 1 when ALPN chose HTTP/1.1 or nothing */
+int tls_alpn_is(SSL *ssl, const char *proto);
+
+#endif
