@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "gen.h"
 #include "listen.h"
 
 #define CFG_MAX_LISTEN 16
@@ -55,6 +56,7 @@ struct config {
 	int no_alt_svc;             /* --no-alt-svc */
 	int no_defer_accept;        /* --no-defer-accept */
 	int io_uring;               /* --io-uring */
+	struct gen_conf gen;        /* what the generator reads of the above */
 };
 
 #endif

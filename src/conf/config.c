@@ -331,5 +331,7 @@ int config_parse(int argc, char **argv)
 	/* after every option: the caps apply to the defaults too */
 	if (cfg.defaults && opt_defaults(cfg.defaults) < 0)
 		return -1;
+	cfg.gen = (struct gen_conf){ cfg.defaults, cfg.defaults ? strlen(cfg.defaults) : 0,
+				     { cfg.max_size, cfg.max_wait }, { cfg.name, cfg.name_len } };
 	return 0;
 }

@@ -20,11 +20,11 @@ static inline int64_t clock_ms(void)
 	return clock_ns() / 1000000;
 }
 
-/* The microsecond <ms> milliseconds from now, rounded up: a wait is never
+/* Now in microseconds, rounded up: a wait counted from here is never
  * shorter than asked */
-static inline uint64_t clock_us_after_ms(uint64_t ms)
+static inline uint64_t clock_us_ceil(void)
 {
-	return ((uint64_t)clock_ns() + ms * 1000000 + 999) / 1000;
+	return ((uint64_t)clock_ns() + 999) / 1000;
 }
 
 #endif

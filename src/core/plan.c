@@ -26,6 +26,25 @@ void plan_init(struct plan *p)
 	p->err[0] = 0;
 }
 
+/* a field of <src> whose strings live in src->dec, moved into dst->dec */
+static struct hfield field_moved(const struct hfield *f, const struct plan *src, struct plan *dst)
+{
+	struct hfield o = *f;
+
+	o.name = dst->dec + (f->name - src->dec);
+	o.val = dst->dec + (f->val - src->dec);
+	return o;
+}
+
+void plan_copy(struct plan *dst, const struct plan *src)
+{
+	*dst = *src;
+	for (int i = 0; i < src->nhdr; i++)
+		dst->hdr[i] = field_moved(&src->hdr[i], src, dst);
+	for (int i = 0; i < src->ntrl; i++)
+		dst->trl[i] = field_moved(&src->trl[i], src, dst);
+}
+
 int plan_query_of(const char *target, size_t tlen, const char **q, size_t *qlen)
 {
 	const char *m = memchr(target, '?', tlen);

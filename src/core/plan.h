@@ -23,6 +23,9 @@ void plan_init(struct plan *p);
 int plan_apply(struct plan *p, const char *q, size_t len, struct rng *r,
 	       const struct plan_limits *lim);
 
+/* Copies <src> into <dst>: the H=/T= strings point into dst's own copy. */
+void plan_copy(struct plan *dst, const struct plan *src);
+
 /* Locates the query of a request target: the bytes after its first '?'.
  * Returns 1 and fills <q>/<qlen> when the target has a '?', else 0. */
 int plan_query_of(const char *target, size_t tlen, const char **q,

@@ -17,7 +17,6 @@
 #include "body.h"
 #include "clock.h"
 #include "common.h"
-#include "evwait.h"
 #include "lc.h"
 #include "timer.h"
 #include "tls.h"
@@ -47,7 +46,7 @@ uint64_t lc_take(struct lc_conn *c)
 {
 	struct lc_thread *t = c->t;
 
-	if (interrupted || t->now_us >= t->end_us || !t->budget)
+	if (interrupted || t->loop.now_us >= t->end_us || !t->budget)
 		return 0;
 	if (t->o->rate > 0) {
 		uint64_t due;
@@ -152,7 +151,7 @@ void lc_error(struct lc_conn *c, enum lc_err kind)
 
 /* ---------- connections ---------- */
 
-static void conn_io(struct worker *w, struct ev *e, uint32_t events);
+static void conn_io(struct loop *l, struct ev *e, uint32_t events);
 
 static int conn_open(struct lc_conn *c)
 {
@@ -169,8 +168,6 @@ static int conn_open(struct lc_conn *c)
 	}
 	{
 	int fd = socket(target.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1;
-	struct epoll_event ee = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
-				  .data.ptr = &c->ev };
 
 	if (fd < 0)
 		return -1;
@@ -186,7 +183,7 @@ static int conn_open(struct lc_conn *c)
 	c->inflight = 0;
 	c->proto = target.proto == LC_AUTO ? LC_H1 : target.proto;
 	oq_reset(&c->oq);
-	return epoll_ctl(c->t->epfd, EPOLL_CTL_ADD, fd, &ee);
+	return loop_watch(&c->t->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
 	}
 }
 
@@ -207,9 +204,9 @@ static void conn_close(struct lc_conn *c)
 static void conn_reset(struct lc_conn *c)
 {
 	conn_close(c);
-	if (interrupted || c->t->now_us >= c->t->end_us || fatal_seen)
+	if (interrupted || c->t->loop.now_us >= c->t->end_us || fatal_seen)
 		return;
-	timer_arm(&c->t->timers, &c->tm, c->t->now_us + (any_success ? 1000 : 10000));
+	timer_arm(&c->t->loop.timers, &c->tm, c->t->loop.now_us + (any_success ? 1000 : 10000));
 }
 
 void lc_reset(struct lc_conn *c)
@@ -224,7 +221,7 @@ static void conn_renew(struct lc_conn *c)
 	c->t->budget += c->inflight;
 	c->t->started -= c->inflight;
 	conn_close(c);
-	if (interrupted || c->t->now_us >= c->t->end_us || fatal_seen)
+	if (interrupted || c->t->loop.now_us >= c->t->end_us || fatal_seen)
 		return;
 	if (conn_open(c) < 0) {
 		lc_error(c, E_CONNECT);
@@ -241,11 +238,11 @@ static void conn_after(struct lc_conn *c, int r)
 		conn_renew(c);
 }
 
-static void conn_retry(struct worker *w, struct timer *tm)
+static void conn_retry(struct loop *l, struct timer *tm)
 {
 	struct lc_conn *c = container_of(tm, struct lc_conn, tm);
 
-	(void)w;
+	(void)l;
 	if (!c->state && conn_open(c) < 0) {
 		lc_error(c, E_CONNECT);
 		conn_reset(c);
@@ -290,12 +287,12 @@ static int conn_step(struct lc_conn *c)
 	}
 }
 
-static void conn_io(struct worker *w, struct ev *e, uint32_t events)
+static void conn_io(struct loop *l, struct ev *e, uint32_t events)
 {
 	struct lc_conn *c = container_of(e, struct lc_conn, ev);
 	int r = 0;
 
-	(void)w;
+	(void)l;
 	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
 		c->rd_ready = 1;
 	if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
@@ -339,7 +336,7 @@ static void dispatch(struct lc_thread *t)
 /* open loop: every intended send time is queued, whatever the server does */
 static void due_tick(struct lc_thread *t)
 {
-	while (t->next_due_us <= t->now_us && t->now_us < t->end_us && t->due_n < t->budget) {
+	while (t->next_due_us <= t->loop.now_us && t->loop.now_us < t->end_us && t->due_n < t->budget) {
 		if (t->due_n == t->due_cap) {
 			uint32_t cap = t->due_cap * 2;
 			uint64_t *d = malloc(cap * sizeof(*d));
@@ -373,7 +370,7 @@ static void timeouts(struct lc_thread *t)
 				oldest = c->ex[k].t0;
 		if (c->proto == LC_H1)
 			oldest = c->ex[c->ex_head].t0;
-		if (oldest != UINT64_MAX && t->now_us > oldest + opts.timeout_us) {
+		if (oldest != UINT64_MAX && t->loop.now_us > oldest + opts.timeout_us) {
 			lc_error(c, E_TIMEOUT);
 			conn_reset(c);
 		}
@@ -391,39 +388,27 @@ static int thread_busy(const struct lc_thread *t)
 static void *thread_main(void *arg)
 {
 	struct lc_thread *t = arg;
-	struct epoll_event evs[256];
 	uint64_t next_tick = 0;
 
 	for (int i = 0; i < t->nconns; i++)
-		conn_retry(NULL, &t->conns[i].tm);
+		conn_retry(&t->loop, &t->conns[i].tm);
 	while (!interrupted && !fatal_seen) {
-		uint64_t next = MIN(timer_next(&t->timers), next_tick);
-		struct timer *tm;
-		int n;
+		uint64_t next = next_tick;
 
 		if (t->o->rate > 0)
 			next = MIN(next, t->next_due_us);
-		next = next > t->now_us ? MIN(next - t->now_us, (uint64_t)TICK_US) : 0;
-		n = ev_wait(t->epfd, evs, 256, next);
-		t->now_us = (uint64_t)now_us();
-		for (int i = 0; i < n; i++) {
-			struct ev *e = evs[i].data.ptr;
-
-			e->cb(NULL, e, evs[i].events);
-		}
-		while ((tm = timer_pop(&t->timers, t->now_us)))
-			tm->cb(NULL, tm);
+		loop_turn(&t->loop, next > t->loop.now_us ? MIN(next - t->loop.now_us, (uint64_t)TICK_US) : 0);
 		if (t->o->rate > 0)
 			due_tick(t);
-		if (t->now_us >= next_tick) {
+		if (t->loop.now_us >= next_tick) {
 			timeouts(t);
-			next_tick = t->now_us + TICK_US;
+			next_tick = t->loop.now_us + TICK_US;
 		}
-		if (t->now_us >= t->end_us || (!t->budget && !thread_busy(t)))
+		if (t->loop.now_us >= t->end_us || (!t->budget && !thread_busy(t)))
 			break;
 	}
 	for (int i = 0; i < t->nconns; i++) {
-		timer_cancel(&t->timers, &t->conns[i].tm);
+		timer_cancel(&t->loop.timers, &t->conns[i].tm);
 		if (t->conns[i].state)
 			conn_close(&t->conns[i]);
 	}
@@ -682,8 +667,9 @@ static void thread_init(struct lc_thread *t, int id, uint64_t start)
 	t->id = id;
 	t->o = &opts;
 	t->tg = &target;
-	t->epfd = epoll_create1(EPOLL_CLOEXEC);
-	t->now_us = start;
+	if (loop_init(&t->loop) < 0)
+		die("%s", "cannot create an epoll set");
+	t->loop.now_us = start;
 	t->start_us = start;
 	t->record_from_us = start + opts.warmup_us;
 	t->end_us = start + opts.warmup_us + opts.duration_us;
@@ -721,8 +707,7 @@ static void thread_free(struct lc_thread *t)
 	}
 	free(t->conns);
 	free(t->due);
-	theap_free(&t->timers);
-	close(t->epfd);
+	loop_free(&t->loop);
 }
 
 static void progress(struct lc_thread *ts, uint64_t start)

@@ -9,8 +9,7 @@
 #include "h1_parse.h"
 #include "hist.h"
 #include "oq.h"
-#include "timer-t.h"
-#include "worker-t.h"
+#include "loop.h"
 #include "xprt.h"
 
 #define LC_MAX_DEPTH 1024 /* -m */
@@ -90,11 +89,10 @@ struct lc_conn {
 #define LS_READY      3
 
 struct lc_thread {
+	struct loop loop;            /* epoll, timers, the clock (loop.now_us) */
 	int id;
-	int epfd;
 	pthread_t th;
-	struct theap timers;
-	uint64_t now_us, start_us, end_us, record_from_us;
+	uint64_t start_us, end_us, record_from_us;
 	const struct lc_opts *o;
 	const struct lc_target *tg;
 	struct lc_conn *conns;

@@ -292,14 +292,14 @@ static void q_arm(struct q *q)
 	ngtcp2_tstamp exp = ngtcp2_conn_get_expiry(q->conn);
 
 	if (exp != UINT64_MAX)
-		timer_arm(&q->c->t->timers, &q->tm, (exp + 999) / 1000);
+		timer_arm(&q->c->t->loop.timers, &q->tm, (exp + 999) / 1000);
 }
 
-static void q_timer(struct worker *w, struct timer *t)
+static void q_timer(struct loop *l, struct timer *t)
 {
 	struct q *q = container_of(t, struct q, tm);
 
-	(void)w;
+	(void)l;
 	if (ngtcp2_conn_handle_expiry(q->conn, ts()) || q_write(q) < 0) {
 		struct lc_conn *c = q->c;
 
@@ -395,7 +395,6 @@ int lc_h3_open(struct lc_conn *c)
 {
 	struct q *q = calloc(1, sizeof(*q));
 	int fd = socket(c->tg->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	struct epoll_event ee = { .events = EPOLLIN | EPOLLET, .data.ptr = &c->ev };
 
 	if (!q || fd < 0 || connect(fd, (const struct sockaddr *)&c->tg->addr, c->tg->alen) < 0) {
 		free(q);
@@ -411,7 +410,8 @@ int lc_h3_open(struct lc_conn *c)
 	c->proto_state = q;
 	for (int i = 0; i < c->t->o->depth; i++)
 		c->ex[i].id = -1;
-	if (q_new(q, c) < 0 || epoll_ctl(c->t->epfd, EPOLL_CTL_ADD, fd, &ee) < 0 || q_write(q) < 0)
+	c->ev.fd = fd;
+	if (q_new(q, c) < 0 || loop_watch(&c->t->loop, &c->ev, EPOLLIN | EPOLLET) < 0 || q_write(q) < 0)
 		return -1;
 	q_arm(q);
 	return 0;
@@ -423,7 +423,7 @@ void lc_h3_free(struct lc_conn *c)
 
 	if (!q)
 		return;
-	timer_cancel(&c->t->timers, &q->tm);
+	timer_cancel(&c->t->loop.timers, &q->tm);
 	if (q->h3)
 		nghttp3_conn_del(q->h3);
 	if (q->conn)

@@ -4,12 +4,12 @@
 
 #include <stdint.h>
 
-struct worker;
+struct loop;
 
 struct timer {
 	uint64_t expire;     /* microseconds on the loop clock */
 	uint32_t idx;        /* position in the heap + 1, 0 when not queued */
-	void (*cb)(struct worker *w, struct timer *t);
+	void (*cb)(struct loop *l, struct timer *t);
 };
 
 struct theap {

@@ -8,8 +8,8 @@
 #include "h1_parse.h"
 #include "oq.h"
 #include "xprt.h"
+#include "gen.h"
 #include "msg-t.h"
-#include "plan-t.h"
 #include "splice.h"
 #include "uring.h"
 #include "timer-t.h"
@@ -35,19 +35,10 @@
 enum h1_state {
 	H1S_HEAD,    /* reading a request head */
 	H1S_BODY,    /* draining the request body before responding */
-	H1S_WAIT,    /* t= wait */
 	H1S_SEND,    /* staging and sending the response */
-	H1S_DRIP,    /* d= pause between pieces */
 	H1S_DRAIN,   /* draining the rest of the body after responding */
-	H1S_PAUSE,   /* P= pause before the next request */
+	H1S_UNTIL,   /* a wait the generator asked for, then <next_st> */
 	H1S_LINGER,  /* closing: write side shut, discarding input */
-};
-
-/* what one request needs, held only while it is served */
-struct h1x {
-	struct hreq rq;
-	struct plan plan;
-	struct hresp rs;
 };
 
 struct h1c {
@@ -59,6 +50,7 @@ struct h1c {
 	struct h1c *prev;
 	uint32_t flags;
 	uint8_t st;
+	uint8_t next_st;     /* the state after H1S_UNTIL */
 	uint8_t minor;       /* HTTP/1.<minor> of the current request */
 
 	/* input: unread bytes at [rd, wr); the current head stays at
@@ -76,7 +68,7 @@ struct h1c {
 	/* time */
 	int64_t t_recv;      /* ns: last recv that brought bytes */
 	uint64_t last_act;   /* ms: last progress either way */
-	uint64_t until;      /* us: end of a wait, drip, pause or linger */
+	uint64_t until;      /* us: end of a wait (t=, d=, P=) or a linger */
 	uint64_t idle_ms;    /* keep-alive idle timeout (w= overrides) */
 
 	/* request body */
@@ -85,16 +77,13 @@ struct h1c {
 	uint64_t body_read;  /* payload bytes read */
 	struct h1_chunk ck;
 
-	/* response body */
-	uint64_t out_off;    /* body bytes staged so far */
-	uint64_t out_end;    /* body bytes to stage in all (fault cut) */
+	/* response body: the cursor is the exchange's */
 	uint64_t chunk_left; /* bytes left in the current chunk */
-	uint64_t piece_left; /* bytes left in the current piece */
 	struct spipe *sp;    /* pipe of a spliced body, NULL otherwise */
 
 	int64_t t_first;     /* ns: first byte of the request being read, 0 none */
 	struct ist settings; /* HTTP2-Settings of an Upgrade: h2c request */
-	struct h1x *ex;      /* the request being served, from a pool; NULL idle */
+	struct exch *ex;     /* the exchange being served, from a pool; NULL idle */
 
 	/* --io-uring, clear text: operations in flight on the worker's ring */
 	struct uop u_rx, u_tx;

@@ -13,7 +13,7 @@
 #include "h1_conn.h"
 #include "h2_conn.h"
 #include "log.h"
-#include "plan.h"
+#include "gen.h"
 #include "resp.h"
 #include "splice.h"
 #include "timer.h"
@@ -55,7 +55,7 @@ int h1_buffers_take(struct h1c *c)
 	if (!w->h1_in.size) {
 		w->h1_in.size = c->in_size;
 		w->h1_sc.size = oq_mem_size(c->oq.sc_size);
-		w->h1_ex.size = sizeof(struct h1x);
+		w->h1_ex.size = sizeof(struct exch);
 	}
 	if (!c->ex && !(c->ex = pool_get(&w->h1_ex)))
 		return -1;
@@ -112,7 +112,7 @@ static void h1_free(struct h1c *c)
 {
 	struct worker *w = c->w;
 
-	timer_cancel(&w->timers, &c->tm);
+	timer_cancel(&w->loop.timers, &c->tm);
 	if (c->sp) {
 		spl_put(&w->spl, c->sp);
 		c->sp = NULL;
@@ -156,7 +156,7 @@ static long h1_recv(struct h1c *c)
 	if (n > 0) {
 		c->wr += (uint32_t)n;
 		c->t_recv = clock_ns();
-		c->last_act = c->w->now_ms;
+		c->last_act = c->w->loop.now_ms;
 		c->w->st.bytes_in += (uint64_t)n;
 	} else if (n == 0) {
 		c->flags |= H1C_EOF;
@@ -176,7 +176,7 @@ int h1_flush_queue(struct h1c *c, int more)
 		return 0;
 	r = more ? oq_flush_more(&c->oq, &c->x, &sent) : oq_flush(&c->oq, &c->x, &sent);
 	if (sent) {
-		c->last_act = c->w->now_ms;
+		c->last_act = c->w->loop.now_ms;
 		c->w->st.bytes_out += sent;
 	}
 	if (r == 0)
@@ -197,7 +197,7 @@ static int h1_linger(struct h1c *c)
 {
 	c->flags &= ~H1C_KEEP;
 	c->st = H1S_LINGER;
-	c->until = c->w->now_us + LINGER_US;
+	c->until = c->w->loop.now_us + LINGER_US;
 	return 1;
 }
 
@@ -309,37 +309,24 @@ static void h1_next(struct h1c *c)
 	c->st = H1S_HEAD;
 }
 
-static int h1_ready(struct h1c *c)
+/* waits until <until> (us), then goes on in state <next> */
+static int h1_wait(struct h1c *c, uint64_t until, uint8_t next)
 {
-	if (c->ex->plan.wait_ms) {
-		c->until = clock_us_after_ms(c->ex->plan.wait_ms);
-		c->st = H1S_WAIT;
-		return 1;
-	}
-	c->st = H1S_SEND;
+	c->until = until;
+	c->next_st = next;
+	c->st = H1S_UNTIL;
 	return 1;
 }
 
-/* the query (after the defaults and X-Hxterm) into the plan */
-static void h1_plan(struct h1c *c, const struct h1_info *in)
+/* the request can be answered: at once, or after the wait it asked for */
+static int h1_ready(struct h1c *c)
 {
-	struct plan_limits lim = { cfg.max_size, cfg.max_wait };
-	struct plan *p = &c->ex->plan;
-	struct rng *r = &c->w->rng;
-	const char *q;
-	size_t qlen;
-	int bad;
+	uint64_t until = ex_wait_until(c->ex, clock_us_ceil());
 
-	plan_init(p);
-	bad = cfg.defaults && plan_apply(p, cfg.defaults, strlen(cfg.defaults), r, &lim) < 0;
-	if (!bad && in->xhx.len)
-		bad = plan_apply(p, in->xhx.ptr, in->xhx.len, r, &lim) < 0;
-	if (!bad && plan_query_of(c->ex->rq.target.ptr, c->ex->rq.target.len, &q, &qlen))
-		bad = plan_apply(p, q, qlen, r, &lim) < 0;
-	if (bad) { /* answered 400 with the reason: the framing is intact */
-		p->flags = PF_BAD | (p->flags & PF_CLOSE);
-		p->status = 400;
-	}
+	if (until)
+		return h1_wait(c, until, H1S_SEND);
+	c->st = H1S_SEND;
+	return 1;
 }
 
 static int h1_got_head(struct h1c *c, int n)
@@ -370,7 +357,7 @@ static int h1_got_head(struct h1c *c, int n)
 	c->ex->rq.xhx = in.xhx;
 	c->settings = in.settings;
 	c->ex->rq.echo = (struct ist){ c->in + hstart, c->ex->rq.head_size };
-	h1_plan(c, &in);
+	ex_plan(c->ex, &cfg.gen, &c->w->rng);
 	return 0;
 }
 
@@ -394,7 +381,7 @@ static int h1_upgrade(struct h1c *c)
 {
 	static const char sw[] = "HTTP/1.1 101 Switching Protocols\r\n"
 				 "Connection: Upgrade\r\nUpgrade: h2c\r\n\r\n";
-	struct h2_upgrade up = { c->settings, c->ex->rq.xhx, &c->ex->rq };
+	struct h2_upgrade up = { c->settings, c->ex };
 
 	if (h1_flush_now(c) <= 0) /* earlier responses first; if they cannot go, no upgrade */
 		return c->flags & H1C_DEAD ? 0 : h1_ready(c);
@@ -440,22 +427,18 @@ static int h1_preface(struct h1c *c)
 /* after the plan: keep-alive rules, then the body or the response */
 static int h1_route(struct h1c *c)
 {
-	const struct plan *p = &c->ex->plan;
 	int has_body = !body_done(c);
-	int keep = c->minor ? !(c->info & H1I_CLOSE) : !!(c->info & H1I_KEEPALIVE);
+	int keep = ex_keep(c->ex, c->minor ? !(c->info & H1I_CLOSE) : !!(c->info & H1I_KEEPALIVE));
 
-	if (p->flags & PF_KEEP)
-		keep = 1;
-	if ((p->flags & PF_CLOSE) || c->w->draining)
+	if (c->w->draining)
 		keep = 0;
-	if (p->flags & PF_IDLE)
-		c->idle_ms = p->idle_ms;
+	c->idle_ms = ex_idle_ms(c->ex, c->idle_ms);
 	c->flags = (c->flags & ~H1C_KEEP) | (keep ? H1C_KEEP : 0);
 	if ((c->info & H1I_UPGRADE) && !has_body && c->minor && !c->x.ssl)
 		return h1_upgrade(c);
 	if (!has_body)
 		return h1_ready(c);
-	if (!(p->flags & PF_ACKFIRST) && (!(p->flags & PF_BODYMAX) || p->body_max)) {
+	if (!ex_answer_early(c->ex, 0)) {
 		if ((c->info & H1I_EXPECT) && c->rd == c->wr && c->minor)
 			c->flags |= H1C_CONTINUE;
 		c->st = H1S_BODY;
@@ -513,7 +496,7 @@ more:
 
 static int h1_do_body(struct h1c *c)
 {
-	uint64_t cap = (c->ex->plan.flags & PF_BODYMAX) ? c->ex->plan.body_max : UINT64_MAX;
+	uint64_t cap = ex_body_cap(c->ex);
 	int r;
 
 	if (c->flags & H1C_CONTINUE) {
@@ -533,15 +516,8 @@ static int h1_do_body(struct h1c *c)
 /* the response is about to start: build it (this stamps X-rsp's time) */
 static void h1_start_response(struct h1c *c)
 {
-	const struct plan *p = &c->ex->plan;
-
-	resp_build(&c->ex->rs, &c->ex->rq, p, (struct ist){ cfg.name, cfg.name_len }, clock_ns());
-	c->out_off = 0;
-	c->out_end = c->ex->rs.body;
-	if ((p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at < c->out_end)
-		c->out_end = p->fault_at;
+	ex_respond(c->ex, &cfg.gen, clock_ns());
 	c->chunk_left = 0;
-	c->piece_left = p->piece;
 	c->flags &= ~H1C_NOSPLICE;
 	/* WHY: without a length or chunks, only the close ends the body */
 	if ((c->ex->rs.clen < 0 && !c->ex->rs.chunked && c->ex->rs.body) || c->w->draining)
@@ -567,11 +543,8 @@ static int h1_finish(struct h1c *c)
 		h1_kill(c, 0);
 		return 0;
 	}
-	if (c->ex->plan.pause_ms) {
-		c->until = c->w->now_us + c->ex->plan.pause_ms * 1000;
-		c->st = H1S_PAUSE;
-		return 1;
-	}
+	if (ex_pause_ms(c->ex))
+		return h1_wait(c, c->w->loop.now_us + ex_pause_ms(c->ex) * 1000, H1S_HEAD);
 	h1_next(c);
 	return 1;
 }
@@ -579,11 +552,12 @@ static int h1_finish(struct h1c *c)
 /* everything is staged; what follows may need it sent first */
 static int h1_sent(struct h1c *c)
 {
-	const struct plan *p = &c->ex->plan;
-	int faulted = (p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at <= c->ex->rs.body;
+	struct ex_action a;
+	enum ex_act end = ex_next(c->ex, 0, c->w->loop.now_us, &a); /* END, RESET or CLOSE */
+	int faulted = end != EXA_END;
 	int r;
 
-	if (faulted || !(c->flags & H1C_KEEP) || p->pause_ms) {
+	if (faulted || !(c->flags & H1C_KEEP) || ex_pause_ms(c->ex)) {
 		/* WHY: a close comes right after: MSG_MORE holds the last bytes
 		 * back so that the FIN rides in their segment */
 		int fin_next = !faulted && body_done(c) && h1_peer_closing(c);
@@ -591,7 +565,7 @@ static int h1_sent(struct h1c *c)
 		if ((r = h1_flush_queue(c, fin_next)) <= 0)
 			return 0;
 	}
-	if (faulted && (p->flags & PF_RESET)) {
+	if (end == EXA_RESET) {
 		h1_kill(c, 1);
 		return 0;
 	}
@@ -636,14 +610,12 @@ static int h1_do_send(struct h1c *c)
 	r = h1_stage_body(c);
 	if (r == 0) /* mid-body: more follows at once, hold a partial segment back */
 		return h1_flush_queue(c, 1) > 0;
-	if (r == 2) {
+	if (r == 2) { /* a piece ended: it goes out alone, then the drip */
 		if (!h1_push(c))
 			return 0;
-		c->piece_left = c->ex->plan.piece;
-		if (c->ex->plan.drip_ms) {
-			c->until = c->w->now_us + c->ex->plan.drip_ms * 1000;
-			c->st = H1S_DRIP;
-		}
+		if (c->ex->pause_until > c->w->loop.now_us)
+			return h1_wait(c, c->ex->pause_until, H1S_SEND);
+		ex_resume(c->ex);
 		return 1;
 	}
 	return h1_sent(c);
@@ -661,12 +633,15 @@ static int h1_do_drain(struct h1c *c)
 /* waits that end at <until>: the timer moves the state on */
 static int h1_do_until(struct h1c *c)
 {
-	if (c->w->now_us < c->until)
+	if (c->w->loop.now_us < c->until)
 		return 0;
-	if (c->st == H1S_PAUSE)
+	if (c->next_st == H1S_HEAD) {
 		h1_next(c);
-	else
-		c->st = H1S_SEND;
+		return 1;
+	}
+	if (c->flags & H1C_HEAD_OUT) /* the drip after a piece ended */
+		ex_resume(c->ex);
+	c->st = c->next_st;
 	return 1;
 }
 
@@ -681,9 +656,7 @@ static int h1_step(struct h1c *c)
 	case H1S_SEND:   return h1_do_send(c);
 	case H1S_DRAIN:  return h1_do_drain(c);
 	case H1S_LINGER: return h1_do_linger(c);
-	case H1S_WAIT:
-	case H1S_DRIP:
-	case H1S_PAUSE:  return h1_do_until(c);
+	case H1S_UNTIL:  return h1_do_until(c);
 	}
 	return 0;
 }
@@ -719,7 +692,7 @@ static uint64_t h1_deadline(const struct h1c *c)
 
 static void h1_expire(struct h1c *c)
 {
-	if (oq_pending(&c->oq) && c->w->now_ms >= c->last_act + cfg.send_ms) {
+	if (oq_pending(&c->oq) && c->w->loop.now_ms >= c->last_act + cfg.send_ms) {
 		h1_kill(c, 1); /* the client stopped reading */
 		return;
 	}
@@ -741,8 +714,9 @@ static void h1_expire(struct h1c *c)
 	}
 }
 
-static void h1_timer_cb(struct worker *w, struct timer *t)
+static void h1_timer_cb(struct loop *l, struct timer *t)
 {
+	struct worker *w = worker_of(l);
 	struct h1c *c = container_of(t, struct h1c, tm);
 
 	if (h1_buffers_take(c) < 0) {
@@ -750,8 +724,7 @@ static void h1_timer_cb(struct worker *w, struct timer *t)
 		h1_free(c);
 		return;
 	}
-	if (w->now_us >= h1_deadline(c) && c->st != H1S_WAIT &&
-	    c->st != H1S_DRIP && c->st != H1S_PAUSE)
+	if (w->loop.now_us >= h1_deadline(c) && c->st != H1S_UNTIL)
 		h1_expire(c);
 	h1_run(c);
 }
@@ -763,7 +736,7 @@ static void h1_timer_need(struct h1c *c)
 	uint64_t d = h1_deadline(c);
 
 	if (!timer_queued(&c->tm) || c->tm.expire > d)
-		timer_arm(&c->w->timers, &c->tm, d);
+		timer_arm(&c->w->loop.timers, &c->tm, d);
 }
 
 /* ---------- events ---------- */
@@ -794,11 +767,11 @@ void h1_run(struct h1c *c)
 	(void)h1_go(c);
 }
 
-static void h1_io_cb(struct worker *w, struct ev *e, uint32_t events)
+static void h1_io_cb(struct loop *l, struct ev *e, uint32_t events)
 {
 	struct h1c *c = container_of(e, struct h1c, ev);
 
-	(void)w;
+	(void)l;
 	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
 		c->flags |= H1C_RD_READY;
 	if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
@@ -845,7 +818,7 @@ int h1c_accept(struct worker *w, int fd, uint16_t tls_port)
 	c->rd = c->wr = c->hend = c->nreq = 0;
 	c->t_first = 0;
 	c->t_recv = 0;
-	c->last_act = w->now_ms;
+	c->last_act = w->loop.now_ms;
 	c->idle_ms = cfg.idle_ms;
 	c->alt_port = (tls && !cfg.no_h3 && !cfg.no_alt_svc) ? tls_port : 0;
 	oq_reset(&c->oq);
@@ -855,11 +828,11 @@ int h1c_accept(struct worker *w, int fd, uint16_t tls_port)
 	 * ever hears of the socket (no epoll_ctl, no wake-up) */
 	c->flags |= H1C_RD_READY;
 	c->u_st = 0;
-	if (w->ring && !tls)
+	if (w->loop.ring && !tls)
 		h1u_start(c);
 	if (!h1_go(c) || (c->u_st & U_ON))
 		return 0;
-	if (worker_watch(w, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
+	if (loop_watch(&w->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
 		h1_kill(c, 0);
 		h1_free(c);
 	}
@@ -891,7 +864,7 @@ void h1c_release_all(struct worker *w)
 {
 	while (w->conns)
 		h1_free(w->conns);
-	uring_drain(w); /* what the ring still does ends: the zombies go */
+	uring_drain(w->loop.ring, &w->loop); /* what the ring still does ends: the zombies go */
 	h1c_destroy_list(w->free_h1c);
 	w->free_h1c = NULL;
 	pool_drain(&w->h1_in);

@@ -77,39 +77,42 @@ int h1_stage_head(struct h1c *c)
 	return 1;
 }
 
-/* stages up to <max> payload bytes at the body cursor; returns how many */
-static size_t stage_data(struct h1c *c, uint64_t max)
+/* stages the body bytes [off, off + len) the generator handed out */
+static void stage_data(struct h1c *c, uint64_t off, uint64_t len)
 {
 	struct oq *q = &c->oq;
-	const char *ptr;
-	size_t n;
+	const struct exch *x = c->ex;
+	/* WHY: head and a short body in one iovec: one send, not a gather of
+	 * two (IORING_OP_SEND on the ring, a plain writev); bytes of the
+	 * request's own buffer (E=1) must be copied before it is reused */
+	int copy = ex_copy_needed(x) || (x->rs.body <= COPY_SMALL && !x->rs.chunked);
 
-	if (c->ex->rs.src == BODY_TEXT) {
-		n = (size_t)MIN(max, (uint64_t)oq_sc_room(q));
-		oq_copy(q, c->ex->rs.text.ptr + c->out_off, n);
-	} else {
-		n = body_slice(c->out_off, (size_t)MIN(max, (uint64_t)SIZE_MAX),
-			       c->ex->rs.src == BODY_RANDOM, &ptr);
-		/* WHY: head and a short body in one iovec: one send, not a
-		 * gather of two (IORING_OP_SEND on the ring, a plain writev) */
-		if ((n < COPY_BELOW && c->ex->rs.chunked) ||
-		    (c->ex->rs.body <= COPY_SMALL && !c->ex->rs.chunked)) {
-			n = MIN(n, oq_sc_room(q));
+	while (len) {
+		const char *ptr;
+		size_t n = ex_slice(x, off, (size_t)len, &ptr);
+
+		if (copy || (n < COPY_BELOW && x->rs.chunked))
 			oq_copy(q, ptr, n);
-		} else {
+		else
 			oq_ref(q, ptr, n);
-		}
+		off += n;
+		len -= n;
 	}
-	c->out_off += n;
-	return n;
 }
 
-/* opens the next chunk: "<hex size>\r\n" */
-static void chunk_open(struct h1c *c)
+/* the size of the next chunk: it counts to the body's end, so a fault cut
+ * leaves it short (a truncated chunk) */
+static uint64_t chunk_size(const struct h1c *c, uint64_t off)
+{
+	return MIN(ex_frame(c->ex), c->ex->rs.body - off);
+}
+
+/* opens the chunk that starts at body offset <off>: "<hex size>\r\n" */
+static void chunk_open(struct h1c *c, uint64_t off)
 {
 	struct oq *q = &c->oq;
 	char *p = q->sc + q->sc_used, *s = p;
-	uint64_t size = MIN(c->ex->plan.chunk, c->ex->rs.body - c->out_off);
+	uint64_t size = chunk_size(c, off);
 
 	p = fmt_hex(p, size);
 	p = fmt_lit(p, "\r\n");
@@ -122,61 +125,66 @@ static void chunk_open(struct h1c *c)
 static int chunk_close(struct h1c *c)
 {
 	struct oq *q = &c->oq;
-	const struct plan *p = &c->ex->plan;
-	size_t need = 8;
+	size_t nt, need = 8;
+	const struct hfield *t = ex_trailers(c->ex, &nt);
 
-	for (int i = 0; i < p->ntrl; i++)
-		need += p->trl[i].nlen + p->trl[i].vlen + 4;
-	if (oq_sc_room(q) < need || oq_iov_room(q) < 2 + p->ntrl)
+	for (size_t i = 0; i < nt; i++)
+		need += t[i].nlen + t[i].vlen + 4;
+	if (oq_sc_room(q) < need || oq_iov_room(q) < 2 + (int)nt)
 		return 0;
 	oq_copy(q, "0\r\n", 3);
-	for (int i = 0; i < p->ntrl; i++)
-		stage_field(q, p->trl[i].name, p->trl[i].nlen, p->trl[i].val,
-			    p->trl[i].vlen);
+	for (size_t i = 0; i < nt; i++)
+		stage_field(q, t[i].name, t[i].nlen, t[i].val, t[i].vlen);
 	oq_copy(q, "\r\n", 2);
 	c->flags |= H1C_TRL_OUT;
 	return 1;
 }
 
-/* one step of body staging; returns 1 staged something, 0 no room */
-static int stage_step(struct h1c *c)
+/* the most one step may take: one slice of the prebuilt buffers (at most two
+ * iovecs), the current chunk, the scratch room for bytes to copy */
+static uint64_t step_max(struct h1c *c)
 {
 	struct oq *q = &c->oq;
-	uint64_t max = c->out_end - c->out_off;
+	uint64_t max = body_slice_max();
 
-	if (oq_iov_room(q) < 3 || oq_sc_room(q) < 32 || q->bytes >= STAGE_MAX)
-		return 0;
-	if (c->ex->plan.flags & PF_PIECE)
-		max = MIN(max, c->piece_left);
-	if (!c->ex->rs.chunked) {
-		max = stage_data(c, max);
-	} else {
-		if (!c->chunk_left)
-			chunk_open(c);
-		max = stage_data(c, MIN(max, c->chunk_left));
-		c->chunk_left -= max;
-		if (!c->chunk_left)
-			oq_copy(q, "\r\n", 2);
-	}
-	if (c->ex->plan.flags & PF_PIECE)
-		c->piece_left -= max;
-	return max > 0;
+	if (c->ex->rs.chunked)
+		max = MIN(max, c->chunk_left ? c->chunk_left : chunk_size(c, c->ex->out_off));
+	if (ex_copy_needed(c->ex) || c->ex->rs.body <= COPY_SMALL)
+		max = MIN(max, (uint64_t)oq_sc_room(q) - 16);
+	return max;
 }
 
-/* Returns 1 when the whole body is staged, 0 when the queue needs a flush,
- * 2 at the end of a piece (p=). */
+/* Returns 1 when the whole body is staged (or cut by a fault), 0 when the
+ * queue needs a flush, 2 at the end of a piece (p=). */
 int h1_stage_body(struct h1c *c)
 {
-	while (c->out_off < c->out_end) {
-		if ((c->ex->plan.flags & PF_PIECE) && !c->piece_left)
-			return 2;
-		if (!stage_step(c))
+	struct oq *q = &c->oq;
+	struct ex_action a;
+
+	for (;;) {
+		if (oq_iov_room(q) < 5 || oq_sc_room(q) < 48 || q->bytes >= STAGE_MAX)
 			return 0;
+		switch (ex_next(c->ex, ex_left(c->ex) ? step_max(c) : 0, c->w->loop.now_us, &a)) {
+		case EXA_DATA:
+			if (c->ex->rs.chunked && !c->chunk_left)
+				chunk_open(c, a.off);
+			stage_data(c, a.off, a.len);
+			if (c->ex->rs.chunked && !(c->chunk_left -= a.len))
+				oq_copy(q, "\r\n", 2);
+			break;
+		case EXA_PAUSE:
+			return 2;
+		case EXA_END:
+			/* the framing ends only with the whole body, never at a fault;
+			 * a HEAD response announces chunks but sends none */
+			if (c->ex->rs.chunked && !(c->ex->rq.flags & RQ_HEAD) && !(c->flags & H1C_TRL_OUT))
+				return chunk_close(c);
+			return 1;
+		case EXA_RESET:
+		case EXA_CLOSE:
+			return 1;
+		}
 	}
-	/* the framing ends only with the whole body, never at a fault cut */
-	if (c->ex->rs.chunked && c->out_end == c->ex->rs.body && !(c->flags & H1C_TRL_OUT))
-		return chunk_close(c);
-	return 1;
 }
 
 void h1_stage_error(struct h1c *c, uint16_t status, const char *why)
@@ -203,11 +211,8 @@ void h1_stage_error(struct h1c *c, uint16_t status, const char *why)
 
 int h1_splice_ok(struct h1c *c)
 {
-	const struct hresp *rs = &c->ex->rs;
-
 	if (!cfg.splice || !c->w->spl.ok || c->x.ssl || (c->u_st & U_ON) || (c->flags & H1C_NOSPLICE) ||
-	    (c->ex->plan.flags & (PF_NOSPLICE | PF_PIECE)) || rs->chunked ||
-	    rs->src == BODY_TEXT || c->out_end - c->out_off < SPL_MIN)
+	    !ex_zero_copy_ok(c->ex) || ex_left(c->ex) < SPL_MIN)
 		return 0;
 	return (c->sp = spl_get(&c->w->spl)) != NULL;
 }
@@ -217,14 +222,14 @@ static int splice_refill(struct h1c *c, int rnd)
 {
 	long n;
 
-	if (c->out_off < c->out_end && !(c->out_off % spl_period(rnd)) &&
-	    (n = spl_fill(&c->w->spl, c->sp, rnd, c->out_end - c->out_off)) > 0) {
-		c->out_off += (uint64_t)n;
+	if (ex_left(c->ex) && !(c->ex->out_off % spl_period(rnd)) &&
+	    (n = spl_fill(&c->w->spl, c->sp, rnd, ex_left(c->ex))) > 0) {
+		ex_skip(c->ex, (uint64_t)n);
 		return 0;
 	}
 	spl_put(&c->w->spl, c->sp);
 	c->sp = NULL;
-	if (c->out_off == c->out_end)
+	if (!ex_left(c->ex))
 		return 1;
 	c->flags |= H1C_NOSPLICE; /* WHY: a short tee left the pattern mid-line */
 	return 2;
@@ -244,7 +249,7 @@ int h1_splice_body(struct h1c *c)
 			return r;
 		if (!(c->flags & H1C_WR_READY))
 			return 0;
-		n = spl_out(c->sp, c->x.fd, c->out_off < c->out_end);
+		n = spl_out(c->sp, c->x.fd, ex_left(c->ex) > 0);
 		if (n == XPRT_AGAIN) {
 			c->flags &= ~H1C_WR_READY;
 			return 0;
@@ -253,7 +258,7 @@ int h1_splice_body(struct h1c *c)
 			c->flags |= H1C_DEAD;
 			return -1;
 		}
-		c->last_act = c->w->now_ms;
+		c->last_act = c->w->loop.now_ms;
 		c->w->st.bytes_out += (uint64_t)n;
 	}
 }

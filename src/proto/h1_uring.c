@@ -30,8 +30,9 @@ static int op_ended(struct h1c *c, uint8_t bit)
 	return 1;
 }
 
-static void rx_done(struct worker *w, struct uop *op, int res)
+static void rx_done(struct loop *l, struct uop *op, int res)
 {
+	struct worker *w = worker_of(l);
 	struct h1c *c = container_of(op, struct h1c, u_rx);
 
 	if (op_ended(c, U_RX))
@@ -41,14 +42,14 @@ static void rx_done(struct worker *w, struct uop *op, int res)
 		h1u_arm(c);
 		return;
 	}
-	if (res > 0 && uring_buf(w)) { /* bytes in a pooled buffer: into ours */
+	if (res > 0 && uring_buf(w->loop.ring)) { /* bytes in a pooled buffer: into ours */
 		if (h1_buffers_take(c) < 0 || (size_t)res > c->in_size - c->wr) {
 			c->flags |= H1C_DEAD;
 			h1_run(c);
 			return;
 		}
 		c->u_off = c->wr;
-		memcpy(c->in + c->wr, uring_buf(w), (size_t)res);
+		memcpy(c->in + c->wr, uring_buf(w->loop.ring), (size_t)res);
 	}
 	c->u_res = res;
 	c->u_st |= U_RES;
@@ -56,8 +57,9 @@ static void rx_done(struct worker *w, struct uop *op, int res)
 	h1_run(c);
 }
 
-static void tx_done(struct worker *w, struct uop *op, int res)
+static void tx_done(struct loop *l, struct uop *op, int res)
 {
+	struct worker *w = worker_of(l);
 	struct h1c *c = container_of(op, struct h1c, u_tx);
 
 	if (op_ended(c, U_TX))
@@ -66,7 +68,7 @@ static void tx_done(struct worker *w, struct uop *op, int res)
 		c->flags |= H1C_DEAD;
 	} else {
 		oq_sent(&c->oq, (size_t)res);
-		c->last_act = w->now_ms;
+		c->last_act = w->loop.now_ms;
 		w->st.bytes_out += (uint64_t)res;
 		c->flags |= H1C_WR_READY;
 	}
@@ -121,12 +123,12 @@ void h1u_arm(struct h1c *c)
 	 * hold none */
 	if (!c->in) {
 		c->u_len = URING_BUF;
-		uring_recv_pooled(c->w, &c->u_rx, c->u_fd);
+		uring_recv_pooled(c->w->loop.ring, &c->u_rx, c->u_fd);
 		return;
 	}
 	c->u_off = c->wr;
 	c->u_len = c->in_size - c->wr;
-	uring_recv(c->w, &c->u_rx, c->u_fd, c->in + c->wr, c->u_len);
+	uring_recv(c->w->loop.ring, &c->u_rx, c->u_fd, c->in + c->wr, c->u_len);
 }
 
 int h1u_flush(struct h1c *c, int more)
@@ -141,15 +143,15 @@ int h1u_flush(struct h1c *c, int more)
 	}
 	c->u_msg = (struct msghdr){ .msg_iov = q->iov + q->i, .msg_iovlen = (size_t)MIN(q->n - q->i, IOV_MAX) };
 	if (c->u_msg.msg_iovlen == 1)
-		uring_send(c->w, &c->u_tx, c->u_fd, q->iov[q->i].iov_base, q->iov[q->i].iov_len,
+		uring_send(c->w->loop.ring, &c->u_tx, c->u_fd, q->iov[q->i].iov_base, q->iov[q->i].iov_len,
 			   more ? MSG_MORE : 0);
 	else
-		uring_sendmsg(c->w, &c->u_tx, c->u_fd, &c->u_msg, more ? MSG_MORE : 0);
+		uring_sendmsg(c->w->loop.ring, &c->u_tx, c->u_fd, &c->u_msg, more ? MSG_MORE : 0);
 	c->u_st |= U_TX;
 	c->flags &= ~H1C_WR_READY;
 	/* WHY: --send-timeout counts from here; a last_act of the last recv
 	 * would make a response staged after a long wait look stalled */
-	c->last_act = c->w->now_ms;
+	c->last_act = c->w->loop.now_ms;
 	return 0;
 }
 
@@ -159,5 +161,5 @@ void h1u_bury(struct h1c *c)
 
 	c->u_st |= U_ZOMBIE;
 	h1c_link(&w->zombies, c);
-	uring_cancel_fd(w, c->u_fd);
+	uring_cancel_fd(w->loop.ring, c->u_fd);
 }

@@ -97,7 +97,7 @@ static void h2s_put(struct h2s *s)
 {
 	struct worker *w = s->c->w;
 
-	timer_cancel(&w->timers, &s->tm);
+	timer_cancel(&w->loop.timers, &s->tm);
 	xs_release(&s->x);
 	s->c->nstreams--;
 	if (s->prev)
@@ -121,100 +121,120 @@ static nghttp2_nv nv_of(const struct hfield *f)
 			     NGHTTP2_NV_FLAG_NONE };
 }
 
+/* the stream cannot be answered (out of memory): reset, never left hanging */
+static void h2s_fail(struct h2s *s)
+{
+	s->c->w->st.errors++;
+	nghttp2_submit_rst_stream(s->c->sess, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_INTERNAL_ERROR);
+}
+
 static void h2s_respond(struct h2s *s)
 {
 	static __thread struct xs_head h;
 	nghttp2_data_provider prd = { .source.ptr = s, .read_callback = read_cb };
 	nghttp2_nv nv_inline[ARRAY_SIZE(h.inl)], *nv = nv_inline;
+	int r;
 
 	if (xs_head(&s->x, &h) < 0)
-		return;
+		return h2s_fail(s);
 	if (h.n > ARRAY_SIZE(nv_inline) && !(nv = malloc(h.n * sizeof(*nv)))) {
 		xs_head_done(&h);
-		return;
+		return h2s_fail(s);
 	}
 	for (size_t i = 0; i < h.n; i++)
 		nv[i] = nv_of(&h.f[i]);
 	s->c->w->st.requests++;
-	nghttp2_submit_response(s->c->sess, s->id, nv, h.n, xs_has_body(&s->x) ? &prd : NULL);
+	r = nghttp2_submit_response(s->c->sess, s->id, nv, h.n, ex_has_body(&s->x.ex) ? &prd : NULL);
 	xs_head_done(&h);
 	if (nv != nv_inline)
 		free(nv);
+	if (r)
+		h2s_fail(s);
 }
 
-static void h2s_timer_cb(struct worker *w, struct timer *t)
+static void h2s_timer_cb(struct loop *l, struct timer *t)
 {
 	struct h2s *s = container_of(t, struct h2s, tm);
 	struct h2c *c = s->c;
 
-	(void)w;
-	if (xs_timer_fired(&s->x))
+	(void)l;
+	if (s->x.flags & XS_RESPONDED) { /* the drip after a piece ended */
+		ex_resume(&s->x.ex);
 		nghttp2_session_resume_data(c->sess, s->id);
-	else
+	} else {
 		h2s_respond(s);
+	}
 	h2c_run(c);
+}
+
+static int h2s_timer_at(struct h2s *s, uint64_t until)
+{
+	s->tm.cb = h2s_timer_cb;
+	return loop_arm(&s->c->w->loop, &s->tm, until);
 }
 
 /* the request is complete enough to answer: wait t= or respond now */
 static void h2s_ready(struct h2s *s)
 {
 	uint64_t until;
-	int r = xs_ready(&s->x, &until);
+	int r = xs_ready(&s->x, clock_us_ceil(), &until);
 
-	if (r > 0) {
-		s->tm.cb = h2s_timer_cb;
-		timer_arm(&s->c->w->timers, &s->tm, until);
-	} else if (r == 0) {
+	if (r > 0 && h2s_timer_at(s, until) < 0)
+		h2s_fail(s);
+	else if (r == 0)
 		h2s_respond(s);
-	}
 }
 
 /* ---------- nghttp2 callbacks: thin trampolines ---------- */
 
+/* the trailers, if any, go after this last DATA frame */
+static void h2s_trailers(nghttp2_session *sess, struct h2s *s, uint32_t *flags)
+{
+	struct hfield f[PLAN_MAX_FIELDS];
+	nghttp2_nv nv[PLAN_MAX_FIELDS];
+	char lbuf[PLAN_DEC_SIZE];
+	size_t nt = xs_trailers(&s->x, f, lbuf);
+
+	*flags |= NGHTTP2_DATA_FLAG_EOF;
+	if (!nt)
+		return;
+	for (size_t i = 0; i < nt; i++)
+		nv[i] = nv_of(&f[i]);
+	*flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;
+	if (nghttp2_submit_trailer(sess, s->id, nv, nt))
+		h2s_fail(s);
+}
+
+/* the generator's next action as one DATA frame (its bytes go in send_data_cb) */
 static ssize_t read_cb(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t len,
 		       uint32_t *flags, nghttp2_data_source *src, void *user)
 {
 	struct h2s *s = src->ptr;
-	struct xstream *x = &s->x;
-	const struct plan *p = &x->plan;
-	uint64_t n = MIN((uint64_t)len, x->out_end - x->out_off);
+	struct exch *x = &s->x.ex;
+	uint64_t frame = ex_frame(x);
+	struct ex_action a;
 
-	(void)buf, (void)user;
-	if (x->out_off == x->out_end && x->out_end < x->rs.body) {
-		/* the fault point: x= resets the stream, X= the connection */
-		if (p->flags & PF_RESET)
-			return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+	(void)buf, (void)user, (void)id;
+	switch (ex_next(x, frame ? MIN(frame, (uint64_t)len) : len, s->c->w->loop.now_us, &a)) {
+	case EXA_RESET:
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+	case EXA_CLOSE:
 		nghttp2_session_terminate_session(sess, NGHTTP2_NO_ERROR);
 		return NGHTTP2_ERR_DEFERRED;
-	}
-	if (p->flags & PF_CHUNK)
-		n = MIN(n, p->chunk);
-	if (p->flags & PF_PIECE) {
-		if (!x->piece_left) {
-			s->tm.cb = h2s_timer_cb;
-			timer_arm(&s->c->w->timers, &s->tm, xs_drip(x, s->c->w->now_us));
-			return NGHTTP2_ERR_DEFERRED;
-		}
-		n = MIN(n, x->piece_left);
-		x->piece_left -= n;
+	case EXA_PAUSE:
+		if (h2s_timer_at(s, a.until_us) < 0)
+			return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+		return NGHTTP2_ERR_DEFERRED;
+	case EXA_END:
+		h2s_trailers(sess, s, flags);
+		return 0;
+	case EXA_DATA:
+		break;
 	}
 	*flags |= NGHTTP2_DATA_FLAG_NO_COPY;
-	if (x->out_off + n == x->rs.body) {
-		struct hfield f[PLAN_MAX_FIELDS];
-		nghttp2_nv nv[PLAN_MAX_FIELDS];
-		char lbuf[PLAN_DEC_SIZE];
-		size_t nt = xs_trailers(x, f, lbuf);
-
-		*flags |= NGHTTP2_DATA_FLAG_EOF;
-		for (size_t i = 0; i < nt; i++)
-			nv[i] = nv_of(&f[i]);
-		if (nt) {
-			*flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;
-			nghttp2_submit_trailer(sess, id, nv, nt);
-		}
-	}
-	x->out_off += n;
-	return (ssize_t)n;
+	if (!ex_left(x) && a.off + a.len == x->rs.body)
+		h2s_trailers(sess, s, flags);
+	return (ssize_t)a.len;
 }
 
 static int send_data_cb(nghttp2_session *sess, nghttp2_frame *frame, const uint8_t *hd,
@@ -223,7 +243,7 @@ static int send_data_cb(nghttp2_session *sess, nghttp2_frame *frame, const uint8
 	struct h2c *c = user;
 	struct h2s *s = src->ptr;
 	struct oq *q = &c->oq;
-	uint64_t off = s->x.out_off - len; /* read_cb already moved past it */
+	uint64_t off = s->x.ex.out_off - len; /* read_cb already moved past it */
 
 	(void)sess, (void)frame;
 	if (oq_iov_room(q) < 2 + (int)(len / body_slice_max()) + 2 || oq_sc_room(q) < 16 ||
@@ -236,12 +256,7 @@ static int send_data_cb(nghttp2_session *sess, nghttp2_frame *frame, const uint8
 		const char *ptr;
 		size_t n;
 
-		if (s->x.rs.src == BODY_TEXT) {
-			n = len;
-			ptr = s->x.rs.text.ptr + off;
-		} else {
-			n = body_slice(off, len, s->x.rs.src == BODY_RANDOM, &ptr);
-		}
+		n = ex_slice(&s->x.ex, off, len, &ptr);
 		oq_ref(q, ptr, n);
 		off += n;
 		len -= n;
@@ -278,7 +293,7 @@ static int header_cb(nghttp2_session *sess, const nghttp2_frame *frame, const ui
 /* RFC 9113 rapid reset (CVE-2023-44487): too many resets a second */
 static int h2c_count_reset(struct h2c *c)
 {
-	uint64_t sec = c->w->now_ms / 1000;
+	uint64_t sec = c->w->loop.now_ms / 1000;
 
 	if (sec != c->rst_sec) {
 		c->rst_sec = sec;
@@ -321,7 +336,7 @@ static int frame_recv_cb(nghttp2_session *sess, const nghttp2_frame *frame, void
 		if (!s)
 			break;
 		if (!(s->x.flags & XS_HEADERS)) {
-			s->x.rq.alt_port = c->alt_port;
+			s->x.ex.rq.alt_port = c->alt_port;
 			xs_headers_done(&s->x, &c->w->rng);
 		}
 		h2s_request_in(s, end);
@@ -416,7 +431,7 @@ static int h2c_flush(struct h2c *c)
 		return 0;
 	r = oq_flush(&c->oq, &c->x, &sent);
 	if (sent) {
-		c->last_act = c->w->now_ms;
+		c->last_act = c->w->loop.now_ms;
 		c->w->st.bytes_out += sent;
 	}
 	if (r == 1)
@@ -496,7 +511,7 @@ static int h2c_recv(struct h2c *c)
 			break;
 		if (n <= 0)
 			return -1;
-		c->last_act = c->w->now_ms;
+		c->last_act = c->w->loop.now_ms;
 		c->w->st.bytes_in += (uint64_t)n;
 		if (nghttp2_session_mem_recv(c->sess, (uint8_t *)c->in, (size_t)n) < 0) {
 			h2c_fatal(c);
@@ -514,7 +529,7 @@ static void h2c_free(struct h2c *c)
 
 	while (c->streams)
 		h2s_put(c->streams);
-	timer_cancel(&w->timers, &c->tm);
+	timer_cancel(&w->loop.timers, &c->tm);
 	nghttp2_session_del(c->sess);
 	c->sess = NULL;
 	big_free(c);
@@ -555,14 +570,15 @@ static void h2c_run(struct h2c *c)
 	}
 	d = h2c_deadline(c);
 	if (d != UINT64_MAX && (!timer_queued(&c->tm) || c->tm.expire > d * 1000))
-		timer_arm(&c->w->timers, &c->tm, d * 1000);
+		timer_arm(&c->w->loop.timers, &c->tm, d * 1000);
 }
 
-static void h2c_timer_cb(struct worker *w, struct timer *t)
+static void h2c_timer_cb(struct loop *l, struct timer *t)
 {
+	struct worker *w = worker_of(l);
 	struct h2c *c = container_of(t, struct h2c, tm);
 
-	if (w->now_ms >= h2c_deadline(c)) {
+	if (w->loop.now_ms >= h2c_deadline(c)) {
 		if (oq_pending(&c->oq))
 			c->flags |= H2C_DEAD; /* the client stopped reading */
 		else
@@ -571,11 +587,11 @@ static void h2c_timer_cb(struct worker *w, struct timer *t)
 	h2c_run(c);
 }
 
-static void h2c_io_cb(struct worker *w, struct ev *e, uint32_t events)
+static void h2c_io_cb(struct loop *l, struct ev *e, uint32_t events)
 {
 	struct h2c *c = container_of(e, struct h2c, ev);
 
-	(void)w;
+	(void)l;
 	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
 		c->flags |= H2C_RD_READY;
 	if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
@@ -661,17 +677,16 @@ static int h2c_upgrade(struct h2c *c, const struct h2_upgrade *up)
 {
 	uint8_t settings[256];
 	long n = b64url_decode(up->settings, settings, sizeof(settings));
-	const struct hreq *rq = up->rq;
 	struct h2s *s;
 
 	if (n < 0 || nghttp2_session_upgrade2(c->sess, settings, (size_t)n,
-					      !!(rq->flags & RQ_HEAD), NULL))
+					      !!(up->ex->rq.flags & RQ_HEAD), NULL))
 		return -1;
-	if (!(s = h2s_get(c, 1)) || xs_adopt(&s->x, rq, up->xhx) < 0)
+	/* WHY adopt: the exchange goes on with the plan it has; planning again
+	 * would draw its random values a second time */
+	if (!(s = h2s_get(c, 1)) || xs_adopt(&s->x, up->ex) < 0)
 		return -1;
 	nghttp2_session_set_stream_user_data(c->sess, 1, s);
-	xs_headers_done(&s->x, &c->w->rng);
-	s->x.rq.t_head = rq->t_head;
 	h2s_request_in(s, 1);
 	return 0;
 }
@@ -680,7 +695,6 @@ int h2c_start(struct worker *w, struct xprt *x, const char *buf, size_t len,
 	      const struct h2_upgrade *up, uint16_t alt_port)
 {
 	struct h2c *c = h2c_get(w);
-	struct epoll_event ee = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET };
 
 	if (!c)
 		return -1;
@@ -694,7 +708,7 @@ int h2c_start(struct worker *w, struct xprt *x, const char *buf, size_t len,
 	c->rst_sec = 0;
 	c->rst_count = 0;
 	c->alt_port = alt_port;
-	c->last_act = w->now_ms;
+	c->last_act = w->loop.now_ms;
 	oq_reset(&c->oq);
 	if (h2c_session(c) < 0 || (up && h2c_upgrade(c, up) < 0) ||
 	    (len && nghttp2_session_mem_recv(c->sess, (const uint8_t *)buf, len) < 0)) {
@@ -705,10 +719,8 @@ int h2c_start(struct worker *w, struct xprt *x, const char *buf, size_t len,
 		w->free_h2c = c;
 		return -1;
 	}
-	ee.data.ptr = &c->ev;
 	/* a handoff at accept comes before the h1 side registered the socket */
-	if (epoll_ctl(w->epfd, EPOLL_CTL_MOD, x->fd, &ee) < 0 && errno == ENOENT)
-		epoll_ctl(w->epfd, EPOLL_CTL_ADD, x->fd, &ee);
+	loop_rewatch(&w->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
 	c->x = *x;
 	c->prev = NULL;
 	c->next = w->h2conns;

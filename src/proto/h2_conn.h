@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "gen.h"
 #include "msg-t.h"
 #include "worker-t.h"
 #include "xprt.h"
@@ -11,8 +12,7 @@
 /* An HTTP/1.1 request that asked to upgrade: answered on stream 1 */
 struct h2_upgrade {
 	struct ist settings;     /* HTTP2-Settings, base64url */
-	struct ist xhx;          /* X-Hxterm, inside rq->echo */
-	const struct hreq *rq;   /* its strings are copied */
+	const struct exch *ex;   /* the exchange stream 1 takes over, copied */
 };
 
 /* The HTTP/2 connection preface a client sends first */

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "body.h"
 #include "clock.h"
 #include "config.h"
 #include "fmt.h"
@@ -39,7 +40,7 @@ static void qs_free(struct qstream *s)
 {
 	struct qconn *c = s->c;
 
-	timer_cancel(&c->w->timers, &s->tm);
+	timer_cancel(&c->w->loop.timers, &s->tm);
 	xs_release(&s->x);
 	if (s->prev)
 		s->prev->next = s->next;
@@ -80,52 +81,68 @@ static nghttp3_nv nv_of(const struct hfield *f)
 static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, size_t veccnt,
 			       uint32_t *flags, void *cud, void *sud);
 
+/* the stream cannot be answered (out of memory): reset, never left hanging */
+static void qs_fail(struct qstream *s)
+{
+	s->c->w->st.errors++;
+	ngtcp2_conn_shutdown_stream(s->c->conn, s->id, NGHTTP3_H3_INTERNAL_ERROR);
+}
+
 static void qs_respond(struct qstream *s)
 {
 	static __thread struct xs_head h;
 	nghttp3_data_reader dr = { read_data };
 	nghttp3_nv nv_inline[ARRAY_SIZE(h.inl)], *nv = nv_inline;
+	int r;
 
 	if (xs_head(&s->x, &h) < 0)
-		return;
+		return qs_fail(s);
 	if (h.n > ARRAY_SIZE(nv_inline) && !(nv = malloc(h.n * sizeof(*nv)))) {
 		xs_head_done(&h);
-		return;
+		return qs_fail(s);
 	}
 	for (size_t i = 0; i < h.n; i++)
 		nv[i] = nv_of(&h.f[i]);
 	s->c->w->st.requests++;
-	nghttp3_conn_submit_response(s->c->h3, s->id, nv, h.n, xs_has_body(&s->x) ? &dr : NULL);
+	r = nghttp3_conn_submit_response(s->c->h3, s->id, nv, h.n, ex_has_body(&s->x.ex) ? &dr : NULL);
 	xs_head_done(&h);
 	if (nv != nv_inline)
 		free(nv);
+	if (r)
+		qs_fail(s);
 }
 
-static void qs_timer_cb(struct worker *w, struct timer *t)
+static void qs_timer_cb(struct loop *l, struct timer *t)
 {
 	struct qstream *s = container_of(t, struct qstream, tm);
 	struct qconn *c = s->c;
 
-	(void)w;
-	if (xs_timer_fired(&s->x))
+	(void)l;
+	if (s->x.flags & XS_RESPONDED) { /* the drip after a piece ended */
+		ex_resume(&s->x.ex);
 		nghttp3_conn_resume_stream(c->h3, s->id);
-	else
+	} else {
 		qs_respond(s);
+	}
 	quic_write(c);
 	quic_done(c);
+}
+
+static int qs_timer_at(struct qstream *s, uint64_t until)
+{
+	s->tm.cb = qs_timer_cb;
+	return loop_arm(&s->c->w->loop, &s->tm, until);
 }
 
 static void qs_ready(struct qstream *s)
 {
 	uint64_t until;
-	int r = xs_ready(&s->x, &until);
+	int r = xs_ready(&s->x, clock_us_ceil(), &until);
 
-	if (r > 0) {
-		s->tm.cb = qs_timer_cb;
-		timer_arm(&s->c->w->timers, &s->tm, until);
-	} else if (r == 0) {
+	if (r > 0 && qs_timer_at(s, until) < 0)
+		qs_fail(s);
+	else if (r == 0)
 		qs_respond(s);
-	}
 }
 
 static void qs_request_in(struct qstream *s, int end)
@@ -136,56 +153,70 @@ static void qs_request_in(struct qstream *s, int end)
 		qs_ready(s);
 }
 
-/* DATA for the stream: slices of the prebuilt buffers, never copied */
+/* the trailers, if any, close the stream after the body */
+static void qs_trailers(nghttp3_conn *h3, struct qstream *s, uint32_t *flags)
+{
+	struct hfield f[PLAN_MAX_FIELDS];
+	nghttp3_nv nv[PLAN_MAX_FIELDS];
+	char lbuf[PLAN_DEC_SIZE];
+	size_t nt = xs_trailers(&s->x, f, lbuf);
+
+	*flags |= NGHTTP3_DATA_FLAG_EOF;
+	if (!nt)
+		return;
+	for (size_t i = 0; i < nt; i++)
+		nv[i] = nv_of(&f[i]);
+	*flags |= NGHTTP3_DATA_FLAG_NO_END_STREAM;
+	if (nghttp3_conn_submit_trailers(h3, s->id, nv, nt))
+		qs_fail(s);
+}
+
+/* DATA for the stream: the generator's actions as slices of the prebuilt
+ * buffers, never copied (k= bounds one call, which is one DATA frame) */
 static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, size_t veccnt,
 			       uint32_t *flags, void *cud, void *sud)
 {
 	struct qstream *s = sud;
-	struct xstream *x = &s->x;
-	const struct plan *p = &x->plan;
-	uint64_t budget = UINT64_MAX;
+	struct exch *x = &s->x.ex;
+	uint64_t frame = ex_frame(x), budget = frame ? frame : UINT64_MAX;
+	struct ex_action a = { .act = EXA_DATA };
 	size_t n = 0;
 
-	(void)cud;
-	if (x->out_off == x->out_end && x->out_end < x->rs.body) {
-		s->c->nfaults += !s->fault;
-		s->fault = 1; /* acted upon once the writes are done */
-		return NGHTTP3_ERR_WOULDBLOCK;
-	}
-	if (p->flags & PF_CHUNK)
-		budget = p->chunk;
-	if (p->flags & PF_PIECE) {
-		if (!x->piece_left) {
-			s->tm.cb = qs_timer_cb;
-			timer_arm(&s->c->w->timers, &s->tm, xs_drip(x, s->c->w->now_us));
-			return NGHTTP3_ERR_WOULDBLOCK;
-		}
-		budget = MIN(budget, x->piece_left);
-	}
+	(void)cud, (void)id;
 	while (n < veccnt && budget) {
 		const char *ptr;
-		size_t len = xs_body_next(x, budget, &ptr);
+		/* one vec each: what follows contiguously at the cursor */
+		size_t want = ex_slice(x, x->out_off, (size_t)MIN(budget, (uint64_t)body_slice_max()), &ptr);
 
-		if (!len)
+		if (ex_next(x, want, s->c->w->loop.now_us, &a) != EXA_DATA)
 			break;
-		vec[n++] = (nghttp3_vec){ (uint8_t *)ptr, len };
-		budget -= len;
-		if (p->flags & PF_PIECE)
-			x->piece_left -= len;
+		vec[n++] = (nghttp3_vec){ (uint8_t *)ptr, (size_t)a.len };
+		budget -= a.len;
 	}
-	if (x->out_off == x->rs.body) {
-		struct hfield f[PLAN_MAX_FIELDS];
-		nghttp3_nv nv[PLAN_MAX_FIELDS];
-		char lbuf[PLAN_DEC_SIZE];
-		size_t nt = xs_trailers(x, f, lbuf);
-
-		*flags |= NGHTTP3_DATA_FLAG_EOF;
-		for (size_t i = 0; i < nt; i++)
-			nv[i] = nv_of(&f[i]);
-		if (nt) {
-			*flags |= NGHTTP3_DATA_FLAG_NO_END_STREAM;
-			nghttp3_conn_submit_trailers(h3, id, nv, nt);
+	if (a.act == EXA_DATA && !ex_left(x) && x->out_end == x->rs.body)
+		a.act = EXA_END;
+	switch (a.act) {
+	case EXA_RESET:
+	case EXA_CLOSE:
+		if (n)
+			break; /* these bytes first; the fault comes at the next call */
+		s->c->nfaults += !s->fault;
+		s->fault = 1; /* acted upon once the writes are done */
+		s->fault_act = (uint8_t)a.act;
+		return NGHTTP3_ERR_WOULDBLOCK;
+	case EXA_PAUSE:
+		if (n)
+			break;
+		if (qs_timer_at(s, a.until_us) < 0) {
+			qs_fail(s);
+			return NGHTTP3_ERR_CALLBACK_FAILURE;
 		}
+		return NGHTTP3_ERR_WOULDBLOCK;
+	case EXA_END:
+		qs_trailers(h3, s, flags);
+		break;
+	case EXA_DATA:
+		break;
 	}
 	return (nghttp3_ssize)n;
 }
@@ -198,7 +229,7 @@ void h3_faults(struct qconn *c)
 			continue;
 		s->fault = 0;
 		c->nfaults--;
-		if (s->x.plan.flags & PF_RESET) {
+		if (s->fault_act == EXA_RESET) {
 			ngtcp2_conn_shutdown_stream(c->conn, s->id, NGHTTP3_H3_INTERNAL_ERROR);
 		} else {
 			c->flags |= QC_CLOSE;

@@ -30,6 +30,7 @@ struct qstream {
 	struct timer tm;
 	int64_t id;
 	uint8_t fault;       /* x=/X= point reached: act after the writes */
+	uint8_t fault_act;   /* EXA_RESET or EXA_CLOSE */
 	struct xstream x;
 };
 

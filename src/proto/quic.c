@@ -383,7 +383,7 @@ static void qconn_params(ngtcp2_transport_params *tp, const ngtcp2_pkt_hd *hd,
 						     sizeof(reset_secret), scid);
 }
 
-static void qconn_timer_cb(struct worker *w, struct timer *t);
+static void qconn_timer_cb(struct loop *l, struct timer *t);
 
 static struct qconn *qconn_new(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt_hd *hd,
 			       const struct sockaddr_storage *peer, socklen_t peerlen,
@@ -449,7 +449,7 @@ static void qconn_free(struct qconn *c)
 	if (ids != inl)
 		free(ids);
 	cid_del(w->cids, &c->odcid);
-	timer_cancel(&w->timers, &c->tm);
+	timer_cancel(&w->loop.timers, &c->tm);
 	h3_free_streams(c);
 	if (c->h3)
 		nghttp3_conn_del(c->h3);
@@ -483,15 +483,15 @@ void quic_done(struct qconn *c)
 	}
 	exp = ngtcp2_conn_get_expiry(c->conn);
 	if (exp != UINT64_MAX)
-		timer_arm(&c->w->timers, &c->tm, (exp + 999) / 1000);
+		timer_arm(&c->w->loop.timers, &c->tm, (exp + 999) / 1000);
 }
 
-static void qconn_timer_cb(struct worker *w, struct timer *t)
+static void qconn_timer_cb(struct loop *l, struct timer *t)
 {
 	struct qconn *c = container_of(t, struct qconn, tm);
 	int rv = ngtcp2_conn_handle_expiry(c->conn, (ngtcp2_tstamp)clock_ns());
 
-	(void)w;
+	(void)l;
 	if (rv)
 		qconn_fail(c, rv);
 	else
@@ -623,8 +623,9 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 	quic_done(c);
 }
 
-static void udp_cb(struct worker *w, struct ev *e, uint32_t events)
+static void udp_cb(struct loop *l, struct ev *e, uint32_t events)
 {
+	struct worker *w = worker_of(l);
 	struct udp_ep *ep = container_of(e, struct udp_ep, ev);
 	static __thread uint8_t bufs[RX_BATCH][RX_SIZE];
 	struct sockaddr_storage peers[RX_BATCH];
@@ -678,7 +679,7 @@ int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t port)
 	ep->ev = (struct ev){ fd, udp_cb };
 	ep->locallen = sizeof(ep->local);
 	getsockname(fd, (struct sockaddr *)&ep->local, &ep->locallen);
-	return worker_watch(w, &ep->ev, EPOLLIN);
+	return loop_watch(&w->loop, &ep->ev, EPOLLIN);
 }
 
 void quic_drain(struct worker *w)

@@ -1,4 +1,4 @@
-/* One request/response exchange of a multiplexed protocol (h2, h3): headers, plan, body cursor. */
+/* A stream of a multiplexed protocol (h2, h3): its request header list, its exchange, its response fields. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,9 +6,9 @@
 
 #include "body.h"
 #include "clock.h"
-#include "fmt.h"
 #include "config.h"
-#include "plan.h"
+#include "fmt.h"
+#include "gen.h"
 #include "resp.h"
 #include "xstream.h"
 
@@ -21,8 +21,8 @@ void xs_init(struct xstream *s)
 	s->hb_cap = XS_HB_INLINE;
 	s->path_len = s->xhx_len = s->inm_len = 0;
 	s->path_off = s->xhx_off = s->inm_off = 0;
-	memset(&s->rq, 0, sizeof(s->rq));
-	s->rq.t_first = clock_ns();
+	memset(&s->ex.rq, 0, sizeof(s->ex.rq));
+	s->ex.rq.t_first = clock_ns();
 }
 
 void xs_release(struct xstream *s)
@@ -61,8 +61,11 @@ int xs_header(struct xstream *s, const uint8_t *n, size_t nl, const uint8_t *v, 
 		s->flags |= XS_TOOBIG;
 		return -1;
 	}
-	if (need > s->hb_cap && hb_grow(s, need) < 0)
+	/* WHY: a header that cannot be kept is answered, never dropped */
+	if (need > s->hb_cap && hb_grow(s, need) < 0) {
+		s->flags |= XS_NOMEM;
 		return -1;
+	}
 	memcpy(s->hb + s->hb_len, n, nl);
 	memcpy(s->hb + s->hb_len + nl, ": ", 2);
 	off = s->hb_len + (uint32_t)nl + 2;
@@ -82,106 +85,57 @@ int xs_header(struct xstream *s, const uint8_t *n, size_t nl, const uint8_t *v, 
 	return 0;
 }
 
-/* an ist inside <from>, as an offset */
-static uint32_t rebase(struct ist v, const char *from, uint32_t *len)
+int xs_adopt(struct xstream *s, const struct exch *src)
 {
-	*len = (uint32_t)v.len;
-	return v.len ? (uint32_t)(v.ptr - from) : 0;
-}
+	const struct ist echo = src->rq.echo;
 
-int xs_adopt(struct xstream *s, const struct hreq *rq, struct ist xhx)
-{
-	if (rq->echo.len > s->hb_cap && hb_grow(s, rq->echo.len) < 0)
+	if (echo.len > s->hb_cap && hb_grow(s, echo.len) < 0)
 		return -1;
-	memcpy(s->hb, rq->echo.ptr, rq->echo.len);
-	s->hb_len = (uint32_t)rq->echo.len;
-	if (rq->flags & RQ_HEAD)
-		s->flags |= XS_HEAD;
-	s->path_off = rebase(rq->target, rq->echo.ptr, &s->path_len);
-	s->inm_off = rebase(rq->inm, rq->echo.ptr, &s->inm_len);
-	s->xhx_off = rebase(xhx, rq->echo.ptr, &s->xhx_len);
-	s->rq.t_first = rq->t_first;
+	memcpy(s->hb, echo.ptr, echo.len);
+	s->hb_len = (uint32_t)echo.len;
+	ex_adopt(&s->ex, src, s->hb);
+	s->flags |= XS_HEADERS | (src->rq.flags & RQ_HEAD ? XS_HEAD : 0);
 	return 0;
 }
 
 void xs_headers_done(struct xstream *s, struct rng *r)
 {
-	struct plan_limits lim = { cfg.max_size, cfg.max_wait };
-	struct plan *p = &s->plan;
-	const char *q;
-	size_t qlen;
-	int bad;
+	struct hreq *rq = &s->ex.rq;
 
 	s->flags |= XS_HEADERS;
-	s->rq.t_head = clock_ns();
-	s->rq.head_size = s->hb_len;
-	s->rq.flags = (s->flags & XS_HEAD ? RQ_HEAD : 0) | RQ_CAN_CHUNK;
-	s->rq.target = (struct ist){ s->hb + s->path_off, s->path_len };
-	s->rq.inm = (struct ist){ s->hb + s->inm_off, s->inm_len };
-	s->rq.echo = (struct ist){ s->hb, s->hb_len };
-	plan_init(p);
-	if (s->flags & XS_TOOBIG) {
-		p->flags = PF_BAD;
-		p->status = 431;
-		snprintf(p->err, sizeof(p->err), "%s", "request header list larger than the buffer (--bufsize)\n");
-		return;
-	}
-	bad = cfg.defaults && plan_apply(p, cfg.defaults, strlen(cfg.defaults), r, &lim) < 0;
-	if (!bad && s->xhx_len)
-		bad = plan_apply(p, s->hb + s->xhx_off, s->xhx_len, r, &lim) < 0;
-	if (!bad && plan_query_of(s->rq.target.ptr, s->rq.target.len, &q, &qlen))
-		bad = plan_apply(p, q, qlen, r, &lim) < 0;
-	if (bad) {
-		p->flags = PF_BAD;
-		p->status = 400;
-	}
+	rq->t_head = clock_ns();
+	rq->head_size = s->hb_len;
+	rq->flags = (s->flags & XS_HEAD ? RQ_HEAD : 0) | RQ_CAN_CHUNK;
+	rq->target = (struct ist){ s->hb + s->path_off, s->path_len };
+	rq->inm = (struct ist){ s->hb + s->inm_off, s->inm_len };
+	rq->xhx = (struct ist){ s->hb + s->xhx_off, s->xhx_len };
+	rq->echo = (struct ist){ s->hb, s->hb_len };
+	if (s->flags & XS_TOOBIG)
+		ex_refuse(&s->ex, 431, "request header list larger than the buffer (--bufsize)");
+	else if (s->flags & XS_NOMEM)
+		ex_refuse(&s->ex, 431, "request header list could not be stored (out of memory)");
+	else
+		ex_plan(&s->ex, &cfg.gen, r);
 }
 
 int xs_answer_now(const struct xstream *s, int end)
 {
-	const struct plan *p = &s->plan;
-
-	return end || (p->flags & (PF_ACKFIRST | PF_BAD)) ||
-	       ((p->flags & PF_BODYMAX) && s->body_read >= p->body_max);
+	return end || ex_answer_early(&s->ex, s->body_read);
 }
 
-int xs_ready(struct xstream *s, uint64_t *until)
+int xs_ready(struct xstream *s, uint64_t now_us, uint64_t *until)
 {
 	if (s->flags & XS_READY)
 		return -1;
 	s->flags |= XS_READY;
-	if (!s->plan.wait_ms)
-		return 0;
-	*until = clock_us_after_ms(s->plan.wait_ms);
-	return 1;
-}
-
-uint64_t xs_drip(struct xstream *s, uint64_t now_us)
-{
-	s->flags |= XS_DRIP;
-	return now_us + s->plan.drip_ms * 1000;
-}
-
-int xs_timer_fired(struct xstream *s)
-{
-	if (!(s->flags & XS_DRIP))
-		return 0;
-	s->flags &= ~XS_DRIP;
-	s->piece_left = s->plan.piece;
-	return 1;
+	*until = ex_wait_until(&s->ex, now_us);
+	return *until != 0;
 }
 
 void xs_respond(struct xstream *s)
 {
-	const struct plan *p = &s->plan;
-
 	s->flags |= XS_RESPONDED;
-	resp_build(&s->rs, &s->rq, p, (struct ist){ cfg.name, cfg.name_len }, clock_ns());
-	s->out_off = 0;
-	s->out_end = s->rs.body;
-	if ((p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at < s->out_end)
-		s->out_end = p->fault_at;
-	s->piece_left = p->piece;
+	ex_respond(&s->ex, &cfg.gen, clock_ns());
 }
 
 /* connection-specific fields are forbidden in HTTP/2 and HTTP/3 */
@@ -217,7 +171,7 @@ static struct hfield lower(const struct hfield *f, char **lbuf)
 
 size_t xs_field_count(const struct xstream *s)
 {
-	return (size_t)s->rs.nf + (size_t)(s->rs.pad / PAD_RUN) + 2;
+	return (size_t)s->ex.rs.nf + (size_t)(s->ex.rs.pad / PAD_RUN) + 2;
 }
 
 size_t xs_fields(struct xstream *s, struct hfield *out, size_t max, char *lbuf)
@@ -225,37 +179,23 @@ size_t xs_fields(struct xstream *s, struct hfield *out, size_t max, char *lbuf)
 	struct hfield f;
 	size_t n = 0;
 
-	for (int i = 0; i < s->rs.nf && n < max; i++)
-		if (!forbidden(&s->rs.f[i]))
-			out[n++] = lower(&s->rs.f[i], &lbuf);
-	while (n < max && resp_pad_next(&s->rs, &f))
+	for (int i = 0; i < s->ex.rs.nf && n < max; i++)
+		if (!forbidden(&s->ex.rs.f[i]))
+			out[n++] = lower(&s->ex.rs.f[i], &lbuf);
+	while (n < max && resp_pad_next(&s->ex.rs, &f))
 		out[n++] = f;
 	return n;
 }
 
 size_t xs_trailers(const struct xstream *s, struct hfield *out, char *lbuf)
 {
-	size_t n = 0;
+	size_t nt, n = 0;
+	const struct hfield *t = ex_trailers(&s->ex, &nt);
 
-	for (int i = 0; i < s->plan.ntrl; i++)
-		if (!forbidden(&s->plan.trl[i]))
-			out[n++] = lower(&s->plan.trl[i], &lbuf);
+	for (size_t i = 0; i < nt; i++)
+		if (!forbidden(&t[i]))
+			out[n++] = lower(&t[i], &lbuf);
 	return n;
-}
-
-size_t xs_body_next(struct xstream *s, uint64_t max, const char **ptr)
-{
-	uint64_t n = MIN(max, s->out_end - s->out_off);
-
-	if (!n)
-		return 0;
-	if (s->rs.src == BODY_TEXT) {
-		*ptr = s->rs.text.ptr + s->out_off;
-	} else {
-		n = body_slice(s->out_off, (size_t)n, s->rs.src == BODY_RANDOM, ptr);
-	}
-	s->out_off += n;
-	return (size_t)n;
 }
 
 int xs_head(struct xstream *s, struct xs_head *h)
@@ -268,11 +208,11 @@ int xs_head(struct xstream *s, struct xs_head *h)
 	if (max + 2 > ARRAY_SIZE(h->inl) && !(h->f = malloc((max + 2) * sizeof(*h->f))))
 		return -1;
 	h->n = 0;
-	*fmt_u64(h->st, s->rs.status) = 0;
+	*fmt_u64(h->st, s->ex.rs.status) = 0;
 	h->f[h->n++] = (struct hfield){ .name = ":status", .val = h->st, .nlen = 7, .vlen = 3 };
-	if (s->rs.clen >= 0)
+	if (s->ex.rs.clen >= 0)
 		h->f[h->n++] = (struct hfield){ .name = "content-length", .val = h->cl, .nlen = 14,
-			.vlen = (uint32_t)(fmt_u64(h->cl, (uint64_t)s->rs.clen) - h->cl) };
+			.vlen = (uint32_t)(fmt_u64(h->cl, (uint64_t)s->ex.rs.clen) - h->cl) };
 	h->n += xs_fields(s, h->f + h->n, max, h->lbuf);
 	return 0;
 }
@@ -282,11 +222,4 @@ void xs_head_done(struct xs_head *h)
 	if (h->f != h->inl)
 		free(h->f);
 	h->f = NULL;
-}
-
-int xs_has_body(const struct xstream *s)
-{
-	const struct plan *p = &s->plan;
-
-	return s->rs.body || (p->ntrl && !(s->flags & XS_HEAD)) || (p->flags & (PF_RESET | PF_TRUNC));
 }

@@ -1,10 +1,11 @@
-/* One request/response exchange of a multiplexed protocol (h2, h3): headers, plan, body cursor. */
+/* A stream of a multiplexed protocol (h2, h3): its request header list, its exchange, its response fields. */
 #ifndef HX_XSTREAM_H
 #define HX_XSTREAM_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gen.h"
 #include "msg-t.h"
 #include "plan-t.h"
 #include "rng.h"
@@ -17,35 +18,32 @@
 #define XS_READY     0x04 /* waiting t= or responding */
 #define XS_RESPONDED 0x08
 #define XS_TOOBIG    0x10 /* request headers over the limit: 431 */
-#define XS_DRIP      0x20 /* deferred between pieces */
 #define XS_EXPECT    0x40 /* Expect: 100-continue */
 #define XS_HEAD      0x80 /* method HEAD */
+#define XS_NOMEM     0x100 /* a request header could not be stored: 431 */
 
 struct xstream {
 	uint32_t flags;
 	uint64_t body_read;  /* request body bytes received */
-	uint64_t out_off;    /* response body bytes handed to the protocol */
-	uint64_t out_end;    /* where the body stops (a fault cuts it) */
-	uint64_t piece_left;
 	/* request header text "name: value\r\n"..., and what we read of it */
 	char *hb;
 	uint32_t hb_len, hb_cap;
 	uint32_t path_off, path_len, xhx_off, xhx_len, inm_off, inm_len;
-	struct hreq rq;
-	struct plan plan;
-	struct hresp rs;
+	struct exch ex;      /* the request, its plan, the response and its cursor */
 	char hb_inline[XS_HB_INLINE];
 };
 
 void xs_init(struct xstream *s);
 void xs_release(struct xstream *s);
 
-/* Records one request header (lower-case name). Returns 0, or -1 when the
- * list is over --bufsize (the answer will be 431). */
+/* Records one request header (lower-case name). Returns 0, or -1 when it
+ * could not be kept (over --bufsize, or out of memory): the request is then
+ * answered 431 with the reason. */
 int xs_header(struct xstream *s, const uint8_t *n, size_t nl, const uint8_t *v, size_t vl);
 
-/* Copies a whole HTTP/1 request head (an h2c upgrade) as the header text. */
-int xs_adopt(struct xstream *s, const struct hreq *rq, struct ist xhx);
+/* The exchange of an HTTP/1 request continues here (an h2c Upgrade): its
+ * text is copied, its plan taken as it is. Returns 0, or -1 out of memory. */
+int xs_adopt(struct xstream *s, const struct exch *src);
 
 /* Headers complete: the neutral request and the plan. */
 void xs_headers_done(struct xstream *s, struct rng *r);
@@ -55,15 +53,8 @@ void xs_headers_done(struct xstream *s, struct rng *r);
 int xs_answer_now(const struct xstream *s, int end);
 
 /* The request can be answered: returns 0 to respond now, 1 to wait until
- * <*until> (us) for t=, -1 when it was already made ready. */
-int xs_ready(struct xstream *s, uint64_t *until);
-
-/* At the end of a piece (p=): returns the us the drip (d=) ends at. */
-uint64_t xs_drip(struct xstream *s, uint64_t now_us);
-
-/* The stream's timer fired: 1 when it ended a drip (resume the body),
- * 0 when it ended the t= wait (respond). */
-int xs_timer_fired(struct xstream *s);
+ * <*until> (us, from <now_us>) for t=, -1 when it was already made ready. */
+int xs_ready(struct xstream *s, uint64_t now_us, uint64_t *until);
 
 /* Builds the response (stamps X-rsp) and sets the body cursor. */
 void xs_respond(struct xstream *s);
@@ -93,12 +84,5 @@ struct xs_head {
  * when out of memory. Release <h> with xs_head_done(). */
 int xs_head(struct xstream *s, struct xs_head *h);
 void xs_head_done(struct xs_head *h);
-
-/* whether the response needs a body reader: a body, trailers or a fault */
-int xs_has_body(const struct xstream *s);
-
-/* The next body bytes at the cursor, at most <max>, for a DATA frame.
- * Returns the length (0 at the fault point or the end). */
-size_t xs_body_next(struct xstream *s, uint64_t max, const char **ptr);
 
 #endif

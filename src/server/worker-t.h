@@ -5,20 +5,13 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "common.h"
 #include "config-t.h"
 #include "h1_parse.h"
+#include "loop.h"
 #include "pool.h"
 #include "rng.h"
 #include "splice.h"
-#include "timer-t.h"
-
-struct worker;
-
-/* what epoll hands back: every registered object starts with one */
-struct ev {
-	int fd;
-	void (*cb)(struct worker *w, struct ev *e, uint32_t events);
-};
 
 struct listener {
 	struct ev ev;
@@ -37,8 +30,6 @@ struct wstats {
 };
 
 struct h1c;
-struct io_uring;
-struct io_uring_buf_ring;
 struct h2c;
 struct h2s;
 struct qconn;
@@ -46,12 +37,9 @@ struct qstream;
 struct cidmap;
 
 struct worker {
+	struct loop loop;    /* epoll or io_uring, timers, clock */
 	int id;
-	int epfd;
 	pthread_t th;
-	uint64_t now_ms;     /* loop clock, read once per turn */
-	uint64_t now_us;     /* the same in microseconds: the timers' unit */
-	struct theap timers;
 	struct rng rng;
 	struct listener lst[2 * CFG_MAX_LISTEN];
 	int nlst;
@@ -75,15 +63,15 @@ struct worker {
 	struct qstream *free_qs;
 	uint8_t *txbuf;       /* packets built for one sendmsg (GSO) */
 	struct splicer spl;   /* pipes for spliced HTTP/1 bodies */
-	struct io_uring *ring; /* --io-uring: the ring this worker waits on */
-	int ep_more;          /* the epoll set may still hold events */
-	uint32_t u_inflight;  /* ring operations not completed */
-	struct io_uring_buf_ring *u_br; /* the ring's pool of recv buffers */
-	char *u_bufs;
-	const char *u_cur;    /* the pooled buffer of the completion being run */
 	struct h1c *zombies;  /* closed h1 connections with ring operations in flight */
 	struct wstats st;
 	struct h1_req h1req; /* parser scratch: headers are only read in place */
 };
+
+/* the worker a loop callback runs on */
+static inline struct worker *worker_of(struct loop *l)
+{
+	return container_of(l, struct worker, loop);
+}
 
 #endif

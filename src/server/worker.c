@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "evwait.h"
 #include "config.h"
 #include "h1_conn.h"
 #include "uring.h"
@@ -23,7 +22,6 @@
 #include "timer.h"
 #include "worker.h"
 
-#define MAX_EVENTS 256
 #define ACCEPT_BURST 64
 
 static atomic_int hx_stop;  /* leave now */
@@ -33,21 +31,10 @@ static atomic_int running;   /* workers still in their loop */
 static struct worker *workers;
 static struct ev stop_ev;
 
-int worker_watch(struct worker *w, struct ev *e, uint32_t events)
-{
-	struct epoll_event ee = { .events = events, .data.ptr = e };
-
-	return epoll_ctl(w->epfd, EPOLL_CTL_ADD, e->fd, &ee);
-}
-
 static void listeners_set(struct worker *w, int on)
 {
-	for (int i = 0; i < w->nlst; i++) {
-		struct epoll_event ee = { .events = on ? EPOLLIN : 0,
-					  .data.ptr = &w->lst[i].ev };
-
-		epoll_ctl(w->epfd, EPOLL_CTL_MOD, w->lst[i].ev.fd, &ee);
-	}
+	for (int i = 0; i < w->nlst; i++)
+		loop_modify(&w->loop, &w->lst[i].ev, on ? EPOLLIN : 0);
 	w->paused = !on;
 }
 
@@ -73,8 +60,9 @@ static void conn_setup(int fd)
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &cfg.sndbuf, sizeof(cfg.sndbuf));
 }
 
-static void accept_cb(struct worker *w, struct ev *e, uint32_t events)
+static void accept_cb(struct loop *l, struct ev *e, uint32_t events)
 {
+	struct worker *w = worker_of(l);
 	(void)events;
 	for (int i = 0; i < ACCEPT_BURST; i++) {
 		int fd;
@@ -96,9 +84,9 @@ static void accept_cb(struct worker *w, struct ev *e, uint32_t events)
 		atomic_fetch_add_explicit(&conn_count, 1, memory_order_relaxed);
 		w->nconn++;
 		w->st.accepted++;
-		struct listener *l = container_of(e, struct listener, ev);
+		struct listener *lst = container_of(e, struct listener, ev);
 
-		if (h1c_accept(w, fd, l->tls ? l->port : 0) < 0) {
+		if (h1c_accept(w, fd, lst->tls ? lst->port : 0) < 0) {
 			close(fd);
 			w->nconn--;
 			atomic_fetch_sub_explicit(&conn_count, 1, memory_order_relaxed);
@@ -106,27 +94,9 @@ static void accept_cb(struct worker *w, struct ev *e, uint32_t events)
 	}
 }
 
-static void stop_cb(struct worker *w, struct ev *e, uint32_t events)
+static void stop_cb(struct loop *l, struct ev *e, uint32_t events)
 {
-	(void)w, (void)e, (void)events;
-}
-
-/* WHY: microseconds: QUIC pacing and short waits must not be rounded up
- * to the next millisecond */
-static uint64_t loop_timeout(struct worker *w)
-{
-	uint64_t next = timer_next(&w->timers);
-	uint64_t t = next == TIMER_NONE ? 1000000 : next <= w->now_us ? 0 : next - w->now_us;
-
-	if (w->paused || w->draining)
-		t = MIN(t, 100000);
-	return MIN(t, 1000000);
-}
-
-static void clock_update(struct worker *w)
-{
-	w->now_us = (uint64_t)clock_ns() / 1000;
-	w->now_ms = w->now_us / 1000;
+	(void)l, (void)e, (void)events;
 }
 
 /* first turn after a drain was asked: no more accepts, idle ones closed */
@@ -138,45 +108,18 @@ static void worker_drain_start(struct worker *w)
 	}
 	w->nlst = 0;
 	w->draining = 1;
-	w->drain_end = w->now_ms + cfg.drain_ms;
+	w->drain_end = w->loop.now_ms + cfg.drain_ms;
 	h1c_drain(w);
 	h2c_drain(w);
 	quic_drain(w);
 }
 
-/* the io_uring turn: completions first, then the epoll set if it has events */
-static int ring_turn(struct worker *w, uint64_t wait_us, struct epoll_event *evs)
-{
-	int n = 0;
-
-	uring_wait(w, wait_us);
-	clock_update(w);
-	if (uring_reap(w))
-		n = ev_wait(w->epfd, evs, MAX_EVENTS, 0);
-	w->ep_more = n > 0;
-	return n;
-}
-
 void worker_turn(struct worker *w, uint64_t max_wait_us)
 {
-	struct epoll_event evs[MAX_EVENTS];
-	struct timer *t;
-	uint64_t wait_us = MIN(loop_timeout(w), max_wait_us);
-	int n;
-
-	if (w->ring) {
-		n = ring_turn(w, wait_us, evs);
-	} else {
-		n = ev_wait(w->epfd, evs, MAX_EVENTS, wait_us);
-		clock_update(w);
-	}
-	for (int i = 0; i < n; i++) {
-		struct ev *e = evs[i].data.ptr;
-
-		e->cb(w, e, evs[i].events);
-	}
-	while ((t = timer_pop(&w->timers, w->now_us)))
-		t->cb(w, t);
+	/* WHY: paused listeners and a drain are checked between turns */
+	if (w->paused || w->draining)
+		max_wait_us = MIN(max_wait_us, 100000);
+	loop_turn(&w->loop, max_wait_us);
 }
 
 static void *worker_main(void *arg)
@@ -184,12 +127,12 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 
 	if (cfg.io_uring)
-		uring_init(w);
+		loop_use_ring(&w->loop, w->id);
 	while (!hx_stop) {
 		worker_turn(w, UINT64_MAX);
 		if (hx_drain && !w->drain_end)
 			worker_drain_start(w);
-		if (w->drain_end && ((!w->nconn && !w->nqconns) || w->now_ms >= w->drain_end))
+		if (w->drain_end && ((!w->nconn && !w->nqconns) || w->loop.now_ms >= w->drain_end))
 			break;
 		if (w->paused && !w->draining && atomic_load(&conn_count) < cfg.maxconn)
 			listeners_set(w, 1);
@@ -197,7 +140,6 @@ static void *worker_main(void *arg)
 	h1c_release_all(w);
 	h2c_release_all(w);
 	quic_release_all(w);
-	uring_free(w);
 	if (cfg.splice)
 		spl_free(&w->spl);
 	atomic_fetch_sub(&running, 1);
@@ -220,7 +162,7 @@ static int worker_listen_one(struct worker *w, const struct listen_addr *la,
 	}
 	*l = (struct listener){ .ev = { fd, accept_cb }, .la = la, .port = port, .tls = (uint8_t)tls };
 	w->nlst++;
-	return worker_watch(w, &l->ev, EPOLLIN);
+	return loop_watch(&w->loop, &l->ev, EPOLLIN);
 }
 
 static int worker_listen(struct worker *w)
@@ -239,13 +181,11 @@ static int worker_listen(struct worker *w)
 static int worker_init(struct worker *w, int id)
 {
 	w->id = id;
-	clock_update(w);
 	rng_seed(&w->rng, (uint64_t)clock_ns() ^ ((uint64_t)id << 48) ^ (uint64_t)getpid());
-	w->epfd = epoll_create1(EPOLL_CLOEXEC);
 	/* WHY edge-triggered: the eventfd is shared and never read; level-
 	 * triggered, it woke every worker on every turn of a drain (a core
 	 * spinning for --drain-timeout) */
-	if (w->epfd < 0 || worker_watch(w, &stop_ev, EPOLLIN | EPOLLET) < 0)
+	if (loop_init(&w->loop) < 0 || loop_watch(&w->loop, &stop_ev, EPOLLIN | EPOLLET) < 0)
 		return -1;
 	if (cfg.splice)
 		spl_init(&w->spl);
@@ -297,8 +237,7 @@ void workers_join(void)
 		pthread_join(w->th, NULL);
 		for (int j = 0; j < w->nlst; j++)
 			close(w->lst[j].ev.fd);
-		close(w->epfd);
-		theap_free(&w->timers);
+		loop_free(&w->loop);
 	}
 	close(stop_ev.fd);
 	free(workers);

@@ -25,9 +25,6 @@ void workers_report(void);
  * <max_wait_us> (the fuzzers drive a worker this way, with 0). */
 void worker_turn(struct worker *w, uint64_t max_wait_us);
 
-/* registers <e> for <events>; returns 0 or -1 */
-int worker_watch(struct worker *w, struct ev *e, uint32_t events);
-
 /* global connection accounting for -n */
 void worker_conn_gone(struct worker *w);
 

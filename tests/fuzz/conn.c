@@ -3,7 +3,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -16,6 +15,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct worker w;
+static int ready;
 
 static void setup(void)
 {
@@ -26,7 +26,8 @@ static void setup(void)
 	config_parse(12, argv);
 	body_init(cfg.rspbuf);
 	h2_init();
-	w.epfd = epoll_create1(0);
+	loop_init(&w.loop);
+	ready = 1;
 }
 
 /* turns of the loop, reading and dropping what the server writes */
@@ -47,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t off = 1, step;
 	int h2 = size && (data[0] & 1);
 
-	if (!w.epfd)
+	if (!ready)
 		setup();
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) < 0)
 		return 0;

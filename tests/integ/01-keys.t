@@ -118,6 +118,12 @@ $r = get1('/?s=500', method => 'HEAD');
 ok($r->{status} == 200 && get_hdr($r, 'Content-Length') == 500, 'HEAD: length announced');
 $buf = raw_exchange("HEAD /?s=500 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
 like($buf, qr/\r\n\r\n\z/, 'HEAD: no body bytes');
+# WHY: a HEAD answer announces chunks as a GET would, but sends none, not
+# even the last chunk (it once sent "0\r\n\r\n", which a pipelining client
+# reads as the start of the next response)
+$buf = raw_exchange("HEAD /?s=100&k=10&T=x-t:1 HTTP/1.1\r\nHost: x\r\n\r\nGET /?s=3 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+ok($buf =~ /\AHTTP\/1.1 200 OK\r\n(?:[^\r]+\r\n)*?Transfer-Encoding: chunked\r\n(?:[^\r]+\r\n)*\r\nHTTP\/1.1 200 OK\r\n.*\r\n\r\n\.12\z/s,
+   'HEAD with k=: chunked announced, no chunk sent, the next response follows at once');
 
 # 204/304 have no body
 $buf = raw_exchange("GET /?s=500&r=204 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");

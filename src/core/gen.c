@@ -1,0 +1,193 @@
+/* The response generator: one exchange from the request head to its last byte, the same for every protocol. */
+#include <stdio.h>
+#include <string.h>
+
+#include "body.h"
+#include "common.h"
+#include "gen.h"
+#include "resp.h"
+
+/* ---------- the request ---------- */
+
+/* no response yet: nothing handed out, no pause */
+static void ex_cursor_init(struct exch *x)
+{
+	x->out_off = x->out_end = x->piece_left = 0;
+	x->paused = 0;
+}
+
+void ex_plan(struct exch *x, const struct gen_conf *gc, struct rng *r)
+{
+	struct plan *p = &x->plan;
+	const char *q;
+	size_t qlen;
+	int bad;
+
+	ex_cursor_init(x);
+	plan_init(p);
+	bad = gc->defaults && plan_apply(p, gc->defaults, gc->defaults_len, r, &gc->lim) < 0;
+	if (!bad && x->rq.xhx.len)
+		bad = plan_apply(p, x->rq.xhx.ptr, x->rq.xhx.len, r, &gc->lim) < 0;
+	if (!bad && plan_query_of(x->rq.target.ptr, x->rq.target.len, &q, &qlen))
+		bad = plan_apply(p, q, qlen, r, &gc->lim) < 0;
+	if (bad) { /* answered 400 with the reason; C=1 still closes after it */
+		p->flags = PF_BAD | (p->flags & PF_CLOSE);
+		p->status = 400;
+	}
+}
+
+void ex_refuse(struct exch *x, uint16_t status, const char *why)
+{
+	ex_cursor_init(x);
+	plan_init(&x->plan);
+	x->plan.flags = PF_BAD;
+	x->plan.status = status;
+	snprintf(x->plan.err, sizeof(x->plan.err), "%s\n", why);
+}
+
+/* a string of the old request, moved with its text to <echo> */
+static struct ist rebase(struct ist v, const struct hreq *from, const char *echo)
+{
+	if (!v.len)
+		return (struct ist){ echo, 0 };
+	return (struct ist){ echo + (v.ptr - from->echo.ptr), v.len };
+}
+
+void ex_adopt(struct exch *dst, const struct exch *src, const char *echo)
+{
+	dst->rq = src->rq;
+	dst->rq.target = rebase(src->rq.target, &src->rq, echo);
+	dst->rq.xhx = rebase(src->rq.xhx, &src->rq, echo);
+	dst->rq.inm = rebase(src->rq.inm, &src->rq, echo);
+	dst->rq.echo = (struct ist){ echo, src->rq.echo.len };
+	plan_copy(&dst->plan, &src->plan);
+	ex_cursor_init(dst);
+}
+
+int ex_answer_early(const struct exch *x, uint64_t body_read)
+{
+	const struct plan *p = &x->plan;
+
+	return (p->flags & (PF_ACKFIRST | PF_BAD)) ||
+	       ((p->flags & PF_BODYMAX) && body_read >= p->body_max);
+}
+
+uint64_t ex_body_cap(const struct exch *x)
+{
+	return (x->plan.flags & PF_BODYMAX) ? x->plan.body_max : UINT64_MAX;
+}
+
+uint64_t ex_wait_until(const struct exch *x, uint64_t now_us)
+{
+	return x->plan.wait_ms ? now_us + x->plan.wait_ms * 1000 : 0;
+}
+
+/* ---------- the connection around it ---------- */
+
+int ex_keep(const struct exch *x, int dflt)
+{
+	if (x->plan.flags & PF_CLOSE)
+		return 0;
+	return (x->plan.flags & PF_KEEP) ? 1 : dflt;
+}
+
+uint64_t ex_idle_ms(const struct exch *x, uint64_t dflt)
+{
+	return (x->plan.flags & PF_IDLE) ? x->plan.idle_ms : dflt;
+}
+
+uint64_t ex_pause_ms(const struct exch *x)
+{
+	return x->plan.pause_ms;
+}
+
+/* ---------- the response ---------- */
+
+void ex_respond(struct exch *x, const struct gen_conf *gc, int64_t now_ns)
+{
+	const struct plan *p = &x->plan;
+
+	resp_build(&x->rs, &x->rq, p, gc->id, now_ns);
+	x->out_off = 0;
+	x->out_end = x->rs.body;
+	if ((p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at < x->out_end)
+		x->out_end = p->fault_at;
+	x->piece_left = p->piece;
+	x->paused = 0;
+}
+
+enum ex_act ex_next(struct exch *x, uint64_t max, uint64_t now_us, struct ex_action *a)
+{
+	const struct plan *p = &x->plan;
+	uint64_t n;
+
+	if (x->out_off == x->out_end) {
+		if (x->out_end == x->rs.body)
+			return a->act = EXA_END;
+		return a->act = (p->flags & PF_RESET) ? EXA_RESET : EXA_CLOSE;
+	}
+	if ((p->flags & PF_PIECE) && !x->piece_left) {
+		if (!x->paused)
+			x->pause_until = now_us + p->drip_ms * 1000;
+		x->paused = 1;
+		a->until_us = x->pause_until;
+		return a->act = EXA_PAUSE;
+	}
+	n = MIN(max, x->out_end - x->out_off);
+	if (p->flags & PF_PIECE) {
+		n = MIN(n, x->piece_left);
+		x->piece_left -= n;
+	}
+	a->off = x->out_off;
+	a->len = n;
+	x->out_off += n;
+	return a->act = EXA_DATA;
+}
+
+void ex_resume(struct exch *x)
+{
+	x->paused = 0;
+	x->piece_left = x->plan.piece;
+}
+
+size_t ex_slice(const struct exch *x, uint64_t off, size_t want, const char **ptr)
+{
+	if (x->rs.src == BODY_TEXT) {
+		*ptr = x->rs.text.ptr + off;
+		return want;
+	}
+	return body_slice(off, want, x->rs.src == BODY_RANDOM, ptr);
+}
+
+int ex_copy_needed(const struct exch *x)
+{
+	return x->rs.src == BODY_TEXT;
+}
+
+void ex_skip(struct exch *x, uint64_t n)
+{
+	x->out_off += MIN(n, ex_left(x));
+}
+
+uint64_t ex_frame(const struct exch *x)
+{
+	return (x->plan.flags & PF_CHUNK) ? x->plan.chunk : 0;
+}
+
+int ex_zero_copy_ok(const struct exch *x)
+{
+	return !(x->plan.flags & (PF_NOSPLICE | PF_PIECE)) && !x->rs.chunked &&
+	       x->rs.src != BODY_TEXT;
+}
+
+int ex_has_body(const struct exch *x)
+{
+	return x->rs.body || (x->plan.ntrl && !(x->rq.flags & RQ_HEAD)) ||
+	       (x->plan.flags & (PF_RESET | PF_TRUNC));
+}
+
+const struct hfield *ex_trailers(const struct exch *x, size_t *n)
+{
+	*n = (x->rq.flags & RQ_HEAD) ? 0 : x->plan.ntrl;
+	return x->plan.trl;
+}

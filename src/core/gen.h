@@ -1,0 +1,123 @@
+/* The response generator: one exchange from the request head to its last byte, the same for every protocol. */
+#ifndef HX_GEN_H
+#define HX_GEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "msg-t.h"
+#include "plan.h"
+#include "rng.h"
+
+/* What the generator needs of the server's settings; the clock comes as a
+ * parameter of each call that reads it, so a test can give its own. */
+struct gen_conf {
+	const char *defaults;        /* --defaults, validated at start, or NULL */
+	size_t defaults_len;
+	struct plan_limits lim;      /* --max-size, --max-wait */
+	struct ist id;               /* X-rsp id= */
+};
+
+/* One exchange. An adapter fills <rq> (its strings stay valid until the
+ * head is built), calls ex_plan(), asks the request-side questions below,
+ * calls ex_respond() when the head goes to the transport, then ex_next()
+ * until it says EXA_END, EXA_RESET or EXA_CLOSE. */
+struct exch {
+	uint64_t out_off;            /* body bytes handed to the adapter so far */
+	uint64_t out_end;            /* where they stop: the body's end or a fault */
+	uint64_t piece_left;         /* bytes left in the current piece (p=) */
+	uint64_t pause_until;        /* us: end of the pause after a piece */
+	int paused;                  /* a piece ended, the next one waits */
+	struct hreq rq;
+	struct plan plan;
+	struct hresp rs;
+};
+
+/* ---------- the request ---------- */
+
+/* --defaults, then X-Hxterm (rq.xhx), then the query of rq.target: each
+ * item applied once, random forms drawn from <r>. A bad item makes the plan
+ * answer 400 with a one-line reason naming it. */
+void ex_plan(struct exch *x, const struct gen_conf *gc, struct rng *r);
+/* A request the adapter could not take in whole (header list too large,
+ * out of memory): answered <status> with the one-line <why>. */
+void ex_refuse(struct exch *x, uint16_t status, const char *why);
+/* The exchange <src> continued elsewhere (an h2c Upgrade): <dst> takes its
+ * plan without drawing again, and its request whose text (rq.echo) now
+ * lives at <echo>. */
+void ex_adopt(struct exch *dst, const struct exch *src, const char *echo);
+
+/* Whether to answer before the request body is read to its end (A=1, B=,
+ * or a request answered 400), <body_read> bytes of it being in. */
+int ex_answer_early(const struct exch *x, uint64_t body_read);
+/* the most request-body bytes to read before answering (B=) */
+uint64_t ex_body_cap(const struct exch *x);
+/* When the answer may start (t=), in us on the clock <now_us> gives: 0 when
+ * at once. */
+uint64_t ex_wait_until(const struct exch *x, uint64_t now_us);
+
+/* ---------- the connection around it (HTTP/1) ---------- */
+
+/* keep-alive after this response: K=1 keeps, C=1 closes, else <dflt> */
+int ex_keep(const struct exch *x, int dflt);
+/* the connection's idle timeout from now on (w=), else <dflt> */
+uint64_t ex_idle_ms(const struct exch *x, uint64_t dflt);
+/* the pause before the next request is read (P=), ms */
+uint64_t ex_pause_ms(const struct exch *x);
+
+/* ---------- the response ---------- */
+
+/* Builds the head (status, fields, framing) and sets the body cursor.
+ * <now_ns> is when the head goes to the transport: X-rsp's real time. */
+void ex_respond(struct exch *x, const struct gen_conf *gc, int64_t now_ns);
+
+/* what the adapter does next */
+enum ex_act {
+	EXA_DATA,   /* send body bytes [off, off + len); ex_slice() has them */
+	EXA_PAUSE,  /* a piece ended (p=): flush, wait until until_us (d=), then
+		     * ex_resume(); asked again before that, it says PAUSE again */
+	EXA_RESET,  /* fault x=: reset the stream, or the connection on HTTP/1 */
+	EXA_CLOSE,  /* fault X=: close the connection, the body cut short */
+	EXA_END,    /* the body is whole: trailers (ex_trailers), then the end */
+};
+
+struct ex_action {
+	enum ex_act act;
+	uint64_t off, len;           /* EXA_DATA */
+	uint64_t until_us;           /* EXA_PAUSE */
+};
+
+/* The next action, DATA of at most <max> bytes. The clock <now_us> times a
+ * pause. Returns a->act. A pause, a fault and the end repeat until acted
+ * upon, so an adapter may stop at any action and ask again later. */
+enum ex_act ex_next(struct exch *x, uint64_t max, uint64_t now_us, struct ex_action *a);
+/* the pause is over: the next piece may go */
+void ex_resume(struct exch *x);
+static inline int ex_paused(const struct exch *x)
+{
+	return x->paused;
+}
+/* The body bytes at <off>: points <*ptr> at them and returns how many
+ * follow contiguously, at most <want>. */
+size_t ex_slice(const struct exch *x, uint64_t off, size_t want, const char **ptr);
+/* whether the bytes of ex_slice() must be copied before the next request is
+ * read (they live in the request's buffer: E=1) */
+int ex_copy_needed(const struct exch *x);
+/* The adapter sent <n> body bytes by itself (zero-copy), n <= ex_left(). */
+void ex_skip(struct exch *x, uint64_t n);
+static inline uint64_t ex_left(const struct exch *x)
+{
+	return x->out_end - x->out_off;
+}
+
+/* DATA frame or chunk size (k=), 0 when the protocol chooses */
+uint64_t ex_frame(const struct exch *x);
+/* whether the rest of the body may be sent zero-copy (no S=0, no pieces,
+ * no chunks, not a text body) */
+int ex_zero_copy_ok(const struct exch *x);
+/* whether the stream needs a body reader: a body, trailers or a fault */
+int ex_has_body(const struct exch *x);
+/* the trailers (T=), none for a response without a body */
+const struct hfield *ex_trailers(const struct exch *x, size_t *n);
+
+#endif

@@ -1,0 +1,102 @@
+/* The event loop of one thread: epoll (or io_uring watching it), the timer heap, and a clock read once per turn. */
+#include <errno.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "common.h"
+#include "evwait.h"
+#include "loop.h"
+#include "uring.h"
+
+#define LOOP_EVENTS 256
+#define LOOP_MAX_WAIT_US 1000000 /* a turn at least every second */
+
+int loop_init(struct loop *l)
+{
+	*l = (struct loop){ .epfd = epoll_create1(EPOLL_CLOEXEC) };
+	loop_clock(l);
+	return l->epfd < 0 ? -1 : 0;
+}
+
+int loop_use_ring(struct loop *l, int id)
+{
+	l->ring = uring_new(l->epfd, id);
+	return l->ring ? 0 : -1;
+}
+
+void loop_free(struct loop *l)
+{
+	uring_free(l->ring);
+	l->ring = NULL;
+	if (l->epfd >= 0)
+		close(l->epfd);
+	l->epfd = -1;
+	theap_free(&l->timers);
+}
+
+int loop_watch(struct loop *l, struct ev *e, uint32_t events)
+{
+	struct epoll_event ee = { .events = events, .data.ptr = e };
+
+	return epoll_ctl(l->epfd, EPOLL_CTL_ADD, e->fd, &ee);
+}
+
+int loop_rewatch(struct loop *l, struct ev *e, uint32_t events)
+{
+	struct epoll_event ee = { .events = events, .data.ptr = e };
+
+	if (epoll_ctl(l->epfd, EPOLL_CTL_MOD, e->fd, &ee) == 0 || errno != ENOENT)
+		return 0;
+	return epoll_ctl(l->epfd, EPOLL_CTL_ADD, e->fd, &ee);
+}
+
+int loop_modify(struct loop *l, struct ev *e, uint32_t events)
+{
+	struct epoll_event ee = { .events = events, .data.ptr = e };
+
+	return epoll_ctl(l->epfd, EPOLL_CTL_MOD, e->fd, &ee);
+}
+
+void loop_clock(struct loop *l)
+{
+	l->now_us = (uint64_t)clock_ns() / 1000;
+	l->now_ms = l->now_us / 1000;
+}
+
+/* WHY microseconds: QUIC pacing and short waits must not be rounded up
+ * to the next millisecond */
+static uint64_t loop_timeout(const struct loop *l, uint64_t max_us)
+{
+	uint64_t next = timer_next(&l->timers);
+	uint64_t t = next == TIMER_NONE ? LOOP_MAX_WAIT_US : next <= l->now_us ? 0 : next - l->now_us;
+
+	return MIN(MIN(t, max_us), LOOP_MAX_WAIT_US);
+}
+
+void loop_turn(struct loop *l, uint64_t max_wait_us)
+{
+	struct epoll_event evs[LOOP_EVENTS];
+	uint64_t wait_us = loop_timeout(l, max_wait_us);
+	struct timer *t;
+	int n = 0;
+
+	if (l->ring) {
+		/* completions first, then the epoll set if it has events */
+		uring_wait(l->ring, wait_us);
+		loop_clock(l);
+		if (uring_reap(l->ring, l))
+			n = ev_wait(l->epfd, evs, LOOP_EVENTS, 0);
+		uring_epoll_more(l->ring, n > 0);
+	} else {
+		n = ev_wait(l->epfd, evs, LOOP_EVENTS, wait_us);
+		loop_clock(l);
+	}
+	for (int i = 0; i < n; i++) {
+		struct ev *e = evs[i].data.ptr;
+
+		e->cb(l, e, evs[i].events);
+	}
+	while ((t = timer_pop(&l->timers, l->now_us)))
+		t->cb(l, t);
+}

@@ -1,0 +1,58 @@
+/* The event loop of one thread: epoll (or io_uring watching it), the timer heap, and a clock read once per turn. */
+#ifndef HX_LOOP_H
+#define HX_LOOP_H
+
+#include <stdint.h>
+
+#include "timer.h"
+
+struct loop;
+struct uring;
+
+/* what epoll hands back: every registered object starts with one */
+struct ev {
+	int fd;
+	void (*cb)(struct loop *l, struct ev *e, uint32_t events);
+};
+
+struct loop {
+	int epfd;
+	uint64_t now_us;     /* the loop clock, read once per turn: timers' unit */
+	uint64_t now_ms;     /* the same in milliseconds */
+	struct theap timers;
+	struct uring *ring;  /* --io-uring: the ring this loop waits on, else NULL */
+};
+
+/* Return convention of the loop's functions: 0, or -1 with errno set. */
+int loop_init(struct loop *l);
+/* Moves the loop onto an io_uring that watches its epoll set (in the
+ * loop's own thread). -1 when the kernel refuses: the loop stays on epoll. */
+int loop_use_ring(struct loop *l, int id);
+void loop_free(struct loop *l);
+
+/* registers <e> for <events> */
+int loop_watch(struct loop *l, struct ev *e, uint32_t events);
+/* the same for an fd another object registered before (a protocol that
+ * takes a socket over): moves it to <e>, or registers it */
+int loop_rewatch(struct loop *l, struct ev *e, uint32_t events);
+/* changes what <e> waits for (0: nothing, it stays registered) */
+int loop_modify(struct loop *l, struct ev *e, uint32_t events);
+
+/* reads the clock into now_us / now_ms */
+void loop_clock(struct loop *l);
+
+/* One turn: waits at most <max_wait_us> (less when a timer is due sooner),
+ * runs the ready events, then the expired timers. */
+void loop_turn(struct loop *l, uint64_t max_wait_us);
+
+static inline int loop_arm(struct loop *l, struct timer *t, uint64_t expire_us)
+{
+	return timer_arm(&l->timers, t, expire_us);
+}
+
+static inline void loop_cancel(struct loop *l, struct timer *t)
+{
+	timer_cancel(&l->timers, t);
+}
+
+#endif
