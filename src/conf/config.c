@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "config.h"
 #include "h1_parse.h"
 #include "listen.h"
@@ -331,7 +332,8 @@ int config_parse(int argc, char **argv)
 	/* after every option: the caps apply to the defaults too */
 	if (cfg.defaults && opt_defaults(cfg.defaults) < 0)
 		return -1;
-	cfg.gen = (struct gen_conf){ cfg.defaults, cfg.defaults ? strlen(cfg.defaults) : 0,
+	cfg.gen = (struct gen_conf){ clock_us_ceil, cfg.defaults,
+				     cfg.defaults ? strlen(cfg.defaults) : 0,
 				     { cfg.max_size, cfg.max_wait }, { cfg.name, cfg.name_len } };
 	return 0;
 }

@@ -64,43 +64,6 @@ void ex_adopt(struct exch *dst, const struct exch *src, const char *echo)
 	ex_cursor_init(dst);
 }
 
-int ex_answer_early(const struct exch *x, uint64_t body_read)
-{
-	const struct plan *p = &x->plan;
-
-	return (p->flags & (PF_ACKFIRST | PF_BAD)) ||
-	       ((p->flags & PF_BODYMAX) && body_read >= p->body_max);
-}
-
-uint64_t ex_body_cap(const struct exch *x)
-{
-	return (x->plan.flags & PF_BODYMAX) ? x->plan.body_max : UINT64_MAX;
-}
-
-uint64_t ex_wait_until(const struct exch *x, uint64_t now_us)
-{
-	return x->plan.wait_ms ? now_us + x->plan.wait_ms * 1000 : 0;
-}
-
-/* ---------- the connection around it ---------- */
-
-int ex_keep(const struct exch *x, int dflt)
-{
-	if (x->plan.flags & PF_CLOSE)
-		return 0;
-	return (x->plan.flags & PF_KEEP) ? 1 : dflt;
-}
-
-uint64_t ex_idle_ms(const struct exch *x, uint64_t dflt)
-{
-	return (x->plan.flags & PF_IDLE) ? x->plan.idle_ms : dflt;
-}
-
-uint64_t ex_pause_ms(const struct exch *x)
-{
-	return x->plan.pause_ms;
-}
-
 /* ---------- the response ---------- */
 
 void ex_respond(struct exch *x, const struct gen_conf *gc, int64_t now_ns)
@@ -116,62 +79,15 @@ void ex_respond(struct exch *x, const struct gen_conf *gc, int64_t now_ns)
 	x->paused = 0;
 }
 
-enum ex_act ex_next(struct exch *x, uint64_t max, uint64_t now_us, struct ex_action *a)
-{
-	const struct plan *p = &x->plan;
-	uint64_t n;
-
-	if (x->out_off == x->out_end) {
-		if (x->out_end == x->rs.body)
-			return a->act = EXA_END;
-		return a->act = (p->flags & PF_RESET) ? EXA_RESET : EXA_CLOSE;
-	}
-	if ((p->flags & PF_PIECE) && !x->piece_left) {
-		if (!x->paused)
-			x->pause_until = now_us + p->drip_ms * 1000;
-		x->paused = 1;
-		a->until_us = x->pause_until;
-		return a->act = EXA_PAUSE;
-	}
-	n = MIN(max, x->out_end - x->out_off);
-	if (p->flags & PF_PIECE) {
-		n = MIN(n, x->piece_left);
-		x->piece_left -= n;
-	}
-	a->off = x->out_off;
-	a->len = n;
-	x->out_off += n;
-	return a->act = EXA_DATA;
-}
-
 void ex_resume(struct exch *x)
 {
 	x->paused = 0;
 	x->piece_left = x->plan.piece;
 }
 
-size_t ex_slice(const struct exch *x, uint64_t off, size_t want, const char **ptr)
-{
-	if (x->rs.src == BODY_TEXT) {
-		*ptr = x->rs.text.ptr + off;
-		return want;
-	}
-	return body_slice(off, want, x->rs.src == BODY_RANDOM, ptr);
-}
-
-int ex_copy_needed(const struct exch *x)
-{
-	return x->rs.src == BODY_TEXT;
-}
-
 void ex_skip(struct exch *x, uint64_t n)
 {
 	x->out_off += MIN(n, ex_left(x));
-}
-
-uint64_t ex_frame(const struct exch *x)
-{
-	return (x->plan.flags & PF_CHUNK) ? x->plan.chunk : 0;
 }
 
 int ex_zero_copy_ok(const struct exch *x)

@@ -321,7 +321,7 @@ static int h1_wait(struct h1c *c, uint64_t until, uint8_t next)
 /* the request can be answered: at once, or after the wait it asked for */
 static int h1_ready(struct h1c *c)
 {
-	uint64_t until = ex_wait_until(c->ex, clock_us_ceil());
+	uint64_t until = ex_wait_until(c->ex, &cfg.gen);
 
 	if (until)
 		return h1_wait(c, until, H1S_SEND);
@@ -552,8 +552,7 @@ static int h1_finish(struct h1c *c)
 /* everything is staged; what follows may need it sent first */
 static int h1_sent(struct h1c *c)
 {
-	struct ex_action a;
-	enum ex_act end = ex_next(c->ex, 0, c->w->loop.now_us, &a); /* END, RESET or CLOSE */
+	enum ex_act end = ex_end(c->ex); /* END, RESET or CLOSE */
 	int faulted = end != EXA_END;
 	int r;
 

@@ -164,7 +164,10 @@ int h1_stage_body(struct h1c *c)
 	for (;;) {
 		if (oq_iov_room(q) < 5 || oq_sc_room(q) < 48 || q->bytes >= STAGE_MAX)
 			return 0;
-		switch (ex_next(c->ex, ex_left(c->ex) ? step_max(c) : 0, c->w->loop.now_us, &a)) {
+		enum ex_act act = ex_left(c->ex) ? ex_next(c->ex, step_max(c), c->w->loop.now_us, &a) :
+				  ex_end(c->ex);
+
+		switch (act) {
 		case EXA_DATA:
 			if (c->ex->rs.chunked && !c->chunk_left)
 				chunk_open(c, a.off);

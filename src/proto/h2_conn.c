@@ -177,7 +177,7 @@ static int h2s_timer_at(struct h2s *s, uint64_t until)
 static void h2s_ready(struct h2s *s)
 {
 	uint64_t until;
-	int r = xs_ready(&s->x, clock_us_ceil(), &until);
+	int r = xs_ready(&s->x, &until);
 
 	if (r > 0 && h2s_timer_at(s, until) < 0)
 		h2s_fail(s);

@@ -137,7 +137,7 @@ static int qs_timer_at(struct qstream *s, uint64_t until)
 static void qs_ready(struct qstream *s)
 {
 	uint64_t until;
-	int r = xs_ready(&s->x, clock_us_ceil(), &until);
+	int r = xs_ready(&s->x, &until);
 
 	if (r > 0 && qs_timer_at(s, until) < 0)
 		qs_fail(s);

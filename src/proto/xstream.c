@@ -123,12 +123,12 @@ int xs_answer_now(const struct xstream *s, int end)
 	return end || ex_answer_early(&s->ex, s->body_read);
 }
 
-int xs_ready(struct xstream *s, uint64_t now_us, uint64_t *until)
+int xs_ready(struct xstream *s, uint64_t *until)
 {
 	if (s->flags & XS_READY)
 		return -1;
 	s->flags |= XS_READY;
-	*until = ex_wait_until(&s->ex, now_us);
+	*until = ex_wait_until(&s->ex, &cfg.gen);
 	return *until != 0;
 }
 

@@ -53,8 +53,8 @@ void xs_headers_done(struct xstream *s, struct rng *r);
 int xs_answer_now(const struct xstream *s, int end);
 
 /* The request can be answered: returns 0 to respond now, 1 to wait until
- * <*until> (us, from <now_us>) for t=, -1 when it was already made ready. */
-int xs_ready(struct xstream *s, uint64_t now_us, uint64_t *until);
+ * <*until> (us) for t=, -1 when it was already made ready. */
+int xs_ready(struct xstream *s, uint64_t *until);
 
 /* Builds the response (stamps X-rsp) and sets the body cursor. */
 void xs_respond(struct xstream *s);

@@ -8,7 +8,12 @@
 #define T_NS ((int64_t)5000000000000) /* the fake clock */
 #define T_US ((uint64_t)T_NS / 1000)
 
-static const struct gen_conf gc = { NULL, 0, { 1 << 30, 100000 }, { "box", 3 } };
+static uint64_t fake_us(void)
+{
+	return T_US;
+}
+
+static const struct gen_conf gc = { fake_us, NULL, 0, { 1 << 30, 100000 }, { "box", 3 } };
 static struct exch x;
 static struct rng r;
 
@@ -103,16 +108,16 @@ int main(void)
 
 	/* request side */
 	start("/?t=20&A=1");
-	ok(ex_wait_until(&x, T_US) == T_US + 20000, "t=20: the answer waits 20 ms");
+	ok(ex_wait_until(&x, &gc) == T_US + 20000, "t=20: the answer waits 20 ms");
 	ok(ex_answer_early(&x, 0), "A=1: answered before the body");
 	start("/?B=10");
 	ok(!ex_answer_early(&x, 9) && ex_answer_early(&x, 10) && ex_body_cap(&x) == 10,
 	   "B=10: answered once 10 body bytes are in");
 	start("/?s=1");
-	ok(!ex_answer_early(&x, 1000) && ex_body_cap(&x) == UINT64_MAX && !ex_wait_until(&x, T_US),
+	ok(!ex_answer_early(&x, 1000) && ex_body_cap(&x) == UINT64_MAX && !ex_wait_until(&x, &gc),
 	   "by default: the body is read first, no wait");
 	start("/?s=abc&t=5000");
-	ok(ex_answer_early(&x, 0) && !ex_wait_until(&x, T_US), "a bad item: answered at once, no wait");
+	ok(ex_answer_early(&x, 0) && !ex_wait_until(&x, &gc), "a bad item: answered at once, no wait");
 	ex_respond(&x, &gc, T_NS);
 	ok(x.rs.status == 400 && x.rs.body == strlen("bad item 's=abc': expected a decimal number\n"),
 	   "400 with the one-line reason as the body");
