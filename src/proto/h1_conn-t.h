@@ -5,15 +5,16 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "h1_parse.h"
-#include "oq.h"
-#include "xprt.h"
 #include "gen.h"
+#include "h1_parse.h"
 #include "msg-t.h"
+#include "oq.h"
+#include "pool.h"
+#include "session-t.h"
 #include "splice.h"
-#include "uring.h"
 #include "timer-t.h"
-#include "worker-t.h"
+#include "uring.h"
+#include "xprt.h"
 
 /* connection flags */
 #define H1C_RD_READY  0x0001 /* the socket may have bytes to read */
@@ -26,7 +27,6 @@
 #define H1C_DEAD      0x0080 /* being closed: no more work */
 #define H1C_HEAD_END  0x0100 /* the whole head, padding included, is staged */
 #define H1C_SHUT      0x0200 /* write side shut (lingering close) */
-#define H1C_TLS_HS    0x0400 /* TLS handshake in progress */
 #define H1C_HANDOFF   0x0800 /* the socket went to an HTTP/2 connection */
 #define H1C_RDHUP     0x1000 /* the peer shut its side: reads go on to EOF */
 #define H1C_NOSPLICE  0x2000 /* the rest of this body goes by writev */
@@ -94,6 +94,22 @@ struct h1c {
 	uint8_t u_st;        /* U_* */
 	int u_fd;            /* the socket, still known after a handoff */
 };
+
+/* HTTP/1's state in each worker (worker->ps[P_H1]) */
+struct h1w {
+	struct h1c *conns;   /* live connections, for the drain and the end */
+	struct h1c *free;    /* closed ones, for the next accept */
+	struct h1c *zombies; /* closed ones with ring operations in flight */
+	struct pool in;      /* input buffers, held while a request is read */
+	struct pool sc;      /* output scratch, held while a response is staged */
+	struct pool ex;      /* exchanges (struct exch) */
+	struct h1_req req;   /* parser scratch: headers are only read in place */
+};
+
+static inline struct h1w *h1w(const struct worker *w)
+{
+	return w->ps[P_H1];
+}
 
 /* u_st */
 #define U_ON     0x01 /* this connection reads and writes through the ring */

@@ -11,14 +11,12 @@
 #include "clock.h"
 #include "config.h"
 #include "h1_conn.h"
-#include "h2_conn.h"
 #include "log.h"
 #include "gen.h"
 #include "resp.h"
 #include "splice.h"
 #include "timer.h"
-#include "tls_ctx.h"
-#include "worker.h"
+#include "session.h"
 
 #define BODY_ROOM   4096 /* input kept free after a full-size head, for its body */
 #define LINGER_US   1000000 /* how long a closing connection drains input */
@@ -40,29 +38,29 @@ static void h1_kill(struct h1c *c, int rst)
 static void h1_buffers_put(struct h1c *c)
 {
 	if (!(c->u_st & U_RX)) { /* a recv in flight on the ring writes there */
-		pool_put(&c->w->h1_in, c->in);
+		pool_put(&h1w(c->w)->in, c->in);
 		c->in = NULL;
 	}
-	pool_put(&c->w->h1_sc, oq_detach(&c->oq));
-	pool_put(&c->w->h1_ex, c->ex);
+	pool_put(&h1w(c->w)->sc, oq_detach(&c->oq));
+	pool_put(&h1w(c->w)->ex, c->ex);
 	c->ex = NULL;
 }
 
 int h1_buffers_take(struct h1c *c)
 {
-	struct worker *w = c->w;
+	struct h1w *hw = h1w(c->w);
 
-	if (!w->h1_in.size) {
-		w->h1_in.size = c->in_size;
-		w->h1_sc.size = oq_mem_size(c->oq.sc_size);
-		w->h1_ex.size = sizeof(struct exch);
+	if (!hw->in.size) {
+		hw->in.size = c->in_size;
+		hw->sc.size = oq_mem_size(c->oq.sc_size);
+		hw->ex.size = sizeof(struct exch);
 	}
-	if (!c->ex && !(c->ex = pool_get(&w->h1_ex)))
+	if (!c->ex && !(c->ex = pool_get(&hw->ex)))
 		return -1;
-	if (!c->in && !(c->in = pool_get(&w->h1_in)))
+	if (!c->in && !(c->in = pool_get(&hw->in)))
 		return -1;
 	if (!c->oq.iov) {
-		void *mem = pool_get(&w->h1_sc);
+		void *mem = pool_get(&hw->sc);
 
 		if (!mem)
 			return -1;
@@ -73,7 +71,7 @@ int h1_buffers_take(struct h1c *c)
 
 static int h1_idle(const struct h1c *c)
 {
-	return c->st == H1S_HEAD && c->rd == c->wr && !oq_pending(&c->oq) && !(c->flags & H1C_TLS_HS);
+	return c->st == H1S_HEAD && c->rd == c->wr && !oq_pending(&c->oq);
 }
 
 void h1c_link(struct h1c **head, struct h1c *c)
@@ -104,8 +102,8 @@ void h1_release(struct h1c *c)
 	if (c->ev.fd >= 0)
 		close(c->ev.fd);
 	c->ev.fd = -1;
-	c->next = w->free_h1c;
-	w->free_h1c = c;
+	c->next = h1w(w)->free;
+	h1w(w)->free = c;
 }
 
 static void h1_free(struct h1c *c)
@@ -118,9 +116,9 @@ static void h1_free(struct h1c *c)
 		c->sp = NULL;
 	}
 	xprt_release(&c->x);
-	h1c_unlink(&w->conns, c);
+	h1c_unlink(&h1w(w)->conns, c);
 	if (!(c->flags & H1C_HANDOFF))
-		worker_conn_gone(w);
+		sess_conn_gone(w);
 	if (c->u_st & (U_RX | U_TX))
 		h1u_bury(c); /* the ring still writes into its buffers */
 	else
@@ -128,10 +126,11 @@ static void h1_free(struct h1c *c)
 }
 
 /* the connection goes on as HTTP/2 with the bytes still unread */
-static int h1_handoff(struct h1c *c, const char *buf, size_t len,
-		      const struct h2_upgrade *up)
+static int h1_handoff(struct h1c *c, const char *buf, size_t len, const struct exch *up)
 {
-	if (h2c_start(c->w, &c->x, buf, len, up, c->alt_port) < 0) {
+	struct handoff h = { buf, len, c->alt_port, up ? c->settings : (struct ist){ NULL, 0 }, up };
+
+	if (sess_switch(c->w, P_H2, &c->x, &h) < 0) {
 		h1_kill(c, 0);
 		return 0;
 	}
@@ -331,7 +330,7 @@ static int h1_ready(struct h1c *c)
 
 static int h1_got_head(struct h1c *c, int n)
 {
-	const struct h1_req *r = &c->w->h1req;
+	const struct h1_req *r = &h1w(c->w)->req;
 	struct h1_info in;
 	struct h1_err err;
 	uint32_t hstart = c->rd + r->skipped;
@@ -381,8 +380,6 @@ static int h1_upgrade(struct h1c *c)
 {
 	static const char sw[] = "HTTP/1.1 101 Switching Protocols\r\n"
 				 "Connection: Upgrade\r\nUpgrade: h2c\r\n\r\n";
-	struct h2_upgrade up = { c->settings, c->ex };
-
 	if (h1_flush_now(c) <= 0) /* earlier responses first; if they cannot go, no upgrade */
 		return c->flags & H1C_DEAD ? 0 : h1_ready(c);
 	oq_ref(&c->oq, sw, sizeof(sw) - 1);
@@ -390,35 +387,17 @@ static int h1_upgrade(struct h1c *c)
 		h1_kill(c, 0);
 		return 0;
 	}
-	return h1_handoff(c, c->in + c->rd, c->wr - c->rd, &up);
-}
-
-/* TLS: finish the handshake, then HTTP/1.1 or h2 as ALPN chose */
-static int h1_do_tls(struct h1c *c)
-{
-	int r = tls_handshake(c->x.ssl);
-
-	if (r < 0) {
-		h1_kill(c, 0);
-		return 0;
-	}
-	if (!r)
-		return 0;
-	c->flags &= ~H1C_TLS_HS;
-	c->flags |= H1C_RD_READY; /* WHY: SSL may hold decrypted bytes already */
-	if (tls_is_h2(c->x.ssl))
-		return h1_handoff(c, NULL, 0, NULL);
-	return 1;
+	return h1_handoff(c, c->in + c->rd, c->wr - c->rd, c->ex);
 }
 
 /* h2c by prior knowledge: 1 handed off, 0 not HTTP/2, -1 need more bytes */
 static int h1_preface(struct h1c *c)
 {
-	size_t n = MIN((size_t)(c->wr - c->rd), sizeof(H2_PREFACE) - 1);
+	int r;
 
-	if (c->nreq || c->x.ssl || memcmp(c->in + c->rd, H2_PREFACE, n))
+	if (c->nreq || c->x.ssl || (r = sess_preface(c->in + c->rd, c->wr - c->rd)) == 0)
 		return 0;
-	if (n < sizeof(H2_PREFACE) - 1)
+	if (r < 0)
 		return -1;
 	h1_handoff(c, c->in + c->rd, c->wr - c->rd, NULL);
 	return 1;
@@ -464,7 +443,7 @@ static int h1_do_head(struct h1c *c)
 	if (c->rd < c->wr) {
 		if (!c->t_first)
 			c->t_first = c->t_recv;
-		n = h1_parse_req(c->in + c->rd, c->wr - c->rd, &c->w->h1req, &lim, &err);
+		n = h1_parse_req(c->in + c->rd, c->wr - c->rd, &h1w(c->w)->req, &lim, &err);
 		/* WHY: the buffer has BODY_ROOM more than --bufsize, so a head
 		 * may complete beyond the limit: the limit is the same either way */
 		if (n > 0 && (size_t)n <= cfg.iobuf)
@@ -647,8 +626,6 @@ static int h1_do_until(struct h1c *c)
 /* one step of the state machine: 1 when it made progress, 0 when waiting */
 static int h1_step(struct h1c *c)
 {
-	if (c->flags & H1C_TLS_HS)
-		return h1_do_tls(c);
 	switch (c->st) {
 	case H1S_HEAD:   return h1_do_head(c);
 	case H1S_BODY:   return h1_do_body(c);
@@ -782,10 +759,10 @@ static void h1_io_cb(struct loop *l, struct ev *e, uint32_t events)
 
 static struct h1c *h1c_get(struct worker *w)
 {
-	struct h1c *c = w->free_h1c;
+	struct h1c *c = h1w(w)->free;
 
 	if (c) {
-		w->free_h1c = c->next;
+		h1w(w)->free = c->next;
 		return c;
 	}
 	c = calloc(1, sizeof(*c));
@@ -796,51 +773,47 @@ static struct h1c *h1c_get(struct worker *w)
 	return c;
 }
 
-int h1c_accept(struct worker *w, int fd, uint16_t tls_port)
+/* the connection on <x>, fresh from accept or from its TLS handshake */
+static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 {
 	struct h1c *c = h1c_get(w);
-	int tls = tls_port != 0;
 
 	if (!c)
 		return -1;
-	c->x = (struct xprt){ fd, tls ? tls_new(fd) : NULL };
-	if (tls && !c->x.ssl) {
-		c->next = w->free_h1c;
-		w->free_h1c = c;
-		return -1;
-	}
-	c->ev = (struct ev){ fd, h1_io_cb };
+	c->x = *x;
+	c->ev = (struct ev){ x->fd, h1_io_cb };
 	c->tm = (struct timer){ 0, 0, h1_timer_cb };
 	c->w = w;
-	c->flags = H1C_WR_READY | (tls ? H1C_TLS_HS : 0);
+	c->flags = H1C_WR_READY;
 	c->st = H1S_HEAD;
 	c->rd = c->wr = c->hend = c->nreq = 0;
 	c->t_first = 0;
 	c->t_recv = 0;
 	c->last_act = w->loop.now_ms;
 	c->idle_ms = cfg.idle_ms;
-	c->alt_port = (tls && !cfg.no_h3 && !cfg.no_alt_svc) ? tls_port : 0;
+	c->alt_port = h->alt_port;
 	oq_reset(&c->oq);
-	h1c_link(&w->conns, c);
+	h1c_link(&h1w(w)->conns, c);
 	/* WHY: the listener defers accept until the request is there, so it is
 	 * read at once; a Connection: close exchange then ends before epoll
-	 * ever hears of the socket (no epoll_ctl, no wake-up) */
+	 * ever hears of the socket (no epoll_ctl, no wake-up). After a TLS
+	 * handshake, SSL may hold decrypted bytes already. */
 	c->flags |= H1C_RD_READY;
 	c->u_st = 0;
-	if (w->loop.ring && !tls)
+	if (w->loop.ring && !x->ssl)
 		h1u_start(c);
 	if (!h1_go(c) || (c->u_st & U_ON))
 		return 0;
-	if (loop_watch(&w->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
+	if (loop_rewatch(&w->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
 		h1_kill(c, 0);
 		h1_free(c);
 	}
 	return 0;
 }
 
-void h1c_drain(struct worker *w)
+static void h1_drain(struct worker *w)
 {
-	struct h1c *c = w->conns, *next;
+	struct h1c *c = h1w(w)->conns, *next;
 
 	for (; c; c = next) {
 		next = c->next;
@@ -859,14 +832,33 @@ static void h1c_destroy_list(struct h1c *c)
 	}
 }
 
-void h1c_release_all(struct worker *w)
+static int h1_thread_init(struct worker *w)
 {
-	while (w->conns)
-		h1_free(w->conns);
-	uring_drain(w->loop.ring, &w->loop); /* what the ring still does ends: the zombies go */
-	h1c_destroy_list(w->free_h1c);
-	w->free_h1c = NULL;
-	pool_drain(&w->h1_in);
-	pool_drain(&w->h1_sc);
-	pool_drain(&w->h1_ex);
+	return (w->ps[P_H1] = calloc(1, sizeof(struct h1w))) ? 0 : -1;
 }
+
+static void h1_thread_free(struct worker *w)
+{
+	struct h1w *hw = h1w(w);
+
+	if (!hw)
+		return;
+	while (hw->conns)
+		h1_free(hw->conns);
+	uring_drain(w->loop.ring, &w->loop); /* what the ring still does ends: the zombies go */
+	h1c_destroy_list(hw->free);
+	pool_drain(&hw->in);
+	pool_drain(&hw->sc);
+	pool_drain(&hw->ex);
+	free(hw);
+	w->ps[P_H1] = NULL;
+}
+
+const struct proto proto_h1 = {
+	.name = "h1",
+	.alpn = "http/1.1",
+	.thread_init = h1_thread_init,
+	.thread_free = h1_thread_free,
+	.start = h1_start,
+	.drain = h1_drain,
+};

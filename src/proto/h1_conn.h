@@ -3,18 +3,6 @@
 #define HX_H1_CONN_H
 
 #include "h1_conn-t.h"
-#include "worker-t.h"
-
-/* Takes over accepted socket <fd>, with TLS when it came to the TLS port
- * <tls_port> (0: clear text). Returns 0, or -1 (the caller closes). */
-int h1c_accept(struct worker *w, int fd, uint16_t tls_port);
-
-/* Graceful drain: closes idle connections; the others close after their
- * current response. */
-void h1c_drain(struct worker *w);
-
-/* Closes every connection of <w> and frees the free list. */
-void h1c_release_all(struct worker *w);
 
 /* staging of the response (h1_out.c). Each returns 1 when its part is fully
  * staged, 0 when the queue must be flushed first. */

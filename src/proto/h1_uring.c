@@ -15,7 +15,7 @@ static void zombie_done(struct h1c *c)
 
 	if (c->u_st & (U_RX | U_TX))
 		return;
-	h1c_unlink(&w->zombies, c);
+	h1c_unlink(&h1w(w)->zombies, c);
 	h1_release(c);
 }
 
@@ -160,6 +160,6 @@ void h1u_bury(struct h1c *c)
 	struct worker *w = c->w;
 
 	c->u_st |= U_ZOMBIE;
-	h1c_link(&w->zombies, c);
+	h1c_link(&h1w(w)->zombies, c);
 	uring_cancel_fd(w->loop.ring, c->u_fd);
 }

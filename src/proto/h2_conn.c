@@ -17,8 +17,8 @@
 #include "oq.h"
 #include "plan.h"
 #include "resp.h"
+#include "session.h"
 #include "timer.h"
-#include "worker.h"
 #include "xstream.h"
 
 #define STAGE_MAX   (1 << 20) /* bytes staged per writev */
@@ -74,10 +74,10 @@ static void h2c_run(struct h2c *c);
 static struct h2s *h2s_get(struct h2c *c, int32_t id)
 {
 	struct worker *w = c->w;
-	struct h2s *s = w->free_h2s;
+	struct h2s *s = h2w(w)->free_s;
 
 	if (s)
-		w->free_h2s = s->next;
+		h2w(w)->free_s = s->next;
 	else if (!(s = malloc(sizeof(*s))))
 		return NULL;
 	s->c = c;
@@ -106,8 +106,8 @@ static void h2s_put(struct h2s *s)
 		s->c->streams = s->next;
 	if (s->next)
 		s->next->prev = s->prev;
-	s->next = w->free_h2s;
-	w->free_h2s = s;
+	s->next = h2w(w)->free_s;
+	h2w(w)->free_s = s;
 }
 
 /* ---------- the response ---------- */
@@ -381,10 +381,10 @@ static int stream_close_cb(nghttp2_session *sess, int32_t id, uint32_t err, void
 static nghttp2_session_callbacks *cbs;
 static nghttp2_option *opts;
 
-int h2_init(void)
+static int h2_init(void)
 {
 	if (nghttp2_session_callbacks_new(&cbs) || nghttp2_option_new(&opts))
-		return -1;
+		return log_err("cannot set up nghttp2 (out of memory)"), -1;
 	/* WHY: the server only answers; push and its reservations stay off */
 	nghttp2_option_set_no_recv_client_magic(opts, 0);
 	nghttp2_option_set_max_send_header_block_length(opts, PLAN_MAX_PAD + 65536);
@@ -404,7 +404,7 @@ int h2_init(void)
 	return 0;
 }
 
-void h2_free(void)
+static void h2_free(void)
 {
 	nghttp2_session_callbacks_del(cbs);
 	nghttp2_option_del(opts);
@@ -538,12 +538,12 @@ static void h2c_free(struct h2c *c)
 	if (c->prev)
 		c->prev->next = c->next;
 	else
-		w->h2conns = c->next;
+		h2w(w)->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	c->next = w->free_h2c;
-	w->free_h2c = c;
-	worker_conn_gone(w);
+	c->next = h2w(w)->free;
+	h2w(w)->free = c;
+	sess_conn_gone(w);
 }
 
 static uint64_t h2c_deadline(const struct h2c *c)
@@ -603,10 +603,10 @@ static void h2c_io_cb(struct loop *l, struct ev *e, uint32_t events)
 
 static struct h2c *h2c_get(struct worker *w)
 {
-	struct h2c *c = w->free_h2c;
+	struct h2c *c = h2w(w)->free;
 
 	if (c) {
-		w->free_h2c = c->next;
+		h2w(w)->free = c->next;
 		return c;
 	}
 	c = calloc(1, sizeof(*c));
@@ -673,7 +673,7 @@ static long b64url_decode(struct ist in, uint8_t *out, size_t max)
 }
 
 /* stream 1 after Upgrade: h2c, answering the HTTP/1.1 request */
-static int h2c_upgrade(struct h2c *c, const struct h2_upgrade *up)
+static int h2c_upgrade(struct h2c *c, const struct handoff *up)
 {
 	uint8_t settings[256];
 	long n = b64url_decode(up->settings, settings, sizeof(settings));
@@ -691,8 +691,8 @@ static int h2c_upgrade(struct h2c *c, const struct h2_upgrade *up)
 	return 0;
 }
 
-int h2c_start(struct worker *w, struct xprt *x, const char *buf, size_t len,
-	      const struct h2_upgrade *up, uint16_t alt_port)
+/* the connection on <x>: after ALPN h2, the h2 preface, or an Upgrade */
+static int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 {
 	struct h2c *c = h2c_get(w);
 
@@ -707,33 +707,33 @@ int h2c_start(struct worker *w, struct xprt *x, const char *buf, size_t len,
 	c->big = NULL;
 	c->rst_sec = 0;
 	c->rst_count = 0;
-	c->alt_port = alt_port;
+	c->alt_port = h->alt_port;
 	c->last_act = w->loop.now_ms;
 	oq_reset(&c->oq);
-	if (h2c_session(c) < 0 || (up && h2c_upgrade(c, up) < 0) ||
-	    (len && nghttp2_session_mem_recv(c->sess, (const uint8_t *)buf, len) < 0)) {
+	if (h2c_session(c) < 0 || (h->ex && h2c_upgrade(c, h) < 0) ||
+	    (h->len && nghttp2_session_mem_recv(c->sess, (const uint8_t *)h->buf, h->len) < 0)) {
 		while (c->streams)
 			h2s_put(c->streams);
 		nghttp2_session_del(c->sess);
-		c->next = w->free_h2c;
-		w->free_h2c = c;
+		c->next = h2w(w)->free;
+		h2w(w)->free = c;
 		return -1;
 	}
-	/* a handoff at accept comes before the h1 side registered the socket */
+	/* the socket may be registered under its previous owner, or not yet */
 	loop_rewatch(&w->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
 	c->x = *x;
 	c->prev = NULL;
-	c->next = w->h2conns;
-	if (w->h2conns)
-		w->h2conns->prev = c;
-	w->h2conns = c;
+	c->next = h2w(w)->conns;
+	if (h2w(w)->conns)
+		h2w(w)->conns->prev = c;
+	h2w(w)->conns = c;
 	h2c_run(c);
 	return 0;
 }
 
-void h2c_drain(struct worker *w)
+static void h2c_drain(struct worker *w)
 {
-	struct h2c *c = w->h2conns, *next;
+	struct h2c *c = h2w(w)->conns, *next;
 
 	for (; c; c = next) {
 		next = c->next;
@@ -744,22 +744,42 @@ void h2c_drain(struct worker *w)
 	}
 }
 
-void h2c_release_all(struct worker *w)
+static void h2_thread_free(struct worker *w)
 {
-	while (w->h2conns)
-		h2c_free(w->h2conns);
-	while (w->free_h2c) {
-		struct h2c *c = w->free_h2c;
+	if (!h2w(w))
+		return;
+	while (h2w(w)->conns)
+		h2c_free(h2w(w)->conns);
+	while (h2w(w)->free) {
+		struct h2c *c = h2w(w)->free;
 
-		w->free_h2c = c->next;
+		h2w(w)->free = c->next;
 		free(c->in);
 		oq_free(&c->oq);
 		free(c);
 	}
-	while (w->free_h2s) {
-		struct h2s *s = w->free_h2s;
+	while (h2w(w)->free_s) {
+		struct h2s *s = h2w(w)->free_s;
 
-		w->free_h2s = s->next;
+		h2w(w)->free_s = s->next;
 		free(s);
 	}
+	free(w->ps[P_H2]);
+	w->ps[P_H2] = NULL;
 }
+
+static int h2_thread_init(struct worker *w)
+{
+	return (w->ps[P_H2] = calloc(1, sizeof(struct h2w))) ? 0 : -1;
+}
+
+const struct proto proto_h2 = {
+	.name = "h2",
+	.alpn = "h2",
+	.init = h2_init,
+	.free = h2_free,
+	.thread_init = h2_thread_init,
+	.thread_free = h2_thread_free,
+	.start = h2c_start,
+	.drain = h2c_drain,
+};

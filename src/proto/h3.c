@@ -8,7 +8,7 @@
 #include "fmt.h"
 #include "quic.h"
 #include "timer.h"
-#include "worker.h"
+#include "session.h"
 #include "xstream.h"
 
 static nghttp3_callbacks h3_cbs;
@@ -16,10 +16,10 @@ static nghttp3_callbacks h3_cbs;
 static struct qstream *qs_new(struct qconn *c, int64_t id)
 {
 	struct worker *w = c->w;
-	struct qstream *s = w->free_qs;
+	struct qstream *s = qw(w)->free_qs;
 
 	if (s)
-		w->free_qs = s->next;
+		qw(w)->free_qs = s->next;
 	else if (!(s = malloc(sizeof(*s))))
 		return NULL;
 	s->c = c;
@@ -50,16 +50,16 @@ static void qs_free(struct qstream *s)
 		s->next->prev = s->prev;
 	c->nstreams--;
 	c->nfaults -= s->fault;
-	s->next = c->w->free_qs;
-	c->w->free_qs = s;
+	s->next = qw(c->w)->free_qs;
+	qw(c->w)->free_qs = s;
 }
 
 void h3_release(struct worker *w)
 {
-	while (w->free_qs) {
-		struct qstream *s = w->free_qs;
+	while (qw(w)->free_qs) {
+		struct qstream *s = qw(w)->free_qs;
 
-		w->free_qs = s->next;
+		qw(w)->free_qs = s->next;
 		free(s);
 	}
 }

@@ -8,8 +8,9 @@
 #include <ngtcp2/ngtcp2_crypto.h>
 #include <sys/socket.h>
 
+#include "loop.h"
+#include "session-t.h"
 #include "timer-t.h"
-#include "worker-t.h"
 #include "xstream.h"
 
 #define QUIC_SCIDLEN 18
@@ -57,5 +58,23 @@ struct qconn {
 	uint32_t nfaults;    /* streams whose x=/X= point was reached */
 	uint64_t close_code; /* application error for QC_CLOSE */
 };
+
+struct cidmap;
+
+/* QUIC's state in each worker (worker->ps[P_H3]) */
+struct qw {
+	struct udp_ep *udp;  /* sockets, one per TLS port */
+	int nudp;
+	struct qconn *conns; /* live connections */
+	uint32_t nconns;
+	struct cidmap *cids; /* connection IDs to connections */
+	struct qstream *free_qs;
+	uint8_t *txbuf;      /* packets built for one sendmsg (GSO) */
+};
+
+static inline struct qw *qw(const struct worker *w)
+{
+	return w->ps[P_H3];
+}
 
 #endif

@@ -18,7 +18,7 @@
 #include "qwrite.h"
 #include "timer.h"
 #include "tls_ctx.h"
-#include "worker.h"
+#include "session.h"
 
 #define RX_BATCH   16
 #define RX_SIZE    2048
@@ -130,10 +130,10 @@ static void qconn_close_now(struct qconn *c, const ngtcp2_connection_close_error
 
 	if (!(c->flags & QC_DRAINING)) {
 		ngtcp2_path_storage_zero(&ps);
-		n = ngtcp2_conn_write_connection_close(c->conn, &ps.path, &pi, c->w->txbuf,
+		n = ngtcp2_conn_write_connection_close(c->conn, &ps.path, &pi, qw(c->w)->txbuf,
 						       1500, ccerr, (ngtcp2_tstamp)clock_ns());
 		if (n > 0)
-			udp_send(c, c->w->txbuf, (size_t)n, (size_t)n);
+			udp_send(c, qw(c->w)->txbuf, (size_t)n, (size_t)n);
 	}
 	c->flags |= QC_DEAD;
 }
@@ -161,7 +161,7 @@ static void qconn_fail(struct qconn *c, int rv)
 
 void quic_write(struct qconn *c)
 {
-	uint8_t *buf = c->w->txbuf;
+	uint8_t *buf = qw(c->w)->txbuf;
 	size_t len = 0, seg = 0, max = ngtcp2_conn_get_max_tx_udp_payload_size(c->conn);
 	ngtcp2_path_storage ps;
 	ngtcp2_tstamp now = (ngtcp2_tstamp)clock_ns(); /* WHY: one clock read per burst */
@@ -220,7 +220,7 @@ static int new_cid_cb(ngtcp2_conn *conn, ngtcp2_cid *cid, uint8_t *token, size_t
 	if (ngtcp2_crypto_generate_stateless_reset_token(token, reset_secret,
 							 sizeof(reset_secret), cid))
 		return NGTCP2_ERR_CALLBACK_FAILURE;
-	return cid_add(c->w->cids, cid, c) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
+	return cid_add(qw(c->w)->cids, cid, c) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
 }
 
 static int remove_cid_cb(ngtcp2_conn *conn, const ngtcp2_cid *cid, void *user)
@@ -228,7 +228,7 @@ static int remove_cid_cb(ngtcp2_conn *conn, const ngtcp2_cid *cid, void *user)
 	struct qconn *c = user;
 
 	(void)conn;
-	cid_del(c->w->cids, cid);
+	cid_del(qw(c->w)->cids, cid);
 	return 0;
 }
 
@@ -416,7 +416,7 @@ static struct qconn *qconn_new(struct worker *w, struct udp_ep *ep, const ngtcp2
 	qconn_params(&tp, hd, &scid, odcid);
 	if (ngtcp2_conn_server_new(&c->conn, &hd->scid, &scid, &path, hd->version, &quic_cbs,
 				   &st, &tp, NULL, c) || qconn_tls(c) ||
-	    cid_add(w->cids, &scid, c) || cid_add(w->cids, &c->odcid, c)) {
+	    cid_add(qw(w)->cids, &scid, c) || cid_add(qw(w)->cids, &c->odcid, c)) {
 		if (c->conn)
 			ngtcp2_conn_del(c->conn);
 		if (c->tls)
@@ -424,14 +424,14 @@ static struct qconn *qconn_new(struct worker *w, struct udp_ep *ep, const ngtcp2
 		free(c);
 		return NULL;
 	}
-	c->next = w->qconns;
-	if (w->qconns)
-		w->qconns->prev = c;
-	w->qconns = c;
-	w->nqconns++;
+	c->next = qw(w)->conns;
+	if (qw(w)->conns)
+		qw(w)->conns->prev = c;
+	qw(w)->conns = c;
+	qw(w)->nconns++;
 	w->st.accepted++;
 	if (cfg.debug)
-		log_debug("thread %d: new QUIC connection (%u on this thread)", w->id, w->nqconns);
+		log_debug("thread %d: new QUIC connection (%u on this thread)", w->id, qw(w)->nconns);
 	return c;
 }
 
@@ -445,10 +445,10 @@ static void qconn_free(struct qconn *c)
 		n = 0; /* WHY: out of memory, the map keeps stale IDs to nothing */
 	n = n ? ngtcp2_conn_get_scid(c->conn, ids) : 0;
 	for (size_t i = 0; i < n; i++)
-		cid_del(w->cids, &ids[i]);
+		cid_del(qw(w)->cids, &ids[i]);
 	if (ids != inl)
 		free(ids);
-	cid_del(w->cids, &c->odcid);
+	cid_del(qw(w)->cids, &c->odcid);
 	timer_cancel(&w->loop.timers, &c->tm);
 	h3_free_streams(c);
 	if (c->h3)
@@ -458,10 +458,10 @@ static void qconn_free(struct qconn *c)
 	if (c->prev)
 		c->prev->next = c->next;
 	else
-		w->qconns = c->next;
+		qw(w)->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	w->nqconns--;
+	qw(w)->nconns--;
 	free(c);
 }
 
@@ -599,7 +599,7 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 	}
 	if (rv)
 		return; /* not QUIC: dropped, nothing allocated */
-	c = cid_find(w->cids, vc.dcid, vc.dcidlen);
+	c = cid_find(qw(w)->cids, vc.dcid, vc.dcidlen);
 	if (!c) {
 		if (!(p[0] & 0x80)) {
 			send_reset(w, ep, &vc, len, peer, peerlen);
@@ -607,7 +607,7 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 		}
 		ngtcp2_cid odcid;
 
-		if (ngtcp2_accept(&hd, p, len) || w->nqconns >= cfg.quic_max_conns || w->draining ||
+		if (ngtcp2_accept(&hd, p, len) || qw(w)->nconns >= cfg.quic_max_conns || w->draining ||
 		    !address_check(w, ep, &hd, peer, peerlen, &odcid))
 			return;
 		if (!(c = qconn_new(w, ep, &hd, peer, peerlen, cfg.quic_retry ? &odcid : NULL)))
@@ -656,16 +656,19 @@ static void udp_cb(struct loop *l, struct ev *e, uint32_t events)
 
 /* ---------- set-up ---------- */
 
-int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t port)
+static int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t port)
 {
+	struct qw *q = qw(w);
 	struct udp_ep *ep;
 	int fd;
 
-	if (!w->udp && !(w->udp = calloc(CFG_MAX_LISTEN, sizeof(*w->udp))))
+	if (cfg.no_h3)
+		return 0;
+	if (!q->udp && !(q->udp = calloc(CFG_MAX_LISTEN, sizeof(*q->udp))))
 		return -1;
-	if (!w->cids && !(w->cids = calloc(1, sizeof(*w->cids))))
+	if (!q->cids && !(q->cids = calloc(1, sizeof(*q->cids))))
 		return -1;
-	if (!w->txbuf && !(w->txbuf = malloc(TX_BUF + 1500)))
+	if (!q->txbuf && !(q->txbuf = malloc(TX_BUF + 1500)))
 		return -1;
 	fd = listen_udp(la, port);
 	if (fd < 0) {
@@ -675,16 +678,16 @@ int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t port)
 		log_err("cannot listen on UDP %s: %s", name, strerror(errno));
 		return -1;
 	}
-	ep = &w->udp[w->nudp++];
+	ep = &qw(w)->udp[qw(w)->nudp++];
 	ep->ev = (struct ev){ fd, udp_cb };
 	ep->locallen = sizeof(ep->local);
 	getsockname(fd, (struct sockaddr *)&ep->local, &ep->locallen);
 	return loop_watch(&w->loop, &ep->ev, EPOLLIN);
 }
 
-void quic_drain(struct worker *w)
+static void quic_drain(struct worker *w)
 {
-	for (struct qconn *c = w->qconns, *next; c; c = next) {
+	for (struct qconn *c = qw(w)->conns, *next; c; c = next) {
 		next = c->next;
 		if (!c->nstreams) {
 			c->flags |= QC_CLOSE;
@@ -697,23 +700,23 @@ void quic_drain(struct worker *w)
 	}
 }
 
-void quic_release_all(struct worker *w)
+static void quic_thread_free(struct worker *w)
 {
-	while (w->qconns) {
-		w->qconns->flags |= QC_CLOSE;
-		w->qconns->close_code = NGHTTP3_H3_NO_ERROR;
-		quic_done(w->qconns);
+	if (!qw(w))
+		return;
+	while (qw(w)->conns) {
+		qw(w)->conns->flags |= QC_CLOSE;
+		qw(w)->conns->close_code = NGHTTP3_H3_NO_ERROR;
+		quic_done(qw(w)->conns);
 	}
 	h3_release(w);
-	for (int i = 0; i < w->nudp; i++)
-		close(w->udp[i].ev.fd);
-	free(w->udp);
-	free(w->cids);
-	free(w->txbuf);
-	w->udp = NULL;
-	w->cids = NULL;
-	w->txbuf = NULL;
-	w->nudp = 0;
+	for (int i = 0; i < qw(w)->nudp; i++)
+		close(qw(w)->udp[i].ev.fd);
+	free(qw(w)->udp);
+	free(qw(w)->cids);
+	free(qw(w)->txbuf);
+	free(w->ps[P_H3]);
+	w->ps[P_H3] = NULL;
 }
 
 static int add_pair(int i)
@@ -727,8 +730,10 @@ static int add_pair(int i)
 	return gnutls_certificate_set_x509_key_mem2(cred, &cd, &kd, GNUTLS_X509_FMT_PEM, NULL, 0) < 0 ? -1 : 0;
 }
 
-int quic_init(void)
+static int quic_init(void)
 {
+	if (cfg.no_h3)
+		return 0;
 	if (gnutls_certificate_allocate_credentials(&cred) ||
 	    gnutls_priority_init(&prio, "NORMAL:-VERS-ALL:+VERS-TLS1.3:%DISABLE_TLS13_COMPAT_MODE", NULL) ||
 	    gnutls_rnd(GNUTLS_RND_KEY, reset_secret, sizeof(reset_secret)) ||
@@ -747,7 +752,7 @@ int quic_init(void)
 	return 0;
 }
 
-void quic_free(void)
+static void quic_free(void)
 {
 	if (cred)
 		gnutls_certificate_free_credentials(cred);
@@ -756,3 +761,24 @@ void quic_free(void)
 	cred = NULL;
 	prio = NULL;
 }
+
+static int quic_thread_init(struct worker *w)
+{
+	return (w->ps[P_H3] = calloc(1, sizeof(struct qw))) ? 0 : -1;
+}
+
+static uint32_t quic_live(const struct worker *w)
+{
+	return qw(w)->nconns;
+}
+
+const struct proto proto_h3 = {
+	.name = "h3",
+	.init = quic_init,
+	.free = quic_free,
+	.thread_init = quic_thread_init,
+	.thread_free = quic_thread_free,
+	.listen = quic_listen,
+	.drain = quic_drain,
+	.live = quic_live,
+};

@@ -1,23 +1,9 @@
-/* HTTP/3 over QUIC on the TLS port's UDP twin: ngtcp2 0.12, GnuTLS, nghttp3 0.8. */
+/* HTTP/3 over QUIC on the TLS port's UDP twin: ngtcp2 0.12, GnuTLS, nghttp3 0.8; a row of the protocol table. */
 #ifndef HX_QUIC_H
 #define HX_QUIC_H
 
-#include "config-t.h"
+#include "proto.h"
 #include "quic-t.h"
-#include "worker-t.h"
-
-/* Process-wide: GnuTLS credentials from the TLS certificates, the
- * stateless-reset secret. Returns 0, or -1 after printing why. */
-int quic_init(void);
-void quic_free(void);
-
-/* Opens the worker's UDP socket for <la> at <port>. Returns 0 or -1. */
-int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t port);
-
-/* drain: CONNECTION_CLOSE to idle connections, the rest after their streams */
-void quic_drain(struct worker *w);
-/* closes every QUIC connection and socket of <w> */
-void quic_release_all(struct worker *w);
 
 /* for the HTTP/3 layer (h3.c) */
 int h3_setup(struct qconn *c);

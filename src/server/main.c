@@ -7,12 +7,11 @@
 
 #include "body.h"
 #include "config.h"
-#include "h2_conn.h"
-#include "quic.h"
-#include "tls_ctx.h"
 #include "listen.h"
 #include "log.h"
+#include "session.h"
 #include "splice.h"
+#include "tls_ctx.h"
 #include "worker.h"
 
 static void announce(void)
@@ -98,12 +97,12 @@ int main(int argc, char **argv)
 	 * streams. Grow and trim in 16 MiB steps instead. */
 	mallopt(M_TOP_PAD, 16 << 20);
 	mallopt(M_TRIM_THRESHOLD, 32 << 20);
-	if (body_init(cfg.rspbuf) < 0 || h2_init() < 0 ||
-	    (cfg.splice && spl_global_init(cfg.rspbuf) < 0)) {
+	if (body_init(cfg.rspbuf) < 0 || (cfg.splice && spl_global_init(cfg.rspbuf) < 0)) {
 		log_err("cannot allocate the response buffers");
 		return 2;
 	}
-	if (tls_init() < 0 || (!cfg.no_h3 && quic_init() < 0))
+	/* the TLS context first: QUIC takes its certificates */
+	if (tls_init() < 0 || sess_init() < 0)
 		return 2;
 	if (cfg.daemon && daemonize() < 0)
 		return 2;
@@ -114,9 +113,8 @@ int main(int argc, char **argv)
 		return 2;
 	announce();
 	run_until_stopped();
-	quic_free();
+	sess_free();
 	tls_free();
-	h2_free();
 	spl_global_free();
 	body_free();
 	return 0;

@@ -1,7 +1,8 @@
-/* Worker threads: one epoll loop each, shared nothing; start, stop, connection accounting. */
+/* Worker threads: one loop each, shared nothing; listeners, start, drain, stop. The protocols are the session layer's. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,37 +14,54 @@
 
 #include "clock.h"
 #include "config.h"
-#include "h1_conn.h"
-#include "uring.h"
-#include "h2_conn.h"
 #include "listen.h"
-#include "quic.h"
 #include "log.h"
-#include "timer.h"
+#include "session.h"
 #include "worker.h"
 
 #define ACCEPT_BURST 64
 
+struct listener {
+	struct ev ev;
+	uint16_t port;
+	uint8_t tls;         /* the TLS port: h1 or h2 by ALPN */
+};
+
+/* a worker thread: what the protocols see, and the server's own part */
+struct wthread {
+	struct worker w;
+	pthread_t th;
+	struct listener lst[2 * CFG_MAX_LISTEN];
+	int nlst;
+	int paused;          /* listeners off: -n reached or out of descriptors */
+	uint64_t drain_end;  /* ms: end of a graceful drain, 0 when none */
+};
+
 static atomic_int hx_stop;  /* leave now */
 static atomic_int hx_drain; /* stop accepting, finish what is in flight */
-static atomic_int conn_count;
-static atomic_int running;   /* workers still in their loop */
-static struct worker *workers;
+static atomic_int running;  /* workers still in their loop */
+static struct wthread *workers;
 static struct ev stop_ev;
 
-static void listeners_set(struct worker *w, int on)
+static struct wthread *wthread_of(struct worker *w)
 {
-	for (int i = 0; i < w->nlst; i++)
-		loop_modify(&w->loop, &w->lst[i].ev, on ? EPOLLIN : 0);
-	w->paused = !on;
+	return container_of(w, struct wthread, w);
 }
 
-void worker_conn_gone(struct worker *w)
+static void listeners_set(struct wthread *t, int on)
 {
-	w->nconn--;
-	atomic_fetch_sub_explicit(&conn_count, 1, memory_order_relaxed);
-	if (w->paused && !w->draining)
-		listeners_set(w, 1);
+	for (int i = 0; i < t->nlst; i++)
+		loop_modify(&t->w.loop, &t->lst[i].ev, on ? EPOLLIN : 0);
+	t->paused = !on;
+}
+
+/* a connection ended: accept again if -n had paused the listeners */
+static void conn_gone(struct worker *w)
+{
+	struct wthread *t = wthread_of(w);
+
+	if (t->paused && !w->draining)
+		listeners_set(t, 1);
 }
 
 /* WHY: set on the listener, Linux copies these options to every accepted
@@ -53,7 +71,7 @@ static void conn_setup(int fd)
 	int one = 1;
 
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	/* accept only once the first bytes came: h1c_accept reads them at once */
+	/* accept only once the first bytes came: the session reads them at once */
 	if (!cfg.no_defer_accept)
 		setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &one, sizeof(one));
 	if (cfg.sndbuf)
@@ -62,35 +80,28 @@ static void conn_setup(int fd)
 
 static void accept_cb(struct loop *l, struct ev *e, uint32_t events)
 {
-	struct worker *w = worker_of(l);
+	struct wthread *t = wthread_of(worker_of(l));
+	struct listener *lst = container_of(e, struct listener, ev);
+
 	(void)events;
 	for (int i = 0; i < ACCEPT_BURST; i++) {
 		int fd;
 
 		/* WHY: beyond -n, leave new connections in the kernel's backlog */
-		if (atomic_load_explicit(&conn_count, memory_order_relaxed) >= cfg.maxconn) {
-			listeners_set(w, 0);
+		if (sess_count() >= cfg.maxconn) {
+			listeners_set(t, 0);
 			return;
 		}
 		fd = accept4(e->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EMFILE || errno == ENFILE)
-				listeners_set(w, 0);
+				listeners_set(t, 0);
 			return;
 		}
 		if (cfg.debug)
-			log_debug("thread %d: accepted fd %d on port %u", w->id, fd,
-				  container_of(e, struct listener, ev)->port);
-		atomic_fetch_add_explicit(&conn_count, 1, memory_order_relaxed);
-		w->nconn++;
-		w->st.accepted++;
-		struct listener *lst = container_of(e, struct listener, ev);
-
-		if (h1c_accept(w, fd, lst->tls ? lst->port : 0) < 0) {
+			log_debug("thread %d: accepted fd %d on port %u", t->w.id, fd, lst->port);
+		if (sess_accept(&t->w, fd, lst->tls ? lst->port : 0) < 0)
 			close(fd);
-			w->nconn--;
-			atomic_fetch_sub_explicit(&conn_count, 1, memory_order_relaxed);
-		}
 	}
 }
 
@@ -100,96 +111,88 @@ static void stop_cb(struct loop *l, struct ev *e, uint32_t events)
 }
 
 /* first turn after a drain was asked: no more accepts, idle ones closed */
-static void worker_drain_start(struct worker *w)
+static void worker_drain_start(struct wthread *t)
 {
-	for (int i = 0; i < w->nlst; i++) {
-		close(w->lst[i].ev.fd);
-		w->lst[i].ev.fd = -1;
+	for (int i = 0; i < t->nlst; i++) {
+		close(t->lst[i].ev.fd);
+		t->lst[i].ev.fd = -1;
 	}
-	w->nlst = 0;
-	w->draining = 1;
-	w->drain_end = w->loop.now_ms + cfg.drain_ms;
-	h1c_drain(w);
-	h2c_drain(w);
-	quic_drain(w);
-}
-
-void worker_turn(struct worker *w, uint64_t max_wait_us)
-{
-	/* WHY: paused listeners and a drain are checked between turns */
-	if (w->paused || w->draining)
-		max_wait_us = MIN(max_wait_us, 100000);
-	loop_turn(&w->loop, max_wait_us);
+	t->nlst = 0;
+	t->drain_end = t->w.loop.now_ms + cfg.drain_ms;
+	sess_drain(&t->w);
 }
 
 static void *worker_main(void *arg)
 {
-	struct worker *w = arg;
+	struct wthread *t = arg;
+	struct worker *w = &t->w;
 
 	if (cfg.io_uring)
 		loop_use_ring(&w->loop, w->id);
 	while (!hx_stop) {
-		worker_turn(w, UINT64_MAX);
-		if (hx_drain && !w->drain_end)
-			worker_drain_start(w);
-		if (w->drain_end && ((!w->nconn && !w->nqconns) || w->loop.now_ms >= w->drain_end))
+		/* WHY at most 100 ms: paused listeners and a drain are checked
+		 * between turns */
+		loop_turn(&w->loop, (t->paused || w->draining) ? 100000 : UINT64_MAX);
+		if (hx_drain && !t->drain_end)
+			worker_drain_start(t);
+		if (t->drain_end && (!sess_live(w) || w->loop.now_ms >= t->drain_end))
 			break;
-		if (w->paused && !w->draining && atomic_load(&conn_count) < cfg.maxconn)
-			listeners_set(w, 1);
+		if (t->paused && !w->draining && sess_count() < cfg.maxconn)
+			listeners_set(t, 1);
 	}
-	h1c_release_all(w);
-	h2c_release_all(w);
-	quic_release_all(w);
+	sess_thread_free(w);
 	if (cfg.splice)
 		spl_free(&w->spl);
 	atomic_fetch_sub(&running, 1);
 	return NULL;
 }
 
-static int worker_listen_one(struct worker *w, const struct listen_addr *la,
-			     uint16_t port, int tls)
+static int worker_listen_one(struct wthread *t, const struct listen_addr *la, uint16_t port, int tls)
 {
-	struct listener *l = &w->lst[w->nlst];
+	struct listener *l = &t->lst[t->nlst];
 	char name[160];
 	int fd = listen_tcp(la, port);
 
-	if (fd >= 0)
-		conn_setup(fd);
 	if (fd < 0) {
 		listen_name(la, port, name, sizeof(name));
 		log_err("cannot listen on %s: %s", name, strerror(errno));
 		return -1;
 	}
-	*l = (struct listener){ .ev = { fd, accept_cb }, .la = la, .port = port, .tls = (uint8_t)tls };
-	w->nlst++;
-	return loop_watch(&w->loop, &l->ev, EPOLLIN);
+	conn_setup(fd);
+	*l = (struct listener){ .ev = { fd, accept_cb }, .port = port, .tls = (uint8_t)tls };
+	t->nlst++;
+	return loop_watch(&t->w.loop, &l->ev, EPOLLIN);
 }
 
-static int worker_listen(struct worker *w)
+static int worker_listen(struct wthread *t)
 {
 	for (int i = 0; i < cfg.naddrs; i++) {
 		const struct listen_addr *la = &cfg.addrs[i];
 
-		if (worker_listen_one(w, la, la->clear_port, 0) < 0 ||
-		    (la->tls_port && worker_listen_one(w, la, la->tls_port, 1) < 0) ||
-		    (la->tls_port && !cfg.no_h3 && quic_listen(w, la, la->tls_port) < 0))
+		if (worker_listen_one(t, la, la->clear_port, 0) < 0 ||
+		    (la->tls_port && worker_listen_one(t, la, la->tls_port, 1) < 0) ||
+		    sess_listen(&t->w, la) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-static int worker_init(struct worker *w, int id)
+static int worker_init(struct wthread *t, int id)
 {
+	struct worker *w = &t->w;
+
 	w->id = id;
+	w->conn_gone = conn_gone;
 	rng_seed(&w->rng, (uint64_t)clock_ns() ^ ((uint64_t)id << 48) ^ (uint64_t)getpid());
 	/* WHY edge-triggered: the eventfd is shared and never read; level-
 	 * triggered, it woke every worker on every turn of a drain (a core
 	 * spinning for --drain-timeout) */
-	if (loop_init(&w->loop) < 0 || loop_watch(&w->loop, &stop_ev, EPOLLIN | EPOLLET) < 0)
+	if (loop_init(&w->loop) < 0 || loop_watch(&w->loop, &stop_ev, EPOLLIN | EPOLLET) < 0 ||
+	    sess_thread_init(w) < 0)
 		return -1;
 	if (cfg.splice)
 		spl_init(&w->spl);
-	return worker_listen(w);
+	return worker_listen(t);
 }
 
 int workers_start(void)
@@ -232,12 +235,12 @@ int workers_idle(void)
 void workers_join(void)
 {
 	for (int i = 0; i < cfg.threads; i++) {
-		struct worker *w = &workers[i];
+		struct wthread *t = &workers[i];
 
-		pthread_join(w->th, NULL);
-		for (int j = 0; j < w->nlst; j++)
-			close(w->lst[j].ev.fd);
-		loop_free(&w->loop);
+		pthread_join(t->th, NULL);
+		for (int j = 0; j < t->nlst; j++)
+			close(t->lst[j].ev.fd);
+		loop_free(&t->w.loop);
 	}
 	close(stop_ev.fd);
 	free(workers);
@@ -252,10 +255,11 @@ void workers_stop(void)
 void workers_report(void)
 {
 	for (int i = 0; i < cfg.threads; i++) {
-		const struct wstats *st = &workers[i].st;
+		const struct worker *w = &workers[i].w;
+		const struct wstats *st = &w->st;
 
 		fprintf(stderr, "hxterm: thread %d: %u connections, %llu accepted, %llu requests, "
-			"%llu errors, %llu bytes in, %llu bytes out\n", i, workers[i].nconn,
+			"%llu errors, %llu bytes in, %llu bytes out\n", i, w->nconn,
 			(unsigned long long)st->accepted, (unsigned long long)st->requests,
 			(unsigned long long)st->errors, (unsigned long long)st->bytes_in,
 			(unsigned long long)st->bytes_out);

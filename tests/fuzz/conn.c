@@ -8,9 +8,7 @@
 
 #include "body.h"
 #include "config.h"
-#include "h1_conn.h"
-#include "h2_conn.h"
-#include "worker.h"
+#include "session.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -25,8 +23,9 @@ static void setup(void)
 	signal(SIGPIPE, SIG_IGN); /* the server may close while the input still flows */
 	config_parse(12, argv);
 	body_init(cfg.rspbuf);
-	h2_init();
+	sess_init();
 	loop_init(&w.loop);
+	sess_thread_init(&w);
 	ready = 1;
 }
 
@@ -36,7 +35,7 @@ static void spin(int peer, int turns)
 	char sink[65536];
 
 	for (int i = 0; i < turns; i++) {
-		worker_turn(&w, 0);
+		loop_turn(&w.loop, 0);
 		while (peer >= 0 && read(peer, sink, sizeof(sink)) > 0)
 			;
 	}
@@ -52,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		setup();
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) < 0)
 		return 0;
-	if (h1c_accept(&w, sv[0], 0) < 0) {
+	if (sess_accept(&w, sv[0], 0) < 0) {
 		close(sv[0]);
 		close(sv[1]);
 		return 0;
@@ -73,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	close(sv[1]);
 	spin(-1, 5);
 	/* whatever still waits (t=, drip) goes now: nothing may leak */
-	h1c_release_all(&w);
-	h2c_release_all(&w);
+	sess_thread_free(&w);
+	sess_thread_init(&w);
 	return 0;
 }

@@ -1,0 +1,45 @@
+/* Types of a worker thread as the protocols see it: its loop, its counters, each protocol's own state. */
+#ifndef HX_SESSION_T_H
+#define HX_SESSION_T_H
+
+#include <stdint.h>
+
+#include "common.h"
+#include "loop.h"
+#include "proto.h"
+#include "rng.h"
+#include "splice.h"
+
+/* per-thread counters, summed when read */
+struct wstats {
+	uint64_t accepted;
+	uint64_t requests;
+	uint64_t errors;     /* requests answered 4xx/5xx by the parser */
+	uint64_t bytes_in;
+	uint64_t bytes_out;
+};
+
+struct tlshs;
+
+struct worker {
+	struct loop loop;    /* epoll or io_uring, timers, clock */
+	int id;
+	struct rng rng;
+	int draining;        /* a graceful drain started: close after each response */
+	uint32_t nconn;      /* TCP connections of this thread (-n counts them) */
+	void *ps[P_MAX];     /* each protocol's per-thread state */
+	struct tlshs *hs;    /* TLS handshakes in progress (session layer) */
+	struct tlshs *free_hs;
+	struct splicer spl;  /* pipes for spliced HTTP/1 bodies */
+	struct wstats st;
+	/* the server's: called when a connection ended (resume accepting) */
+	void (*conn_gone)(struct worker *w);
+};
+
+/* the worker a loop callback runs on */
+static inline struct worker *worker_of(struct loop *l)
+{
+	return container_of(l, struct worker, loop);
+}
+
+#endif
