@@ -105,6 +105,7 @@ run: all
 unit: $(UNIT_BIN)
 
 check: all unit deps-test
+	@scripts/layers
 	@HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f $(UNIT_BIN) tests/integ/*.t
 	@echo "# the integration tests again, every hxterm started with --io-uring:"
 	@HX_ARGS=--io-uring HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f tests/integ/*.t

@@ -1,0 +1,53 @@
+#!/usr/bin/perl
+# The architecture holds: the include graph keeps its layers with no circle, hxload holds no server code and hxterm no hxload code.
+use strict;
+use warnings;
+use FindBin;
+use File::Basename qw(dirname);
+use Test::More;
+
+my $top = "$FindBin::Bin/../..";
+my $hxterm = $ENV{HXTERM} // "$top/build/hxterm";
+my $hxload = $ENV{HXLOAD} // "$top/build/hxload";
+my $build = dirname($hxterm);
+
+my $out = `python3 $top/scripts/layers 2>&1`;
+is($? >> 8, 0, 'scripts/layers: no layer breach, no circle') or diag($out);
+like($out, qr/no breach, no circle/, 'it says so');
+
+# the global symbols that the objects of <layers> define
+sub defined_by {
+    my %s;
+    for my $layer (@_) {
+        for my $o (glob "$build/src/$layer/*.o") {
+            for (`nm --defined-only $o`) {
+                $s{$1} = $o if /^\S+ [TDBR] (\S+)$/ && $1 ne 'main';
+            }
+        }
+    }
+    return \%s;
+}
+
+# every global symbol of a linked program
+sub globals_of {
+    my %s;
+    for (`nm --defined-only $_[0]`) {
+        $s{$1} = 1 if /^\S+ [TDBR] (\S+)$/;
+    }
+    return \%s;
+}
+
+my $server = defined_by(qw(conf proto server));
+my $load = defined_by('load');
+ok(keys %$server > 50 && keys %$load > 10, 'the objects were found (' . scalar(keys %$server)
+   . ' server symbols, ' . scalar(keys %$load) . ' hxload symbols)');
+my $in_load = globals_of($hxload);
+my @leak = sort grep { $in_load->{$_} } keys %$server;
+is_deeply(\@leak, [], 'hxload links no symbol of the server (conf, proto, server)');
+my $in_term = globals_of($hxterm);
+@leak = sort grep { $in_term->{$_} } keys %$load;
+is_deeply(\@leak, [], 'hxterm links no symbol of hxload');
+ok(!grep(/^hist_/, keys %$in_term), 'hxterm carries no latency histogram (hxload\'s)');
+ok($in_load->{ex_plan} ? 0 : 1, 'hxload has no generator');
+ok($in_term->{sess_accept} && $in_term->{ex_plan}, 'while hxterm has the session layer and the generator');
+done_testing();
