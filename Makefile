@@ -7,6 +7,12 @@ CC      ?= cc
 ifeq ($(SANITIZE),1)
 BUILD   := build-san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else ifeq ($(TSAN),1)
+# ThreadSanitizer: the workers share nothing but what is meant to be shared
+BUILD   := build-tsan
+SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
+# a race ends the process at once, so the test that caused it fails
+export TSAN_OPTIONS ?= halt_on_error=1 second_deadlock_stack=1
 else
 BUILD   := build
 SANFLAGS :=
@@ -141,6 +147,6 @@ format:
 	clang-format -i src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h
 
 clean:
-	rm -rf build build-san build-fuzz hxterm hxload
+	rm -rf build build-san build-tsan build-fuzz hxterm hxload
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

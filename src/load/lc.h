@@ -12,6 +12,8 @@
 #include "loop.h"
 #include "xprt.h"
 
+typedef struct ssl_ctx_st SSL_CTX;
+
 #define LC_MAX_DEPTH 1024 /* -m */
 
 enum lc_proto { LC_AUTO, LC_H1, LC_H2, LC_H3 };
@@ -113,7 +115,30 @@ struct lc_thread {
 	_Atomic uint64_t progress;   /* requests done, read by the main thread */
 };
 
-/* hxload.c: what the protocol modules call */
+/* ---------- the client protocols: one row each ---------- */
+
+/* Return convention: int functions give 0, -1 when the connection is lost
+ * (reset, retried), 1 when the server closed it as it said (renewed). */
+struct lc_protocol {
+	const char *name;
+	int fifo;                    /* exchanges answered in order (HTTP/1) */
+	/* library globals, made before the threads start and freed after */
+	int (*global_init)(void);
+	void (*global_free)(void);
+	/* a connection of its own (QUIC over UDP); NULL: TCP, then TLS */
+	int (*open)(struct lc_conn *c);
+	/* the TCP (and TLS) connection is up */
+	int (*start)(struct lc_conn *c);
+	/* its socket is ready: read and write what can be */
+	int (*io)(struct lc_conn *c);
+	/* frees its per-connection state */
+	void (*free)(struct lc_conn *c);
+};
+
+extern const struct lc_protocol lc_h1, lc_h2, lc_h3;
+
+/* ---------- run.c: threads, connections, what the protocols call ---------- */
+
 /* Returns the send time for a new exchange, or 0 when none may start now. */
 uint64_t lc_take(struct lc_conn *c);
 void lc_record(struct lc_conn *c, struct lc_ex *e);
@@ -124,21 +149,41 @@ void lc_verify(struct lc_ex *e, const char *p, size_t n);
 /* reads X-rsp into <e> */
 void lc_xrsp(struct lc_ex *e, const char *v, size_t len);
 
-/* lc_h1.c */
-int lc_h1_start(struct lc_conn *c);
-int lc_h1_io(struct lc_conn *c);
-/* lc_h2.c */
-/* library globals, made before the threads start and freed after */
-int lc_h2_global_init(void);
-void lc_h2_global_free(void);
-int lc_h2_start(struct lc_conn *c);
-int lc_h2_io(struct lc_conn *c);
-void lc_h2_free(struct lc_conn *c);
-/* lc_h3.c */
-int lc_h3_open(struct lc_conn *c);
-int lc_h3_io(struct lc_conn *c);
-void lc_h3_free(struct lc_conn *c);
-int lc_h3_global_init(void);
-void lc_h3_global_free(void);
+/* every protocol's library globals, before the threads start */
+int lc_protos_init(void);
+void lc_protos_free(void);
+void lc_thread_init(struct lc_thread *t, int id, uint64_t start);
+void *lc_thread_main(void *arg);
+void lc_thread_free(struct lc_thread *t);
+/* the progress line on stderr, once a second, until the threads end */
+void lc_progress(struct lc_thread *ts, uint64_t start);
+/* SIGINT, SIGTERM: the threads stop */
+void lc_interrupt(void);
+/* the one line saying why no connection could be made, or NULL */
+const char *lc_fatal(void);
+/* the client TLS context (https://) */
+extern SSL_CTX *lc_tls;
+
+/* ---------- cli.c: the command line ---------- */
+
+extern struct lc_opts lc_opts;
+extern struct lc_target lc_target;
+/* parses the command line into lc_opts and lc_target, or exits 2 */
+void lc_cli(int argc, char **argv);
+/* prints "hxload: <fmt with arg>" and exits 2 */
+void lc_die(const char *fmt, const char *arg) __attribute__((noreturn));
+
+/* ---------- report.c ---------- */
+
+struct lc_total {
+	struct hist lat, srv, oth;
+	uint64_t status[600], errors[E_MAX], bytes, reqs;
+	double secs;
+};
+
+extern const char *const lc_err_names[E_MAX];
+void lc_total_add(struct lc_total *T, const struct lc_thread *t);
+void lc_report_text(const struct lc_total *T);
+void lc_report_json(const struct lc_total *T);
 
 #endif

@@ -146,7 +146,7 @@ static int h1_parse(struct lc_conn *c)
 	return 0;
 }
 
-int lc_h1_start(struct lc_conn *c)
+static int lc_h1_start(struct lc_conn *c)
 {
 	c->in_len = 0;
 	c->h1_body = 0;
@@ -156,7 +156,7 @@ int lc_h1_start(struct lc_conn *c)
 
 /* reads and parses, then sends; returns -1 to reset the connection, 1 when
  * the server closes it after a complete response (a new one at once) */
-int lc_h1_io(struct lc_conn *c)
+static int lc_h1_io(struct lc_conn *c)
 {
 	uint64_t sent;
 	int r;
@@ -203,3 +203,10 @@ int lc_h1_io(struct lc_conn *c)
 	}
 	return 0;
 }
+
+const struct lc_protocol lc_h1 = {
+	.name = "h1",
+	.fifo = 1,
+	.start = lc_h1_start,
+	.io = lc_h1_io,
+};

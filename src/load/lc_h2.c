@@ -124,7 +124,7 @@ static void h2_fill(struct lc_conn *c, nghttp2_session *s)
 	}
 }
 
-int lc_h2_global_init(void)
+static int lc_h2_global_init(void)
 {
 	if (nghttp2_session_callbacks_new(&cbs) || nghttp2_option_new(&opt))
 		return -1;
@@ -137,7 +137,7 @@ int lc_h2_global_init(void)
 	return 0;
 }
 
-void lc_h2_global_free(void)
+static void lc_h2_global_free(void)
 {
 	nghttp2_session_callbacks_del(cbs);
 	nghttp2_option_del(opt);
@@ -145,7 +145,7 @@ void lc_h2_global_free(void)
 	opt = NULL;
 }
 
-int lc_h2_start(struct lc_conn *c)
+static int lc_h2_start(struct lc_conn *c)
 {
 	nghttp2_session *s;
 	nghttp2_settings_entry iv[] = {
@@ -163,7 +163,7 @@ int lc_h2_start(struct lc_conn *c)
 	return 0;
 }
 
-void lc_h2_free(struct lc_conn *c)
+static void lc_h2_free(struct lc_conn *c)
 {
 	nghttp2_session_del(c->proto_state);
 	c->proto_state = NULL;
@@ -207,7 +207,7 @@ static int h2_send(struct lc_conn *c, nghttp2_session *s)
 	return 0;
 }
 
-int lc_h2_io(struct lc_conn *c)
+static int lc_h2_io(struct lc_conn *c)
 {
 	nghttp2_session *s = c->proto_state;
 
@@ -240,3 +240,12 @@ int lc_h2_io(struct lc_conn *c)
 	}
 	return 0;
 }
+
+const struct lc_protocol lc_h2 = {
+	.name = "h2",
+	.global_init = lc_h2_global_init,
+	.global_free = lc_h2_global_free,
+	.start = lc_h2_start,
+	.io = lc_h2_io,
+	.free = lc_h2_free,
+};

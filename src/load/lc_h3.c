@@ -310,7 +310,7 @@ static void q_timer(struct loop *l, struct timer *t)
 	q_arm(q);
 }
 
-int lc_h3_io(struct lc_conn *c)
+static int lc_h3_io(struct lc_conn *c)
 {
 	struct q *q = c->proto_state;
 	uint8_t buf[2048];
@@ -391,7 +391,7 @@ static int q_new(struct q *q, struct lc_conn *c)
 	return q_tls(q);
 }
 
-int lc_h3_open(struct lc_conn *c)
+static int lc_h3_open(struct lc_conn *c)
 {
 	struct q *q = calloc(1, sizeof(*q));
 	int fd = socket(c->tg->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -417,7 +417,7 @@ int lc_h3_open(struct lc_conn *c)
 	return 0;
 }
 
-void lc_h3_free(struct lc_conn *c)
+static void lc_h3_free(struct lc_conn *c)
 {
 	struct q *q = c->proto_state;
 
@@ -434,7 +434,7 @@ void lc_h3_free(struct lc_conn *c)
 	c->proto_state = NULL;
 }
 
-int lc_h3_global_init(void)
+static int lc_h3_global_init(void)
 {
 	if (gnutls_certificate_allocate_credentials(&cred) ||
 	    gnutls_priority_init(&prio, "NORMAL:-VERS-ALL:+VERS-TLS1.3:%DISABLE_TLS13_COMPAT_MODE", NULL))
@@ -442,7 +442,7 @@ int lc_h3_global_init(void)
 	return 0;
 }
 
-void lc_h3_global_free(void)
+static void lc_h3_global_free(void)
 {
 	if (cred)
 		gnutls_certificate_free_credentials(cred);
@@ -451,3 +451,12 @@ void lc_h3_global_free(void)
 	cred = NULL;
 	prio = NULL;
 }
+
+const struct lc_protocol lc_h3 = {
+	.name = "h3",
+	.global_init = lc_h3_global_init,
+	.global_free = lc_h3_global_free,
+	.open = lc_h3_open,
+	.io = lc_h3_io,
+	.free = lc_h3_free,
+};

@@ -156,7 +156,7 @@ static long h1_recv(struct h1c *c)
 		c->wr += (uint32_t)n;
 		c->t_recv = clock_ns();
 		c->last_act = c->w->loop.now_ms;
-		c->w->st.bytes_in += (uint64_t)n;
+		ctr_add(&c->w->st.bytes_in, (uint64_t)n);
 	} else if (n == 0) {
 		c->flags |= H1C_EOF;
 		c->flags &= ~H1C_RD_READY;
@@ -176,7 +176,7 @@ int h1_flush_queue(struct h1c *c, int more)
 	r = more ? oq_flush_more(&c->oq, &c->x, &sent) : oq_flush(&c->oq, &c->x, &sent);
 	if (sent) {
 		c->last_act = c->w->loop.now_ms;
-		c->w->st.bytes_out += sent;
+		ctr_add(&c->w->st.bytes_out, sent);
 	}
 	if (r == 0)
 		c->flags &= ~H1C_WR_READY;
@@ -203,7 +203,7 @@ static int h1_linger(struct h1c *c)
 /* the connection cannot go on: answer <status> with <why>, then close */
 static int h1_fail(struct h1c *c, uint16_t status, const char *why)
 {
-	c->w->st.errors++;
+	ctr_add(&c->w->st.errors, 1);
 	if (cfg.debug)
 		log_debug("thread %d fd %d: %u %s", c->w->id, c->ev.fd, status, why);
 	h1_stage_error(c, status, why);
@@ -341,7 +341,7 @@ static int h1_got_head(struct h1c *c, int n)
 	c->hend = c->rd;
 	c->minor = r->minor;
 	c->nreq++;
-	c->w->st.requests++;
+	ctr_add(&c->w->st.requests, 1);
 	if (h1_analyze(r, &in, cfg.max_body, &err) < 0)
 		return h1_fail(c, err.status, err.why), -1;
 	c->info = in.flags;

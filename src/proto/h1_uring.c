@@ -69,7 +69,7 @@ static void tx_done(struct loop *l, struct uop *op, int res)
 	} else {
 		oq_sent(&c->oq, (size_t)res);
 		c->last_act = w->loop.now_ms;
-		w->st.bytes_out += (uint64_t)res;
+		ctr_add(&w->st.bytes_out, (uint64_t)res);
 		c->flags |= H1C_WR_READY;
 	}
 	h1_run(c);

@@ -124,7 +124,7 @@ static nghttp2_nv nv_of(const struct hfield *f)
 /* the stream cannot be answered (out of memory): reset, never left hanging */
 static void h2s_fail(struct h2s *s)
 {
-	s->c->w->st.errors++;
+	ctr_add(&s->c->w->st.errors, 1);
 	nghttp2_submit_rst_stream(s->c->sess, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_INTERNAL_ERROR);
 }
 
@@ -143,7 +143,7 @@ static void h2s_respond(struct h2s *s)
 	}
 	for (size_t i = 0; i < h.n; i++)
 		nv[i] = nv_of(&h.f[i]);
-	s->c->w->st.requests++;
+	ctr_add(&s->c->w->st.requests, 1);
 	r = nghttp2_submit_response(s->c->sess, s->id, nv, h.n, ex_has_body(&s->x.ex) ? &prd : NULL);
 	xs_head_done(&h);
 	if (nv != nv_inline)
@@ -432,7 +432,7 @@ static int h2c_flush(struct h2c *c)
 	r = oq_flush(&c->oq, &c->x, &sent);
 	if (sent) {
 		c->last_act = c->w->loop.now_ms;
-		c->w->st.bytes_out += sent;
+		ctr_add(&c->w->st.bytes_out, sent);
 	}
 	if (r == 1)
 		big_free(c);
@@ -512,7 +512,7 @@ static int h2c_recv(struct h2c *c)
 		if (n <= 0)
 			return -1;
 		c->last_act = c->w->loop.now_ms;
-		c->w->st.bytes_in += (uint64_t)n;
+		ctr_add(&c->w->st.bytes_in, (uint64_t)n);
 		if (nghttp2_session_mem_recv(c->sess, (uint8_t *)c->in, (size_t)n) < 0) {
 			h2c_fatal(c);
 			return -1;

@@ -84,7 +84,7 @@ static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, s
 /* the stream cannot be answered (out of memory): reset, never left hanging */
 static void qs_fail(struct qstream *s)
 {
-	s->c->w->st.errors++;
+	ctr_add(&s->c->w->st.errors, 1);
 	ngtcp2_conn_shutdown_stream(s->c->conn, s->id, NGHTTP3_H3_INTERNAL_ERROR);
 }
 
@@ -103,7 +103,7 @@ static void qs_respond(struct qstream *s)
 	}
 	for (size_t i = 0; i < h.n; i++)
 		nv[i] = nv_of(&h.f[i]);
-	s->c->w->st.requests++;
+	ctr_add(&s->c->w->st.requests, 1);
 	r = nghttp3_conn_submit_response(s->c->h3, s->id, nv, h.n, ex_has_body(&s->x.ex) ? &dr : NULL);
 	xs_head_done(&h);
 	if (nv != nv_inline)

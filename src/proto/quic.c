@@ -429,7 +429,7 @@ static struct qconn *qconn_new(struct worker *w, struct udp_ep *ep, const ngtcp2
 		qw(w)->conns->prev = c;
 	qw(w)->conns = c;
 	qw(w)->nconns++;
-	w->st.accepted++;
+	ctr_add(&w->st.accepted, 1);
 	if (cfg.debug)
 		log_debug("thread %d: new QUIC connection (%u on this thread)", w->id, qw(w)->nconns);
 	return c;
@@ -646,7 +646,7 @@ static void udp_cb(struct loop *l, struct ev *e, uint32_t events)
 		if (n <= 0)
 			return;
 		for (int i = 0; i < n; i++) {
-			w->st.bytes_in += mm[i].msg_len;
+			ctr_add(&w->st.bytes_in, mm[i].msg_len);
 			quic_datagram(w, ep, bufs[i], mm[i].msg_len, &peers[i], mm[i].msg_hdr.msg_namelen);
 		}
 		if (n < RX_BATCH)

@@ -5,18 +5,20 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "counter.h"
 #include "loop.h"
 #include "proto.h"
 #include "rng.h"
 #include "splice.h"
 
-/* per-thread counters, summed when read */
+/* per-thread counters, summed when read (by another thread) */
 struct wstats {
-	uint64_t accepted;
-	uint64_t requests;
-	uint64_t errors;     /* requests answered 4xx/5xx by the parser */
-	uint64_t bytes_in;
-	uint64_t bytes_out;
+	counter accepted;
+	counter requests;
+	counter errors;      /* requests answered 4xx/5xx by the parser */
+	counter bytes_in;
+	counter bytes_out;
+	counter conns;       /* TCP connections open now (-n counts them) */
 };
 
 struct tlshs;
@@ -26,7 +28,6 @@ struct worker {
 	int id;
 	struct rng rng;
 	int draining;        /* a graceful drain started: close after each response */
-	uint32_t nconn;      /* TCP connections of this thread (-n counts them) */
 	void *ps[P_MAX];     /* each protocol's per-thread state */
 	struct tlshs *hs;    /* TLS handshakes in progress (session layer) */
 	struct tlshs *free_hs;

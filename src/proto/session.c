@@ -81,7 +81,7 @@ int sess_preface(const char *buf, size_t len)
 
 uint32_t sess_live(const struct worker *w)
 {
-	uint32_t n = w->nconn;
+	uint32_t n = (uint32_t)ctr_get(&w->st.conns);
 
 	for (int i = 0; i < P_MAX; i++)
 		if (protocols[i]->live)
@@ -96,7 +96,7 @@ int sess_count(void)
 
 void sess_conn_gone(struct worker *w)
 {
-	w->nconn--;
+	ctr_add(&w->st.conns, (uint64_t)-1);
 	atomic_fetch_sub_explicit(&conn_count, 1, memory_order_relaxed);
 	if (w->conn_gone)
 		w->conn_gone(w);
@@ -105,8 +105,8 @@ void sess_conn_gone(struct worker *w)
 static void conn_open(struct worker *w)
 {
 	atomic_fetch_add_explicit(&conn_count, 1, memory_order_relaxed);
-	w->nconn++;
-	w->st.accepted++;
+	ctr_add(&w->st.conns, 1);
+	ctr_add(&w->st.accepted, 1);
 }
 
 /* ---------- TLS handshakes ---------- */
@@ -223,8 +223,8 @@ int sess_accept(struct worker *w, int fd, uint16_t tls_port)
 		return hs_start(w, fd, tls_port);
 	conn_open(w);
 	if (protocols[P_H1]->start(w, &x, &(struct handoff){ 0 }) < 0) {
-		w->nconn--;
-		w->st.accepted--;
+		ctr_add(&w->st.conns, (uint64_t)-1);
+		ctr_add(&w->st.accepted, (uint64_t)-1);
 		atomic_fetch_sub_explicit(&conn_count, 1, memory_order_relaxed);
 		return -1;
 	}

@@ -258,10 +258,10 @@ void workers_report(void)
 		const struct worker *w = &workers[i].w;
 		const struct wstats *st = &w->st;
 
-		fprintf(stderr, "hxterm: thread %d: %u connections, %llu accepted, %llu requests, "
-			"%llu errors, %llu bytes in, %llu bytes out\n", i, w->nconn,
-			(unsigned long long)st->accepted, (unsigned long long)st->requests,
-			(unsigned long long)st->errors, (unsigned long long)st->bytes_in,
-			(unsigned long long)st->bytes_out);
+		fprintf(stderr, "hxterm: thread %d: %llu connections, %llu accepted, %llu requests, "
+			"%llu errors, %llu bytes in, %llu bytes out\n", i,
+			(unsigned long long)ctr_get(&st->conns), (unsigned long long)ctr_get(&st->accepted),
+			(unsigned long long)ctr_get(&st->requests), (unsigned long long)ctr_get(&st->errors),
+			(unsigned long long)ctr_get(&st->bytes_in), (unsigned long long)ctr_get(&st->bytes_out));
 	}
 }
