@@ -6,13 +6,17 @@ CC      ?= cc
 
 ifeq ($(SANITIZE),1)
 BUILD   := build-san
-SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DHX_DEBUG
 else ifeq ($(TSAN),1)
 # ThreadSanitizer: the workers share nothing but what is meant to be shared
 BUILD   := build-tsan
-SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
+SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer -DHX_DEBUG
 # a race ends the process at once, so the test that caused it fails
 export TSAN_OPTIONS ?= halt_on_error=1 second_deadlock_stack=1
+else ifeq ($(DEBUG),1)
+# BUG_ON invariants checked, no sanitizer
+BUILD   := build-debug
+SANFLAGS := -DHX_DEBUG
 else
 BUILD   := build
 SANFLAGS :=
@@ -120,7 +124,7 @@ build-fuzz/%: tests/fuzz/%.c $(wildcard src/*/*.c src/*/*.h)
 	@scripts/deps fuzz
 	@mkdir -p build-fuzz
 	$(call say,FUZZ,$@)
-	$(Q)clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	$(Q)clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DHX_DEBUG \
 		$(patsubst %,-Isrc/%,$(LAYERS)) -D_GNU_SOURCE -DHX_VERSION='"$(VERSION)"' -o $@ $< $(fuzz_src_$*) -lm
 
 fuzz: $(patsubst %,build-fuzz/%,$(FUZZ))
@@ -147,6 +151,6 @@ format:
 	clang-format -i src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h
 
 clean:
-	rm -rf build build-san build-tsan build-fuzz hxterm hxload
+	rm -rf build build-san build-tsan build-debug build-fuzz hxterm hxload
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -7,6 +7,7 @@
 
 #include "gen.h"
 #include "h1_parse.h"
+#include "list.h"
 #include "msg-t.h"
 #include "oq.h"
 #include "pool.h"
@@ -46,8 +47,7 @@ struct h1c {
 	struct xprt x;       /* x.fd == ev.fd */
 	struct timer tm;
 	struct worker *w;
-	struct h1c *next;    /* live list or free list */
-	struct h1c *prev;
+	struct list node;    /* on the worker's live, zombie or free list */
 	uint32_t flags;
 	uint8_t st;
 	uint8_t next_st;     /* the state after H1S_UNTIL */
@@ -97,9 +97,9 @@ struct h1c {
 
 /* HTTP/1's state in each worker (worker->ps[P_H1]) */
 struct h1w {
-	struct h1c *conns;   /* live connections, for the drain and the end */
-	struct h1c *free;    /* closed ones, for the next accept */
-	struct h1c *zombies; /* closed ones with ring operations in flight */
+	struct list conns;   /* live connections, for the drain and the end */
+	struct list free;    /* closed ones, for the next accept */
+	struct list zombies; /* closed ones with ring operations in flight */
 	struct pool in;      /* input buffers, held while a request is read */
 	struct pool sc;      /* output scratch, held while a response is staged */
 	struct pool ex;      /* exchanges (struct exch) */

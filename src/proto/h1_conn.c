@@ -74,25 +74,6 @@ static int h1_idle(const struct h1c *c)
 	return c->st == H1S_HEAD && c->rd == c->wr && !oq_pending(&c->oq);
 }
 
-void h1c_link(struct h1c **head, struct h1c *c)
-{
-	c->prev = NULL;
-	c->next = *head;
-	if (*head)
-		(*head)->prev = c;
-	*head = c;
-}
-
-void h1c_unlink(struct h1c **head, struct h1c *c)
-{
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		*head = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-}
-
 void h1_release(struct h1c *c)
 {
 	struct worker *w = c->w;
@@ -102,8 +83,7 @@ void h1_release(struct h1c *c)
 	if (c->ev.fd >= 0)
 		close(c->ev.fd);
 	c->ev.fd = -1;
-	c->next = h1w(w)->free;
-	h1w(w)->free = c;
+	list_add(&h1w(w)->free, &c->node);
 }
 
 static void h1_free(struct h1c *c)
@@ -116,7 +96,7 @@ static void h1_free(struct h1c *c)
 		c->sp = NULL;
 	}
 	xprt_release(&c->x);
-	h1c_unlink(&h1w(w)->conns, c);
+	list_del(&c->node);
 	if (!(c->flags & H1C_HANDOFF))
 		sess_conn_gone(w);
 	if (c->u_st & (U_RX | U_TX))
@@ -759,12 +739,11 @@ static void h1_io_cb(struct loop *l, struct ev *e, uint32_t events)
 
 static struct h1c *h1c_get(struct worker *w)
 {
-	struct h1c *c = h1w(w)->free;
+	struct list *n = list_pop(&h1w(w)->free);
+	struct h1c *c;
 
-	if (c) {
-		h1w(w)->free = c->next;
-		return c;
-	}
+	if (n)
+		return list_elem(n, struct h1c, node);
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
@@ -793,7 +772,7 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->idle_ms = cfg.idle_ms;
 	c->alt_port = h->alt_port;
 	oq_reset(&c->oq);
-	h1c_link(&h1w(w)->conns, c);
+	list_add(&h1w(w)->conns, &c->node);
 	/* WHY: the listener defers accept until the request is there, so it is
 	 * read at once; a Connection: close exchange then ends before epoll
 	 * ever hears of the socket (no epoll_ctl, no wake-up). After a TLS
@@ -813,28 +792,27 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 
 static void h1_drain(struct worker *w)
 {
-	struct h1c *c = h1w(w)->conns, *next;
+	struct list *n, *tmp;
 
-	for (; c; c = next) {
-		next = c->next;
+	list_each_safe(n, tmp, &h1w(w)->conns) {
+		struct h1c *c = list_elem(n, struct h1c, node);
+
 		if (c->st == H1S_HEAD && c->rd == c->wr && !c->t_first && !oq_pending(&c->oq))
 			h1_free(c);
 	}
 }
 
-static void h1c_destroy_list(struct h1c *c)
-{
-	while (c) {
-		struct h1c *next = c->next;
-
-		free(c);
-		c = next;
-	}
-}
-
 static int h1_thread_init(struct worker *w)
 {
-	return (w->ps[P_H1] = calloc(1, sizeof(struct h1w))) ? 0 : -1;
+	struct h1w *hw = calloc(1, sizeof(*hw));
+
+	if (!hw)
+		return -1;
+	list_init(&hw->conns);
+	list_init(&hw->free);
+	list_init(&hw->zombies);
+	w->ps[P_H1] = hw;
+	return 0;
 }
 
 static void h1_thread_free(struct worker *w)
@@ -843,10 +821,13 @@ static void h1_thread_free(struct worker *w)
 
 	if (!hw)
 		return;
-	while (hw->conns)
-		h1_free(hw->conns);
+	struct list *n;
+
+	while (!list_empty(&hw->conns))
+		h1_free(list_elem(hw->conns.next, struct h1c, node));
 	uring_drain(w->loop.ring, &w->loop); /* what the ring still does ends: the zombies go */
-	h1c_destroy_list(hw->free);
+	while ((n = list_pop(&hw->free)))
+		free(list_elem(n, struct h1c, node));
 	pool_drain(&hw->in);
 	pool_drain(&hw->sc);
 	pool_drain(&hw->ex);

@@ -27,8 +27,7 @@ void h1_run(struct h1c *c);
 void h1_release(struct h1c *c);
 /* a connection onto / off a worker's list (live connections, or those
  * waiting for their last ring completion) */
-void h1c_link(struct h1c **head, struct h1c *c);
-void h1c_unlink(struct h1c **head, struct h1c *c);
+
 
 /* --io-uring (h1_uring.c): h1u_start() moves a clear-text connection onto the
  * worker's ring. h1u_recv() is xprt_recv() through it, h1u_flush() sends the

@@ -11,11 +11,9 @@
 /* the last operation of a closed connection completed: now it goes */
 static void zombie_done(struct h1c *c)
 {
-	struct worker *w = c->w;
-
 	if (c->u_st & (U_RX | U_TX))
 		return;
-	h1c_unlink(&h1w(w)->zombies, c);
+	list_del(&c->node);
 	h1_release(c);
 }
 
@@ -160,6 +158,6 @@ void h1u_bury(struct h1c *c)
 	struct worker *w = c->w;
 
 	c->u_st |= U_ZOMBIE;
-	h1c_link(&h1w(w)->zombies, c);
+	list_add(&h1w(w)->zombies, &c->node);
 	uring_cancel_fd(w->loop.ring, c->u_fd);
 }

@@ -34,8 +34,7 @@ struct h2c;
 
 struct h2s {
 	struct h2c *c;
-	struct h2s *next;    /* connection's list or the free list */
-	struct h2s *prev;
+	struct list node;    /* on the connection's streams or the free list */
 	struct timer tm;
 	int32_t id;
 	struct xstream x;
@@ -46,7 +45,7 @@ struct h2c {
 	struct xprt x;
 	struct timer tm;
 	struct worker *w;
-	struct h2c *next, *prev;
+	struct list node;    /* on the worker's live or free list */
 	nghttp2_session *sess;
 	uint32_t flags;
 	uint32_t nstreams;
@@ -56,7 +55,7 @@ struct h2c {
 	uint64_t rst_sec;    /* second of the reset count */
 	uint32_t rst_count;
 	uint16_t alt_port;   /* Alt-Svc h3 port, 0: none */
-	struct h2s *streams; /* live streams, freed with the connection */
+	struct list streams; /* live streams, freed with the connection */
 	struct big *big;     /* oversized frames staged outside the scratch */
 	struct oq oq;
 };
@@ -74,23 +73,27 @@ static void h2c_run(struct h2c *c);
 static struct h2s *h2s_get(struct h2c *c, int32_t id)
 {
 	struct worker *w = c->w;
-	struct h2s *s = h2w(w)->free_s;
+	struct list *n = list_pop(&h2w(w)->free_s);
+	struct h2s *s = n ? list_elem(n, struct h2s, node) : malloc(sizeof(*s));
 
-	if (s)
-		h2w(w)->free_s = s->next;
-	else if (!(s = malloc(sizeof(*s))))
+	if (!s)
 		return NULL;
 	s->c = c;
 	s->id = id;
 	s->tm = (struct timer){ 0, 0, NULL };
 	xs_init(&s->x);
-	s->prev = NULL;
-	s->next = c->streams;
-	if (c->streams)
-		c->streams->prev = s;
-	c->streams = s;
+	list_add(&c->streams, &s->node);
 	c->nstreams++;
 	return s;
+}
+
+static void h2s_put(struct h2s *s);
+
+/* every stream of <c> back to the free list */
+static void h2s_put_all(struct h2c *c)
+{
+	while (!list_empty(&c->streams))
+		h2s_put(list_elem(c->streams.next, struct h2s, node));
 }
 
 static void h2s_put(struct h2s *s)
@@ -100,14 +103,8 @@ static void h2s_put(struct h2s *s)
 	timer_cancel(&w->loop.timers, &s->tm);
 	xs_release(&s->x);
 	s->c->nstreams--;
-	if (s->prev)
-		s->prev->next = s->next;
-	else
-		s->c->streams = s->next;
-	if (s->next)
-		s->next->prev = s->prev;
-	s->next = h2w(w)->free_s;
-	h2w(w)->free_s = s;
+	list_del(&s->node);
+	list_add(&h2w(w)->free_s, &s->node);
 }
 
 /* ---------- the response ---------- */
@@ -527,22 +524,15 @@ static void h2c_free(struct h2c *c)
 {
 	struct worker *w = c->w;
 
-	while (c->streams)
-		h2s_put(c->streams);
+	h2s_put_all(c);
 	timer_cancel(&w->loop.timers, &c->tm);
 	nghttp2_session_del(c->sess);
 	c->sess = NULL;
 	big_free(c);
 	xprt_release(&c->x);
 	close(c->ev.fd);
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		h2w(w)->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	c->next = h2w(w)->free;
-	h2w(w)->free = c;
+	list_del(&c->node);
+	list_add(&h2w(w)->free, &c->node);
 	sess_conn_gone(w);
 }
 
@@ -603,12 +593,11 @@ static void h2c_io_cb(struct loop *l, struct ev *e, uint32_t events)
 
 static struct h2c *h2c_get(struct worker *w)
 {
-	struct h2c *c = h2w(w)->free;
+	struct list *n = list_pop(&h2w(w)->free);
+	struct h2c *c;
 
-	if (c) {
-		h2w(w)->free = c->next;
-		return c;
-	}
+	if (n)
+		return list_elem(n, struct h2c, node);
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
@@ -703,7 +692,7 @@ static int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->tm = (struct timer){ 0, 0, h2c_timer_cb };
 	c->flags = H2C_WR_READY | H2C_RD_READY;
 	c->nstreams = 0;
-	c->streams = NULL;
+	list_init(&c->streams);
 	c->big = NULL;
 	c->rst_sec = 0;
 	c->rst_count = 0;
@@ -712,31 +701,26 @@ static int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	oq_reset(&c->oq);
 	if (h2c_session(c) < 0 || (h->ex && h2c_upgrade(c, h) < 0) ||
 	    (h->len && nghttp2_session_mem_recv(c->sess, (const uint8_t *)h->buf, h->len) < 0)) {
-		while (c->streams)
-			h2s_put(c->streams);
+		h2s_put_all(c);
 		nghttp2_session_del(c->sess);
-		c->next = h2w(w)->free;
-		h2w(w)->free = c;
+		list_add(&h2w(w)->free, &c->node);
 		return -1;
 	}
 	/* the socket may be registered under its previous owner, or not yet */
 	loop_rewatch(&w->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
 	c->x = *x;
-	c->prev = NULL;
-	c->next = h2w(w)->conns;
-	if (h2w(w)->conns)
-		h2w(w)->conns->prev = c;
-	h2w(w)->conns = c;
+	list_add(&h2w(w)->conns, &c->node);
 	h2c_run(c);
 	return 0;
 }
 
 static void h2c_drain(struct worker *w)
 {
-	struct h2c *c = h2w(w)->conns, *next;
+	struct list *n, *tmp;
 
-	for (; c; c = next) {
-		next = c->next;
+	list_each_safe(n, tmp, &h2w(w)->conns) {
+		struct h2c *c = list_elem(n, struct h2c, node);
+
 		nghttp2_submit_goaway(c->sess, NGHTTP2_FLAG_NONE,
 				      nghttp2_session_get_last_proc_stream_id(c->sess),
 				      NGHTTP2_NO_ERROR, NULL, 0);
@@ -748,29 +732,34 @@ static void h2_thread_free(struct worker *w)
 {
 	if (!h2w(w))
 		return;
-	while (h2w(w)->conns)
-		h2c_free(h2w(w)->conns);
-	while (h2w(w)->free) {
-		struct h2c *c = h2w(w)->free;
+	struct list *n;
 
-		h2w(w)->free = c->next;
+	while ((n = h2w(w)->conns.next) != &h2w(w)->conns)
+		h2c_free(list_elem(n, struct h2c, node));
+	while ((n = list_pop(&h2w(w)->free))) {
+		struct h2c *c = list_elem(n, struct h2c, node);
+
 		free(c->in);
 		oq_free(&c->oq);
 		free(c);
 	}
-	while (h2w(w)->free_s) {
-		struct h2s *s = h2w(w)->free_s;
-
-		h2w(w)->free_s = s->next;
-		free(s);
-	}
+	while ((n = list_pop(&h2w(w)->free_s)))
+		free(list_elem(n, struct h2s, node));
 	free(w->ps[P_H2]);
 	w->ps[P_H2] = NULL;
 }
 
 static int h2_thread_init(struct worker *w)
 {
-	return (w->ps[P_H2] = calloc(1, sizeof(struct h2w))) ? 0 : -1;
+	struct h2w *hw = calloc(1, sizeof(*hw));
+
+	if (!hw)
+		return -1;
+	list_init(&hw->conns);
+	list_init(&hw->free);
+	list_init(&hw->free_s);
+	w->ps[P_H2] = hw;
+	return 0;
 }
 
 const struct proto proto_h2 = {

@@ -2,6 +2,7 @@
 #ifndef HX_H2_CONN_H
 #define HX_H2_CONN_H
 
+#include "list.h"
 #include "proto.h"
 #include "session-t.h"
 
@@ -10,9 +11,9 @@ struct h2s;
 
 /* HTTP/2's state in each worker (worker->ps[P_H2]) */
 struct h2w {
-	struct h2c *conns;   /* live connections */
-	struct h2c *free;
-	struct h2s *free_s;  /* streams, for the next ones */
+	struct list conns;   /* live connections */
+	struct list free;
+	struct list free_s;  /* streams, for the next ones */
 };
 
 static inline struct h2w *h2w(const struct worker *w)

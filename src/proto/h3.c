@@ -16,22 +16,17 @@ static nghttp3_callbacks h3_cbs;
 static struct qstream *qs_new(struct qconn *c, int64_t id)
 {
 	struct worker *w = c->w;
-	struct qstream *s = qw(w)->free_qs;
+	struct list *n = list_pop(&qw(w)->free_qs);
+	struct qstream *s = n ? list_elem(n, struct qstream, node) : malloc(sizeof(*s));
 
-	if (s)
-		qw(w)->free_qs = s->next;
-	else if (!(s = malloc(sizeof(*s))))
+	if (!s)
 		return NULL;
 	s->c = c;
 	s->id = id;
 	s->fault = 0;
 	s->tm = (struct timer){ 0, 0, NULL };
 	xs_init(&s->x);
-	s->prev = NULL;
-	s->next = c->streams;
-	if (c->streams)
-		c->streams->prev = s;
-	c->streams = s;
+	list_add(&c->streams, &s->node);
 	c->nstreams++;
 	return s;
 }
@@ -42,32 +37,22 @@ static void qs_free(struct qstream *s)
 
 	timer_cancel(&c->w->loop.timers, &s->tm);
 	xs_release(&s->x);
-	if (s->prev)
-		s->prev->next = s->next;
-	else
-		c->streams = s->next;
-	if (s->next)
-		s->next->prev = s->prev;
+	list_del(&s->node);
 	c->nstreams--;
 	c->nfaults -= s->fault;
-	s->next = qw(c->w)->free_qs;
-	qw(c->w)->free_qs = s;
+	list_add(&qw(c->w)->free_qs, &s->node);
 }
 
 void h3_release(struct worker *w)
 {
-	while (qw(w)->free_qs) {
-		struct qstream *s = qw(w)->free_qs;
-
-		qw(w)->free_qs = s->next;
-		free(s);
-	}
+	for (struct list *n; (n = list_pop(&qw(w)->free_qs));)
+		free(list_elem(n, struct qstream, node));
 }
 
 void h3_free_streams(struct qconn *c)
 {
-	while (c->streams)
-		qs_free(c->streams);
+	while (!list_empty(&c->streams))
+		qs_free(list_elem(c->streams.next, struct qstream, node));
 }
 
 /* ---------- the response ---------- */
@@ -224,7 +209,13 @@ static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, s
 /* x= resets the stream, X= closes the connection, once the bytes before went out */
 void h3_faults(struct qconn *c)
 {
-	for (struct qstream *s = c->streams; s && c->nfaults; s = s->next) {
+	struct list *n, *tmp;
+
+	list_each_safe(n, tmp, &c->streams) {
+		struct qstream *s = list_elem(n, struct qstream, node);
+
+		if (!c->nfaults)
+			break;
 		if (!s->fault)
 			continue;
 		s->fault = 0;

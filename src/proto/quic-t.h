@@ -8,6 +8,7 @@
 #include <ngtcp2/ngtcp2_crypto.h>
 #include <sys/socket.h>
 
+#include "list.h"
 #include "loop.h"
 #include "session-t.h"
 #include "timer-t.h"
@@ -27,7 +28,7 @@ struct qconn;
 /* an HTTP/3 request stream */
 struct qstream {
 	struct qconn *c;
-	struct qstream *next, *prev;
+	struct list node;    /* on the connection's streams or the free list */
 	struct timer tm;
 	int64_t id;
 	uint8_t fault;       /* x=/X= point reached: act after the writes */
@@ -44,7 +45,7 @@ struct qconn {
 	struct timer tm;
 	struct worker *w;
 	struct udp_ep *ep;
-	struct qconn *next, *prev;
+	struct list node;    /* on the worker's live connections */
 	ngtcp2_conn *conn;
 	nghttp3_conn *h3;
 	gnutls_session_t tls;
@@ -52,7 +53,7 @@ struct qconn {
 	struct sockaddr_storage peer;
 	socklen_t peerlen;
 	ngtcp2_cid odcid;    /* the client's first DCID, also in the map */
-	struct qstream *streams;
+	struct list streams;
 	uint32_t nstreams;
 	uint32_t flags;
 	uint32_t nfaults;    /* streams whose x=/X= point was reached */
@@ -65,10 +66,10 @@ struct cidmap;
 struct qw {
 	struct udp_ep *udp;  /* sockets, one per TLS port */
 	int nudp;
-	struct qconn *conns; /* live connections */
+	struct list conns;   /* live connections */
 	uint32_t nconns;
 	struct cidmap *cids; /* connection IDs to connections */
-	struct qstream *free_qs;
+	struct list free_qs;
 	uint8_t *txbuf;      /* packets built for one sendmsg (GSO) */
 };
 

@@ -400,6 +400,7 @@ static struct qconn *qconn_new(struct worker *w, struct udp_ep *ep, const ngtcp2
 	if (!c)
 		return NULL;
 	c->w = w;
+	list_init(&c->streams);
 	c->ep = ep;
 	c->peer = *peer;
 	c->peerlen = peerlen;
@@ -424,10 +425,7 @@ static struct qconn *qconn_new(struct worker *w, struct udp_ep *ep, const ngtcp2
 		free(c);
 		return NULL;
 	}
-	c->next = qw(w)->conns;
-	if (qw(w)->conns)
-		qw(w)->conns->prev = c;
-	qw(w)->conns = c;
+	list_add(&qw(w)->conns, &c->node);
 	qw(w)->nconns++;
 	ctr_add(&w->st.accepted, 1);
 	if (cfg.debug)
@@ -455,12 +453,7 @@ static void qconn_free(struct qconn *c)
 		nghttp3_conn_del(c->h3);
 	ngtcp2_conn_del(c->conn);
 	gnutls_deinit(c->tls);
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		qw(w)->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
+	list_del(&c->node);
 	qw(w)->nconns--;
 	free(c);
 }
@@ -687,8 +680,11 @@ static int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t 
 
 static void quic_drain(struct worker *w)
 {
-	for (struct qconn *c = qw(w)->conns, *next; c; c = next) {
-		next = c->next;
+	struct list *n, *tmp;
+
+	list_each_safe(n, tmp, &qw(w)->conns) {
+		struct qconn *c = list_elem(n, struct qconn, node);
+
 		if (!c->nstreams) {
 			c->flags |= QC_CLOSE;
 			c->close_code = NGHTTP3_H3_NO_ERROR;
@@ -704,10 +700,12 @@ static void quic_thread_free(struct worker *w)
 {
 	if (!qw(w))
 		return;
-	while (qw(w)->conns) {
-		qw(w)->conns->flags |= QC_CLOSE;
-		qw(w)->conns->close_code = NGHTTP3_H3_NO_ERROR;
-		quic_done(qw(w)->conns);
+	while (!list_empty(&qw(w)->conns)) {
+		struct qconn *c = list_elem(qw(w)->conns.next, struct qconn, node);
+
+		c->flags |= QC_CLOSE;
+		c->close_code = NGHTTP3_H3_NO_ERROR;
+		quic_done(c);
 	}
 	h3_release(w);
 	for (int i = 0; i < qw(w)->nudp; i++)
@@ -764,7 +762,14 @@ static void quic_free(void)
 
 static int quic_thread_init(struct worker *w)
 {
-	return (w->ps[P_H3] = calloc(1, sizeof(struct qw))) ? 0 : -1;
+	struct qw *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return -1;
+	list_init(&q->conns);
+	list_init(&q->free_qs);
+	w->ps[P_H3] = q;
+	return 0;
 }
 
 static uint32_t quic_live(const struct worker *w)

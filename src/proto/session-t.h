@@ -6,6 +6,7 @@
 
 #include "common.h"
 #include "counter.h"
+#include "list.h"
 #include "loop.h"
 #include "proto.h"
 #include "rng.h"
@@ -21,16 +22,14 @@ struct wstats {
 	counter conns;       /* TCP connections open now (-n counts them) */
 };
 
-struct tlshs;
-
 struct worker {
 	struct loop loop;    /* epoll or io_uring, timers, clock */
 	int id;
 	struct rng rng;
 	int draining;        /* a graceful drain started: close after each response */
 	void *ps[P_MAX];     /* each protocol's per-thread state */
-	struct tlshs *hs;    /* TLS handshakes in progress (session layer) */
-	struct tlshs *free_hs;
+	struct list hs;      /* TLS handshakes in progress (session layer) */
+	struct list free_hs;
 	struct splicer spl;  /* pipes for spliced HTTP/1 bodies */
 	struct wstats st;
 	/* the server's: called when a connection ended (resume accepting) */

@@ -29,7 +29,7 @@ struct tlshs {
 	struct timer tm;
 	struct worker *w;
 	uint16_t alt_port;
-	struct tlshs *next, *prev;
+	struct list node;    /* on w->hs, or w->free_hs */
 };
 
 /* ---------- the table ---------- */
@@ -51,6 +51,8 @@ void sess_free(void)
 
 int sess_thread_init(struct worker *w)
 {
+	list_init(&w->hs);
+	list_init(&w->free_hs);
 	for (int i = 0; i < P_MAX; i++)
 		if (protocols[i]->thread_init(w) < 0)
 			return -1;
@@ -116,14 +118,8 @@ static void hs_unlink(struct tlshs *h)
 	struct worker *w = h->w;
 
 	loop_cancel(&w->loop, &h->tm);
-	if (h->prev)
-		h->prev->next = h->next;
-	else
-		w->hs = h->next;
-	if (h->next)
-		h->next->prev = h->prev;
-	h->next = w->free_hs;
-	w->free_hs = h;
+	list_del(&h->node);
+	list_add(&w->free_hs, &h->node);
 }
 
 /* the handshake failed, timed out, or the server stops: the connection goes */
@@ -178,24 +174,20 @@ static void hs_timeout(struct loop *l, struct timer *t)
 
 static int hs_start(struct worker *w, int fd, uint16_t tls_port)
 {
-	struct tlshs *h = w->free_hs;
+	struct list *n = list_pop(&w->free_hs);
+	struct tlshs *h = n ? list_elem(n, struct tlshs, node) : malloc(sizeof(*h));
 	SSL *ssl;
 
-	if (h)
-		w->free_hs = h->next;
-	else if (!(h = malloc(sizeof(*h))))
+	if (!h)
 		return -1;
 	if (!(ssl = tls_new(fd))) {
-		h->next = w->free_hs;
-		w->free_hs = h;
+		list_add(&w->free_hs, &h->node);
 		return -1;
 	}
 	*h = (struct tlshs){ .ev = { fd, hs_io }, .x = { fd, ssl }, .tm = { 0, 0, hs_timeout }, .w = w,
 			     .alt_port = (!cfg.no_h3 && !cfg.no_alt_svc) ? tls_port : 0,
-			     .next = w->hs };
-	if (w->hs)
-		w->hs->prev = h;
-	w->hs = h;
+ };
+	list_add(&w->hs, &h->node);
 	conn_open(w);
 	if (loop_watch(&w->loop, &h->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0 ||
 	    loop_arm(&w->loop, &h->tm, w->loop.now_us + cfg.head_ms * 1000) < 0) {
@@ -209,8 +201,8 @@ static int hs_start(struct worker *w, int fd, uint16_t tls_port)
 
 static void hs_close_all(struct worker *w)
 {
-	while (w->hs)
-		hs_close(w->hs);
+	while (!list_empty(&w->hs))
+		hs_close(list_elem(w->hs.next, struct tlshs, node));
 }
 
 /* ---------- connections ---------- */
@@ -242,12 +234,8 @@ void sess_drain(struct worker *w)
 void sess_thread_free(struct worker *w)
 {
 	hs_close_all(w);
-	while (w->free_hs) {
-		struct tlshs *h = w->free_hs;
-
-		w->free_hs = h->next;
-		free(h);
-	}
+	for (struct list *n; (n = list_pop(&w->free_hs));)
+		free(list_elem(n, struct tlshs, node));
 	for (int i = P_MAX - 1; i >= 0; i--)
 		protocols[i]->thread_free(w);
 }
