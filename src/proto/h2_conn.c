@@ -35,7 +35,6 @@ struct h2c;
 struct h2s {
 	struct h2c *c;
 	struct list node;    /* on the connection's streams or the free list */
-	struct timer tm;
 	int32_t id;
 	struct xstream x;
 };
@@ -67,6 +66,7 @@ struct big {
 };
 
 static void h2c_run(struct h2c *c);
+static const struct xs_ops h2s_ops;
 
 /* ---------- streams ---------- */
 
@@ -80,8 +80,7 @@ static struct h2s *h2s_get(struct h2c *c, int32_t id)
 		return NULL;
 	s->c = c;
 	s->id = id;
-	s->tm = (struct timer){ 0, 0, NULL };
-	xs_init(&s->x);
+	xs_init(&s->x, &w->loop, &h2s_ops);
 	list_add(&c->streams, &s->node);
 	c->nstreams++;
 	return s;
@@ -100,7 +99,6 @@ static void h2s_put(struct h2s *s)
 {
 	struct worker *w = s->c->w;
 
-	timer_cancel(&w->loop.timers, &s->tm);
 	xs_release(&s->x);
 	s->c->nstreams--;
 	list_del(&s->node);
@@ -112,94 +110,75 @@ static void h2s_put(struct h2s *s)
 static ssize_t read_cb(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t len,
 		       uint32_t *flags, nghttp2_data_source *src, void *user);
 
-static nghttp2_nv nv_of(const struct hfield *f)
+/* WHY the cast: nghttp2_nv is laid out as xstream's nv pairs */
+_Static_assert(sizeof(nghttp2_nv) == sizeof(struct xs_nv) &&
+	       offsetof(nghttp2_nv, valuelen) == offsetof(struct xs_nv, valuelen) &&
+	       offsetof(nghttp2_nv, flags) == offsetof(struct xs_nv, flags), "nghttp2_nv layout");
+
+static struct h2s *h2s_of(struct xstream *x)
 {
-	return (nghttp2_nv){ (uint8_t *)f->name, (uint8_t *)f->val, f->nlen, f->vlen,
-			     NGHTTP2_NV_FLAG_NONE };
+	return container_of(x, struct h2s, x);
 }
 
 /* the stream cannot be answered (out of memory): reset, never left hanging */
-static void h2s_fail(struct h2s *s)
+static void h2s_fail(struct xstream *x)
 {
+	struct h2s *s = h2s_of(x);
+
 	ctr_add(&s->c->w->st.errors, 1);
 	nghttp2_submit_rst_stream(s->c->sess, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_INTERNAL_ERROR);
 }
 
-static void h2s_respond(struct h2s *s)
+static void h2s_respond(struct xstream *x)
 {
-	static __thread struct xs_head h;
+	struct h2s *s = h2s_of(x);
 	nghttp2_data_provider prd = { .source.ptr = s, .read_callback = read_cb };
-	nghttp2_nv nv_inline[ARRAY_SIZE(h.inl)], *nv = nv_inline;
-	int r;
+	struct xs_nv *nv;
+	long n = xs_head_nv(x, &nv);
 
-	if (xs_head(&s->x, &h) < 0)
-		return h2s_fail(s);
-	if (h.n > ARRAY_SIZE(nv_inline) && !(nv = malloc(h.n * sizeof(*nv)))) {
-		xs_head_done(&h);
-		return h2s_fail(s);
-	}
-	for (size_t i = 0; i < h.n; i++)
-		nv[i] = nv_of(&h.f[i]);
+	if (n < 0)
+		return h2s_fail(x);
 	ctr_add(&s->c->w->st.requests, 1);
-	r = nghttp2_submit_response(s->c->sess, s->id, nv, h.n, ex_has_body(&s->x.ex) ? &prd : NULL);
-	xs_head_done(&h);
-	if (nv != nv_inline)
-		free(nv);
-	if (r)
-		h2s_fail(s);
+	if (nghttp2_submit_response(s->c->sess, s->id, (nghttp2_nv *)nv, (size_t)n,
+				    ex_has_body(&x->ex) ? &prd : NULL))
+		h2s_fail(x);
+	xs_nv_done(nv);
 }
 
-static void h2s_timer_cb(struct loop *l, struct timer *t)
+static void h2s_resume(struct xstream *x)
 {
-	struct h2s *s = container_of(t, struct h2s, tm);
-	struct h2c *c = s->c;
+	struct h2s *s = h2s_of(x);
 
-	(void)l;
-	if (s->x.flags & XS_RESPONDED) { /* the drip after a piece ended */
-		ex_resume(&s->x.ex);
-		nghttp2_session_resume_data(c->sess, s->id);
-	} else {
-		h2s_respond(s);
-	}
-	h2c_run(c);
+	nghttp2_session_resume_data(s->c->sess, s->id);
 }
 
-static int h2s_timer_at(struct h2s *s, uint64_t until)
+static void h2s_run(struct xstream *x)
 {
-	s->tm.cb = h2s_timer_cb;
-	return loop_arm(&s->c->w->loop, &s->tm, until);
+	h2c_run(h2s_of(x)->c);
 }
 
-/* the request is complete enough to answer: wait t= or respond now */
-static void h2s_ready(struct h2s *s)
-{
-	uint64_t until;
-	int r = xs_ready(&s->x, &until);
-
-	if (r > 0 && h2s_timer_at(s, until) < 0)
-		h2s_fail(s);
-	else if (r == 0)
-		h2s_respond(s);
-}
+static const struct xs_ops h2s_ops = {
+	.respond = h2s_respond,
+	.resume = h2s_resume,
+	.fail = h2s_fail,
+	.run = h2s_run,
+};
 
 /* ---------- nghttp2 callbacks: thin trampolines ---------- */
 
 /* the trailers, if any, go after this last DATA frame */
 static void h2s_trailers(nghttp2_session *sess, struct h2s *s, uint32_t *flags)
 {
-	struct hfield f[PLAN_MAX_FIELDS];
-	nghttp2_nv nv[PLAN_MAX_FIELDS];
+	struct xs_nv nv[PLAN_MAX_FIELDS];
 	char lbuf[PLAN_DEC_SIZE];
-	size_t nt = xs_trailers(&s->x, f, lbuf);
+	size_t nt = xs_trailers_nv(&s->x, nv, lbuf);
 
 	*flags |= NGHTTP2_DATA_FLAG_EOF;
 	if (!nt)
 		return;
-	for (size_t i = 0; i < nt; i++)
-		nv[i] = nv_of(&f[i]);
 	*flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;
-	if (nghttp2_submit_trailer(sess, s->id, nv, nt))
-		h2s_fail(s);
+	if (nghttp2_submit_trailer(sess, s->id, (nghttp2_nv *)nv, nt))
+		h2s_fail(&s->x);
 }
 
 /* the generator's next action as one DATA frame (its bytes go in send_data_cb) */
@@ -219,7 +198,7 @@ static ssize_t read_cb(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t l
 		nghttp2_session_terminate_session(sess, NGHTTP2_NO_ERROR);
 		return NGHTTP2_ERR_DEFERRED;
 	case EXA_PAUSE:
-		if (h2s_timer_at(s, a.until_us) < 0)
+		if (xs_pause(&s->x, a.until_us) < 0)
 			return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
 		return NGHTTP2_ERR_DEFERRED;
 	case EXA_END:
@@ -315,7 +294,7 @@ static void h2s_request_in(struct h2s *s, int end_stream)
 	if (s->x.flags & XS_READY)
 		return;
 	if (xs_answer_now(&s->x, end_stream)) {
-		h2s_ready(s);
+		xs_ready(&s->x);
 	} else if (s->x.flags & XS_EXPECT) {
 		s->x.flags &= ~XS_EXPECT;
 		nghttp2_submit_headers(s->c->sess, NGHTTP2_FLAG_NONE, s->id, NULL, cont, 1, NULL);

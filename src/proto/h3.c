@@ -12,6 +12,7 @@
 #include "xstream.h"
 
 static nghttp3_callbacks h3_cbs;
+static const struct xs_ops qs_ops;
 
 static struct qstream *qs_new(struct qconn *c, int64_t id)
 {
@@ -24,8 +25,7 @@ static struct qstream *qs_new(struct qconn *c, int64_t id)
 	s->c = c;
 	s->id = id;
 	s->fault = 0;
-	s->tm = (struct timer){ 0, 0, NULL };
-	xs_init(&s->x);
+	xs_init(&s->x, &w->loop, &qs_ops);
 	list_add(&c->streams, &s->node);
 	c->nstreams++;
 	return s;
@@ -35,7 +35,6 @@ static void qs_free(struct qstream *s)
 {
 	struct qconn *c = s->c;
 
-	timer_cancel(&c->w->loop.timers, &s->tm);
 	xs_release(&s->x);
 	list_del(&s->node);
 	c->nstreams--;
@@ -57,103 +56,87 @@ void h3_free_streams(struct qconn *c)
 
 /* ---------- the response ---------- */
 
-static nghttp3_nv nv_of(const struct hfield *f)
-{
-	return (nghttp3_nv){ (uint8_t *)f->name, (uint8_t *)f->val, f->nlen, f->vlen,
-			     NGHTTP3_NV_FLAG_NONE };
-}
+/* WHY the cast: nghttp3_nv is laid out as xstream's nv pairs */
+_Static_assert(sizeof(nghttp3_nv) == sizeof(struct xs_nv) &&
+	       offsetof(nghttp3_nv, valuelen) == offsetof(struct xs_nv, valuelen) &&
+	       offsetof(nghttp3_nv, flags) == offsetof(struct xs_nv, flags), "nghttp3_nv layout");
 
 static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, size_t veccnt,
 			       uint32_t *flags, void *cud, void *sud);
 
-/* the stream cannot be answered (out of memory): reset, never left hanging */
-static void qs_fail(struct qstream *s)
+static struct qstream *qs_of(struct xstream *x)
 {
+	return container_of(x, struct qstream, x);
+}
+
+/* the stream cannot be answered (out of memory): reset, never left hanging */
+static void qs_fail(struct xstream *x)
+{
+	struct qstream *s = qs_of(x);
+
 	ctr_add(&s->c->w->st.errors, 1);
 	ngtcp2_conn_shutdown_stream(s->c->conn, s->id, NGHTTP3_H3_INTERNAL_ERROR);
 }
 
-static void qs_respond(struct qstream *s)
+static void qs_respond(struct xstream *x)
 {
-	static __thread struct xs_head h;
+	struct qstream *s = qs_of(x);
 	nghttp3_data_reader dr = { read_data };
-	nghttp3_nv nv_inline[ARRAY_SIZE(h.inl)], *nv = nv_inline;
-	int r;
+	struct xs_nv *nv;
+	long n = xs_head_nv(x, &nv);
 
-	if (xs_head(&s->x, &h) < 0)
-		return qs_fail(s);
-	if (h.n > ARRAY_SIZE(nv_inline) && !(nv = malloc(h.n * sizeof(*nv)))) {
-		xs_head_done(&h);
-		return qs_fail(s);
-	}
-	for (size_t i = 0; i < h.n; i++)
-		nv[i] = nv_of(&h.f[i]);
+	if (n < 0)
+		return qs_fail(x);
 	ctr_add(&s->c->w->st.requests, 1);
-	r = nghttp3_conn_submit_response(s->c->h3, s->id, nv, h.n, ex_has_body(&s->x.ex) ? &dr : NULL);
-	xs_head_done(&h);
-	if (nv != nv_inline)
-		free(nv);
-	if (r)
-		qs_fail(s);
+	if (nghttp3_conn_submit_response(s->c->h3, s->id, (nghttp3_nv *)nv, (size_t)n,
+					 ex_has_body(&x->ex) ? &dr : NULL))
+		qs_fail(x);
+	xs_nv_done(nv);
 }
 
-static void qs_timer_cb(struct loop *l, struct timer *t)
+static void qs_resume(struct xstream *x)
 {
-	struct qstream *s = container_of(t, struct qstream, tm);
-	struct qconn *c = s->c;
+	struct qstream *s = qs_of(x);
 
-	(void)l;
-	if (s->x.flags & XS_RESPONDED) { /* the drip after a piece ended */
-		ex_resume(&s->x.ex);
-		nghttp3_conn_resume_stream(c->h3, s->id);
-	} else {
-		qs_respond(s);
-	}
+	nghttp3_conn_resume_stream(s->c->h3, s->id);
+}
+
+static void qs_run(struct xstream *x)
+{
+	struct qconn *c = qs_of(x)->c;
+
 	quic_write(c);
 	quic_done(c);
 }
 
-static int qs_timer_at(struct qstream *s, uint64_t until)
-{
-	s->tm.cb = qs_timer_cb;
-	return loop_arm(&s->c->w->loop, &s->tm, until);
-}
-
-static void qs_ready(struct qstream *s)
-{
-	uint64_t until;
-	int r = xs_ready(&s->x, &until);
-
-	if (r > 0 && qs_timer_at(s, until) < 0)
-		qs_fail(s);
-	else if (r == 0)
-		qs_respond(s);
-}
+static const struct xs_ops qs_ops = {
+	.respond = qs_respond,
+	.resume = qs_resume,
+	.fail = qs_fail,
+	.run = qs_run,
+};
 
 static void qs_request_in(struct qstream *s, int end)
 {
 	if (end)
 		s->x.flags |= XS_ENDREQ;
-	if (!(s->x.flags & XS_READY) && (s->x.flags & XS_HEADERS) && xs_answer_now(&s->x, end))
-		qs_ready(s);
+	if ((s->x.flags & XS_HEADERS) && xs_answer_now(&s->x, end))
+		xs_ready(&s->x);
 }
 
 /* the trailers, if any, close the stream after the body */
 static void qs_trailers(nghttp3_conn *h3, struct qstream *s, uint32_t *flags)
 {
-	struct hfield f[PLAN_MAX_FIELDS];
-	nghttp3_nv nv[PLAN_MAX_FIELDS];
+	struct xs_nv nv[PLAN_MAX_FIELDS];
 	char lbuf[PLAN_DEC_SIZE];
-	size_t nt = xs_trailers(&s->x, f, lbuf);
+	size_t nt = xs_trailers_nv(&s->x, nv, lbuf);
 
 	*flags |= NGHTTP3_DATA_FLAG_EOF;
 	if (!nt)
 		return;
-	for (size_t i = 0; i < nt; i++)
-		nv[i] = nv_of(&f[i]);
 	*flags |= NGHTTP3_DATA_FLAG_NO_END_STREAM;
-	if (nghttp3_conn_submit_trailers(h3, s->id, nv, nt))
-		qs_fail(s);
+	if (nghttp3_conn_submit_trailers(h3, s->id, (nghttp3_nv *)nv, nt))
+		qs_fail(&s->x);
 }
 
 /* DATA for the stream: the generator's actions as slices of the prebuilt
@@ -192,8 +175,8 @@ static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, s
 	case EXA_PAUSE:
 		if (n)
 			break;
-		if (qs_timer_at(s, a.until_us) < 0) {
-			qs_fail(s);
+		if (xs_pause(&s->x, a.until_us) < 0) {
+			qs_fail(&s->x);
 			return NGHTTP3_ERR_CALLBACK_FAILURE;
 		}
 		return NGHTTP3_ERR_WOULDBLOCK;

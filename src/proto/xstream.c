@@ -12,9 +12,14 @@
 #include "resp.h"
 #include "xstream.h"
 
-void xs_init(struct xstream *s)
+static void xs_timer_cb(struct loop *l, struct timer *t);
+
+void xs_init(struct xstream *s, struct loop *l, const struct xs_ops *ops)
 {
 	s->flags = 0;
+	s->tm = (struct timer){ 0, 0, xs_timer_cb };
+	s->loop = l;
+	s->ops = ops;
 	s->body_read = 0;
 	s->hb = s->hb_inline;
 	s->hb_len = 0;
@@ -27,6 +32,7 @@ void xs_init(struct xstream *s)
 
 void xs_release(struct xstream *s)
 {
+	loop_cancel(s->loop, &s->tm);
 	if (s->hb != s->hb_inline)
 		free(s->hb);
 	s->hb = s->hb_inline;
@@ -123,13 +129,38 @@ int xs_answer_now(const struct xstream *s, int end)
 	return end || ex_answer_early(&s->ex, s->body_read);
 }
 
-int xs_ready(struct xstream *s, uint64_t *until)
+/* the t= wait is over, or a drip after a piece */
+static void xs_timer_cb(struct loop *l, struct timer *t)
 {
+	struct xstream *s = container_of(t, struct xstream, tm);
+
+	(void)l;
+	if (s->flags & XS_RESPONDED) {
+		ex_resume(&s->ex);
+		s->ops->resume(s);
+	} else {
+		s->ops->respond(s);
+	}
+	s->ops->run(s);
+}
+
+void xs_ready(struct xstream *s)
+{
+	uint64_t until;
+
 	if (s->flags & XS_READY)
-		return -1;
+		return;
 	s->flags |= XS_READY;
-	*until = ex_wait_until(&s->ex, &cfg.gen);
-	return *until != 0;
+	until = ex_wait_until(&s->ex, &cfg.gen);
+	if (!until)
+		s->ops->respond(s);
+	else if (loop_arm(s->loop, &s->tm, until) < 0)
+		s->ops->fail(s);
+}
+
+int xs_pause(struct xstream *s, uint64_t until)
+{
+	return loop_arm(s->loop, &s->tm, until);
 }
 
 void xs_respond(struct xstream *s)
@@ -215,6 +246,46 @@ int xs_head(struct xstream *s, struct xs_head *h)
 			.vlen = (uint32_t)(fmt_u64(h->cl, (uint64_t)s->ex.rs.clen) - h->cl) };
 	h->n += xs_fields(s, h->f + h->n, max, h->lbuf);
 	return 0;
+}
+
+static struct xs_nv nv_of(const struct hfield *f)
+{
+	return (struct xs_nv){ (uint8_t *)f->name, (uint8_t *)f->val, f->nlen, f->vlen, 0 };
+}
+
+/* the head's fields without malloc when they fit (no z= padding) */
+static __thread struct xs_nv nv_inl[RESP_MAX_FIELDS + 4];
+
+long xs_head_nv(struct xstream *s, struct xs_nv **nv)
+{
+	static __thread struct xs_head h;
+	long n;
+
+	if (xs_head(s, &h) < 0)
+		return -1;
+	*nv = h.n > ARRAY_SIZE(nv_inl) ? malloc(h.n * sizeof(**nv)) : nv_inl;
+	if (*nv)
+		for (size_t i = 0; i < h.n; i++)
+			(*nv)[i] = nv_of(&h.f[i]);
+	n = *nv ? (long)h.n : -1;
+	xs_head_done(&h);
+	return n;
+}
+
+void xs_nv_done(struct xs_nv *nv)
+{
+	if (nv != nv_inl)
+		free(nv);
+}
+
+size_t xs_trailers_nv(const struct xstream *s, struct xs_nv *nv, char *lbuf)
+{
+	struct hfield f[PLAN_MAX_FIELDS];
+	size_t nt = xs_trailers(s, f, lbuf);
+
+	for (size_t i = 0; i < nt; i++)
+		nv[i] = nv_of(&f[i]);
+	return nt;
 }
 
 void xs_head_done(struct xs_head *h)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "gen.h"
+#include "loop.h"
 #include "msg-t.h"
 #include "plan-t.h"
 #include "rng.h"
@@ -22,8 +23,31 @@
 #define XS_HEAD      0x80 /* method HEAD */
 #define XS_NOMEM     0x100 /* a request header could not be stored: 431 */
 
+struct xstream;
+
+/* what a stream's protocol does when the driver below asks */
+struct xs_ops {
+	void (*respond)(struct xstream *s); /* submit the head (xs_head_nv) */
+	void (*resume)(struct xstream *s);  /* a drip ended: the body goes on */
+	void (*fail)(struct xstream *s);    /* it cannot be answered: reset it */
+	void (*run)(struct xstream *s);     /* after a timer: the connection's I/O */
+};
+
+/* a header field as nghttp2 (nghttp2_nv) and nghttp3 (nghttp3_nv) both take
+ * it: the same layout, checked where each adapter casts it */
+struct xs_nv {
+	uint8_t *name;
+	uint8_t *value;
+	size_t namelen;
+	size_t valuelen;
+	uint8_t flags;
+};
+
 struct xstream {
 	uint32_t flags;
+	struct timer tm;     /* the t= wait, then each d= drip */
+	struct loop *loop;
+	const struct xs_ops *ops;
 	uint64_t body_read;  /* request body bytes received */
 	/* request header text "name: value\r\n"..., and what we read of it */
 	char *hb;
@@ -33,7 +57,7 @@ struct xstream {
 	char hb_inline[XS_HB_INLINE];
 };
 
-void xs_init(struct xstream *s);
+void xs_init(struct xstream *s, struct loop *l, const struct xs_ops *ops);
 void xs_release(struct xstream *s);
 
 /* Records one request header (lower-case name). Returns 0, or -1 when it
@@ -52,12 +76,25 @@ void xs_headers_done(struct xstream *s, struct rng *r);
  * unless A=1 or B= says otherwise. */
 int xs_answer_now(const struct xstream *s, int end);
 
-/* The request can be answered: returns 0 to respond now, 1 to wait until
- * <*until> (us) for t=, -1 when it was already made ready. */
-int xs_ready(struct xstream *s, uint64_t *until);
+/* The request can be answered: ops->respond now, or once the t= wait is
+ * over; nothing when it was made ready before. */
+void xs_ready(struct xstream *s);
+
+/* EXA_PAUSE: the body goes on (ops->resume) at <until> us. Returns 0, or
+ * -1 when the timer could not be armed (the caller fails the stream). */
+int xs_pause(struct xstream *s, uint64_t until);
 
 /* Builds the response (stamps X-rsp) and sets the body cursor. */
 void xs_respond(struct xstream *s);
+
+/* Builds the response (xs_respond) and its head as nv pairs into <*nv>:
+ * returns their count, or -1 out of memory. Release with xs_nv_done(). */
+long xs_head_nv(struct xstream *s, struct xs_nv **nv);
+void xs_nv_done(struct xs_nv *nv);
+
+/* The trailers as nv pairs into <nv> (PLAN_MAX_FIELDS of them), their
+ * lower-cased names into <lbuf> (PLAN_DEC_SIZE bytes). Returns the count. */
+size_t xs_trailers_nv(const struct xstream *s, struct xs_nv *nv, char *lbuf);
 
 /* The response fields for a multiplexed protocol: lower-case names,
  * connection-specific fields dropped, padding expanded. <lbuf> holds
