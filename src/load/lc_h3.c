@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "common.h"
 #include "lc.h"
+#include "qtls.h"
 #include "qwrite.h"
 #include "timer.h"
 
@@ -30,8 +31,7 @@ struct q {
 	int ready;               /* HTTP/3 streams bound */
 };
 
-static gnutls_certificate_credentials_t cred;
-static gnutls_priority_t prio;
+static struct qtls qtls;
 
 static ngtcp2_tstamp ts(void)
 {
@@ -343,27 +343,6 @@ static int lc_h3_io(struct lc_conn *c)
 	return 0;
 }
 
-static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
-{
-	return ((struct q *)ref->user_data)->conn;
-}
-
-static int q_tls(struct q *q)
-{
-	static const gnutls_datum_t alpn = { (unsigned char *)"h3", 2 };
-
-	if (gnutls_init(&q->tls, GNUTLS_CLIENT) || gnutls_priority_set(q->tls, prio) ||
-	    ngtcp2_crypto_gnutls_configure_client_session(q->tls) ||
-	    gnutls_credentials_set(q->tls, GNUTLS_CRD_CERTIFICATE, cred) ||
-	    gnutls_alpn_set_protocols(q->tls, &alpn, 1, GNUTLS_ALPN_MANDATORY) ||
-	    gnutls_server_name_set(q->tls, GNUTLS_NAME_DNS, "localhost", 9))
-		return -1;
-	q->ref = (ngtcp2_crypto_conn_ref){ get_conn, q };
-	gnutls_session_set_ptr(q->tls, &q->ref);
-	ngtcp2_conn_set_tls_native_handle(q->conn, q->tls);
-	return 0;
-}
-
 static int q_new(struct q *q, struct lc_conn *c)
 {
 	ngtcp2_cid dcid, scid;
@@ -388,7 +367,10 @@ static int q_new(struct q *q, struct lc_conn *c)
 	if (ngtcp2_conn_client_new(&q->conn, &dcid, &scid, &path, NGTCP2_PROTO_VER_V1, &q_cbs, &st,
 				   &tp, NULL, q))
 		return -1;
-	return q_tls(q);
+	if (qtls_session(&qtls, &q->tls, 0, &q->conn, &q->ref) ||
+	    gnutls_server_name_set(q->tls, GNUTLS_NAME_DNS, "localhost", 9))
+		return -1;
+	return 0;
 }
 
 static int lc_h3_open(struct lc_conn *c)
@@ -436,20 +418,12 @@ static void lc_h3_free(struct lc_conn *c)
 
 static int lc_h3_global_init(void)
 {
-	if (gnutls_certificate_allocate_credentials(&cred) ||
-	    gnutls_priority_init(&prio, "NORMAL:-VERS-ALL:+VERS-TLS1.3:%DISABLE_TLS13_COMPAT_MODE", NULL))
-		return -1;
-	return 0;
+	return qtls_init(&qtls);
 }
 
 static void lc_h3_global_free(void)
 {
-	if (cred)
-		gnutls_certificate_free_credentials(cred);
-	if (prio)
-		gnutls_priority_deinit(prio);
-	cred = NULL;
-	prio = NULL;
+	qtls_free(&qtls);
 }
 
 const struct lc_protocol lc_h3 = {

@@ -15,6 +15,7 @@
 #include "listen.h"
 #include "log.h"
 #include "quic.h"
+#include "qtls.h"
 #include "qwrite.h"
 #include "timer.h"
 #include "tls_ctx.h"
@@ -26,8 +27,7 @@
 #define TX_BUF     (TX_MAX_PKT * 1500)
 #define MAP_BITS   12
 
-static gnutls_certificate_credentials_t cred;
-static gnutls_priority_t prio;
+static struct qtls qtls;
 static uint8_t reset_secret[32];
 static uint8_t retry_secret[32];
 static int no_gso;             /* the kernel refused UDP_SEGMENT once */
@@ -340,27 +340,6 @@ static const ngtcp2_callbacks quic_cbs = {
 
 /* ---------- connections ---------- */
 
-static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
-{
-	return ((struct qconn *)ref->user_data)->conn;
-}
-
-static int qconn_tls(struct qconn *c)
-{
-	static const gnutls_datum_t alpn = { (unsigned char *)"h3", 2 };
-
-	if (gnutls_init(&c->tls, GNUTLS_SERVER | GNUTLS_NO_AUTO_SEND_TICKET) ||
-	    gnutls_priority_set(c->tls, prio) ||
-	    ngtcp2_crypto_gnutls_configure_server_session(c->tls) ||
-	    gnutls_credentials_set(c->tls, GNUTLS_CRD_CERTIFICATE, cred) ||
-	    gnutls_alpn_set_protocols(c->tls, &alpn, 1, GNUTLS_ALPN_MANDATORY))
-		return -1;
-	c->ref = (ngtcp2_crypto_conn_ref){ get_conn, c };
-	gnutls_session_set_ptr(c->tls, &c->ref);
-	ngtcp2_conn_set_tls_native_handle(c->conn, c->tls);
-	return 0;
-}
-
 static void qconn_params(ngtcp2_transport_params *tp, const ngtcp2_pkt_hd *hd,
 			 const ngtcp2_cid *scid, const ngtcp2_cid *odcid)
 {
@@ -416,7 +395,7 @@ static struct qconn *qconn_new(struct worker *w, struct udp_ep *ep, const ngtcp2
 	st.handshake_timeout = cfg.head_ms * NGTCP2_MILLISECONDS;
 	qconn_params(&tp, hd, &scid, odcid);
 	if (ngtcp2_conn_server_new(&c->conn, &hd->scid, &scid, &path, hd->version, &quic_cbs,
-				   &st, &tp, NULL, c) || qconn_tls(c) ||
+				   &st, &tp, NULL, c) || qtls_session(&qtls, &c->tls, 1, &c->conn, &c->ref) ||
 	    cid_add(qw(w)->cids, &scid, c) || cid_add(qw(w)->cids, &c->odcid, c)) {
 		if (c->conn)
 			ngtcp2_conn_del(c->conn);
@@ -725,16 +704,14 @@ static int add_pair(int i)
 
 	if (!c || !k)
 		return 0;
-	return gnutls_certificate_set_x509_key_mem2(cred, &cd, &kd, GNUTLS_X509_FMT_PEM, NULL, 0) < 0 ? -1 : 0;
+	return gnutls_certificate_set_x509_key_mem2(qtls.cred, &cd, &kd, GNUTLS_X509_FMT_PEM, NULL, 0) < 0 ? -1 : 0;
 }
 
 static int quic_init(void)
 {
 	if (cfg.no_h3)
 		return 0;
-	if (gnutls_certificate_allocate_credentials(&cred) ||
-	    gnutls_priority_init(&prio, "NORMAL:-VERS-ALL:+VERS-TLS1.3:%DISABLE_TLS13_COMPAT_MODE", NULL) ||
-	    gnutls_rnd(GNUTLS_RND_KEY, reset_secret, sizeof(reset_secret)) ||
+	if (qtls_init(&qtls) || gnutls_rnd(GNUTLS_RND_KEY, reset_secret, sizeof(reset_secret)) ||
 	    gnutls_rnd(GNUTLS_RND_KEY, retry_secret, sizeof(retry_secret)) || h3_init()) {
 		log_err("cannot set up QUIC's TLS (GnuTLS)");
 		return -1;
@@ -752,12 +729,7 @@ static int quic_init(void)
 
 static void quic_free(void)
 {
-	if (cred)
-		gnutls_certificate_free_credentials(cred);
-	if (prio)
-		gnutls_priority_deinit(prio);
-	cred = NULL;
-	prio = NULL;
+	qtls_free(&qtls);
 }
 
 static int quic_thread_init(struct worker *w)

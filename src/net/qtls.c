@@ -1,0 +1,46 @@
+/* QUIC's TLS 1.3 with GnuTLS (ngtcp2's crypto backend): the credentials, priorities and sessions both endpoints need. */
+#include <ngtcp2/ngtcp2_crypto_gnutls.h>
+
+#include "qtls.h"
+
+int qtls_init(struct qtls *t)
+{
+	if (gnutls_certificate_allocate_credentials(&t->cred) ||
+	    gnutls_priority_init(&t->prio, "NORMAL:-VERS-ALL:+VERS-TLS1.3:%DISABLE_TLS13_COMPAT_MODE", NULL))
+		return -1;
+	return 0;
+}
+
+void qtls_free(struct qtls *t)
+{
+	if (t->cred)
+		gnutls_certificate_free_credentials(t->cred);
+	if (t->prio)
+		gnutls_priority_deinit(t->prio);
+	t->cred = NULL;
+	t->prio = NULL;
+}
+
+static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
+{
+	return *(ngtcp2_conn **)ref->user_data;
+}
+
+int qtls_session(const struct qtls *t, gnutls_session_t *s, int server, ngtcp2_conn **connp,
+		 ngtcp2_crypto_conn_ref *ref)
+{
+	static const gnutls_datum_t alpn = { (unsigned char *)"h3", 2 };
+	/* WHY no auto ticket: the server sends none it would not honour */
+	unsigned flags = server ? GNUTLS_SERVER | GNUTLS_NO_AUTO_SEND_TICKET : GNUTLS_CLIENT;
+
+	if (gnutls_init(s, flags) || gnutls_priority_set(*s, t->prio) ||
+	    (server ? ngtcp2_crypto_gnutls_configure_server_session(*s) :
+		      ngtcp2_crypto_gnutls_configure_client_session(*s)) ||
+	    gnutls_credentials_set(*s, GNUTLS_CRD_CERTIFICATE, t->cred) ||
+	    gnutls_alpn_set_protocols(*s, &alpn, 1, GNUTLS_ALPN_MANDATORY))
+		return -1;
+	*ref = (ngtcp2_crypto_conn_ref){ get_conn, connp };
+	gnutls_session_set_ptr(*s, ref);
+	ngtcp2_conn_set_tls_native_handle(*connp, *s);
+	return 0;
+}

@@ -1,0 +1,24 @@
+/* QUIC's TLS 1.3 with GnuTLS (ngtcp2's crypto backend): the credentials, priorities and sessions both endpoints need. */
+#ifndef HX_QTLS_H
+#define HX_QTLS_H
+
+#include <gnutls/gnutls.h>
+#include <ngtcp2/ngtcp2.h>
+#include <ngtcp2/ngtcp2_crypto.h>
+
+struct qtls {
+	gnutls_certificate_credentials_t cred;
+	gnutls_priority_t prio;      /* TLS 1.3 only, as QUIC wants */
+};
+
+/* Return convention: 0, or -1 (GnuTLS refused, out of memory). */
+int qtls_init(struct qtls *t);
+void qtls_free(struct qtls *t);
+
+/* A session in <*s> for <*connp>, the connection of its owner: the server
+ * or the client side, ALPN h3, <ref> tied to it for ngtcp2's callbacks
+ * (they find the connection through <connp>). */
+int qtls_session(const struct qtls *t, gnutls_session_t *s, int server, ngtcp2_conn **connp,
+		 ngtcp2_crypto_conn_ref *ref);
+
+#endif
