@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bug.h"
 #include "common.h"
 #include "oq.h"
 
@@ -49,10 +50,12 @@ void oq_ref(struct oq *q, const void *p, size_t len)
 {
 	struct iovec *last = q->n ? &q->iov[q->n - 1] : NULL;
 
-	if (last && (char *)last->iov_base + last->iov_len == (const char *)p)
+	if (last && (char *)last->iov_base + last->iov_len == (const char *)p) {
 		last->iov_len += len;
-	else
+	} else {
+		BUG_ON(q->n >= OQ_IOV + 2);
 		q->iov[q->n++] = (struct iovec){ (void *)p, len };
+	}
 	q->bytes += len;
 }
 
@@ -60,6 +63,7 @@ void oq_copy(struct oq *q, const void *p, size_t len)
 {
 	char *dst = q->sc + q->sc_used;
 
+	BUG_ON(q->sc_used + len > q->sc_size + OQ_RESERVE);
 	memcpy(dst, p, len);
 	q->sc_used += (uint32_t)len;
 	oq_ref(q, dst, len);
@@ -68,6 +72,7 @@ void oq_copy(struct oq *q, const void *p, size_t len)
 /* drops <n> sent bytes from the front; returns 1 when nothing is left */
 static int oq_advance(struct oq *q, size_t n)
 {
+	BUG_ON(n > q->bytes);
 	q->bytes -= n;
 	while (q->i < q->n && n >= q->iov[q->i].iov_len)
 		n -= q->iov[q->i++].iov_len;

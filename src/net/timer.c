@@ -1,6 +1,7 @@
 /* Per-thread timers on a binary min-heap: O(log n) arm, O(1) next, no syscall. */
 #include <stdlib.h>
 
+#include "bug.h"
 #include "timer.h"
 
 static inline void put(struct theap *th, uint32_t i, struct timer *t)
@@ -82,6 +83,7 @@ void timer_cancel(struct theap *th, struct timer *t)
 	if (!t->idx)
 		return;
 	i = t->idx - 1;
+	BUG_ON(i >= th->n || th->h[i] != t);
 	t->idx = 0;
 	last = th->h[--th->n];
 	if (i == th->n)
@@ -100,6 +102,9 @@ struct timer *timer_pop(struct theap *th, uint64_t now)
 	if (!th->n || th->h[0]->expire > now)
 		return NULL;
 	t = th->h[0];
+	/* the heap's order: no child expires before its parent */
+	BUG_ON(th->n > 1 && th->h[1]->expire < t->expire);
+	BUG_ON(th->n > 2 && th->h[2]->expire < t->expire);
 	timer_cancel(th, t);
 	return t;
 }
