@@ -15,6 +15,16 @@
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
+/* Return conventions, one per kind of function (doc/ARCHITECTURE.md):
+ * - actions and set-up: 0 done, -1 failed (errno set, or one line printed,
+ *   or the caller still owns what it passed);
+ * - decoders: > 0 bytes consumed, HX_AGAIN the input is a prefix of
+ *   something longer, -1 malformed (the reason in the decoder's err);
+ * - I/O: >= 0 bytes moved (0 read: end of stream), HX_AGAIN nothing now
+ *   (wait for the next event), -1 failed.
+ * So "need more input" is HX_AGAIN everywhere, and -1 is always a failure. */
+#define HX_AGAIN (-2)
+
 /* a slice of bytes that belongs to somebody else */
 struct ist {
 	const char *ptr;

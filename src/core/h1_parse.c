@@ -115,7 +115,7 @@ int h1_parse_req(const char *buf, size_t len, struct h1_req *r,
 	next = line_end(p, end, &eol);
 	if (!next)
 		return (size_t)(end - p) > lim->max_uri ?
-		       fail(err, 414, "request line too long") : -2;
+		       fail(err, 414, "request line too long") : HX_AGAIN;
 	if ((size_t)(eol - p) > lim->max_uri)
 		return fail(err, 414, "request line too long");
 	if (bare_cr(p, eol))
@@ -124,7 +124,7 @@ int h1_parse_req(const char *buf, size_t len, struct h1_req *r,
 		return -1;
 	for (p = next; ; p = next) {
 		if (!(next = line_end(p, end, &eol)))
-			return -2;
+			return HX_AGAIN;
 		if (eol == p)
 			return (int)(next - buf);
 		if (bare_cr(p, eol))
@@ -155,12 +155,12 @@ int h1_parse_resp(const char *buf, size_t len, struct h1_resp *r, struct h1_err 
 
 	r->nhdrs = 0;
 	if (!(next = line_end(p, end, &eol)))
-		return len > 8192 ? fail(err, 502, "status line too long") : -2;
+		return len > 8192 ? fail(err, 502, "status line too long") : HX_AGAIN;
 	if (parse_statusline(p, eol, r, err) < 0)
 		return -1;
 	for (p = next; ; p = next) {
 		if (!(next = line_end(p, end, &eol)))
-			return (size_t)(end - buf) > 65536 ? fail(err, 502, "response head too long") : -2;
+			return (size_t)(end - buf) > 65536 ? fail(err, 502, "response head too long") : HX_AGAIN;
 		if (eol == p)
 			return (int)(next - buf);
 		if (r->nhdrs >= H1_MAX_HDRS)

@@ -35,8 +35,8 @@ struct h1_limits {
 };
 
 /* Parses the request head at <buf>/<len>.
- * Returns the bytes of the head (> 0) once complete, -2 when more bytes are
- * needed, -1 on a malformed head with <err> filled. Nothing is copied: <r>
+ * Returns the bytes of the head (> 0) once complete, HX_AGAIN when more
+ * bytes are needed, -1 on a malformed head with <err> filled. Nothing is copied: <r>
  * points into <buf>. */
 int h1_parse_req(const char *buf, size_t len, struct h1_req *r,
 		 const struct h1_limits *lim, struct h1_err *err);

@@ -118,7 +118,7 @@ static int h1_parse(struct lc_conn *c)
 			struct h1_err err;
 
 			n = h1_parse_resp(c->in + off, c->in_len - off, &r, &err);
-			if (n == -2)
+			if (n == HX_AGAIN)
 				break;
 			if (n < 0 || h1_head(c, e, &r) < 0)
 				return -1;

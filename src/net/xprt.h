@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <sys/uio.h>
 
+#include "common.h"
+
 typedef struct ssl_st SSL;
 
 struct xprt {
@@ -12,8 +14,8 @@ struct xprt {
 	SSL *ssl;            /* NULL: clear text */
 };
 
-#define XPRT_AGAIN -1    /* nothing now: wait for the next edge */
-#define XPRT_ERROR -2
+#define XPRT_AGAIN HX_AGAIN /* nothing now: wait for the next edge */
+#define XPRT_ERROR (-1)
 
 /* Reads at most <len> bytes: > 0 bytes read, 0 end of stream, XPRT_AGAIN,
  * XPRT_ERROR. <*drained> is set when no more bytes can be there until the

@@ -122,7 +122,8 @@ static int h1_handoff(struct h1c *c, const char *buf, size_t len, const struct e
 
 /* ---------- I/O ---------- */
 
-/* Returns bytes read (> 0), 0 on EOF, -1 when nothing is there, -2 on error */
+/* Returns bytes read (> 0), 0 on EOF, XPRT_AGAIN when nothing is there,
+ * XPRT_ERROR on error */
 static long h1_recv(struct h1c *c)
 {
 	int drained;
@@ -209,7 +210,7 @@ static int h1_do_linger(struct h1c *c)
 		if (!(c->flags & H1C_RD_READY) && !(c->flags & H1C_EOF))
 			return 0;
 		n = h1_recv(c);
-		if (n == 0 || n == -2) {
+		if (n == 0 || n == XPRT_ERROR) {
 			h1_kill(c, 0);
 			return 0;
 		}
@@ -270,7 +271,7 @@ static int body_step(struct h1c *c, uint64_t cap)
 		if (!(c->flags & H1C_RD_READY))
 			return 0;
 		n = h1_recv(c);
-		if (n == -1)
+		if (n == XPRT_AGAIN)
 			return 0;
 		if (n <= 0) {
 			h1_kill(c, 0);
@@ -370,15 +371,15 @@ static int h1_upgrade(struct h1c *c)
 	return h1_handoff(c, c->in + c->rd, c->wr - c->rd, c->ex);
 }
 
-/* h2c by prior knowledge: 1 handed off, 0 not HTTP/2, -1 need more bytes */
+/* h2c by prior knowledge: 1 handed off, 0 not HTTP/2, HX_AGAIN need more bytes */
 static int h1_preface(struct h1c *c)
 {
 	int r;
 
 	if (c->nreq || c->x.ssl || (r = sess_preface(c->in + c->rd, c->wr - c->rd)) == 0)
 		return 0;
-	if (r < 0)
-		return -1;
+	if (r == HX_AGAIN)
+		return HX_AGAIN;
 	h1_handoff(c, c->in + c->rd, c->wr - c->rd, NULL);
 	return 1;
 }
@@ -446,7 +447,7 @@ more:
 	if (!(c->flags & H1C_RD_READY))
 		return 0;
 	n = h1_recv(c);
-	if (n == -2) {
+	if (n == XPRT_ERROR) {
 		h1_kill(c, 0);
 		return 0;
 	}

@@ -78,7 +78,7 @@ int sess_preface(const char *buf, size_t len)
 
 	if (memcmp(buf, H2_PREFACE, n))
 		return 0;
-	return n == sizeof(H2_PREFACE) - 1 ? 1 : -1;
+	return n == sizeof(H2_PREFACE) - 1 ? 1 : HX_AGAIN;
 }
 
 uint32_t sess_live(const struct worker *w)

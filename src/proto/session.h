@@ -36,7 +36,7 @@ int sess_accept(struct worker *w, int fd, uint16_t tls_port);
  * Upgrade: h2c). Returns 0, or -1 when <id> could not take it. */
 int sess_switch(struct worker *w, enum proto_id id, struct xprt *x, const struct handoff *h);
 /* Whether the first bytes of a clear-text connection are the h2 preface:
- * 1 yes, 0 no, -1 cannot tell yet (a prefix of it). */
+ * 1 yes, 0 no, HX_AGAIN cannot tell yet (a prefix of it). */
 int sess_preface(const char *buf, size_t len);
 
 /* a graceful drain: handshakes in progress close, each protocol drains */

@@ -28,7 +28,7 @@ static int status_of(const char *s)
 	struct h1_info in;
 	int n = parse(s);
 
-	if (n == -2)
+	if (n == HX_AGAIN)
 		return -2;
 	if (n < 0)
 		return err.status;
@@ -51,7 +51,7 @@ static void valid(void)
 	ok(h1_analyze(&req, &in, 1000, &err) == 0, "analyzes");
 	is_mem(in.xhx.ptr, in.xhx.len, "t=5", "X-Hxterm found");
 	for (size_t i = 0; i < strlen(get); i++)
-		all &= parse_len(get, i) == -2;
+		all &= parse_len(get, i) == HX_AGAIN;
 	ok(all, "every proper prefix is partial");
 	is_int(parse("GET / HTTP/1.0\n\n"), 16, "bare LF line ends are accepted");
 	is_int(req.minor, 0, "HTTP/1.0");
