@@ -67,7 +67,7 @@ fuzz_src_conn     = $(filter-out src/server/main.c,$(wildcard $(patsubst %,src/%
 		    $(PKG_LIBS) -pthread
 
 .PRECIOUS: $(BUILD)/tests/unit/%.o
-.PHONY: all run check unit integ install clean deps deps-test format fuzz fuzz-smoke
+.PHONY: all run check unit integ install uninstall clean deps deps-test format fuzz fuzz-smoke
 
 all: $(BUILD)/hxterm $(BUILD)/hxload hxterm
 
@@ -141,11 +141,24 @@ fuzz-smoke: fuzz
 		grep -E "stat::number_of_executed_units|stat::average_exec_per_sec" build-fuzz/$$f.log; \
 	done
 
-install: all
+# WHY no build here: `sudo make install` must never run apt-get (the build's
+# deps step); it installs what `make` built, or says to build first
+INSTALLED := bin/hxterm bin/hxload share/man/man1/hxterm.1 share/man/man1/hxload.1
+install:
+	@[ -x $(BUILD)/hxterm ] && [ -x $(BUILD)/hxload ] || \
+		{ echo "make install: nothing built yet; run make first (install builds nothing, installs no package)" >&2; exit 2; }
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/hxterm $(DESTDIR)$(PREFIX)/bin/hxterm
 	install -m 755 $(BUILD)/hxload $(DESTDIR)$(PREFIX)/bin/hxload
 	install -m 644 doc/hxterm.1 $(DESTDIR)$(PREFIX)/share/man/man1/hxterm.1
+	install -m 644 doc/hxload.1 $(DESTDIR)$(PREFIX)/share/man/man1/hxload.1
+
+# removes what install put there; under a DESTDIR, the folders it made too
+uninstall:
+	rm -f $(patsubst %,$(DESTDIR)$(PREFIX)/%,$(INSTALLED))
+	@if [ -n "$(DESTDIR)" ]; then \
+		rmdir -p --ignore-fail-on-non-empty $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 2>/dev/null || true; \
+	fi
 
 format:
 	clang-format -i src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h

@@ -9,7 +9,7 @@
 #include "gen.h"
 #include "listen.h"
 
-#define CFG_MAX_LISTEN 16
+#define CFG_MAX_LISTEN 256 /* -L addresses, after host names and port ranges */
 
 struct config {
 	struct listen_addr addrs[CFG_MAX_LISTEN];

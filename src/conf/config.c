@@ -67,15 +67,19 @@ static const struct option longopts[] = {
 void config_usage(FILE *f)
 {
 	fprintf(f,
-"Usage: hxterm -L [<ip>]:<clear port>[:<tls port>] [-L ...] [options]\n"
+"Usage: hxterm [-L [<host>]:<clear port>[:<tls port>]] [-L ...] [options]\n"
 "A synthetic HTTP test target: every response is described by the request's\n"
 "query string (GET /? for the list of keys).\n"
 "\n"
-"  -L <addr>            listen: 127.0.0.1:8000, [::1]:8000, :8000 (all\n"
-"                       addresses); repeatable; default :8000:8443. The clear\n"
-"                       port serves HTTP/1.x and h2c (prior knowledge or\n"
-"                       Upgrade); the TLS port HTTP/1.1 and h2 by ALPN on\n"
-"                       TCP, and HTTP/3 on UDP at the same number.\n"
+"  -L <addr>            listen: 127.0.0.1:8000, [::1]:8000, localhost:8000 (a\n"
+"                       name: each of its addresses, resolved at start),\n"
+"                       :8000 (every interface); a port may be a range,\n"
+"                       127.0.0.1:8000-8015:8443-8458 (the same length);\n"
+"                       repeatable, at most 256 addresses in all. Default\n"
+"                       :8000:8443, every interface. The clear port serves\n"
+"                       HTTP/1.x and h2c (prior knowledge or Upgrade); the\n"
+"                       TLS port HTTP/1.1 and h2 by ALPN on TCP, and HTTP/3\n"
+"                       on UDP at the same number.\n"
 "  -t <n>               worker threads (default: the CPUs it may run on)\n"
 "  -n <n>               connection limit across threads (default 100000)\n"
 "  -D                   run as a daemon\n"
@@ -190,16 +194,13 @@ static void config_defaults(void)
 static int opt_listen(const char *arg)
 {
 	const char *why;
+	int n = listen_parse(arg, &cfg.addrs[cfg.naddrs], CFG_MAX_LISTEN - cfg.naddrs, &why);
 
-	if (cfg.naddrs == CFG_MAX_LISTEN) {
-		log_err("-L: at most %d addresses", CFG_MAX_LISTEN);
-		return -1;
-	}
-	if (listen_parse(arg, &cfg.addrs[cfg.naddrs], &why) < 0) {
+	if (n < 0) {
 		log_err("-L '%s': %s", arg, why);
 		return -1;
 	}
-	cfg.naddrs++;
+	cfg.naddrs += n;
 	return 0;
 }
 
@@ -303,12 +304,12 @@ int config_parse(int argc, char **argv)
 
 	config_defaults();
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":L:t:n:b:c:DqdvhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":L:t:n:b:c:Dqdvh", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			config_usage(stdout);
 			return 1;
 		}
-		if (c == 'v' || c == 'V') {
+		if (c == 'v') {
 			printf("hxterm %s\n", HX_VERSION);
 			return 1;
 		}

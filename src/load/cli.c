@@ -112,6 +112,7 @@ static void usage(FILE *f)
 "                  length against X-rsp's size\n"
 "  --json          one JSON object with every figure\n"
 "  -q              no progress line\n"
+"  -h, --help      this help\n"
 "When the server is hxterm, its X-rsp time splits each latency into server\n"
 "time and the rest (network + proxy).\n");
 }

@@ -1,6 +1,7 @@
 /* Listening sockets: address parsing for -L and SO_REUSEPORT sockets per worker. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -25,64 +26,124 @@ static int parse_port(const char *s, uint16_t *port)
 	return 0;
 }
 
-static int parse_ip(const char *ip, struct listen_addr *la)
+/* "8000" or "8000-8015": the first port and how many */
+static int parse_ports(char *s, uint16_t *first, unsigned *count)
 {
-	struct sockaddr_in *s4 = (struct sockaddr_in *)&la->ss;
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&la->ss;
+	char *dash = strchr(s, '-');
+	uint16_t last;
 
-	memset(&la->ss, 0, sizeof(la->ss));
-	if (!*ip || !strcmp(ip, "*")) {
-		la->any = 1;
-		s6->sin6_family = AF_INET6;
-		s6->sin6_addr = in6addr_any;
-		la->sslen = sizeof(*s6);
-		return 0;
-	}
-	if (inet_pton(AF_INET, ip, &s4->sin_addr) == 1) {
-		s4->sin_family = AF_INET;
-		la->sslen = sizeof(*s4);
-		return 0;
-	}
-	if (inet_pton(AF_INET6, ip, &s6->sin6_addr) == 1) {
-		s6->sin6_family = AF_INET6;
-		la->sslen = sizeof(*s6);
-		return 0;
-	}
-	return -1;
+	if (dash)
+		*dash++ = 0;
+	if (parse_port(s, first) < 0 || (dash && parse_port(dash, &last) < 0))
+		return -1;
+	if (!dash)
+		last = *first;
+	if (last < *first)
+		return -1;
+	*count = (unsigned)(last - *first) + 1;
+	return 0;
 }
 
-int listen_parse(const char *arg, struct listen_addr *la, const char **why)
+static void set_any(struct listen_addr *la)
 {
-	char buf[128], *ports, *colon;
-	const char *ip;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&la->ss;
+
+	la->any = 1;
+	s6->sin6_family = AF_INET6;
+	s6->sin6_addr = in6addr_any;
+	la->sslen = sizeof(*s6);
+}
+
+/* the addresses of <host>, an IP literal or a name resolved now, into
+ * out[0..max): returns how many, or -1 with a reason */
+static int resolve(const char *host, struct listen_addr *out, int max, const char **why)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res, *ai;
+	int n = 0;
+
+	if (strlen(host) >= sizeof(out->host))
+		return *why = "host name too long", -1;
+	if (!*host || !strcmp(host, "*")) {
+		set_any(&out[0]);
+		return 1;
+	}
+	/* WHY: getaddrinfo takes "1.2.3" as 1.2.0.3 (inet_aton's rules); an
+	 * address of digits and dots must be a whole dotted quad */
+	if (strspn(host, "0123456789.") == strlen(host) && inet_pton(AF_INET, host, &(struct in_addr){ 0 }) != 1)
+		return *why = "bad IP address", -1;
+	if (getaddrinfo(host, NULL, &hints, &res) || !res)
+		return *why = "cannot resolve the host name", -1;
+	for (ai = res; ai && n < max; ai = ai->ai_next) {
+		int dup = 0;
+
+		for (int k = 0; k < n; k++)
+			dup |= out[k].sslen == ai->ai_addrlen && !memcmp(&out[k].ss, ai->ai_addr, ai->ai_addrlen);
+		if (dup)
+			continue;
+		memcpy(&out[n].ss, ai->ai_addr, ai->ai_addrlen);
+		out[n].sslen = ai->ai_addrlen;
+		getnameinfo(ai->ai_addr, ai->ai_addrlen, out[n].text, sizeof(out[n].text), NULL, 0,
+			    NI_NUMERICHOST);
+		n++;
+	}
+	if (ai)
+		n = -1, *why = "too many listen addresses (at most 256 in all, -h)";
+	freeaddrinfo(res);
+	return n;
+}
+
+int listen_parse(const char *arg, struct listen_addr *out, int max, const char **why)
+{
+	char buf[300], *ports, *colon;
+	const char *host;
+	uint16_t cp, tp = 0;
+	unsigned nc, nt = 0;
+	int na, n = 0;
 
 	if ((size_t)snprintf(buf, sizeof(buf), "%s", arg) >= sizeof(buf))
 		return *why = "address too long", -1;
-	memset(la, 0, sizeof(*la));
 	if (buf[0] == '[') {
 		char *rb = strchr(buf, ']');
 
 		if (!rb || rb[1] != ':')
 			return *why = "expected [ipv6]:port", -1;
 		*rb = 0;
-		ip = buf + 1;
+		host = buf + 1;
 		ports = rb + 2;
 	} else {
 		ports = strchr(buf, ':');
 		if (!ports)
-			return *why = "expected <ip>:<port>[:<tls port>]", -1;
+			return *why = "expected <host>:<port>[:<tls port>]", -1;
 		*ports++ = 0;
-		ip = buf;
+		host = buf;
 	}
 	if ((colon = strchr(ports, ':')))
 		*colon++ = 0;
-	if (parse_port(ports, &la->clear_port) < 0 ||
-	    (colon && parse_port(colon, &la->tls_port) < 0))
-		return *why = "bad port number", -1;
-	if (parse_ip(ip, la) < 0)
-		return *why = "bad IP address", -1;
-	snprintf(la->text, sizeof(la->text), "%s", ip);
-	return 0;
+	if (parse_ports(ports, &cp, &nc) < 0 || (colon && parse_ports(colon, &tp, &nt) < 0))
+		return *why = "bad port number or range (N, or N-M with N <= M)", -1;
+	if (colon && nt != nc)
+		return *why = "the clear and TLS port ranges differ in length", -1;
+	if (max <= 0)
+		return *why = "too many listen addresses (at most 256 in all, -h)", -1;
+	memset(out, 0, sizeof(*out) * (size_t)max);
+	if ((na = resolve(host, out, max, why)) < 0)
+		return -1;
+	for (int a = 0; a < na; a++)
+		if (!out[a].any && strcmp(out[a].text, host))
+			snprintf(out[a].host, sizeof(out[a].host), "%.*s", (int)sizeof(out[a].host) - 1, host);
+	if (na * (long)nc > max)
+		return *why = "too many listen addresses (at most 256 in all, -h)", -1;
+	/* every address at every port of the range: port-major, as a user lists them */
+	for (unsigned p = nc; p-- > 0;)
+		for (int a = 0; a < na; a++) {
+			struct listen_addr *la = &out[(int)p * na + a];
+
+			*la = out[a];
+			la->clear_port = (uint16_t)(cp + p);
+			la->tls_port = colon ? (uint16_t)(tp + p) : 0;
+			n++;
+		}
+	return n;
 }
 
 static int sock_opts(int fd, const struct listen_addr *la)

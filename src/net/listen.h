@@ -13,12 +13,16 @@ struct listen_addr {
 	int any;                    /* empty ip: all addresses (dual stack) */
 	uint16_t clear_port;
 	uint16_t tls_port;          /* 0: none */
-	char text[128];             /* as the user wrote the ip part */
+	char text[128];             /* the address, numeric ("" for all) */
+	char host[128];             /* the host name it was resolved from, or "" */
 };
 
-/* Parses "[<ip>]:<port>[:<tls port>]" (IPv6 in brackets). Returns 0 or -1
- * with a reason in <why>. */
-int listen_parse(const char *arg, struct listen_addr *la, const char **why);
+/* Parses "<host>:<port>[:<tls port>]" into out[0..max): <host> is an IP
+ * (IPv6 in brackets), empty or * for all addresses, or a name resolved now
+ * (each of its addresses); a port may be a range N-M (the clear and TLS
+ * ranges of the same length). Returns how many listen addresses, or -1 with
+ * a reason in <why>. */
+int listen_parse(const char *arg, struct listen_addr *out, int max, const char **why);
 
 /* A non-blocking SO_REUSEPORT listening TCP socket on <la> at <port>.
  * Returns the fd, or -1 with errno set. */

@@ -21,7 +21,17 @@
 static SSL_CTX *ctx;
 static char *cert_pem[MAX_CERTS], *key_pem[MAX_CERTS];
 
-/* "DNS:localhost,IP:127.0.0.1,IP:::1" plus every -L address and --name */
+/* whether an earlier -L address already put <s> (its text or host) in */
+static int san_seen(int i, const char *s)
+{
+	for (int j = 0; j < i; j++)
+		if (!strcmp(cfg.addrs[j].text, s) || !strcmp(cfg.addrs[j].host, s))
+			return 1;
+	return !strcmp(s, "127.0.0.1") || !strcmp(s, "::1") || !strcmp(s, "localhost");
+}
+
+/* "DNS:localhost,IP:127.0.0.1,IP:::1" plus every -L address and host name,
+ * each once, and --name */
 static void san_list(char *buf, size_t len)
 {
 	size_t n = (size_t)snprintf(buf, len, "DNS:localhost,IP:127.0.0.1,IP:::1");
@@ -29,8 +39,10 @@ static void san_list(char *buf, size_t len)
 	for (int i = 0; i < cfg.naddrs && n < len; i++) {
 		const struct listen_addr *la = &cfg.addrs[i];
 
-		if (!la->any && strcmp(la->text, "127.0.0.1") && strcmp(la->text, "::1"))
+		if (!la->any && !san_seen(i, la->text))
 			n += (size_t)snprintf(buf + n, len - n, ",IP:%s", la->text);
+		if (n < len && la->host[0] && !san_seen(i, la->host))
+			n += (size_t)snprintf(buf + n, len - n, ",DNS:%s", la->host);
 	}
 	if (n < len && strcmp(cfg.name, "localhost"))
 		snprintf(buf + n, len - n, ",DNS:%s", cfg.name);

@@ -88,9 +88,11 @@ int main(int argc, char **argv)
 	if (!cfg.naddrs) {
 		const char *why;
 
-		listen_parse(":8000:8443", &cfg.addrs[0], &why);
-		cfg.naddrs = 1;
-		log_info("no -L given: listening on :8000:8443");
+		cfg.naddrs = listen_parse(":8000:8443", cfg.addrs, CFG_MAX_LISTEN, &why);
+		log_info("no -L given: listening on every interface, :8000 (clear) and :8443 "
+			 "(TLS, QUIC), any request may ask up to --max-size %llu bytes and "
+			 "--max-wait %llu ms; for this machine alone: -L 127.0.0.1:8000:8443",
+			 (unsigned long long)cfg.max_size, (unsigned long long)cfg.max_wait);
 	}
 	/* WHY: each worker's malloc arena otherwise grows and shrinks a page
 	 * run at a time, one mprotect() per step: 5049 of them for 5000 h3

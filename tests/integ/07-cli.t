@@ -25,12 +25,42 @@ for my $o ('-L', '-t', '-n', '-D', '-q', '-d', '-v', '--name', '--defaults', '--
 ok($rc == 0 && $out =~ /^hxterm \d+\.\d+\.\d+$/m, "-v prints the version: $out");
 
 for my $bad ([ '-L', 'nonsense' ], [ '-L', '1.2.3.4.5:80' ], [ '-L', '127.0.0.1:99999' ],
+             [ '-L', '1.2.3:80' ], [ '-L', 'no-such-host.invalid:80' ], [ '-L', '127.0.0.1:90-80' ],
+             [ '-L', '127.0.0.1:80-82:90' ], [ '-L', '127.0.0.1:1000-1300' ],
              [ '-t', '0' ], [ '-t', 'x' ], [ '--bogus' ], [ '--defaults', "'s=abc'" ],
              [ '--max-wait', '10', '--defaults', "'t=20'" ], [ '--bufsize', '1' ], ['extra'], ['-L'],
              [ '--h2-enc-table', 'x' ], [ '--h2-enc-table', '2m' ]) {
     ($out, $rc) = run_hx(@$bad);
     is($rc, 2, "@$bad: exit 2");
     is(scalar(() = $out =~ /\n/g), 1, "@$bad: one line ($out)");
+}
+
+# -L with a host name binds each of its addresses; a port range binds each port
+{
+    my $p = free_port();
+    my ($o2, $r2) = run_hx('-t', '1', '--no-h3', '-L', "localhost:$p", '--bogus-after');
+    like($o2, qr/unknown option '--bogus-after'/, '-L localhost: accepted (then the bad option stops it)');
+    my $base = 20000 + int(rand(20000));
+    my $rerr = "/tmp/hx-range-$$.err";
+    my $pid = fork // die;
+    if (!$pid) { open STDERR, '>', $rerr; exec $bin, '-t', '1', '--no-h3', '-L', "127.0.0.1:$base-" . ($base + 2) . ':' . ($base + 10) . '-' . ($base + 12); exit 127 }
+    my @ok;
+    for my $port ($base, $base + 1, $base + 2) {
+        my $got = '';
+        for (1 .. 50) { $got = `curl -s http://127.0.0.1:$port/?s=3`; last if $got; select undef, undef, undef, 0.1 }
+        push @ok, $got eq '.12';
+    }
+    is_deeply(\@ok, [ 1, 1, 1 ], "-L 127.0.0.1:$base-" . ($base + 2) . ': each clear port of the range serves');
+    my $tls = `curl -sk https://127.0.0.1:@{[ $base + 12 ]}/?s=3`;
+    is($tls, '.12', 'and the last TLS port of its range');
+    kill 'TERM', $pid;
+    waitpid $pid, 0;
+    my $err = do { local (@ARGV, $/) = $rerr; <> } // '';
+    is(scalar(() = $err =~ /listening on 127\.0\.0\.1:\d+ /g), 6, 'six listeners announced (three clear, three TLS)');
+    unlink $rerr;
+    my $many = join ' ', map { "-L 127.0.0.1:" . (30000 + $_) } 1 .. 257;
+    ($o2, $r2) = run_hx($many);
+    ok($r2 == 2 && $o2 =~ /at most 256/, "257 -L: exit 2, the limit named ($o2)");
 }
 
 # --cert/--key: missing file, key mismatch, a good pair
@@ -129,7 +159,8 @@ SKIP: {
     close $_ for @t;
     my $cpid = open(my $fh, '-|', "$bin -t 1 2>&1") or die;
     my $line = <$fh>;
-    like($line, qr/no -L given: listening on :8000:8443/, 'no -L: says it listens on :8000:8443');
+    like($line, qr/no -L given: listening on every interface, :8000 \(clear\) and :8443 .*max-size \d+ .*max-wait \d+ ms; for this machine alone: -L 127\.0\.0\.1:8000:8443/,
+         'no -L: says it listens on every interface at :8000 and :8443, with the caps, and the loopback form');
     my $b2 = '';
     for (1 .. 50) { $b2 = `curl -s -i http://127.0.0.1:8000/?s=2`; last if $b2; select undef, undef, undef, 0.1 }
     like($b2 // '', qr/^HTTP\/1.1 200/, 'and serves on 8000');

@@ -1,0 +1,101 @@
+#!/usr/bin/perl
+# The documentation matches the programs: every option -h lists is in the man page and the README and the reverse; install and uninstall leave nothing behind.
+use strict;
+use warnings;
+use FindBin;
+use File::Temp qw(tempdir);
+use Test::More;
+
+my $top = "$FindBin::Bin/../..";
+my $hxterm = $ENV{HXTERM} // "$top/build/hxterm";
+my $hxload = $ENV{HXLOAD} // "$top/build/hxload";
+
+sub slurp { local (@ARGV, $/) = @_; return <> // '' }
+
+# options at the start of a -h line ("  -L <addr>", "  -v, --version",
+# "  --splice, --no-splice", "  --h1 / --h2")
+sub from_help {
+    my %o;
+    for (split /\n/, $_[0]) {
+        next unless /^\s{2}(-[^<'\s].*?)(?:\s{2,}|$)/;
+        my $head = $1;
+        $o{$1} = 1 while $head =~ /(?:^|[\s,\/])(--?[A-Za-z0-9][\w-]*)/g;
+    }
+    return \%o;
+}
+
+# options a man page names in its .B/.BI/.BR tag lines
+sub from_man {
+    my %o;
+    for (split /\n/, $_[0]) {
+        next unless /^\.(?:B|BI|BR)\s/;
+        (my $l = $_) =~ s/\\-/-/g;
+        $o{$1} = 1 while $l =~ /(?:^|[\s"])(--?[A-Za-z0-9][\w-]*)/g;
+    }
+    return \%o;
+}
+
+# options in the first column of a README table between two headings
+sub from_readme_table {
+    my ($readme, $from, $to) = @_;
+    my ($part) = $readme =~ /^\Q$from\E\n(.*?)^\Q$to\E/ms or return {};
+    my %o;
+    for (split /\n/, $part) {
+        next unless /^\|\s*([^|]+)\|/;
+        my $cell = $1;
+        $o{$1} = 1 while $cell =~ /`(--?[A-Za-z0-9][\w-]*)/g;
+        $o{$1} = 1 while $cell =~ /,\s*`?(--?[A-Za-z0-9][\w-]*)/g;
+    }
+    return \%o;
+}
+
+sub same_sets {
+    my ($a, $an, $b, $bn, $what) = @_;
+    my @miss = sort grep { !$b->{$_} } keys %$a;
+    is_deeply(\@miss, [], "$what: every option of $an is in $bn") or diag("missing: @miss");
+}
+
+my $readme = slurp("$top/README.md");
+my $th = from_help(scalar `$hxterm -h`);
+my $tm = from_man(slurp("$top/doc/hxterm.1"));
+my $tr = from_readme_table($readme, '## Command line', '## Bad input');
+ok(keys %$th > 40, 'hxterm -h lists its options (' . scalar(keys %$th) . ')');
+same_sets($th, '-h', $tm, 'hxterm.1', 'hxterm');
+same_sets($tm, 'hxterm.1', $th, '-h', 'hxterm');
+same_sets($th, '-h', $tr, "the README's table", 'hxterm');
+same_sets($tr, "the README's table", $th, '-h', 'hxterm');
+
+my $lh = from_help(scalar `$hxload -h`);
+my $lm = from_man(slurp("$top/doc/hxload.1"));
+my ($lblock) = $readme =~ /^## hxload: the companion load generator\n.*?```\n(.*?)```/ms;
+my %lr;
+$lr{$1} = 1 while ($lblock // '') =~ /(?:^|\s)(--?[A-Za-z0-9][\w-]*)/g;
+ok(keys %$lh > 15, 'hxload -h lists its options (' . scalar(keys %$lh) . ')');
+same_sets($lh, '-h', $lm, 'hxload.1', 'hxload');
+same_sets($lm, 'hxload.1', $lh, '-h', 'hxload');
+same_sets($lh, '-h', \%lr, "the README's hxload block", 'hxload');
+
+# an option the program refuses is in none of them
+for my $o (sort keys %$th) {
+    next if $o =~ /^-(h|v)$|^--(help|version)$/;
+    my $out = `$hxterm $o 2>&1 </dev/null & sleep 0.01; kill \$! 2>/dev/null`;
+    unlike($out, qr/unknown option/, "hxterm knows $o");
+}
+
+# make install into a scratch root, then uninstall: nothing left
+SKIP: {
+    skip 'the plain build installs (the sanitized ones are not installed)', 4
+        unless $hxterm =~ m{/build/hxterm$};
+    my $root = tempdir(CLEANUP => 1);
+    my $dest = "$root/dest";
+    my $out = `make -s -C $top install DESTDIR=$dest PREFIX=/usr/local 2>&1`;
+    is($? >> 8, 0, 'make install DESTDIR=... PREFIX=/usr/local') or diag($out);
+    my @files = sort map { s/^\Q$dest\E//r } split /\n/, `find $dest -type f`;
+    is_deeply(\@files, [ '/usr/local/bin/hxload', '/usr/local/bin/hxterm',
+                         '/usr/local/share/man/man1/hxload.1', '/usr/local/share/man/man1/hxterm.1' ],
+              'installs both programs and both man pages');
+    $out = `make -s -C $top uninstall DESTDIR=$dest PREFIX=/usr/local 2>&1`;
+    is($? >> 8, 0, 'make uninstall') or diag($out);
+    ok(!-e $dest, 'uninstall leaves nothing behind, not even a folder');
+}
+done_testing();
