@@ -133,8 +133,8 @@ void config_usage(FILE *f)
 "  --no-defer-accept    accept connections before their first bytes (default:\n"
 "                       TCP_DEFER_ACCEPT, the kernel holds a silent new\n"
 "                       connection about 1 to 3 s; it is invisible until then)\n"
-"  --io-uring           clear-text HTTP/1 reads and writes through io_uring,\n"
-"                       one ring per thread (default: epoll)\n");
+"  --io-uring           clear-text HTTP/1 and h2c reads and writes through\n"
+"                       io_uring, one ring per thread (default: epoll)\n");
 }
 
 /* a decimal number with k/m/g suffixes, or one line on stderr */

@@ -15,13 +15,14 @@
 #include "clock.h"
 #include "common.h"
 #include "lc.h"
+#include "qh3.h"
 #include "qtls.h"
 #include "qwrite.h"
 #include "timer.h"
 
 struct q {
+	nghttp3_conn *h3;        /* first: the shared callbacks find it there (qh3.h) */
 	ngtcp2_conn *conn;
-	nghttp3_conn *h3;
 	gnutls_session_t tls;
 	ngtcp2_crypto_conn_ref ref;
 	struct sockaddr_storage local;
@@ -163,68 +164,28 @@ static int recv_stream_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_
 	return 0;
 }
 
-static int acked_cb(ngtcp2_conn *conn, int64_t id, uint64_t off, uint64_t len, void *user, void *suser)
-{
-	struct q *q = user;
-
-	(void)conn, (void)off, (void)suser;
-	return q->h3 && nghttp3_conn_add_ack_offset(q->h3, id, len) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
-}
-
 static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t code,
 			   void *user, void *suser)
 {
 	struct q *q = user;
 
 	(void)conn, (void)suser;
-	if (!(flags & NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET))
-		code = NGHTTP3_H3_NO_ERROR;
-	if (q->h3)
-		nghttp3_conn_close_stream(q->h3, id, code);
-	return 0;
-}
-
-static int stream_reset_cb(ngtcp2_conn *conn, int64_t id, uint64_t size, uint64_t code,
-			   void *user, void *suser)
-{
-	struct q *q = user;
-
-	(void)conn, (void)size, (void)code, (void)suser;
-	if (q->h3)
-		nghttp3_conn_shutdown_stream_read(q->h3, id);
-	return 0;
-}
-
-static int max_data_cb(ngtcp2_conn *conn, int64_t id, uint64_t max, void *user, void *suser)
-{
-	struct q *q = user;
-
-	(void)conn, (void)max, (void)suser;
-	if (q->h3)
-		nghttp3_conn_unblock_stream(q->h3, id);
+	qh3_close(q->h3, flags, id, code);
 	return 0;
 }
 
 static const ngtcp2_callbacks q_cbs = {
 	.client_initial = ngtcp2_crypto_client_initial_cb,
-	.recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb,
-	.encrypt = ngtcp2_crypto_encrypt_cb,
-	.decrypt = ngtcp2_crypto_decrypt_cb,
-	.hp_mask = ngtcp2_crypto_hp_mask_cb,
 	.recv_retry = ngtcp2_crypto_recv_retry_cb,
-	.update_key = ngtcp2_crypto_update_key_cb,
-	.delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb,
-	.delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb,
-	.get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb,
-	.version_negotiation = ngtcp2_crypto_version_negotiation_cb,
+	QTLS_CALLBACKS,
 	.rand = rand_cb,
 	.get_new_connection_id = new_cid_cb,
 	.handshake_completed = handshake_done_cb,
 	.recv_stream_data = recv_stream_cb,
-	.acked_stream_data_offset = acked_cb,
+	.acked_stream_data_offset = qh3_acked,
 	.stream_close = stream_close_cb,
-	.stream_reset = stream_reset_cb,
-	.extend_max_stream_data = max_data_cb,
+	.stream_reset = qh3_reset,
+	.extend_max_stream_data = qh3_unblock,
 };
 
 /* ---------- requests and I/O ---------- */
@@ -388,7 +349,7 @@ static int lc_h3_open(struct lc_conn *c)
 	q->tm = (struct timer){ 0, 0, q_timer };
 	q->locallen = sizeof(q->local);
 	getsockname(fd, (struct sockaddr *)&q->local, &q->locallen);
-	c->x = (struct xprt){ fd, NULL };
+	c->x = (struct xprt){ fd, NULL, NULL };
 	c->proto_state = q;
 	for (int i = 0; i < c->t->o->depth; i++)
 		c->ex[i].id = -1;

@@ -197,7 +197,7 @@ static int conn_open(struct lc_conn *c)
 		return -1;
 	}
 	c->ev = (struct ev){ fd, conn_io };
-	c->x = (struct xprt){ fd, NULL };
+	c->x = (struct xprt){ fd, NULL, NULL };
 	c->state = LS_CONNECTING;
 	c->rd_ready = c->wr_ready = c->rdhup = 0;
 	c->inflight = 0;

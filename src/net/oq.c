@@ -6,6 +6,7 @@
 #include "bug.h"
 #include "common.h"
 #include "oq.h"
+#include "rio.h"
 
 void oq_attach(struct oq *q, void *mem)
 {
@@ -41,7 +42,7 @@ void oq_free(struct oq *q)
 
 void oq_reset(struct oq *q)
 {
-	q->i = q->n = 0;
+	q->i = q->n = q->busy = 0;
 	q->sc_used = 0;
 	q->bytes = 0;
 }
@@ -50,7 +51,7 @@ void oq_ref(struct oq *q, const void *p, size_t len)
 {
 	struct iovec *last = q->n ? &q->iov[q->n - 1] : NULL;
 
-	if (last && (char *)last->iov_base + last->iov_len == (const char *)p) {
+	if (last && q->n > q->busy && (char *)last->iov_base + last->iov_len == (const char *)p) {
 		last->iov_len += len;
 	} else {
 		BUG_ON(q->n >= OQ_IOV + 2);
@@ -86,15 +87,35 @@ static int oq_advance(struct oq *q, size_t n)
 
 int oq_sent(struct oq *q, size_t n)
 {
+	q->busy = 0;
 	if (!oq_advance(q, n))
 		return 0;
 	oq_reset(q);
 	return 1;
 }
 
+/* through the ring: one send in flight; the owner's completion handler
+ * advances the queue by what went (oq_sent) */
+static int flush_ring(struct oq *q, struct rio *r, int more)
+{
+	if (r->st & RIO_TX)
+		return 0;
+	if (!oq_pending(q)) {
+		oq_reset(q);
+		return 1;
+	}
+	/* WHY: the kernel reads these iovecs until the send completes; what is
+	 * staged meanwhile goes after them, never into them (oq_ref) */
+	q->busy = (uint16_t)MIN(q->n, q->i + IOV_MAX);
+	rio_send(r, q->iov + q->i, (size_t)(q->busy - q->i), more);
+	return 0;
+}
+
 static int flush(struct oq *q, struct xprt *x, uint64_t *sent, int more)
 {
 	*sent = 0;
+	if (x->rio)
+		return flush_ring(q, x->rio, more);
 	while (q->i < q->n) {
 		long n = xprt_writev(x, q->iov + q->i, MIN(q->n - q->i, IOV_MAX), more);
 

@@ -17,6 +17,7 @@ struct oq {
 	struct iovec *iov;   /* OQ_IOV + 2: a 100 Continue and an error fit always */
 	uint16_t i;          /* first iovec not fully sent */
 	uint16_t n;          /* iovecs staged */
+	uint16_t busy;       /* iovecs before this one are in a send in flight (ring) */
 	uint32_t sc_used;
 	uint32_t sc_size;    /* usable scratch; <sc> has OQ_RESERVE more */
 	uint64_t bytes;      /* staged, not yet sent */

@@ -11,6 +11,20 @@ struct qtls {
 	gnutls_priority_t prio;      /* TLS 1.3 only, as QUIC wants */
 };
 
+/* The crypto callbacks every endpoint gives ngtcp2 (its crypto library's),
+ * for a designated initializer of ngtcp2_callbacks; the endpoint adds its
+ * side's initial callback and its own. */
+#define QTLS_CALLBACKS \
+	.recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb, \
+	.encrypt = ngtcp2_crypto_encrypt_cb, \
+	.decrypt = ngtcp2_crypto_decrypt_cb, \
+	.hp_mask = ngtcp2_crypto_hp_mask_cb, \
+	.update_key = ngtcp2_crypto_update_key_cb, \
+	.delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb, \
+	.delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb, \
+	.get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb, \
+	.version_negotiation = ngtcp2_crypto_version_negotiation_cb
+
 /* Return convention: 0, or -1 (GnuTLS refused, out of memory). */
 int qtls_init(struct qtls *t);
 void qtls_free(struct qtls *t);

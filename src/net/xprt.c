@@ -7,6 +7,7 @@
 #include <sys/uio.h>
 
 #include "common.h"
+#include "rio.h"
 #include "tls_bio.h"
 #include "xprt.h"
 
@@ -52,6 +53,8 @@ long xprt_recv(struct xprt *x, void *buf, size_t len, int *drained)
 {
 	int r;
 
+	if (x->rio)
+		return rio_recv(x->rio, buf, len, drained);
 	if (!x->ssl)
 		return tcp_recv(x->fd, buf, len, drained);
 	r = SSL_read(x->ssl, buf, (int)MIN(len, (size_t)INT32_MAX));

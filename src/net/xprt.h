@@ -9,9 +9,14 @@
 
 typedef struct ssl_st SSL;
 
+struct rio;
+
+/* a connection's transport: TCP, TLS over it, or TCP through the loop's
+ * io_uring (rio); its users read and flush alike on all three */
 struct xprt {
 	int fd;
 	SSL *ssl;            /* NULL: clear text */
+	struct rio *rio;     /* through the ring (clear text only), or NULL */
 };
 
 #define XPRT_AGAIN HX_AGAIN /* nothing now: wait for the next edge */

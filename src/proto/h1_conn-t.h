@@ -11,6 +11,7 @@
 #include "msg-t.h"
 #include "oq.h"
 #include "pool.h"
+#include "rio.h"
 #include "session-t.h"
 #include "splice.h"
 #include "timer-t.h"
@@ -85,14 +86,8 @@ struct h1c {
 	struct ist settings; /* HTTP2-Settings of an Upgrade: h2c request */
 	struct exch *ex;     /* the exchange being served, from a pool; NULL idle */
 
-	/* --io-uring, clear text: operations in flight on the worker's ring */
-	struct uop u_rx, u_tx;
-	struct msghdr u_msg; /* of the send in flight */
-	uint32_t u_off;      /* where the recv in flight writes in <in> */
-	uint32_t u_len;      /* how much it asked for */
-	int32_t u_res;       /* its result, not yet taken by h1_recv() */
-	uint8_t u_st;        /* U_* */
-	int u_fd;            /* the socket, still known after a handoff */
+	/* --io-uring, clear text: the ring transport (x.rio points here) */
+	struct rio rio;
 };
 
 /* HTTP/1's state in each worker (worker->ps[P_H1]) */
@@ -110,13 +105,5 @@ static inline struct h1w *h1w(const struct worker *w)
 {
 	return w->ps[P_H1];
 }
-
-/* u_st */
-#define U_ON     0x01 /* this connection reads and writes through the ring */
-#define U_RX     0x02 /* a recv is in flight */
-#define U_TX     0x04 /* a send is in flight */
-#define U_RES    0x08 /* a recv result waits in u_res */
-#define U_ZOMBIE 0x10 /* closed: freed when the last operation completes */
-#define U_WANT   0x20 /* the state machine waits for bytes: a recv goes out after its turn */
 
 #endif

@@ -37,7 +37,7 @@ static void h1_kill(struct h1c *c, int rst)
  * 1000 of them cost their small struct, not 50 KB each */
 static void h1_buffers_put(struct h1c *c)
 {
-	if (!(c->u_st & U_RX)) { /* a recv in flight on the ring writes there */
+	if (!(c->rio.st & RIO_RX)) { /* a recv in flight on the ring writes there */
 		pool_put(&h1w(c->w)->in, c->in);
 		c->in = NULL;
 	}
@@ -78,7 +78,8 @@ void h1_release(struct h1c *c)
 {
 	struct worker *w = c->w;
 
-	c->u_st = 0;
+	c->rio.st = 0;
+	c->x.rio = NULL;
 	h1_buffers_put(c);
 	if (c->ev.fd >= 0)
 		close(c->ev.fd);
@@ -99,7 +100,7 @@ static void h1_free(struct h1c *c)
 	list_del(&c->node);
 	if (!(c->flags & H1C_HANDOFF))
 		sess_conn_gone(w);
-	if (c->u_st & (U_RX | U_TX))
+	if (c->x.rio && rio_close(c->x.rio))
 		h1u_bury(c); /* the ring still writes into its buffers */
 	else
 		h1_release(c);
@@ -109,8 +110,10 @@ static void h1_free(struct h1c *c)
 static int h1_handoff(struct h1c *c, const char *buf, size_t len, const struct exch *up)
 {
 	struct handoff h = { buf, len, c->alt_port, up ? c->settings : (struct ist){ NULL, 0 }, up };
+	/* WHY no ring: that transport is this connection's; HTTP/2 makes its own */
+	struct xprt x = { c->x.fd, c->x.ssl, NULL };
 
-	if (sess_switch(c->w, P_H2, &c->x, &h) < 0) {
+	if (sess_switch(c->w, P_H2, &x, &h) < 0) {
 		h1_kill(c, 0);
 		return 0;
 	}
@@ -127,8 +130,7 @@ static int h1_handoff(struct h1c *c, const char *buf, size_t len, const struct e
 static long h1_recv(struct h1c *c)
 {
 	int drained;
-	long n = (c->u_st & U_ON) ? h1u_recv(c, &drained) :
-		 xprt_recv(&c->x, c->in + c->wr, c->in_size - c->wr, &drained);
+	long n = xprt_recv(&c->x, c->in + c->wr, c->in_size - c->wr, &drained);
 
 	/* WHY: a FIN that came with the last bytes raises no further edge */
 	if (drained && !(c->flags & H1C_RDHUP))
@@ -150,12 +152,13 @@ int h1_flush_queue(struct h1c *c, int more)
 	uint64_t sent;
 	int r;
 
-	if (c->u_st & U_ON)
-		return h1u_flush(c, more);
 	if (!(c->flags & H1C_WR_READY) && oq_pending(&c->oq))
 		return 0;
 	r = more ? oq_flush_more(&c->oq, &c->x, &sent) : oq_flush(&c->oq, &c->x, &sent);
-	if (sent) {
+	/* WHY a ring send too: --send-timeout counts from when it went out; a
+	 * last_act of the last recv would make a response staged after a long
+	 * wait look stalled */
+	if (sent || (r == 0 && c->x.rio)) {
 		c->last_act = c->w->loop.now_ms;
 		ctr_add(&c->w->st.bytes_out, sent);
 	}
@@ -345,14 +348,14 @@ static int h1_got_head(struct h1c *c, int n)
  * there): HTTP/2 takes the socket over right after */
 static int h1_flush_now(struct h1c *c)
 {
-	uint8_t on = c->u_st & U_ON;
+	struct rio *rio = c->x.rio;
 	int r;
 
-	if (c->u_st & U_TX)
+	if (rio && (rio->st & RIO_TX))
 		return 0;
-	c->u_st &= (uint8_t)~U_ON;
+	c->x.rio = NULL;
 	r = h1_flush(c);
-	c->u_st |= on;
+	c->x.rio = rio;
 	return r;
 }
 
@@ -713,7 +716,7 @@ static int h1_go(struct h1c *c)
 	}
 	if (h1_idle(c))
 		h1_buffers_put(c);
-	if (c->u_st & U_WANT)
+	if (c->x.rio)
 		h1u_arm(c);
 	h1_timer_need(c);
 	return 1;
@@ -779,10 +782,10 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	 * ever hears of the socket (no epoll_ctl, no wake-up). After a TLS
 	 * handshake, SSL may hold decrypted bytes already. */
 	c->flags |= H1C_RD_READY;
-	c->u_st = 0;
+	c->x.rio = NULL;
 	if (w->loop.ring && !x->ssl)
 		h1u_start(c);
-	if (!h1_go(c) || (c->u_st & U_ON))
+	if (!h1_go(c) || c->x.rio)
 		return 0;
 	if (loop_rewatch(&w->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
 		h1_kill(c, 0);
@@ -816,17 +819,21 @@ static int h1_thread_init(struct worker *w)
 	return 0;
 }
 
-static void h1_thread_free(struct worker *w)
+static void h1_close_all(struct worker *w)
 {
 	struct h1w *hw = h1w(w);
 
-	if (!hw)
-		return;
+	while (hw && !list_empty(&hw->conns))
+		h1_free(list_elem(hw->conns.next, struct h1c, node));
+}
+
+static void h1_thread_free(struct worker *w)
+{
+	struct h1w *hw = h1w(w);
 	struct list *n;
 
-	while (!list_empty(&hw->conns))
-		h1_free(list_elem(hw->conns.next, struct h1c, node));
-	uring_drain(w->loop.ring, &w->loop); /* what the ring still does ends: the zombies go */
+	if (!hw)
+		return;
 	while ((n = list_pop(&hw->free)))
 		free(list_elem(n, struct h1c, node));
 	pool_drain(&hw->in);
@@ -840,6 +847,7 @@ const struct proto proto_h1 = {
 	.name = "h1",
 	.alpn = "http/1.1",
 	.thread_init = h1_thread_init,
+	.close_all = h1_close_all,
 	.thread_free = h1_thread_free,
 	.start = h1_start,
 	.drain = h1_drain,

@@ -29,18 +29,16 @@ void h1_release(struct h1c *c);
  * waiting for their last ring completion) */
 
 
-/* --io-uring (h1_uring.c): h1u_start() moves a clear-text connection onto the
- * worker's ring. h1u_recv() is xprt_recv() through it, h1u_flush() sends the
- * queue (0 while a send is in flight, 1 once all went out). h1u_bury() keeps
- * a freed connection until its operations complete. */
+/* --io-uring (h1_uring.c): h1u_start() puts a clear-text connection on the
+ * worker's ring (its transport, x.rio, reads and sends through it);
+ * h1u_arm() sends the recv the state machine asked for, after its turn
+ * (into the input buffer, or into a pooled one when the connection went
+ * idle); h1u_bury() keeps a closed connection until its operations
+ * complete. h1_buffers_take() gets a connection its buffers back (h1_conn.c):
+ * 0, or -1. */
 void h1u_start(struct h1c *c);
-long h1u_recv(struct h1c *c, int *drained);
-/* sends the recv the state machine asked for, after its turn (into the
- * input buffer, or into a pooled one when the connection went idle) */
 void h1u_arm(struct h1c *c);
-/* gets the connection its buffers back (h1_conn.c): 0, or -1 */
-int h1_buffers_take(struct h1c *c);
-int h1u_flush(struct h1c *c, int more);
 void h1u_bury(struct h1c *c);
+int h1_buffers_take(struct h1c *c);
 
 #endif

@@ -214,7 +214,7 @@ void h1_stage_error(struct h1c *c, uint16_t status, const char *why)
 
 int h1_splice_ok(struct h1c *c)
 {
-	if (!cfg.splice || !c->w->spl.ok || c->x.ssl || (c->u_st & U_ON) || (c->flags & H1C_NOSPLICE) ||
+	if (!cfg.splice || !c->w->spl.ok || c->x.ssl || c->x.rio || (c->flags & H1C_NOSPLICE) ||
 	    !ex_zero_copy_ok(c->ex) || ex_left(c->ex) < SPL_MIN)
 		return 0;
 	return (c->sp = spl_get(&c->w->spl)) != NULL;

@@ -17,6 +17,7 @@
 #include "oq.h"
 #include "plan.h"
 #include "resp.h"
+#include "rio.h"
 #include "session.h"
 #include "timer.h"
 #include "xstream.h"
@@ -57,6 +58,7 @@ struct h2c {
 	struct list streams; /* live streams, freed with the connection */
 	struct big *big;     /* oversized frames staged outside the scratch */
 	struct oq oq;
+	struct rio rio;      /* --io-uring, clear text: the ring transport (x.rio) */
 };
 
 /* a frame larger than the scratch area (a padded head), kept until sent */
@@ -499,6 +501,15 @@ static int h2c_recv(struct h2c *c)
 	return 0;
 }
 
+/* the socket closed, the memory ready for the next connection */
+static void h2c_recycle(struct h2c *c)
+{
+	big_free(c);
+	close(c->ev.fd);
+	c->x.rio = NULL;
+	list_add(&h2w(c->w)->free, &c->node);
+}
+
 static void h2c_free(struct h2c *c)
 {
 	struct worker *w = c->w;
@@ -507,12 +518,37 @@ static void h2c_free(struct h2c *c)
 	timer_cancel(&w->loop.timers, &c->tm);
 	nghttp2_session_del(c->sess);
 	c->sess = NULL;
-	big_free(c);
 	xprt_release(&c->x);
-	close(c->ev.fd);
 	list_del(&c->node);
-	list_add(&h2w(w)->free, &c->node);
 	sess_conn_gone(w);
+	/* WHY: the ring may still read into <in> or send from the queue */
+	if (c->x.rio && rio_close(c->x.rio))
+		list_add(&h2w(w)->zombies, &c->node);
+	else
+		h2c_recycle(c);
+}
+
+/* a completion of the connection's ring transport */
+static void h2c_wake(struct rio *r, int what)
+{
+	struct h2c *c = container_of(r, struct h2c, rio);
+
+	if (!what) { /* the last operation of a closed connection */
+		list_del(&c->node);
+		h2c_recycle(c);
+		return;
+	}
+	if (what < 0) {
+		c->flags |= H2C_DEAD;
+	} else if (what == RIO_TX) {
+		oq_sent(&c->oq, (size_t)r->sent);
+		c->last_act = c->w->loop.now_ms;
+		ctr_add(&c->w->st.bytes_out, r->sent);
+		c->flags |= H2C_WR_READY;
+	} else {
+		c->flags |= H2C_RD_READY;
+	}
+	h2c_run(c);
 }
 
 static uint64_t h2c_deadline(const struct h2c *c)
@@ -537,6 +573,8 @@ static void h2c_run(struct h2c *c)
 		h2c_free(c);
 		return;
 	}
+	if (c->x.rio) /* the recv it waits for, once this turn is over */
+		rio_arm(c->x.rio, c->in, c->in_size);
 	d = h2c_deadline(c);
 	if (d != UINT64_MAX && (!timer_queued(&c->tm) || c->tm.expire > d * 1000))
 		timer_arm(&c->w->loop.timers, &c->tm, d * 1000);
@@ -685,9 +723,16 @@ static int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 		list_add(&h2w(w)->free, &c->node);
 		return -1;
 	}
-	/* the socket may be registered under its previous owner, or not yet */
-	loop_rewatch(&w->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
 	c->x = *x;
+	/* WHY: on the ring, clear text reads and sends through it (h1 had it
+	 * there too, so epoll never had the socket); else the socket may be
+	 * registered under its previous owner, or not yet */
+	if (w->loop.ring && !x->ssl) {
+		rio_init(&c->rio, w->loop.ring, x->fd, h2c_wake, NULL);
+		c->x.rio = &c->rio;
+	} else {
+		loop_rewatch(&w->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
+	}
 	list_add(&h2w(w)->conns, &c->node);
 	h2c_run(c);
 	return 0;
@@ -707,14 +752,20 @@ static void h2c_drain(struct worker *w)
 	}
 }
 
-static void h2_thread_free(struct worker *w)
+static void h2_close_all(struct worker *w)
 {
-	if (!h2w(w))
-		return;
 	struct list *n;
 
-	while ((n = h2w(w)->conns.next) != &h2w(w)->conns)
+	while (h2w(w) && (n = h2w(w)->conns.next) != &h2w(w)->conns)
 		h2c_free(list_elem(n, struct h2c, node));
+}
+
+static void h2_thread_free(struct worker *w)
+{
+	struct list *n;
+
+	if (!h2w(w))
+		return;
 	while ((n = list_pop(&h2w(w)->free))) {
 		struct h2c *c = list_elem(n, struct h2c, node);
 
@@ -737,6 +788,7 @@ static int h2_thread_init(struct worker *w)
 	list_init(&hw->conns);
 	list_init(&hw->free);
 	list_init(&hw->free_s);
+	list_init(&hw->zombies);
 	w->ps[P_H2] = hw;
 	return 0;
 }
@@ -747,6 +799,7 @@ const struct proto proto_h2 = {
 	.init = h2_init,
 	.free = h2_free,
 	.thread_init = h2_thread_init,
+	.close_all = h2_close_all,
 	.thread_free = h2_thread_free,
 	.start = h2c_start,
 	.drain = h2c_drain,

@@ -14,6 +14,7 @@ struct h2w {
 	struct list conns;   /* live connections */
 	struct list free;
 	struct list free_s;  /* streams, for the next ones */
+	struct list zombies; /* closed, with ring operations in flight */
 };
 
 static inline struct h2w *h2w(const struct worker *w)

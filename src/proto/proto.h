@@ -32,8 +32,10 @@ struct proto {
 	/* process-wide, before the threads start, and after they ended */
 	int (*init)(void);
 	void (*free)(void);
-	/* a worker's own state, in its thread: made, and everything freed */
+	/* a worker's own state, in its thread: made; at the end every
+	 * connection closed, then (once the ring's operations are over) freed */
 	int (*thread_init)(struct worker *w);
+	void (*close_all)(struct worker *w);
 	void (*thread_free)(struct worker *w);
 	/* the protocol's own sockets on a -L address (QUIC on the TLS port's
 	 * UDP twin), NULL when it serves TCP connections the session hands it */

@@ -42,12 +42,12 @@ struct qstream {
 #define QC_DRAINING 0x04 /* peer closed: nothing more to send */
 
 struct qconn {
+	nghttp3_conn *h3;    /* first: the shared callbacks find it there (qh3.h) */
 	struct timer tm;
 	struct worker *w;
 	struct udp_ep *ep;
 	struct list node;    /* on the worker's live connections */
 	ngtcp2_conn *conn;
-	nghttp3_conn *h3;
 	gnutls_session_t tls;
 	ngtcp2_crypto_conn_ref ref;
 	struct sockaddr_storage peer;

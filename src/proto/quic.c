@@ -15,6 +15,7 @@
 #include "listen.h"
 #include "log.h"
 #include "quic.h"
+#include "qh3.h"
 #include "qtls.h"
 #include "qwrite.h"
 #include "timer.h"
@@ -248,15 +249,6 @@ static int recv_stream_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_
 	       NGTCP2_ERR_CALLBACK_FAILURE : 0;
 }
 
-static int acked_cb(ngtcp2_conn *conn, int64_t id, uint64_t off, uint64_t len, void *user,
-		    void *suser)
-{
-	struct qconn *c = user;
-
-	(void)conn, (void)off, (void)suser;
-	return c->h3 && nghttp3_conn_add_ack_offset(c->h3, id, len) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
-}
-
 static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t code,
 			   void *user, void *suser)
 {
@@ -264,25 +256,14 @@ static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64
 	int rv;
 
 	(void)suser;
-	if (!(flags & NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET))
-		code = NGHTTP3_H3_NO_ERROR;
 	if (!c->h3)
 		return 0;
-	rv = nghttp3_conn_close_stream(c->h3, id, code);
+	rv = qh3_close(c->h3, flags, id, code);
 	if (rv && rv != NGHTTP3_ERR_STREAM_NOT_FOUND)
 		return NGTCP2_ERR_CALLBACK_FAILURE;
 	if (!(id & 2)) /* a bidi stream of the client: let it open another */
 		ngtcp2_conn_extend_max_streams_bidi(conn, 1);
 	return 0;
-}
-
-static int stream_reset_cb(ngtcp2_conn *conn, int64_t id, uint64_t size, uint64_t code,
-			   void *user, void *suser)
-{
-	struct qconn *c = user;
-
-	(void)conn, (void)size, (void)code, (void)suser;
-	return c->h3 && nghttp3_conn_shutdown_stream_read(c->h3, id) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
 }
 
 static int max_bidi_cb(ngtcp2_conn *conn, uint64_t max, void *user)
@@ -293,14 +274,6 @@ static int max_bidi_cb(ngtcp2_conn *conn, uint64_t max, void *user)
 	if (c->h3)
 		nghttp3_conn_set_max_client_streams_bidi(c->h3, max);
 	return 0;
-}
-
-static int max_data_cb(ngtcp2_conn *conn, int64_t id, uint64_t max, void *user, void *suser)
-{
-	struct qconn *c = user;
-
-	(void)conn, (void)max, (void)suser;
-	return c->h3 && nghttp3_conn_unblock_stream(c->h3, id) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
 }
 
 static int handshake_done_cb(ngtcp2_conn *conn, void *user)
@@ -316,25 +289,17 @@ static int handshake_done_cb(ngtcp2_conn *conn, void *user)
 
 static const ngtcp2_callbacks quic_cbs = {
 	.recv_client_initial = ngtcp2_crypto_recv_client_initial_cb,
-	.recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb,
-	.encrypt = ngtcp2_crypto_encrypt_cb,
-	.decrypt = ngtcp2_crypto_decrypt_cb,
-	.hp_mask = ngtcp2_crypto_hp_mask_cb,
-	.update_key = ngtcp2_crypto_update_key_cb,
-	.delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb,
-	.delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb,
-	.get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb,
-	.version_negotiation = ngtcp2_crypto_version_negotiation_cb,
+	QTLS_CALLBACKS,
 	.rand = rand_cb,
 	.get_new_connection_id = new_cid_cb,
 	.remove_connection_id = remove_cid_cb,
 	.recv_rx_key = rx_key_cb,
 	.recv_stream_data = recv_stream_cb,
-	.acked_stream_data_offset = acked_cb,
+	.acked_stream_data_offset = qh3_acked,
 	.stream_close = stream_close_cb,
-	.stream_reset = stream_reset_cb,
+	.stream_reset = qh3_reset,
 	.extend_max_remote_streams_bidi = max_bidi_cb,
-	.extend_max_stream_data = max_data_cb,
+	.extend_max_stream_data = qh3_unblock,
 	.handshake_completed = handshake_done_cb,
 };
 
@@ -675,17 +640,21 @@ static void quic_drain(struct worker *w)
 	}
 }
 
-static void quic_thread_free(struct worker *w)
+static void quic_close_all(struct worker *w)
 {
-	if (!qw(w))
-		return;
-	while (!list_empty(&qw(w)->conns)) {
+	while (qw(w) && !list_empty(&qw(w)->conns)) {
 		struct qconn *c = list_elem(qw(w)->conns.next, struct qconn, node);
 
 		c->flags |= QC_CLOSE;
 		c->close_code = NGHTTP3_H3_NO_ERROR;
 		quic_done(c);
 	}
+}
+
+static void quic_thread_free(struct worker *w)
+{
+	if (!qw(w))
+		return;
 	h3_release(w);
 	for (int i = 0; i < qw(w)->nudp; i++)
 		close(qw(w)->udp[i].ev.fd);
@@ -754,6 +723,7 @@ const struct proto proto_h3 = {
 	.init = quic_init,
 	.free = quic_free,
 	.thread_init = quic_thread_init,
+	.close_all = quic_close_all,
 	.thread_free = quic_thread_free,
 	.listen = quic_listen,
 	.drain = quic_drain,

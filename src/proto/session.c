@@ -12,6 +12,7 @@
 #include "timer.h"
 #include "tls.h"
 #include "tls_ctx.h"
+#include "uring.h"
 
 /* the table, in enum proto_id order */
 static const struct proto *const protocols[P_MAX] = {
@@ -184,7 +185,7 @@ static int hs_start(struct worker *w, int fd, uint16_t tls_port)
 		list_add(&w->free_hs, &h->node);
 		return -1;
 	}
-	*h = (struct tlshs){ .ev = { fd, hs_io }, .x = { fd, ssl }, .tm = { 0, 0, hs_timeout }, .w = w,
+	*h = (struct tlshs){ .ev = { fd, hs_io }, .x = { fd, ssl, NULL }, .tm = { 0, 0, hs_timeout }, .w = w,
 			     .alt_port = (!cfg.no_h3 && !cfg.no_alt_svc) ? tls_port : 0,
  };
 	list_add(&w->hs, &h->node);
@@ -209,7 +210,7 @@ static void hs_close_all(struct worker *w)
 
 int sess_accept(struct worker *w, int fd, uint16_t tls_port)
 {
-	struct xprt x = { fd, NULL };
+	struct xprt x = { fd, NULL, NULL };
 
 	if (tls_port)
 		return hs_start(w, fd, tls_port);
@@ -236,6 +237,11 @@ void sess_thread_free(struct worker *w)
 	hs_close_all(w);
 	for (struct list *n; (n = list_pop(&w->free_hs));)
 		free(list_elem(n, struct tlshs, node));
+	for (int i = 0; i < P_MAX; i++)
+		protocols[i]->close_all(w);
+	/* WHY here: what the ring still does ends, so that no protocol frees a
+	 * buffer the kernel writes into or sends from */
+	uring_drain(w->loop.ring, &w->loop);
 	for (int i = P_MAX - 1; i >= 0; i--)
 		protocols[i]->thread_free(w);
 }

@@ -1,0 +1,19 @@
+/* The QUIC stream events an HTTP/3 endpoint passes on to nghttp3: ngtcp2 callbacks shared by hxterm's server and hxload's client. */
+#ifndef HX_QH3_H
+#define HX_QH3_H
+
+#include <nghttp3/nghttp3.h>
+#include <ngtcp2/ngtcp2.h>
+
+/* ngtcp2 callbacks for a connection whose first member is its
+ * nghttp3_conn * (NULL until HTTP/3 is set up): the user data ngtcp2 gets.
+ * Each returns 0, or NGTCP2_ERR_CALLBACK_FAILURE when nghttp3 refused. */
+int qh3_acked(ngtcp2_conn *conn, int64_t id, uint64_t off, uint64_t len, void *user, void *suser);
+int qh3_reset(ngtcp2_conn *conn, int64_t id, uint64_t size, uint64_t code, void *user, void *suser);
+int qh3_unblock(ngtcp2_conn *conn, int64_t id, uint64_t max, void *user, void *suser);
+
+/* A stream closed: nghttp3 is told, with H3_NO_ERROR when the peer gave no
+ * code. Returns nghttp3's result: 0, or an error. */
+int qh3_close(nghttp3_conn *h3, uint32_t flags, int64_t id, uint64_t code);
+
+#endif
