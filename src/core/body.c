@@ -6,9 +6,9 @@
 #include "common.h"
 #include "rng.h"
 
-static char *pattern;  /* slice_max + BODY_LINE bytes of the line pattern */
-static char *noise;    /* slice_max random bytes */
-static size_t slice_max;
+static char *pattern;  /* body_max_slice + BODY_LINE bytes of the line pattern */
+static char *noise;    /* body_max_slice random bytes */
+size_t body_max_slice; /* set once by body_init() */
 
 const char body_pad[PAD_RUN] = { [0 ... PAD_RUN - 1] = 'x' };
 
@@ -32,7 +32,7 @@ int body_init(size_t size)
 
 		memcpy(noise + i, &v, MIN((size_t)8, size - i));
 	}
-	slice_max = size;
+	body_max_slice = size;
 	return 0;
 }
 
@@ -43,22 +43,17 @@ void body_free(void)
 	pattern = noise = NULL;
 }
 
-size_t body_slice_max(void)
-{
-	return slice_max;
-}
-
 size_t body_slice(uint64_t off, size_t want, int random, const char **ptr)
 {
-	size_t n = MIN(want, slice_max);
+	size_t n = MIN(want, body_max_slice);
 
 	if (random) {
 		/* WHY: random bytes need no continuity, only variety; start
 		 * somewhere that changes with the offset. */
-		size_t start = (size_t)(off % slice_max);
+		size_t start = (size_t)(off % body_max_slice);
 
 		*ptr = noise + start;
-		return MIN(n, slice_max - start);
+		return MIN(n, body_max_slice - start);
 	}
 	*ptr = pattern + off % BODY_LINE;
 	return n;

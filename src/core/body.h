@@ -12,8 +12,13 @@
 int body_init(size_t size);
 void body_free(void);
 
-/* The longest slice body_slice() returns */
-size_t body_slice_max(void);
+/* The longest slice body_slice() returns (WHY inline: each response step
+ * asks it) */
+extern size_t body_max_slice;
+static inline size_t body_slice_max(void)
+{
+	return body_max_slice;
+}
 
 /* Points <*ptr> at the body bytes that start at offset <off> of the response
  * and returns how many follow contiguously, at most <want>. The pattern is

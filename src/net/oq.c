@@ -49,9 +49,10 @@ void oq_reset(struct oq *q)
 
 void oq_ref(struct oq *q, const void *p, size_t len)
 {
-	struct iovec *last = q->n ? &q->iov[q->n - 1] : NULL;
+	/* WHY busy, not 0: an iovec a ring send still holds is never grown */
+	struct iovec *last = q->n > q->busy ? &q->iov[q->n - 1] : NULL;
 
-	if (last && q->n > q->busy && (char *)last->iov_base + last->iov_len == (const char *)p) {
+	if (last && (char *)last->iov_base + last->iov_len == (const char *)p) {
 		last->iov_len += len;
 	} else {
 		BUG_ON(q->n >= OQ_IOV + 2);

@@ -174,6 +174,10 @@ int h1_stage_body(struct h1c *c)
 			stage_data(c, a.off, a.len);
 			if (c->ex->rs.chunked && !(c->chunk_left -= a.len))
 				oq_copy(q, "\r\n", 2);
+			/* WHY: a whole unchunked body ends here, without another
+			 * turn of room checks (most responses are one slice) */
+			if (!ex_left(c->ex) && !c->ex->rs.chunked && ex_end(c->ex) == EXA_END)
+				return 1;
 			break;
 		case EXA_PAUSE:
 			return 2;
