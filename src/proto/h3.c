@@ -12,28 +12,28 @@
 #include "xstream.h"
 
 static nghttp3_callbacks h3_cbs;
-static const struct xs_ops qs_ops;
+static const struct xs_ops h3s_ops;
 
-static struct qstream *qs_new(struct qconn *c, int64_t id)
+static struct h3s *h3s_new(struct h3c *c, int64_t id)
 {
 	struct worker *w = c->w;
 	struct list *n = list_pop(&qw(w)->free_qs);
-	struct qstream *s = n ? list_elem(n, struct qstream, node) : malloc(sizeof(*s));
+	struct h3s *s = n ? list_elem(n, struct h3s, node) : malloc(sizeof(*s));
 
 	if (!s)
 		return NULL;
 	s->c = c;
 	s->id = id;
 	s->fault = 0;
-	xs_init(&s->x, &w->loop, &qs_ops);
+	xs_init(&s->x, &w->loop, &h3s_ops);
 	list_add(&c->streams, &s->node);
 	c->nstreams++;
 	return s;
 }
 
-static void qs_free(struct qstream *s)
+static void h3s_free(struct h3s *s)
 {
-	struct qconn *c = s->c;
+	struct h3c *c = s->c;
 
 	xs_release(&s->x);
 	list_del(&s->node);
@@ -45,13 +45,13 @@ static void qs_free(struct qstream *s)
 void h3_release(struct worker *w)
 {
 	for (struct list *n; (n = list_pop(&qw(w)->free_qs));)
-		free(list_elem(n, struct qstream, node));
+		free(list_elem(n, struct h3s, node));
 }
 
-void h3_free_streams(struct qconn *c)
+void h3_free_streams(struct h3c *c)
 {
 	while (!list_empty(&c->streams))
-		qs_free(list_elem(c->streams.next, struct qstream, node));
+		h3s_free(list_elem(c->streams.next, struct h3s, node));
 }
 
 /* ---------- the response ---------- */
@@ -64,59 +64,59 @@ _Static_assert(sizeof(nghttp3_nv) == sizeof(struct xs_nv) &&
 static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, size_t veccnt,
 			       uint32_t *flags, void *cud, void *sud);
 
-static struct qstream *qs_of(struct xstream *x)
+static struct h3s *h3s_of(struct xstream *x)
 {
-	return container_of(x, struct qstream, x);
+	return container_of(x, struct h3s, x);
 }
 
 /* the stream cannot be answered (out of memory): reset, never left hanging */
-static void qs_fail(struct xstream *x)
+static void h3s_fail(struct xstream *x)
 {
-	struct qstream *s = qs_of(x);
+	struct h3s *s = h3s_of(x);
 
 	ctr_add(&s->c->w->st.errors, 1);
 	ngtcp2_conn_shutdown_stream(s->c->conn, s->id, NGHTTP3_H3_INTERNAL_ERROR);
 }
 
-static void qs_respond(struct xstream *x)
+static void h3s_respond(struct xstream *x)
 {
-	struct qstream *s = qs_of(x);
+	struct h3s *s = h3s_of(x);
 	nghttp3_data_reader dr = { read_data };
 	struct xs_nv *nv;
 	long n = xs_head_nv(x, &nv);
 
 	if (n < 0)
-		return qs_fail(x);
+		return h3s_fail(x);
 	ctr_add(&s->c->w->st.requests, 1);
 	if (nghttp3_conn_submit_response(s->c->h3, s->id, (nghttp3_nv *)nv, (size_t)n,
 					 ex_has_body(&x->ex) ? &dr : NULL))
-		qs_fail(x);
+		h3s_fail(x);
 	xs_nv_done(nv);
 }
 
-static void qs_resume(struct xstream *x)
+static void h3s_resume(struct xstream *x)
 {
-	struct qstream *s = qs_of(x);
+	struct h3s *s = h3s_of(x);
 
 	nghttp3_conn_resume_stream(s->c->h3, s->id);
 }
 
-static void qs_run(struct xstream *x)
+static void h3s_run(struct xstream *x)
 {
-	struct qconn *c = qs_of(x)->c;
+	struct h3c *c = h3s_of(x)->c;
 
 	quic_write(c);
 	quic_done(c);
 }
 
-static const struct xs_ops qs_ops = {
-	.respond = qs_respond,
-	.resume = qs_resume,
-	.fail = qs_fail,
-	.run = qs_run,
+static const struct xs_ops h3s_ops = {
+	.respond = h3s_respond,
+	.resume = h3s_resume,
+	.fail = h3s_fail,
+	.run = h3s_run,
 };
 
-static void qs_request_in(struct qstream *s, int end)
+static void h3s_request_in(struct h3s *s, int end)
 {
 	if (end)
 		s->x.flags |= XS_ENDREQ;
@@ -125,7 +125,7 @@ static void qs_request_in(struct qstream *s, int end)
 }
 
 /* the trailers, if any, close the stream after the body */
-static void qs_trailers(nghttp3_conn *h3, struct qstream *s, uint32_t *flags)
+static void h3s_trailers(nghttp3_conn *h3, struct h3s *s, uint32_t *flags)
 {
 	struct xs_nv nv[PLAN_MAX_FIELDS];
 	char lbuf[PLAN_DEC_SIZE];
@@ -136,7 +136,7 @@ static void qs_trailers(nghttp3_conn *h3, struct qstream *s, uint32_t *flags)
 		return;
 	*flags |= NGHTTP3_DATA_FLAG_NO_END_STREAM;
 	if (nghttp3_conn_submit_trailers(h3, s->id, (nghttp3_nv *)nv, nt))
-		qs_fail(&s->x);
+		h3s_fail(&s->x);
 }
 
 /* DATA for the stream: the generator's actions as slices of the prebuilt
@@ -144,7 +144,7 @@ static void qs_trailers(nghttp3_conn *h3, struct qstream *s, uint32_t *flags)
 static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, size_t veccnt,
 			       uint32_t *flags, void *cud, void *sud)
 {
-	struct qstream *s = sud;
+	struct h3s *s = sud;
 	struct exch *x = &s->x.ex;
 	uint64_t frame = ex_frame(x), budget = frame ? frame : UINT64_MAX;
 	struct ex_action a = { .act = EXA_DATA };
@@ -176,12 +176,12 @@ static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, s
 		if (n)
 			break;
 		if (xs_pause(&s->x, a.until_us) < 0) {
-			qs_fail(&s->x);
+			h3s_fail(&s->x);
 			return NGHTTP3_ERR_CALLBACK_FAILURE;
 		}
 		return NGHTTP3_ERR_WOULDBLOCK;
 	case EXA_END:
-		qs_trailers(h3, s, flags);
+		h3s_trailers(h3, s, flags);
 		break;
 	case EXA_DATA:
 		break;
@@ -190,12 +190,12 @@ static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, s
 }
 
 /* x= resets the stream, X= closes the connection, once the bytes before went out */
-void h3_faults(struct qconn *c)
+void h3_faults(struct h3c *c)
 {
 	struct list *n, *tmp;
 
 	list_each_safe(n, tmp, &c->streams) {
-		struct qstream *s = list_elem(n, struct qstream, node);
+		struct h3s *s = list_elem(n, struct h3s, node);
 
 		if (!c->nfaults)
 			break;
@@ -214,7 +214,7 @@ void h3_faults(struct qconn *c)
 
 /* ---------- nghttp3 callbacks ---------- */
 
-static void consume(struct qconn *c, int64_t id, size_t n)
+static void consume(struct h3c *c, int64_t id, size_t n)
 {
 	ngtcp2_conn_extend_max_stream_offset(c->conn, id, n);
 	ngtcp2_conn_extend_max_offset(c->conn, n);
@@ -222,10 +222,10 @@ static void consume(struct qconn *c, int64_t id, size_t n)
 
 static int begin_headers(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
 {
-	struct qstream *s;
+	struct h3s *s;
 
 	(void)sud;
-	if (!(s = qs_new(cud, id)))
+	if (!(s = h3s_new(cud, id)))
 		return NGHTTP3_ERR_CALLBACK_FAILURE;
 	nghttp3_conn_set_stream_user_data(h3, id, s);
 	return 0;
@@ -234,7 +234,7 @@ static int begin_headers(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
 static int recv_header(nghttp3_conn *h3, int64_t id, int32_t token, nghttp3_rcbuf *name,
 		       nghttp3_rcbuf *value, uint8_t flags, void *cud, void *sud)
 {
-	struct qstream *s = sud;
+	struct h3s *s = sud;
 	nghttp3_vec n = nghttp3_rcbuf_get_buf(name), v = nghttp3_rcbuf_get_buf(value);
 
 	(void)h3, (void)id, (void)token, (void)flags, (void)cud;
@@ -245,27 +245,27 @@ static int recv_header(nghttp3_conn *h3, int64_t id, int32_t token, nghttp3_rcbu
 
 static int end_headers(nghttp3_conn *h3, int64_t id, int fin, void *cud, void *sud)
 {
-	struct qstream *s = sud;
-	struct qconn *c = cud;
+	struct h3s *s = sud;
+	struct h3c *c = cud;
 
 	(void)h3, (void)id;
 	if (!s)
 		return 0;
 	xs_headers_done(&s->x, &c->w->rng);
-	qs_request_in(s, fin);
+	h3s_request_in(s, fin);
 	return 0;
 }
 
 static int recv_data(nghttp3_conn *h3, int64_t id, const uint8_t *data, size_t len, void *cud,
 		     void *sud)
 {
-	struct qstream *s = sud;
+	struct h3s *s = sud;
 
 	(void)h3, (void)data;
 	consume(cud, id, len);
 	if (s) {
 		s->x.body_read += len;
-		qs_request_in(s, 0);
+		h3s_request_in(s, 0);
 	}
 	return 0;
 }
@@ -281,7 +281,7 @@ static int end_stream(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
 {
 	(void)h3, (void)id, (void)cud;
 	if (sud)
-		qs_request_in(sud, 1);
+		h3s_request_in(sud, 1);
 	return 0;
 }
 
@@ -289,13 +289,13 @@ static int stream_close(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, 
 {
 	(void)h3, (void)id, (void)code, (void)cud;
 	if (sud)
-		qs_free(sud);
+		h3s_free(sud);
 	return 0;
 }
 
 static int stop_sending(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, void *sud)
 {
-	struct qconn *c = cud;
+	struct h3c *c = cud;
 
 	(void)h3, (void)sud;
 	return ngtcp2_conn_shutdown_stream_read(c->conn, id, code) ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
@@ -303,7 +303,7 @@ static int stop_sending(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, 
 
 static int reset_stream(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, void *sud)
 {
-	struct qconn *c = cud;
+	struct h3c *c = cud;
 
 	(void)h3, (void)sud;
 	return ngtcp2_conn_shutdown_stream_write(c->conn, id, code) ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
@@ -326,7 +326,7 @@ int h3_init(void)
 }
 
 /* the HTTP/3 session once 1-RTT keys exist: control and QPACK streams */
-int h3_setup(struct qconn *c)
+int h3_setup(struct h3c *c)
 {
 	nghttp3_settings st;
 	int64_t ctrl, enc, dec;
@@ -347,7 +347,7 @@ int h3_setup(struct qconn *c)
 	return 0;
 }
 
-int h3_recv_stream(struct qconn *c, int64_t id, const uint8_t *data, size_t len, int fin)
+int h3_recv_stream(struct h3c *c, int64_t id, const uint8_t *data, size_t len, int fin)
 {
 	nghttp3_ssize n;
 

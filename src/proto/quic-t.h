@@ -23,11 +23,11 @@ struct udp_ep {
 	socklen_t locallen;
 };
 
-struct qconn;
+struct h3c;
 
 /* an HTTP/3 request stream */
-struct qstream {
-	struct qconn *c;
+struct h3s {
+	struct h3c *c;
 	struct list node;    /* on the connection's streams or the free list */
 	struct timer tm;
 	int64_t id;
@@ -36,12 +36,13 @@ struct qstream {
 	struct xstream x;
 };
 
-/* qconn flags */
+/* h3c flags */
 #define QC_DEAD     0x01 /* free at the end of this turn */
 #define QC_CLOSE    0x02 /* send CONNECTION_CLOSE, then free (X=, drain) */
 #define QC_DRAINING 0x04 /* peer closed: nothing more to send */
 
-struct qconn {
+/* a QUIC connection and its HTTP/3 session */
+struct h3c {
 	nghttp3_conn *h3;    /* first: the shared callbacks find it there (qh3.h) */
 	struct timer tm;
 	struct worker *w;

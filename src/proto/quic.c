@@ -37,7 +37,7 @@ static int no_gso;             /* the kernel refused UDP_SEGMENT once */
 
 struct cident {
 	struct cident *next;
-	struct qconn *c;
+	struct h3c *c;
 	ngtcp2_cid cid;
 };
 
@@ -54,7 +54,7 @@ static unsigned cid_hash(const uint8_t *p, size_t len)
 	return h & ((1 << MAP_BITS) - 1);
 }
 
-static struct qconn *cid_find(struct cidmap *m, const uint8_t *p, size_t len)
+static struct h3c *cid_find(struct cidmap *m, const uint8_t *p, size_t len)
 {
 	for (struct cident *e = m->b[cid_hash(p, len)]; e; e = e->next)
 		if (e->cid.datalen == len && !memcmp(e->cid.data, p, len))
@@ -62,7 +62,7 @@ static struct qconn *cid_find(struct cidmap *m, const uint8_t *p, size_t len)
 	return NULL;
 }
 
-static int cid_add(struct cidmap *m, const ngtcp2_cid *cid, struct qconn *c)
+static int cid_add(struct cidmap *m, const ngtcp2_cid *cid, struct h3c *c)
 {
 	struct cident *e = malloc(sizeof(*e));
 	unsigned h = cid_hash(cid->data, cid->datalen);
@@ -94,7 +94,7 @@ static void cid_del(struct cidmap *m, const ngtcp2_cid *cid)
 /* ---------- sending ---------- */
 
 /* one sendmsg of <n> packets of <seg> bytes (the last may be shorter) */
-static void udp_send(struct qconn *c, const uint8_t *buf, size_t len, size_t seg)
+static void udp_send(struct h3c *c, const uint8_t *buf, size_t len, size_t seg)
 {
 	char ctrl[CMSG_SPACE(sizeof(uint16_t))] = { 0 };
 	struct iovec iov = { (void *)buf, len };
@@ -123,7 +123,7 @@ static void udp_send(struct qconn *c, const uint8_t *buf, size_t len, size_t seg
 		udp_send(c, buf + off, MIN(seg, len - off), seg);
 }
 
-static void qconn_close_now(struct qconn *c, const ngtcp2_connection_close_error *ccerr)
+static void h3c_close_now(struct h3c *c, const ngtcp2_connection_close_error *ccerr)
 {
 	ngtcp2_path_storage ps;
 	ngtcp2_pkt_info pi;
@@ -140,7 +140,7 @@ static void qconn_close_now(struct qconn *c, const ngtcp2_connection_close_error
 }
 
 /* the error behind <rv> as a CONNECTION_CLOSE */
-static void qconn_fail(struct qconn *c, int rv)
+static void h3c_fail(struct h3c *c, int rv)
 {
 	ngtcp2_connection_close_error ccerr;
 
@@ -157,10 +157,10 @@ static void qconn_fail(struct qconn *c, int rv)
 			&ccerr, ngtcp2_conn_get_tls_alert(c->conn), NULL, 0);
 	else
 		ngtcp2_connection_close_error_set_transport_error_liberr(&ccerr, rv, NULL, 0);
-	qconn_close_now(c, &ccerr);
+	h3c_close_now(c, &ccerr);
 }
 
-void quic_write(struct qconn *c)
+void quic_write(struct h3c *c)
 {
 	uint8_t *buf = qw(c->w)->txbuf;
 	size_t len = 0, seg = 0, max = ngtcp2_conn_get_max_tx_udp_payload_size(c->conn);
@@ -174,7 +174,7 @@ void quic_write(struct qconn *c)
 		ngtcp2_ssize n = qw_packet(c->conn, c->h3, &ps.path, buf + len, max, now);
 
 		if (n < 0) {
-			qconn_fail(c, (int)n);
+			h3c_fail(c, (int)n);
 			return;
 		}
 		if (n > 0 && !seg)
@@ -212,7 +212,7 @@ static void rand_cb(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx)
 static int new_cid_cb(ngtcp2_conn *conn, ngtcp2_cid *cid, uint8_t *token, size_t len,
 		      void *user)
 {
-	struct qconn *c = user;
+	struct h3c *c = user;
 	ngtcp2_rand_ctx ctx = { &c->w->rng };
 
 	(void)conn;
@@ -226,7 +226,7 @@ static int new_cid_cb(ngtcp2_conn *conn, ngtcp2_cid *cid, uint8_t *token, size_t
 
 static int remove_cid_cb(ngtcp2_conn *conn, const ngtcp2_cid *cid, void *user)
 {
-	struct qconn *c = user;
+	struct h3c *c = user;
 
 	(void)conn;
 	cid_del(qw(c->w)->cids, cid);
@@ -252,7 +252,7 @@ static int recv_stream_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_
 static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t code,
 			   void *user, void *suser)
 {
-	struct qconn *c = user;
+	struct h3c *c = user;
 	int rv;
 
 	(void)suser;
@@ -268,7 +268,7 @@ static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64
 
 static int max_bidi_cb(ngtcp2_conn *conn, uint64_t max, void *user)
 {
-	struct qconn *c = user;
+	struct h3c *c = user;
 
 	(void)conn;
 	if (c->h3)
@@ -278,7 +278,7 @@ static int max_bidi_cb(ngtcp2_conn *conn, uint64_t max, void *user)
 
 static int handshake_done_cb(ngtcp2_conn *conn, void *user)
 {
-	struct qconn *c = user;
+	struct h3c *c = user;
 
 	(void)conn;
 	if (cfg.debug)
@@ -305,7 +305,7 @@ static const ngtcp2_callbacks quic_cbs = {
 
 /* ---------- connections ---------- */
 
-static void qconn_params(ngtcp2_transport_params *tp, const ngtcp2_pkt_hd *hd,
+static void h3c_params(ngtcp2_transport_params *tp, const ngtcp2_pkt_hd *hd,
 			 const ngtcp2_cid *scid, const ngtcp2_cid *odcid)
 {
 	ngtcp2_transport_params_default(tp);
@@ -327,13 +327,13 @@ static void qconn_params(ngtcp2_transport_params *tp, const ngtcp2_pkt_hd *hd,
 						     sizeof(reset_secret), scid);
 }
 
-static void qconn_timer_cb(struct loop *l, struct timer *t);
+static void h3c_timer_cb(struct loop *l, struct timer *t);
 
-static struct qconn *qconn_new(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt_hd *hd,
+static struct h3c *h3c_new(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt_hd *hd,
 			       const struct sockaddr_storage *peer, socklen_t peerlen,
 			       const ngtcp2_cid *odcid)
 {
-	struct qconn *c = calloc(1, sizeof(*c));
+	struct h3c *c = calloc(1, sizeof(*c));
 	ngtcp2_settings st;
 	ngtcp2_transport_params tp;
 	ngtcp2_cid scid;
@@ -348,7 +348,7 @@ static struct qconn *qconn_new(struct worker *w, struct udp_ep *ep, const ngtcp2
 	c->ep = ep;
 	c->peer = *peer;
 	c->peerlen = peerlen;
-	c->tm = (struct timer){ 0, 0, qconn_timer_cb };
+	c->tm = (struct timer){ 0, 0, h3c_timer_cb };
 	c->odcid = hd->dcid;
 	scid.datalen = QUIC_SCIDLEN;
 	rand_cb(scid.data, scid.datalen, &rctx);
@@ -358,7 +358,7 @@ static struct qconn *qconn_new(struct worker *w, struct udp_ep *ep, const ngtcp2
 	st.max_stream_window = 16 << 20;
 	st.max_window = 24 << 20;
 	st.handshake_timeout = cfg.head_ms * NGTCP2_MILLISECONDS;
-	qconn_params(&tp, hd, &scid, odcid);
+	h3c_params(&tp, hd, &scid, odcid);
 	if (ngtcp2_conn_server_new(&c->conn, &hd->scid, &scid, &path, hd->version, &quic_cbs,
 				   &st, &tp, NULL, c) || qtls_session(&qtls, &c->tls, 1, &c->conn, &c->ref) ||
 	    cid_add(qw(w)->cids, &scid, c) || cid_add(qw(w)->cids, &c->odcid, c)) {
@@ -377,7 +377,7 @@ static struct qconn *qconn_new(struct worker *w, struct udp_ep *ep, const ngtcp2
 	return c;
 }
 
-static void qconn_free(struct qconn *c)
+static void h3c_free(struct h3c *c)
 {
 	struct worker *w = c->w;
 	ngtcp2_cid inl[16], *ids = inl;
@@ -403,7 +403,7 @@ static void qconn_free(struct qconn *c)
 }
 
 /* after any work on <c>: close it, or re-arm its timer */
-void quic_done(struct qconn *c)
+void quic_done(struct h3c *c)
 {
 	ngtcp2_tstamp exp;
 
@@ -412,10 +412,10 @@ void quic_done(struct qconn *c)
 
 		ngtcp2_connection_close_error_default(&ccerr);
 		ngtcp2_connection_close_error_set_application_error(&ccerr, c->close_code, NULL, 0);
-		qconn_close_now(c, &ccerr);
+		h3c_close_now(c, &ccerr);
 	}
 	if (c->flags & QC_DEAD) {
-		qconn_free(c);
+		h3c_free(c);
 		return;
 	}
 	exp = ngtcp2_conn_get_expiry(c->conn);
@@ -423,14 +423,14 @@ void quic_done(struct qconn *c)
 		timer_arm(&c->w->loop.timers, &c->tm, (exp + 999) / 1000);
 }
 
-static void qconn_timer_cb(struct loop *l, struct timer *t)
+static void h3c_timer_cb(struct loop *l, struct timer *t)
 {
-	struct qconn *c = container_of(t, struct qconn, tm);
+	struct h3c *c = container_of(t, struct h3c, tm);
 	int rv = ngtcp2_conn_handle_expiry(c->conn, (ngtcp2_tstamp)clock_ns());
 
 	(void)l;
 	if (rv)
-		qconn_fail(c, rv);
+		h3c_fail(c, rv);
 	else
 		quic_write(c);
 	quic_done(c);
@@ -526,7 +526,7 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 	ngtcp2_version_cid vc;
 	ngtcp2_pkt_hd hd;
 	ngtcp2_pkt_info pi = { 0 };
-	struct qconn *c;
+	struct h3c *c;
 	ngtcp2_path path;
 	int rv = ngtcp2_pkt_decode_version_cid(&vc, p, len, QUIC_SCIDLEN);
 
@@ -547,14 +547,14 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 		if (ngtcp2_accept(&hd, p, len) || qw(w)->nconns >= cfg.quic_max_conns || w->draining ||
 		    !address_check(w, ep, &hd, peer, peerlen, &odcid))
 			return;
-		if (!(c = qconn_new(w, ep, &hd, peer, peerlen, cfg.quic_retry ? &odcid : NULL)))
+		if (!(c = h3c_new(w, ep, &hd, peer, peerlen, cfg.quic_retry ? &odcid : NULL)))
 			return;
 	}
 	path = (ngtcp2_path){ { (ngtcp2_sockaddr *)&ep->local, ep->locallen },
 			      { (ngtcp2_sockaddr *)peer, peerlen }, NULL };
 	rv = ngtcp2_conn_read_pkt(c->conn, &path, &pi, p, len, (ngtcp2_tstamp)clock_ns());
 	if (rv)
-		qconn_fail(c, rv);
+		h3c_fail(c, rv);
 	else
 		quic_write(c);
 	quic_done(c);
@@ -627,7 +627,7 @@ static void quic_drain(struct worker *w)
 	struct list *n, *tmp;
 
 	list_each_safe(n, tmp, &qw(w)->conns) {
-		struct qconn *c = list_elem(n, struct qconn, node);
+		struct h3c *c = list_elem(n, struct h3c, node);
 
 		if (!c->nstreams) {
 			c->flags |= QC_CLOSE;
@@ -643,7 +643,7 @@ static void quic_drain(struct worker *w)
 static void quic_close_all(struct worker *w)
 {
 	while (qw(w) && !list_empty(&qw(w)->conns)) {
-		struct qconn *c = list_elem(qw(w)->conns.next, struct qconn, node);
+		struct h3c *c = list_elem(qw(w)->conns.next, struct h3c, node);
 
 		c->flags |= QC_CLOSE;
 		c->close_code = NGHTTP3_H3_NO_ERROR;

@@ -6,18 +6,18 @@
 #include "quic-t.h"
 
 /* for the HTTP/3 layer (h3.c) */
-int h3_setup(struct qconn *c);
-int h3_recv_stream(struct qconn *c, int64_t id, const uint8_t *data, size_t len, int fin);
-void h3_free_streams(struct qconn *c);
-void h3_faults(struct qconn *c);
+int h3_setup(struct h3c *c);
+int h3_recv_stream(struct h3c *c, int64_t id, const uint8_t *data, size_t len, int fin);
+void h3_free_streams(struct h3c *c);
+void h3_faults(struct h3c *c);
 int h3_init(void);
 /* frees the worker's free list of HTTP/3 streams */
 void h3_release(struct worker *w);
 
 /* for h3.c: flush what can be written now */
-void quic_write(struct qconn *c);
+void quic_write(struct h3c *c);
 /* after any work on <c>: closes it if it must, else re-arms its timer;
  * <c> may be freed */
-void quic_done(struct qconn *c);
+void quic_done(struct h3c *c);
 
 #endif
