@@ -71,8 +71,10 @@ SKIP: {
     waitpid $spid, 0;
     my $cnt = do { local (@ARGV, $/) = $st; <> } // '';
     my $io = 0;
-    $io += $1 while $cnt =~ /^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)(?:\s+\d+)?\s+(?:recvfrom|recvmsg|read|sendto|sendmsg|write|writev)\s*$/mg;
-    ok($io < 100, "2000 h2c requests, $io recv/send syscalls (the rest through the ring)");
+    # WHY not read/write: start-up reads files, a sanitizer's runtime too;
+    # sockets are read by recv (recvfrom) and written by writev or sendmsg
+    $io += $1 while $cnt =~ /^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)(?:\s+\d+)?\s+(?:recvfrom|recvmsg|sendto|sendmsg|writev)\s*$/mg;
+    ok($io < 20, "2000 h2c requests, $io socket recv/send syscalls (all through the ring; 402 when h2c left it)");
     unlink $st;
 }
 
