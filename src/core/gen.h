@@ -122,10 +122,6 @@ struct ex_action {
 
 /* the pause is over: the next piece may go */
 void ex_resume(struct exch *x);
-static inline int ex_paused(const struct exch *x)
-{
-	return x->paused;
-}
 
 /* whether the bytes of ex_slice() must be copied before the next request is
  * read (they live in the request's buffer: E=1) */
