@@ -408,7 +408,9 @@ static int h2c_flush(struct h2c *c)
 	if (!(c->flags & H2C_WR_READY) && oq_pending(&c->oq))
 		return 0;
 	r = oq_flush(&c->oq, &c->x, &sent);
-	if (sent) {
+	/* WHY a ring send too: --send-timeout counts from when it went out,
+	 * not from the last recv before a long t= wait */
+	if (sent || (r == 0 && c->x.rio)) {
 		c->last_act = c->w->loop.now_ms;
 		ctr_add(&c->w->st.bytes_out, sent);
 	}
