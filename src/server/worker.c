@@ -20,6 +20,7 @@
 #include "worker.h"
 
 #define ACCEPT_BURST 64
+#define EMFILE_PAUSE_MS 100 /* out of descriptors: accept again after this */
 
 struct listener {
 	struct ev ev;
@@ -34,6 +35,7 @@ struct wthread {
 	struct listener lst[2 * CFG_MAX_LISTEN];
 	int nlst;
 	int paused;          /* listeners off: -n reached or out of descriptors */
+	uint64_t fd_wait;    /* ms: out of descriptors, no accept before then */
 	uint64_t drain_end;  /* ms: end of a graceful drain, 0 when none */
 };
 
@@ -60,8 +62,10 @@ static void conn_gone(struct worker *w)
 {
 	struct wthread *t = wthread_of(w);
 
-	if (t->paused && !w->draining)
+	if (t->paused && !w->draining) {
+		t->fd_wait = 0;
 		listeners_set(t, 1);
+	}
 }
 
 /* WHY: set on the listener, Linux copies these options to every accepted
@@ -94,8 +98,14 @@ static void accept_cb(struct loop *l, struct ev *e, uint32_t events)
 		}
 		fd = accept4(e->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
-			if (errno == EMFILE || errno == ENFILE)
+			/* WHY a pause: the pending connection stays readable, so the
+			 * listeners re-enabled at the next turn would spin on EMFILE
+			 * (12,000 failed accepts a second); a closing connection
+			 * frees a descriptor and ends the pause early */
+			if (errno == EMFILE || errno == ENFILE) {
 				listeners_set(t, 0);
+				t->fd_wait = t->w.loop.now_ms + EMFILE_PAUSE_MS;
+			}
 			return;
 		}
 		if (cfg.debug)
@@ -137,7 +147,8 @@ static void *worker_main(void *arg)
 			worker_drain_start(t);
 		if (t->drain_end && (!sess_live(w) || w->loop.now_ms >= t->drain_end))
 			break;
-		if (t->paused && !w->draining && sess_count() < cfg.maxconn)
+		if (t->paused && !w->draining && sess_count() < cfg.maxconn &&
+		    w->loop.now_ms >= t->fd_wait)
 			listeners_set(t, 1);
 	}
 	sess_thread_free(w);
