@@ -1,4 +1,6 @@
 /* Log-linear latency histogram: fixed memory, no allocation per sample, merged at the end. */
+#include <math.h>
+
 #include "hist.h"
 
 /* bucket of <v>: exponent row, then a linear slot within it */
@@ -35,8 +37,11 @@ void hist_add(struct hist *h, uint64_t us)
 
 	bucket(us, &e, &s);
 	h->b[e][s]++;
+	if (!h->n || us < h->min)
+		h->min = us;
 	h->n++;
 	h->sum += us;
+	h->sumsq += (double)us * (double)us;
 	if (us > h->max)
 		h->max = us;
 }
@@ -46,8 +51,11 @@ void hist_merge(struct hist *dst, const struct hist *src)
 	for (unsigned e = 0; e < HIST_EXP; e++)
 		for (unsigned s = 0; s < HIST_SUB; s++)
 			dst->b[e][s] += src->b[e][s];
+	if (src->n && (!dst->n || src->min < dst->min))
+		dst->min = src->min;
 	dst->n += src->n;
 	dst->sum += src->sum;
+	dst->sumsq += src->sumsq;
 	if (src->max > dst->max)
 		dst->max = src->max;
 }
@@ -73,4 +81,24 @@ uint64_t hist_quantile(const struct hist *h, double q)
 			}
 		}
 	return h->max;
+}
+
+double hist_mean(const struct hist *h)
+{
+	return h->n ? (double)h->sum / (double)h->n : 0;
+}
+
+double hist_stddev(const struct hist *h)
+{
+	double m = hist_mean(h), v;
+
+	if (h->n < 2)
+		return 0;
+	v = h->sumsq / (double)h->n - m * m;
+	return v > 0 ? sqrt(v) : 0;
+}
+
+uint64_t hist_bucket_value(unsigned i)
+{
+	return bucket_value(i / HIST_SUB, i % HIST_SUB);
 }

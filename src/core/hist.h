@@ -9,14 +9,21 @@
 
 struct hist {
 	uint64_t n;
-	uint64_t max;
+	uint64_t min, max;           /* min: meaningful when n > 0 */
 	uint64_t sum;
+	double sumsq;                /* for the standard deviation */
 	uint32_t b[HIST_EXP][HIST_SUB];
 };
+
+#define HIST_BUCKETS (HIST_EXP * HIST_SUB)
 
 void hist_add(struct hist *h, uint64_t us);
 void hist_merge(struct hist *dst, const struct hist *src);
 /* the value at quantile <q> (0..1), in microseconds; 0 when empty */
 uint64_t hist_quantile(const struct hist *h, double q);
+double hist_mean(const struct hist *h);
+double hist_stddev(const struct hist *h);
+/* the upper edge of flat bucket <i> (row * HIST_SUB + slot), in microseconds */
+uint64_t hist_bucket_value(unsigned i);
 
 #endif

@@ -3,12 +3,13 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "common.h"
 #include "lc.h"
-#include "tls.h"
 
 #include <openssl/ssl.h>
 
@@ -18,65 +19,223 @@ static void on_signal(int sig)
 	lc_interrupt();
 }
 
-/* the client's TLS context, offering what the URL and --h1/--h2 allow */
-static SSL_CTX *client_ctx(void)
+static uint64_t mono_us(void)
 {
-	static const unsigned char alpn_any[] = "\x02h2\x08http/1.1", alpn_h2[] = "\x02h2",
-				   alpn_h1[] = "\x08http/1.1";
+	return (uint64_t)clock_ns() / 1000;
+}
 
-	switch (lc_target.proto) {
-	case LC_H2: return tls_client_ctx(alpn_h2, sizeof(alpn_h2) - 1);
-	case LC_H1: return tls_client_ctx(alpn_h1, sizeof(alpn_h1) - 1);
-	default: return tls_client_ctx(alpn_any, sizeof(alpn_any) - 1);
+static double epoch_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* interval <k> of every thread, merged: 1, 0 when no thread has it and all
+ * ended, -1 when one is still recording it */
+static int ival_take(struct lc_thread *ts, unsigned k, struct lc_ival *out)
+{
+	int have = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < lc_opts.threads; i++) {
+		int ended = atomic_load_explicit(&ts[i].ended, memory_order_acquire);
+		uint32_t pub = atomic_load_explicit(&ts[i].ival_pub, memory_order_acquire);
+		const struct lc_ival *v = &ts[i].ring[k % LC_IVAL_RING];
+
+		if (pub <= k) {
+			if (!ended)
+				return -1;
+			continue;
+		}
+		if (!have || v->from_us < out->from_us)
+			out->from_us = v->from_us;
+		if (v->to_us > out->to_us)
+			out->to_us = v->to_us;
+		out->reqs += v->reqs;
+		out->errors += v->errors;
+		out->bytes += v->bytes;
+		hist_merge(&out->lat, &v->lat);
+		have = 1;
 	}
+	for (int i = 0; i < lc_opts.threads; i++)
+		atomic_store_explicit(&ts[i].ival_read, k + 1, memory_order_release);
+	return have;
+}
+
+static void series_add(struct lc_series *s, const struct lc_ival *v)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct lc_ival *nv = realloc(s->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return; /* WHY: the page then lacks the tail of the series; the run goes on */
+		s->v = nv;
+		s->cap = cap;
+	}
+	s->v[s->n++] = *v;
+}
+
+/* the main thread while the run goes: intervals, the progress line */
+static void monitor(struct lc_thread *ts, uint64_t start, struct lc_series *ser)
+{
+	static struct lc_ival v;
+	int tty = !lc_opts.quiet && !lc_opts.json && !lc_opts.interval_us && isatty(2);
+	uint64_t last = 0, next_line = start + 1000000;
+	unsigned k = 0;
+
+	for (;;) {
+		int alive = 0, r;
+		uint64_t done = 0;
+
+		usleep(20000);
+		for (int i = 0; i < lc_opts.threads; i++) {
+			alive += !atomic_load_explicit(&ts[i].ended, memory_order_acquire);
+			done += ts[i].progress;
+		}
+		while (lc_opts.series_us && (r = ival_take(ts, k, &v)) > 0) {
+			series_add(ser, &v);
+			if (lc_opts.interval_us)
+				lc_ival_json(stdout, &v, ts[0].record_from_us, k);
+			k++;
+		}
+		if (tty && mono_us() >= next_line && !lc_fatal()) {
+			fprintf(stderr, "\r  %5.1f s  %10.0f req/s  ", (mono_us() - start) / 1e6, (double)(done - last));
+			last = done;
+			next_line += 1000000;
+		}
+		if (!alive)
+			break;
+	}
+	if (tty)
+		fprintf(stderr, "\r%60s\r", "");
+}
+
+/* one line saying why nothing was answered */
+static void why_nothing(const struct lc_stats *T)
+{
+	uint64_t errs = lc_stats_errors(T);
+
+	if (errs) {
+		fprintf(stderr, "hxload: no request was answered: %llu errors (", (unsigned long long)errs);
+		for (int i = 0, first = 1; i < E_MAX; i++)
+			if (T->errors[i]) {
+				fprintf(stderr, "%s%s %llu", first ? "" : ", ", lc_err_names[i],
+					(unsigned long long)T->errors[i]);
+				first = 0;
+			}
+		fprintf(stderr, ")\n");
+	} else if (T->sent) {
+		fprintf(stderr, "hxload: no request was answered: %llu sent, still in flight at the end\n",
+			(unsigned long long)T->sent);
+	} else {
+		fprintf(stderr, "hxload: no request was sent (the rate, -n or the duration allowed none)\n");
+	}
+}
+
+int lc_finish(const struct lc_stats *T, const struct lc_meta *m, const struct lc_series *s,
+	      int json, const char *html, const char *fail_on)
+{
+	if (json)
+		lc_report_json(stdout, T, m, 1);
+	else
+		lc_report_text(stdout, T, m);
+	fflush(stdout);
+	if (html && lc_report_html(html, T, m, s) < 0) {
+		fprintf(stderr, "hxload: --html '%s': cannot write it\n", html);
+		return 2;
+	}
+	if (!T->reqs) {
+		why_nothing(T);
+		return 1;
+	}
+	if (fail_on && lc_check(fail_on, T, m))
+		return 3;
+	return 0;
+}
+
+/* --start-at: sleeps until then (epoch seconds) */
+static void wait_start(double at)
+{
+	struct timespec ts = { (time_t)at, (long)((at - (double)(time_t)at) * 1e9) };
+
+	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) && !lc_interrupted())
+		;
+}
+
+static void meta_fill(struct lc_meta *m, struct lc_thread *ts, double start_epoch)
+{
+	uint64_t closed = 0;
+
+	snprintf(m->label, sizeof(m->label), "%s", lc_opts.label ? lc_opts.label : "");
+	snprintf(m->url, sizeof(m->url), "%s", lc_target.url);
+	snprintf(m->cmdline, sizeof(m->cmdline), "%s", lc_opts.cmdline);
+	snprintf(m->version, sizeof(m->version), "%s", HX_VERSION);
+	gethostname(m->host, sizeof(m->host) - 1);
+	m->start = start_epoch + lc_opts.warmup_us / 1e6;
+	m->end = epoch_now();
+	m->runs = 1;
+	m->target_rps = lc_rate_mean(&lc_opts);
+	for (int i = 0; i < lc_opts.threads; i++)
+		closed = MAX(closed, ts[i].closed_us ? ts[i].closed_us : mono_us());
+	m->secs = closed > ts[0].record_from_us ? (closed - ts[0].record_from_us) / 1e6 : 1e-6;
 }
 
 int main(int argc, char **argv)
 {
 	struct lc_thread *ts;
-	static struct lc_total T;
+	static struct lc_stats T;
+	static struct lc_series ser;
+	struct lc_meta m = { 0 };
 	uint64_t start;
+	double start_epoch;
+	int rc;
 
+	if (argc > 1 && !strcmp(argv[1], "merge"))
+		return lc_merge_main(argc - 1, argv + 1);
 	lc_cli(argc, argv);
-	if (lc_target.tls && !(lc_tls = client_ctx()))
+	if (lc_target.tls && lc_tls_init() < 0)
 		lc_die("%s", "cannot create the TLS context");
 	/* WHY before the threads: the libraries' globals are made once */
 	if (lc_protos_init() < 0)
-		lc_die("%s", "cannot initialise the HTTP/2 or QUIC library");
+		lc_die("%s", "cannot initialise the HTTP/2 or QUIC library (or read --cert, --cacert)");
+	if (lc_opts.log && lc_log_open(lc_opts.log) < 0)
+		lc_die("--log: cannot create '%s'", lc_opts.log);
+	lc_opts.series_us = lc_opts.interval_us ? lc_opts.interval_us : lc_opts.html ? 1000000 : 0;
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	ts = calloc((size_t)lc_opts.threads, sizeof(*ts));
-	if (!ts)
+	if (!(ts = calloc((size_t)lc_opts.threads, sizeof(*ts))))
 		lc_die("%s", "out of memory");
-	start = (uint64_t)clock_ns() / 1000;
+	if (lc_opts.start_at > 0)
+		wait_start(lc_opts.start_at);
+	start = mono_us();
+	start_epoch = epoch_now();
 	for (int i = 0; i < lc_opts.threads; i++)
 		lc_thread_init(&ts[i], i, start);
 	for (int i = 0; i < lc_opts.threads; i++)
 		pthread_create(&ts[i].th, NULL, lc_thread_main, &ts[i]);
-	if (!lc_opts.quiet && !lc_opts.json && isatty(2))
-		lc_progress(ts, start);
+	monitor(ts, start, &ser);
 	for (int i = 0; i < lc_opts.threads; i++) {
 		pthread_join(ts[i].th, NULL);
-		lc_total_add(&T, &ts[i]);
-		lc_thread_free(&ts[i]);
+		lc_stats_add(&T, &ts[i].st);
 	}
+	meta_fill(&m, ts, start_epoch);
+	for (int i = 0; i < lc_opts.threads; i++)
+		lc_thread_free(&ts[i]);
 	free(ts);
-	free(lc_target.req);
 	SSL_CTX_free(lc_tls);
 	lc_protos_free();
-	if (!lc_opts.quiet && !lc_opts.json && isatty(2))
-		fprintf(stderr, "\r%60s\r", "");
 	if (lc_fatal()) {
 		fprintf(stderr, "%s\n", lc_fatal());
 		return 1;
 	}
-	T.secs = ((uint64_t)clock_ns() / 1000 - start - lc_opts.warmup_us) / 1e6;
-	if (T.secs <= 0)
-		T.secs = 1e-6;
-	if (lc_opts.json)
-		lc_report_json(&T);
-	else
-		lc_report_text(&T);
-	return T.reqs ? 0 : 1;
+	rc = lc_finish(&T, &m, &ser, lc_opts.json, lc_opts.html, lc_opts.fail_on);
+	free(ser.v);
+	for (int i = 0; i < lc_target.npaths; i++)
+		free(lc_target.paths[i].req), free(lc_target.paths[i].path);
+	free(lc_target.paths);
+	return rc;
 }

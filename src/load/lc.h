@@ -3,59 +3,103 @@
 #define HX_LC_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/socket.h>
 
 #include "h1_parse.h"
 #include "hist.h"
 #include "oq.h"
 #include "loop.h"
+#include "rng.h"
 #include "xprt.h"
 
 typedef struct ssl_ctx_st SSL_CTX;
+typedef struct ssl_session_st SSL_SESSION;
 
-#define LC_MAX_DEPTH 1024 /* -m */
+#define LC_MAX_DEPTH  1024      /* -m */
+#define LC_MAX_PATH   65536     /* a longer path is refused, never cut */
+#define LC_MAX_HDRS   32        /* -H */
+#define LC_MAX_STAGES 64        /* --stages */
+#define LC_LATE_US    1000      /* open loop: sent this long after its time is late */
+#define LC_STATUS_MAX 1000      /* statuses 100..999 are counted */
 
-enum lc_proto { LC_AUTO, LC_H1, LC_H2, LC_H3 };
+enum lc_proto { LC_AUTO, LC_H1, LC_H2, LC_H3, LC_NPROTO };
 
 /* error kinds, as reported */
 enum lc_err { E_CONNECT, E_TLS, E_TIMEOUT, E_RESET, E_PROTOCOL, E_BODY, E_MAX };
+
+/* the distributions every run records, in microseconds (H_RPC: a count) */
+enum lc_hist { H_LAT, H_SRV, H_OTH, H_QUEUE, H_TTFB, H_CONNECT, H_TLS, H_RPC, H_MAX };
+
+/* a rate stage: <rate0> to <rate1> requests per second, linearly, over <us> */
+struct lc_stage {
+	uint64_t us;
+	double rate0, rate1;
+};
 
 struct lc_opts {
 	int threads, conns, depth;
 	uint64_t duration_us, warmup_us, timeout_us;
 	uint64_t total;              /* -n, 0: until the duration ends */
-	double rate;                 /* -R, requests per second, 0: closed loop */
+	double rate, rate_to;        /* -R A[:B], requests per second, 0: closed loop */
+	struct lc_stage stages[LC_MAX_STAGES]; /* -R A:B, --stages: the open-loop shape */
+	int nstages;                 /* 0: closed loop */
 	int verify, json, quiet;
+	int close;                   /* --close: one request per connection */
+	int no_resume;               /* --no-resume: a full TLS handshake every time */
 	enum lc_proto force;         /* --h1 / --h2 / --h3 */
 	const char *method;
 	uint64_t body;               /* --body: request body bytes */
-	const char *hdrs[32];        /* -H */
+	const char *hdrs[LC_MAX_HDRS]; /* -H, without Host */
 	int nhdrs;
+	const char *label, *html, *log, *fail_on;
+	const char *cert, *key, *cacert;
+	uint64_t interval_us;        /* --interval: one JSON line each */
+	uint64_t series_us;          /* intervals recorded (--interval, or 1 s for --html) */
+	double start_at;             /* --start-at, epoch seconds, 0: now */
+	char cmdline[1024];          /* the options, as given, for the report */
+};
+
+/* one path of the target (--urls gives several, with weights) */
+struct lc_path {
+	char *path;
+	char *req;                   /* its HTTP/1 request */
+	size_t reqlen;
+	double cum;                  /* cumulative weight, 0..1 */
 };
 
 struct lc_target {
 	enum lc_proto proto;         /* LC_AUTO: TLS with ALPN */
 	int tls;
-	struct sockaddr_storage addr;
+	struct sockaddr_storage addr; /* where connections go */
 	socklen_t alen;
-	char authority[300];
-	char path[4096];
-	char *req;                   /* HTTP/1 request template */
-	size_t reqlen;
+	char host[256];              /* the URL's host, brackets removed */
+	int port;
+	char authority[300];         /* Host / :authority: the URL's, or -H Host's */
+	char sni[256];               /* "": no SNI */
+	char where[300];             /* the address connected to, for messages */
+	const char *url;
+	struct lc_path *paths;
+	int npaths;
 };
 
 /* one in-flight exchange */
 struct lc_ex {
 	int64_t id;                  /* h2/h3 stream, -1 when free */
 	uint64_t t0;                 /* us: intended (open loop) or actual send */
+	uint64_t sent_us;            /* us: when it was taken to be sent */
+	uint64_t ttfb_us;            /* us from sent_us to the response head, 0: none yet */
 	uint64_t server_us;          /* from X-rsp, UINT64_MAX when absent */
 	uint64_t bytes;              /* body bytes received */
 	int64_t announced;           /* X-rsp size=, -1 when absent */
-	uint64_t body_left;          /* request body still to send (h2) */
+	uint64_t body_left;          /* request body still to send (h2, h3) */
 	uint16_t status;
+	uint16_t path;               /* index in lc_target.paths */
 	uint8_t bad;                 /* body mismatch seen */
 	uint8_t random;              /* not the pattern (R=1 and the like) */
+	uint8_t counted;             /* sent inside the measured window */
 };
 
 struct lc_thread;
@@ -71,7 +115,11 @@ struct lc_conn {
 	uint8_t state;               /* LS_* */
 	uint8_t rd_ready, wr_ready;
 	uint8_t rdhup;               /* the peer shut its side: read on to EOF */
+	uint8_t got_bytes;           /* something came back on this connection */
+	uint8_t up;                  /* its protocol started: 1, and in the window: 2 */
 	uint32_t inflight;
+	uint32_t taken;              /* exchanges started on this connection */
+	uint64_t open_us, up_us;     /* connect() called, TCP connected */
 	/* in-flight exchanges: a FIFO on HTTP/1, slots on h2/h3 (-m of them) */
 	struct lc_ex *ex;
 	uint32_t ex_head;
@@ -90,29 +138,64 @@ struct lc_conn {
 #define LS_TLS        2
 #define LS_READY      3
 
+/* everything a run records; a thread's, the run's, or several runs' merged */
+struct lc_stats {
+	struct hist h[H_MAX];
+	uint64_t status[LC_STATUS_MAX];
+	uint64_t errors[E_MAX];
+	uint64_t bytes, reqs;        /* answered in the window, bytes received */
+	uint64_t non2xx;
+	uint64_t scheduled;          /* open loop: send times that fell in the window */
+	uint64_t sent;               /* exchanges started in the window */
+	uint64_t late;               /* open loop: sent over LC_LATE_US after their time */
+	uint64_t failed;             /* sent, then lost: reset, protocol or body error, timeout */
+	uint64_t inflight_end;       /* unanswered when the window closed */
+	uint64_t end_answered;       /* of those, answered within --timeout after it */
+	uint64_t end_timeout;        /* of those, counted as timeouts */
+	uint64_t conns, resumed;     /* connections made (TLS: resumed) */
+	uint64_t by_proto[LC_NPROTO]; /* connections by protocol */
+};
+
+/* one --interval's figures, as a thread publishes them */
+struct lc_ival {
+	uint64_t from_us, to_us;
+	uint64_t reqs, errors, bytes;
+	struct hist lat;
+};
+
+#define LC_IVAL_RING 64
+
 struct lc_thread {
 	struct loop loop;            /* epoll, timers, the clock (loop.now_us) */
 	int id;
 	pthread_t th;
 	uint64_t start_us, end_us, record_from_us;
+	uint64_t closed_us;          /* the window closed (0: open); in flight then is waited for */
 	const struct lc_opts *o;
 	const struct lc_target *tg;
 	struct lc_conn *conns;
 	int nconns;
 	uint64_t budget;             /* requests this thread may still start */
 	uint64_t started, done;
+	uint64_t fresh;              /* connections opened that have not started a request */
+	struct rng rng;              /* --urls: the path of each request */
+	SSL_SESSION *sess;           /* the last TLS session, to resume */
 	/* open loop: intended send times waiting for a free slot */
-	uint64_t next_due_us;
-	double interval_us;
+	uint64_t next_due_us, due_k;  /* the next send time, this thread's k-th */
 	uint64_t *due;
 	uint32_t due_head, due_n, due_cap;
 	/* results */
-	struct hist lat, srv, oth;
-	uint64_t status[600];
-	uint64_t errors[E_MAX];
-	uint64_t bytes;
-	uint64_t reqs;
+	struct lc_stats st;
+	uint64_t ival_errs, ival_bytes; /* errors, bytes when the current interval began */
+	uint64_t next_ival_us;
+	struct lc_ival ival;         /* the interval being recorded */
+	struct lc_ival ring[LC_IVAL_RING];
+	_Atomic uint32_t ival_pub;   /* intervals published in <ring> */
+	_Atomic uint32_t ival_read;  /* of those, read by the main thread */
+	_Atomic int ended;
 	_Atomic uint64_t progress;   /* requests done, read by the main thread */
+	char *logbuf;                /* --log: lines not yet written */
+	size_t loglen;
 };
 
 /* ---------- the client protocols: one row each ---------- */
@@ -139,12 +222,26 @@ extern const struct lc_protocol lc_h1, lc_h2, lc_h3;
 
 /* ---------- run.c: threads, connections, what the protocols call ---------- */
 
-/* Returns the send time for a new exchange, or 0 when none may start now. */
-uint64_t lc_take(struct lc_conn *c);
+/* Starts exchange <e> on <c> if one may start now: returns 1 and fills
+ * <e> (times, path), or 0. */
+int lc_take(struct lc_conn *c, struct lc_ex *e);
+/* the response head of <e> arrived */
+void lc_head(struct lc_conn *c, struct lc_ex *e, unsigned status);
 void lc_record(struct lc_conn *c, struct lc_ex *e);
 void lc_error(struct lc_conn *c, enum lc_err kind);
+/* the first bytes of a cleartext connection: -1 when the server speaks
+ * another protocol (the run stops, one line says which) */
+int lc_first_bytes(struct lc_conn *c, const char *p, size_t n);
+/* --log FILE, before the threads start: 0 or -1 */
+int lc_log_open(const char *file);
+/* exchange <e> is lost (stream reset): counted, not recorded */
+void lc_lost(struct lc_conn *c, struct lc_ex *e);
+/* a connection's handshake ended (QUIC: the whole of it) */
+void lc_conn_up(struct lc_conn *c, int resumed);
 /* closes <c> (its protocol state freed) and schedules a new connection */
 void lc_reset(struct lc_conn *c);
+/* one line saying why nothing can work (a protocol mismatch); the run stops */
+void lc_fatal_set(const char *msg);
 void lc_verify(struct lc_ex *e, const char *p, size_t n);
 /* reads X-rsp into <e> */
 void lc_xrsp(struct lc_ex *e, const char *v, size_t len);
@@ -155,16 +252,32 @@ void lc_protos_free(void);
 void lc_thread_init(struct lc_thread *t, int id, uint64_t start);
 void *lc_thread_main(void *arg);
 void lc_thread_free(struct lc_thread *t);
-/* the progress line on stderr, once a second, until the threads end */
-void lc_progress(struct lc_thread *ts, uint64_t start);
 /* SIGINT, SIGTERM: the threads stop */
 void lc_interrupt(void);
+int lc_interrupted(void);
 /* the one line saying why no connection could be made, or NULL */
 const char *lc_fatal(void);
 /* the client TLS context (https://) */
 extern SSL_CTX *lc_tls;
+/* makes lc_tls from the options (ALPN, certificates, verification, resumption) */
+int lc_tls_init(void);
 
-/* ---------- cli.c: the command line ---------- */
+/* ---------- shape.c: the open-loop schedule ---------- */
+
+/* µs after the start at which request <n> (0-based, of every thread) is due,
+ * UINT64_MAX past the schedule (lc_opts.stages: warm-up first) */
+uint64_t lc_due_at(const struct lc_opts *o, double n);
+/* the mean rate of the measured part (the target rate) */
+double lc_rate_mean(const struct lc_opts *o);
+/* parses --stages 'D@R,D@A:B,...' into <o> (durations: s, ms, m, h) */
+int lc_stages_parse(struct lc_opts *o, const char *s, const char **err);
+/* a duration of <len> bytes at <s>: a number with ms, s, m or h (s when
+ * none), in microseconds; 0 or -1 */
+int lc_duration(const char *s, size_t len, uint64_t *us);
+/* builds o->stages from -R, -R A:B or --stages, the warm-up first */
+void lc_stages_finish(struct lc_opts *o);
+
+/* ---------- cli.c, url.c: the command line, the target ---------- */
 
 extern struct lc_opts lc_opts;
 extern struct lc_target lc_target;
@@ -172,18 +285,61 @@ extern struct lc_target lc_target;
 void lc_cli(int argc, char **argv);
 /* prints "hxload: <fmt with arg>" and exits 2 */
 void lc_die(const char *fmt, const char *arg) __attribute__((noreturn));
+/* a size with k/m/g suffixes (powers of 1024) */
+uint64_t lc_size_arg(const char *opt, const char *arg, uint64_t max);
 
-/* ---------- report.c ---------- */
+/* routing, in the order they apply */
+struct lc_route {
+	const char *connect_to[16], *resolve[16];
+	int nconnect_to, nresolve;
+	const char *unix_path;
+	const char *sni;             /* NULL: the URL's host when it is a name */
+};
+extern struct lc_route lc_route;
+/* reads <url> into lc_target (scheme, host, port, authority, path), or exits 2 */
+void lc_url_parse(const char *url, int first);
+/* where to connect and what SNI to send, from the URL and lc_route, or exits 2 */
+void lc_url_route(void);
+/* reads --urls FILE */
+void lc_urls_file(const char *file);
+/* a path for a new request, by the --urls weights */
+uint16_t lc_path_pick(struct lc_thread *t);
 
-struct lc_total {
-	struct hist lat, srv, oth;
-	uint64_t status[600], errors[E_MAX], bytes, reqs;
-	double secs;
+/* ---------- stats.c, report.c, merge.c, html.c, check.c: the results ---------- */
+
+/* what the report says besides the figures */
+struct lc_meta {
+	char label[256], url[1024], cmdline[1024], host[256], version[32];
+	double start, end;           /* epoch seconds */
+	double secs;                 /* the measured window */
+	double target_rps;           /* 0: closed loop */
+	int runs;                    /* merged runs */
+};
+
+struct lc_series {
+	struct lc_ival *v;           /* merged intervals, in order */
+	size_t n, cap;
 };
 
 extern const char *const lc_err_names[E_MAX];
-void lc_total_add(struct lc_total *T, const struct lc_thread *t);
-void lc_report_text(const struct lc_total *T);
-void lc_report_json(const struct lc_total *T);
+extern const char *const lc_hist_names[H_MAX];
+void lc_stats_add(struct lc_stats *T, const struct lc_stats *s);
+uint64_t lc_stats_errors(const struct lc_stats *s);
+void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m);
+void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, int full);
+/* one --interval line */
+void lc_ival_json(FILE *f, const struct lc_ival *v, uint64_t start_us, unsigned k);
+/* --html FILE: a self-contained page; 0 or -1 (errno) */
+int lc_report_html(const char *file, const struct lc_stats *T, const struct lc_meta *m,
+		   const struct lc_series *s);
+/* --fail-on: checks the grammar (0, or -1 with a reason) */
+int lc_check_parse(const char *spec, const char **err);
+/* prints each threshold crossed; returns how many */
+int lc_check(const char *spec, const struct lc_stats *T, const struct lc_meta *m);
+/* hxload merge [options] FILE...: returns the exit status */
+int lc_merge_main(int argc, char **argv);
+/* the report, its checks and its page, from merged figures: the exit status */
+int lc_finish(const struct lc_stats *T, const struct lc_meta *m, const struct lc_series *s,
+	      int json, const char *html, const char *fail_on);
 
 #endif

@@ -33,14 +33,14 @@ static int clen_parse(struct ist v, uint64_t *out)
 /* sends as many requests as the pipeline depth allows */
 static int h1_fill(struct lc_conn *c)
 {
-	uint64_t t0;
-
-	while (c->inflight < (uint32_t)c->t->o->depth && oq_iov_room(&c->oq) > 2 &&
-	       (t0 = lc_take(c))) {
+	while (c->inflight < (uint32_t)c->t->o->depth && oq_iov_room(&c->oq) > 2) {
 		struct lc_ex *e = &c->ex[(c->ex_head + c->inflight) % (uint32_t)c->t->o->depth];
+		const struct lc_path *p;
 
-		*e = (struct lc_ex){ .id = 0, .t0 = t0, .server_us = UINT64_MAX, .announced = -1 };
-		oq_ref(&c->oq, c->tg->req, c->tg->reqlen);
+		if (!lc_take(c, e))
+			break;
+		p = &c->tg->paths[e->path];
+		oq_ref(&c->oq, p->req, p->reqlen);
 		c->inflight++;
 	}
 	return 0;
@@ -54,7 +54,7 @@ static void h1_chunk_data(void *arg, const char *p, size_t n)
 /* the response head: status, framing, X-rsp */
 static int h1_head(struct lc_conn *c, struct lc_ex *e, const struct h1_resp *r)
 {
-	e->status = r->status;
+	lc_head(c, e, r->status);
 	c->h1_chunked = 0;
 	c->h1_close = r->minor == 0;
 	c->h1_left = UINT64_MAX;
@@ -181,7 +181,9 @@ static int lc_h1_io(struct lc_conn *c)
 			lc_error(c, E_RESET);
 			return -1;
 		}
-		c->t->bytes += (uint64_t)n;
+		if (lc_first_bytes(c, c->in + c->in_len, (size_t)n) < 0)
+			return -1;
+		c->t->st.bytes += (uint64_t)n;
 		c->in_len += (uint32_t)n;
 		if ((r = h1_parse(c)) < 0 || (!r && c->in_len == c->in_size)) {
 			lc_error(c, E_PROTOCOL);

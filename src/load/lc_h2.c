@@ -26,7 +26,7 @@ static int header_cb(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 	if (!e || f->hd.type != NGHTTP2_HEADERS)
 		return 0;
 	if (nl == 7 && !memcmp(n, ":status", 7) && vl == 3)
-		e->status = (uint16_t)((v[0] - '0') * 100 + (v[1] - '0') * 10 + (v[2] - '0'));
+		lc_head(user, e, (unsigned)((v[0] - '0') * 100 + (v[1] - '0') * 10 + (v[2] - '0')));
 	else if (nl == 5 && !memcmp(n, "x-rsp", 5))
 		lc_xrsp(e, (const char *)v, vl);
 	return 0;
@@ -40,7 +40,7 @@ static int data_cb(nghttp2_session *s, uint8_t flags, int32_t id, const uint8_t 
 	(void)s, (void)flags;
 	if (e)
 		lc_verify(e, (const char *)data, len);
-	((struct lc_conn *)user)->t->bytes += len;
+	((struct lc_conn *)user)->t->st.bytes += len;
 	return 0;
 }
 
@@ -52,10 +52,12 @@ static int close_cb(nghttp2_session *s, int32_t id, uint32_t code, void *user)
 	(void)s;
 	if (!e)
 		return 0;
-	if (code)
+	if (code) {
 		lc_error(c, E_RESET);
-	else
+		lc_lost(c, e);
+	} else {
 		lc_record(c, e);
+	}
 	e->id = -1;
 	c->inflight--;
 	return 0;
@@ -87,7 +89,7 @@ static void submit(struct lc_conn *c, nghttp2_session *s, struct lc_ex *e)
 	NV(":method", o->method, strlen(o->method));
 	NV(":scheme", tg->tls ? "https" : "http", tg->tls ? 5 : 4);
 	NV(":authority", tg->authority, strlen(tg->authority));
-	NV(":path", tg->path, strlen(tg->path));
+	NV(":path", tg->paths[e->path].path, strlen(tg->paths[e->path].path));
 	for (int i = 0; i < o->nhdrs; i++) {
 		const char *colon = strchr(o->hdrs[i], ':');
 		static __thread char lname[32][128];
@@ -107,17 +109,17 @@ static void submit(struct lc_conn *c, nghttp2_session *s, struct lc_ex *e)
 
 static void h2_fill(struct lc_conn *c, nghttp2_session *s)
 {
-	uint64_t t0;
-
 	while (c->inflight < (uint32_t)c->t->o->depth &&
-	       nghttp2_session_get_remote_settings(s, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS) >
-	       c->inflight && (t0 = lc_take(c))) {
+	       nghttp2_session_get_remote_settings(s, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS) > c->inflight) {
 		struct lc_ex *e = ex_of(c, -1);
 
-		*e = (struct lc_ex){ .t0 = t0, .server_us = UINT64_MAX, .announced = -1 };
+		if (!lc_take(c, e))
+			return;
 		submit(c, s, e);
 		if (e->id < 0) {
 			lc_error(c, E_PROTOCOL);
+			lc_lost(c, e);
+			e->id = -1;
 			return;
 		}
 		c->inflight++;
@@ -223,6 +225,8 @@ static int lc_h2_io(struct lc_conn *c)
 			lc_error(c, E_RESET);
 			return -1;
 		}
+		if (lc_first_bytes(c, c->in, (size_t)n) < 0)
+			return -1;
 		if (nghttp2_session_mem_recv(s, (uint8_t *)c->in, (size_t)n) < 0) {
 			lc_error(c, E_PROTOCOL);
 			return -1;

@@ -59,7 +59,8 @@ static int h3_header(nghttp3_conn *h3, int64_t id, int32_t token, nghttp3_rcbuf 
 	if (!e)
 		return 0;
 	if (n.len == 7 && !memcmp(n.base, ":status", 7) && v.len == 3)
-		e->status = (uint16_t)((v.base[0] - '0') * 100 + (v.base[1] - '0') * 10 + (v.base[2] - '0'));
+		lc_head(((struct q *)cud)->c, e,
+			(unsigned)((v.base[0] - '0') * 100 + (v.base[1] - '0') * 10 + (v.base[2] - '0')));
 	else if (n.len == 5 && !memcmp(n.base, "x-rsp", 5))
 		lc_xrsp(e, (const char *)v.base, v.len);
 	return 0;
@@ -78,7 +79,7 @@ static int h3_data(nghttp3_conn *h3, int64_t id, const uint8_t *data, size_t len
 	(void)h3;
 	if (sud)
 		lc_verify(sud, (const char *)data, len);
-	q->c->t->bytes += len;
+	q->c->t->st.bytes += len;
 	consume(q, id, len);
 	return 0;
 }
@@ -98,10 +99,12 @@ static int h3_close(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, void
 	(void)h3;
 	if (!e)
 		return 0;
-	if (code != NGHTTP3_H3_NO_ERROR)
+	if (code != NGHTTP3_H3_NO_ERROR) {
 		lc_error(q->c, E_RESET);
-	else
+		lc_lost(q->c, e);
+	} else {
 		lc_record(q->c, e);
+	}
 	e->id = -1;
 	q->c->inflight--;
 	(void)id;
@@ -145,6 +148,7 @@ static int handshake_done_cb(ngtcp2_conn *conn, void *user)
 	    nghttp3_conn_bind_qpack_streams(q->h3, enc, dec))
 		return NGTCP2_ERR_CALLBACK_FAILURE;
 	q->ready = 1;
+	lc_conn_up(q->c, gnutls_session_is_resumed(q->tls));
 	return 0;
 }
 
@@ -190,21 +194,49 @@ static const ngtcp2_callbacks q_cbs = {
 
 /* ---------- requests and I/O ---------- */
 
+/* the request body: 'u' bytes from a constant buffer (it outlives every ack) */
+static nghttp3_ssize body_read(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, size_t veccnt,
+			       uint32_t *flags, void *cud, void *sud)
+{
+	static const uint8_t u[16384] = { [0 ... 16383] = 'u' };
+	struct lc_ex *e = sud;
+	size_t n = (size_t)MIN(e->body_left, (uint64_t)sizeof(u));
+
+	(void)h3, (void)id, (void)veccnt, (void)cud;
+	vec[0] = (nghttp3_vec){ (uint8_t *)u, n };
+	e->body_left -= n;
+	if (!e->body_left)
+		*flags |= NGHTTP3_DATA_FLAG_EOF;
+	return 1;
+}
+
 static void submit(struct q *q, struct lc_ex *e)
 {
 	const struct lc_opts *o = q->c->t->o;
 	const struct lc_target *tg = q->c->tg;
-	nghttp3_nv nv[4];
+	static const nghttp3_data_reader body = { body_read };
+	nghttp3_nv nv[4 + LC_MAX_HDRS];
+	size_t n = 4;
 	int64_t id;
 
 #define NV(a, b) (nghttp3_nv){ (uint8_t *)(a), (uint8_t *)(b), strlen(a), strlen(b), NGHTTP3_NV_FLAG_NONE }
 	nv[0] = NV(":method", o->method);
 	nv[1] = NV(":scheme", "https");
 	nv[2] = NV(":authority", tg->authority);
-	nv[3] = NV(":path", tg->path);
+	nv[3] = NV(":path", tg->paths[e->path].path);
 #undef NV
+	for (int i = 0; i < o->nhdrs; i++) {
+		const char *colon = strchr(o->hdrs[i], ':'), *v = colon + 1 + strspn(colon + 1, " \t");
+		static __thread char lname[LC_MAX_HDRS][128];
+		size_t nl = MIN((size_t)(colon - o->hdrs[i]), (size_t)127);
+
+		for (size_t k = 0; k < nl; k++)
+			lname[i][k] = (char)(o->hdrs[i][k] | 0x20);
+		nv[n++] = (nghttp3_nv){ (uint8_t *)lname[i], (uint8_t *)v, nl, strlen(v), NGHTTP3_NV_FLAG_NONE };
+	}
+	e->body_left = o->body;
 	if (ngtcp2_conn_open_bidi_stream(q->conn, &id, NULL) ||
-	    nghttp3_conn_submit_request(q->h3, id, nv, 4, NULL, e)) {
+	    nghttp3_conn_submit_request(q->h3, id, nv, n, o->body ? &body : NULL, e)) {
 		e->id = -1;
 		return;
 	}
@@ -214,16 +246,18 @@ static void submit(struct q *q, struct lc_ex *e)
 static void fill(struct q *q)
 {
 	struct lc_conn *c = q->c;
-	uint64_t t0;
 
-	while (q->ready && c->inflight < (uint32_t)c->t->o->depth &&
-	       ngtcp2_conn_get_streams_bidi_left(q->conn) && (t0 = lc_take(c))) {
+	while (q->ready && c->inflight < (uint32_t)c->t->o->depth && ngtcp2_conn_get_streams_bidi_left(q->conn)) {
 		struct lc_ex *e = ex_of(c, -1);
 
-		*e = (struct lc_ex){ .t0 = t0, .server_us = UINT64_MAX, .announced = -1 };
-		submit(q, e);
-		if (e->id < 0)
+		if (!lc_take(c, e))
 			return;
+		submit(q, e);
+		if (e->id < 0) {
+			lc_error(c, E_PROTOCOL);
+			lc_lost(c, e);
+			return;
+		}
 		c->inflight++;
 	}
 }
@@ -329,8 +363,10 @@ static int q_new(struct q *q, struct lc_conn *c)
 				   &tp, NULL, q))
 		return -1;
 	if (qtls_session(&qtls, &q->tls, 0, &q->conn, &q->ref) ||
-	    gnutls_server_name_set(q->tls, GNUTLS_NAME_DNS, "localhost", 9))
+	    (c->tg->sni[0] && gnutls_server_name_set(q->tls, GNUTLS_NAME_DNS, c->tg->sni, strlen(c->tg->sni))))
 		return -1;
+	if (c->t->o->cacert)
+		gnutls_session_set_verify_cert(q->tls, c->tg->sni[0] ? c->tg->sni : c->tg->host, 0);
 	return 0;
 }
 
@@ -379,7 +415,18 @@ static void lc_h3_free(struct lc_conn *c)
 
 static int lc_h3_global_init(void)
 {
-	return qtls_init(&qtls);
+	const struct lc_opts *o = &lc_opts;
+
+	if (qtls_init(&qtls) < 0)
+		return -1;
+	if (o->force == LC_H3 && o->cacert &&
+	    gnutls_certificate_set_x509_trust_file(qtls.cred, o->cacert, GNUTLS_X509_FMT_PEM) <= 0)
+		return -1;
+	if (o->force == LC_H3 && o->cert &&
+	    gnutls_certificate_set_x509_key_file(qtls.cred, o->cert, o->key ? o->key : o->cert,
+						 GNUTLS_X509_FMT_PEM) < 0)
+		return -1;
+	return 0;
 }
 
 static void lc_h3_global_free(void)

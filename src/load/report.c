@@ -1,90 +1,244 @@
-/* hxload's report: the merged totals of every thread as a text table or one JSON object. */
+/* hxload's report: merged figures as a text table or one JSON object (with the full histograms, so runs merge). */
 #include <stdio.h>
+#include <time.h>
 
 #include "common.h"
 #include "lc.h"
 
 const char *const lc_err_names[E_MAX] = { "connect", "tls", "timeout", "reset", "protocol", "body" };
+/* the JSON names; the text rows drop "_ms" */
+const char *const lc_hist_names[H_MAX] = { "latency", "server", "other", "queue", "ttfb", "connect", "tls",
+					   "requests_per_connection" };
 
-void lc_total_add(struct lc_total *T, const struct lc_thread *t)
+void lc_stats_add(struct lc_stats *T, const struct lc_stats *s)
 {
-	hist_merge(&T->lat, &t->lat);
-	hist_merge(&T->srv, &t->srv);
-	hist_merge(&T->oth, &t->oth);
-	for (int s = 0; s < 600; s++)
-		T->status[s] += t->status[s];
+	for (int i = 0; i < H_MAX; i++)
+		hist_merge(&T->h[i], &s->h[i]);
+	for (int i = 0; i < LC_STATUS_MAX; i++)
+		T->status[i] += s->status[i];
 	for (int e = 0; e < E_MAX; e++)
-		T->errors[e] += t->errors[e];
-	T->bytes += t->bytes;
-	T->reqs += t->reqs;
+		T->errors[e] += s->errors[e];
+	for (int p = 0; p < LC_NPROTO; p++)
+		T->by_proto[p] += s->by_proto[p];
+	T->bytes += s->bytes;
+	T->reqs += s->reqs;
+	T->non2xx += s->non2xx;
+	T->scheduled += s->scheduled;
+	T->sent += s->sent;
+	T->late += s->late;
+	T->failed += s->failed;
+	T->inflight_end += s->inflight_end;
+	T->end_answered += s->end_answered;
+	T->end_timeout += s->end_timeout;
+	T->conns += s->conns;
+	T->resumed += s->resumed;
 }
 
-static void pct_json(const char *name, const struct hist *h)
+uint64_t lc_stats_errors(const struct lc_stats *s)
 {
-	printf(", \"%s\": {\"p50\": %.3f, \"p90\": %.3f, \"p99\": %.3f, \"p999\": %.3f, \"p9999\": %.3f, "
-	       "\"max\": %.3f}", name, hist_quantile(h, 0.5) / 1e3, hist_quantile(h, 0.9) / 1e3,
-	       hist_quantile(h, 0.99) / 1e3, hist_quantile(h, 0.999) / 1e3,
-	       hist_quantile(h, 0.9999) / 1e3, h->max / 1e3);
+	uint64_t n = 0;
+
+	for (int i = 0; i < E_MAX; i++)
+		n += s->errors[i];
+	return n;
 }
 
-void lc_report_json(const struct lc_total *T)
+static const double quantiles[] = { 0.5, 0.9, 0.99, 0.999, 0.9999 };
+static const char *const qnames[] = { "p50", "p90", "p99", "p999", "p9999" };
+
+/* a JSON string: quotes, backslashes, controls and '<' escaped (the HTML
+ * report embeds it in a script element) */
+static void jstr(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20 || ch == '<' || ch == '>' || ch == '&')
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static void pct_json(FILE *f, const char *name, const struct hist *h)
+{
+	fprintf(f, ", \"%s_ms\": {\"n\": %llu, \"min\": %.3f, \"mean\": %.3f, \"stddev\": %.3f", name,
+		(unsigned long long)h->n, h->n ? h->min / 1e3 : 0, hist_mean(h) / 1e3, hist_stddev(h) / 1e3);
+	for (size_t i = 0; i < ARRAY_SIZE(quantiles); i++)
+		fprintf(f, ", \"%s\": %.3f", qnames[i], hist_quantile(h, quantiles[i]) / 1e3);
+	fprintf(f, ", \"max\": %.3f}", h->max / 1e3);
+}
+
+/* the raw histogram: what lc_merge reads back */
+static void hist_json(FILE *f, const char *name, const struct hist *h, int first)
+{
+	int any = 0;
+
+	fprintf(f, "%s\"%s\": {\"n\": %llu, \"min\": %llu, \"max\": %llu, \"sum\": %llu, \"sumsq\": %.17g, "
+		"\"buckets\": [", first ? "" : ", ", name, (unsigned long long)h->n,
+		(unsigned long long)(h->n ? h->min : 0), (unsigned long long)h->max,
+		(unsigned long long)h->sum, h->sumsq);
+	for (unsigned i = 0; i < HIST_BUCKETS && h->n; i++) {
+		uint32_t c = h->b[i / HIST_SUB][i % HIST_SUB];
+
+		if (c) {
+			fprintf(f, "%s[%u, %u]", any ? ", " : "", i, c);
+			any = 1;
+		}
+	}
+	fprintf(f, "]}");
+}
+
+static void iso_time(char *buf, size_t n, double t)
+{
+	time_t s = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&s, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + 19, n - 19, ".%03dZ", (int)((t - (double)s) * 1000));
+}
+
+static void meta_json(FILE *f, const struct lc_meta *m)
+{
+	char a[40], b[40];
+
+	iso_time(a, sizeof(a), m->start);
+	iso_time(b, sizeof(b), m->end);
+	fprintf(f, "{\"hxload\": 1, \"label\": ");
+	jstr(f, m->label);
+	fprintf(f, ", \"url\": ");
+	jstr(f, m->url);
+	fprintf(f, ", \"options\": ");
+	jstr(f, m->cmdline);
+	fprintf(f, ", \"version\": ");
+	jstr(f, m->version);
+	fprintf(f, ", \"host\": ");
+	jstr(f, m->host);
+	fprintf(f, ", \"runs\": %d, \"start\": %.6f, \"end\": %.6f, \"start_iso\": \"%s\", \"end_iso\": \"%s\"",
+		m->runs, m->start, m->end, a, b);
+}
+
+static double mean_rpc(const struct lc_stats *T)
+{
+	return hist_mean(&T->h[H_RPC]);
+}
+
+void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, int full)
 {
 	int first = 1;
 
-	printf("{\"requests\": %llu, \"seconds\": %.3f, \"requests_per_second\": %.1f, "
-	       "\"bytes_per_second\": %.1f, \"errors\": {", (unsigned long long)T->reqs, T->secs,
-	       T->reqs / T->secs, T->bytes / T->secs);
+	meta_json(f, m);
+	fprintf(f, ", \"requests\": %llu, \"seconds\": %.6f, \"requests_per_second\": %.1f, \"bytes\": %llu, "
+		"\"bytes_per_second\": %.1f, \"errors_total\": %llu, \"non2xx\": %llu, \"errors\": {",
+		(unsigned long long)T->reqs, m->secs, T->reqs / m->secs, (unsigned long long)T->bytes,
+		T->bytes / m->secs, (unsigned long long)lc_stats_errors(T), (unsigned long long)T->non2xx);
 	for (int i = 0; i < E_MAX; i++)
-		printf("%s\"%s\": %llu", i ? ", " : "", lc_err_names[i], (unsigned long long)T->errors[i]);
-	printf("}, \"status\": {");
-	for (int s = 0; s < 600; s++)
+		fprintf(f, "%s\"%s\": %llu", i ? ", " : "", lc_err_names[i], (unsigned long long)T->errors[i]);
+	fprintf(f, "}, \"status\": {");
+	for (int s = 0; s < LC_STATUS_MAX; s++)
 		if (T->status[s]) {
-			printf("%s\"%d\": %llu", first ? "" : ", ", s, (unsigned long long)T->status[s]);
+			fprintf(f, "%s\"%d\": %llu", first ? "" : ", ", s, (unsigned long long)T->status[s]);
 			first = 0;
 		}
-	printf("}");
-	pct_json("latency_ms", &T->lat);
-	if (T->srv.n) {
-		pct_json("server_ms", &T->srv);
-		pct_json("other_ms", &T->oth);
+	fprintf(f, "}, \"schedule\": {\"target_rps\": %.3f, \"scheduled\": %llu, \"sent\": %llu, "
+		"\"sent_per_second\": %.1f, \"late\": %llu, \"unsent\": %llu, \"failed\": %llu, "
+		"\"inflight_end\": %llu, \"end_answered\": %llu, \"end_timeout\": %llu}",
+		m->target_rps, (unsigned long long)T->scheduled, (unsigned long long)T->sent, T->sent / m->secs,
+		(unsigned long long)T->late, (unsigned long long)(T->scheduled > T->sent ? T->scheduled - T->sent : 0),
+		(unsigned long long)T->failed, (unsigned long long)T->inflight_end,
+		(unsigned long long)T->end_answered, (unsigned long long)T->end_timeout);
+	fprintf(f, ", \"connections\": {\"opened\": %llu, \"resumed\": %llu, \"h1\": %llu, \"h2\": %llu, "
+		"\"h3\": %llu, \"requests_per_connection\": %.2f}", (unsigned long long)T->conns,
+		(unsigned long long)T->resumed, (unsigned long long)T->by_proto[LC_H1],
+		(unsigned long long)T->by_proto[LC_H2], (unsigned long long)T->by_proto[LC_H3], mean_rpc(T));
+	for (int i = 0; i < H_RPC; i++)
+		if (i == H_LAT || T->h[i].n)
+			pct_json(f, lc_hist_names[i], &T->h[i]);
+	if (full) {
+		fprintf(f, ", \"histograms\": {");
+		for (int i = 0; i < H_MAX; i++)
+			hist_json(f, lc_hist_names[i], &T->h[i], !i);
+		fprintf(f, "}");
 	}
-	printf("}\n");
+	fprintf(f, "}\n");
 }
 
-static void row(const char *name, const struct hist *h)
+void lc_ival_json(FILE *f, const struct lc_ival *v, uint64_t start_us, unsigned k)
 {
-	static const double q[] = { 0.5, 0.9, 0.99, 0.999, 0.9999 };
+	double secs = (double)(v->to_us - v->from_us) / 1e6;
 
-	printf("%-9s", name);
-	for (size_t i = 0; i < ARRAY_SIZE(q); i++)
-		printf(" %9.3f", hist_quantile(h, q[i]) / 1e3);
-	printf(" %9.3f\n", h->max / 1e3);
+	if (secs <= 0)
+		secs = 1e-6;
+	fprintf(f, "{\"interval\": %u, \"t\": %.3f, \"seconds\": %.3f, \"requests\": %llu, "
+		"\"requests_per_second\": %.1f, \"errors\": %llu, \"bytes_per_second\": %.1f, \"p50\": %.3f, "
+		"\"p90\": %.3f, \"p99\": %.3f, \"max\": %.3f}\n", k, (double)(v->to_us - start_us) / 1e6, secs,
+		(unsigned long long)v->reqs, v->reqs / secs, (unsigned long long)v->errors, v->bytes / secs,
+		hist_quantile(&v->lat, 0.5) / 1e3, hist_quantile(&v->lat, 0.9) / 1e3,
+		hist_quantile(&v->lat, 0.99) / 1e3, v->lat.max / 1e3);
+	fflush(f);
 }
 
-void lc_report_text(const struct lc_total *T)
+static void row(FILE *f, const char *name, const struct hist *h)
 {
-	uint64_t errs = 0;
+	fprintf(f, "%-8s %8.3f %8.3f %8.3f", name, h->n ? h->min / 1e3 : 0, hist_mean(h) / 1e3,
+		hist_stddev(h) / 1e3);
+	for (size_t i = 0; i < ARRAY_SIZE(quantiles); i++)
+		fprintf(f, " %8.3f", hist_quantile(h, quantiles[i]) / 1e3);
+	fprintf(f, " %8.3f\n", h->max / 1e3);
+}
 
-	for (int i = 0; i < E_MAX; i++)
-		errs += T->errors[i];
-	printf("requests  %llu in %.2f s: %.1f req/s, %.2f MB/s, %llu errors\n",
-	       (unsigned long long)T->reqs, T->secs, T->reqs / T->secs, T->bytes / T->secs / 1e6,
-	       (unsigned long long)errs);
+static void schedule_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
+{
+	if (m->target_rps > 0)
+		fprintf(f, "schedule target %.1f req/s: %llu due, %llu sent (%.1f/s), %llu late (over 1 ms), "
+			"%llu never sent\n", m->target_rps, (unsigned long long)T->scheduled,
+			(unsigned long long)T->sent, T->sent / m->secs, (unsigned long long)T->late,
+			(unsigned long long)(T->scheduled > T->sent ? T->scheduled - T->sent : 0));
+	if (T->failed || T->inflight_end)
+		fprintf(f, "sent     %llu: %llu answered, %llu failed, %llu in flight at the end (%llu answered "
+			"after it, %llu unanswered: timeouts)\n", (unsigned long long)T->sent,
+			(unsigned long long)T->reqs, (unsigned long long)T->failed,
+			(unsigned long long)T->inflight_end, (unsigned long long)T->end_answered,
+			(unsigned long long)T->end_timeout);
+}
+
+void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
+{
+	static const char *const pn[LC_NPROTO] = { "", "h1", "h2", "h3" };
+	uint64_t errs = lc_stats_errors(T);
+
+	if (m->label[0])
+		fprintf(f, "label    %s%s\n", m->label, m->runs > 1 ? " (merged)" : "");
+	if (m->runs > 1)
+		fprintf(f, "runs     %d merged\n", m->runs);
+	fprintf(f, "requests %llu in %.2f s: %.1f req/s, %.2f MB/s, %llu errors, %llu non-2xx\n",
+		(unsigned long long)T->reqs, m->secs, T->reqs / m->secs, T->bytes / m->secs / 1e6,
+		(unsigned long long)errs, (unsigned long long)T->non2xx);
+	schedule_text(f, T, m);
+	fprintf(f, "conns    %llu opened", (unsigned long long)T->conns);
+	for (int p = LC_H1; p < LC_NPROTO; p++)
+		if (T->by_proto[p])
+			fprintf(f, ", %s %llu", pn[p], (unsigned long long)T->by_proto[p]);
+	fprintf(f, "; %.1f requests each; %llu TLS resumed\n", mean_rpc(T), (unsigned long long)T->resumed);
 	if (errs) {
-		printf("errors   ");
+		fprintf(f, "errors  ");
 		for (int i = 0; i < E_MAX; i++)
 			if (T->errors[i])
-				printf(" %s %llu", lc_err_names[i], (unsigned long long)T->errors[i]);
-		printf("\n");
+				fprintf(f, " %s %llu", lc_err_names[i], (unsigned long long)T->errors[i]);
+		fprintf(f, "\n");
 	}
-	printf("status   ");
-	for (int s = 0; s < 600; s++)
+	fprintf(f, "status  ");
+	for (int s = 0; s < LC_STATUS_MAX; s++)
 		if (T->status[s])
-			printf(" %d: %llu", s, (unsigned long long)T->status[s]);
-	printf("\n%-9s %9s %9s %9s %9s %9s %9s   (ms)\n", "", "p50", "p90", "p99", "p99.9", "p99.99", "max");
-	row("latency", &T->lat);
-	if (T->srv.n) {
-		row("server", &T->srv);
-		row("other", &T->oth);
-	}
+			fprintf(f, " %d: %llu", s, (unsigned long long)T->status[s]);
+	fprintf(f, "\n%-8s %8s %8s %8s %8s %8s %8s %8s %8s %8s  (ms)\n", "", "min", "mean", "stddev", "p50", "p90",
+		"p99", "p99.9", "p99.99", "max");
+	for (int i = 0; i < H_RPC; i++)
+		if (i == H_LAT || T->h[i].n)
+			row(f, lc_hist_names[i], &T->h[i]);
 }

@@ -1,5 +1,6 @@
 /* hxload's run: each thread's loop, its connections from connect to close, the open-loop schedule, what is recorded. */
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/ssl.h>
@@ -15,20 +16,21 @@
 #include "clock.h"
 #include "common.h"
 #include "lc.h"
+#include "lc_tls.h"
 #include "timer.h"
 #include "tls.h"
-#include "tls_bio.h"
 
-#define TICK_US 100000 /* housekeeping: timeouts, progress, the end */
+#define TICK_US 100000 /* housekeeping: timeouts, intervals, the end */
 
 /* the client protocols, by enum lc_proto (LC_AUTO: chosen by ALPN) */
 static const struct lc_protocol *const protos[] = { [LC_H1] = &lc_h1, [LC_H2] = &lc_h2, [LC_H3] = &lc_h3 };
 
-SSL_CTX *lc_tls;
 static atomic_int interrupted;
-static atomic_int fatal_seen;        /* a connection could never be made */
-static char fatal_msg[512];
+static atomic_int fatal_seen;        /* nothing can work: a connection never made, a mismatch */
+static char fatal_msg[1024];
 static atomic_int any_success;
+static atomic_int silent_closes;      /* cleartext connections closed before a byte came */
+static pthread_mutex_t fatal_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int lc_protos_init(void)
 {
@@ -50,9 +52,24 @@ void lc_interrupt(void)
 	interrupted = 1;
 }
 
+int lc_interrupted(void)
+{
+	return interrupted;
+}
+
 const char *lc_fatal(void)
 {
 	return fatal_seen ? fatal_msg : NULL;
+}
+
+void lc_fatal_set(const char *msg)
+{
+	pthread_mutex_lock(&fatal_lock);
+	if (!fatal_seen) {
+		snprintf(fatal_msg, sizeof(fatal_msg), "hxload: %s", msg);
+		fatal_seen = 1;
+	}
+	pthread_mutex_unlock(&fatal_lock);
 }
 
 static uint64_t now_us(void)
@@ -60,29 +77,58 @@ static uint64_t now_us(void)
 	return (uint64_t)clock_ns() / 1000;
 }
 
+static int open_loop(const struct lc_thread *t)
+{
+	return t->o->nstages > 0;
+}
+
+static int in_window(const struct lc_thread *t, uint64_t at)
+{
+	return at >= t->record_from_us && at < t->end_us;
+}
+
 /* ---------- what the protocol modules call ---------- */
 
-uint64_t lc_take(struct lc_conn *c)
+int lc_take(struct lc_conn *c, struct lc_ex *e)
 {
 	struct lc_thread *t = c->t;
+	uint64_t due, now;
 
-	if (interrupted || t->loop.now_us >= t->end_us || !t->budget)
+	if (interrupted || t->closed_us || t->loop.now_us >= t->end_us || !t->budget ||
+	    (t->o->close && c->taken))
 		return 0;
-	if (t->o->rate > 0) {
-		uint64_t due;
-
+	now = now_us();
+	if (open_loop(t)) {
 		if (!t->due_n)
 			return 0;
 		due = t->due[t->due_head];
 		t->due_head = (t->due_head + 1) % t->due_cap;
 		t->due_n--;
-		t->budget--;
-		t->started++;
-		return due ? due : 1;
+	} else {
+		due = now;
 	}
 	t->budget--;
 	t->started++;
-	return now_us();
+	t->fresh -= !c->taken++;
+	*e = (struct lc_ex){ .t0 = due, .sent_us = now, .server_us = UINT64_MAX, .announced = -1,
+			     .path = lc_path_pick(t), .counted = in_window(t, due) };
+	if (e->counted) {
+		t->st.sent++;
+		if (open_loop(t)) {
+			uint64_t q = now > due ? now - due : 0;
+
+			hist_add(&t->st.h[H_QUEUE], q);
+			t->st.late += q > LC_LATE_US;
+		}
+	}
+	return 1;
+}
+
+void lc_head(struct lc_conn *c, struct lc_ex *e, unsigned status)
+{
+	e->status = (uint16_t)status;
+	if (!e->ttfb_us)
+		e->ttfb_us = c->t->loop.now_us > e->sent_us ? c->t->loop.now_us - e->sent_us : 1;
 }
 
 static const char line[] = ".123456789.123456789.123456789.123456789.12345678\n";
@@ -131,29 +177,87 @@ void lc_xrsp(struct lc_ex *e, const char *v, size_t len)
 	}
 }
 
+/* ---------- --log ---------- */
+
+static int log_fd = -1;
+static int64_t epoch_off_us;         /* realtime - monotonic */
+
+static void log_flush(struct lc_thread *t)
+{
+	if (t->loglen && write(log_fd, t->logbuf, t->loglen) < 0)
+		lc_fatal_set("--log: cannot write");
+	t->loglen = 0;
+}
+
+static void log_line(struct lc_thread *t, const struct lc_ex *e, uint64_t lat)
+{
+	char srv[24] = "-";
+
+	if (t->loglen > 65536 - 128)
+		log_flush(t);
+	if (e->server_us != UINT64_MAX)
+		snprintf(srv, sizeof(srv), "%llu", (unsigned long long)e->server_us);
+	t->loglen += (size_t)snprintf(t->logbuf + t->loglen, 128, "%lld %llu %u %s\n",
+				      (long long)((int64_t)e->t0 + epoch_off_us), (unsigned long long)lat,
+				      e->status, srv);
+}
+
+int lc_log_open(const char *file)
+{
+	struct timespec rt;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	epoch_off_us = (int64_t)rt.tv_sec * 1000000 + rt.tv_nsec / 1000 - (int64_t)now_us();
+	log_fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	return log_fd < 0 ? -1 : 0;
+}
+
 void lc_record(struct lc_conn *c, struct lc_ex *e)
 {
 	struct lc_thread *t = c->t;
+	struct lc_stats *st = &t->st;
 	uint64_t now = now_us(), lat = now > e->t0 ? now - e->t0 : 0;
+	uint64_t queue = e->sent_us > e->t0 ? e->sent_us - e->t0 : 0;
 
 	any_success = 1;
 	t->done++;
 	t->progress = t->done;
-	if (now < t->record_from_us || now > t->end_us)
+	if (!e->counted)
 		return;
 	if (lc_opts.verify && (e->bad || (e->announced >= 0 && e->status != 204 && e->status != 304 &&
 				      strcmp(lc_opts.method, "HEAD") && (uint64_t)e->announced != e->bytes))) {
-		t->errors[E_BODY]++;
+		st->errors[E_BODY]++;
+		st->failed++;
 		return;
 	}
-	t->reqs++;
-	if (e->status < 600)
-		t->status[e->status]++;
-	hist_add(&t->lat, lat);
+	st->reqs++;
+	if (e->status >= 100 && e->status < LC_STATUS_MAX)
+		st->status[e->status]++;
+	st->non2xx += e->status < 200 || e->status > 299;
+	st->end_answered += t->closed_us != 0;
+	hist_add(&st->h[H_LAT], lat);
+	if (e->ttfb_us)
+		hist_add(&st->h[H_TTFB], e->ttfb_us);
 	if (e->server_us != UINT64_MAX) {
-		hist_add(&t->srv, e->server_us);
-		hist_add(&t->oth, lat > e->server_us ? lat - e->server_us : 0);
+		hist_add(&st->h[H_SRV], e->server_us);
+		hist_add(&st->h[H_OTH], lat > e->server_us + queue ? lat - e->server_us - queue : 0);
 	}
+	if (t->o->series_us) {
+		t->ival.reqs++;
+		hist_add(&t->ival.lat, lat);
+	}
+	if (log_fd >= 0)
+		log_line(t, e, lat);
+}
+
+void lc_lost(struct lc_conn *c, struct lc_ex *e)
+{
+	if (!e->counted)
+		return;
+	if (c->t->closed_us)
+		c->t->st.end_timeout++;
+	else
+		c->t->st.failed++;
 }
 
 void lc_error(struct lc_conn *c, enum lc_err kind)
@@ -161,68 +265,196 @@ void lc_error(struct lc_conn *c, enum lc_err kind)
 	struct lc_thread *t = c->t;
 
 	if (now_us() >= t->record_from_us)
-		t->errors[kind]++;
+		t->st.errors[kind]++;
+	if (kind == E_RESET && !c->got_bytes && !c->x.ssl && !any_success &&
+	    atomic_fetch_add(&silent_closes, 1) == 2) {
+		char msg[600];
+
+		snprintf(msg, sizeof(msg), "the server at %s closed the connection without a byte, 3 times "
+			 "(a TLS port? use https://)", lc_target.where);
+		lc_fatal_set(msg);
+	}
 	if ((kind == E_CONNECT || kind == E_TLS) && !any_success && !fatal_seen) {
+		char why[300];
+
+		if (kind == E_TLS && c->x.ssl)
+			lc_tls_why(c->x.ssl, why, sizeof(why));
+		else
+			snprintf(why, sizeof(why), "%s", kind == E_TLS ? "TLS handshake failed" : strerror(errno));
 		snprintf(fatal_msg, sizeof(fatal_msg), "hxload: %s failed to %s: %s", lc_err_names[kind],
-			 lc_target.authority, kind == E_TLS ? "TLS handshake failed" : strerror(errno));
+			 lc_target.where, why);
 		fatal_seen = 1;
 	}
+}
+
+/* the first bytes a cleartext connection got: one line when the server
+ * speaks something else; -1 then */
+int lc_first_bytes(struct lc_conn *c, const char *p, size_t n)
+{
+	char msg[600];
+
+	if (c->got_bytes || c->x.ssl || !n)
+		return 0;
+	c->got_bytes = 1;
+	if (n >= 2 && (p[0] == 0x15 || p[0] == 0x16) && p[1] == 0x03)
+		snprintf(msg, sizeof(msg), "the server at %s answered TLS on a cleartext URL (use https://)",
+			 lc_target.where);
+	else if (c->proto == LC_H2 && n >= 5 && !memcmp(p, "HTTP/", 5))
+		snprintf(msg, sizeof(msg), "the server at %s answered HTTP/1 to the HTTP/2 preface: "
+			 "it does not speak h2c (use http://)", lc_target.where);
+	else
+		return 0;
+	if (!any_success) {
+		lc_fatal_set(msg);
+		return -1;
+	}
+	return 0;
 }
 
 /* ---------- connections ---------- */
 
 static void conn_io(struct loop *l, struct ev *e, uint32_t events);
 
+/* the connection's protocol is settled: counted */
+static void conn_count(struct lc_conn *c)
+{
+	struct lc_thread *t = c->t;
+
+	c->up = 1;
+	if (!in_window(t, t->loop.now_us))
+		return;
+	c->up = 2; /* WHY 2: counted, so its requests per connection are too */
+	t->st.conns++;
+	t->st.by_proto[c->proto]++;
+}
+
+void lc_conn_up(struct lc_conn *c, int resumed)
+{
+	struct lc_thread *t = c->t;
+	uint64_t from = c->up_us ? c->up_us : c->open_us;
+
+	if (in_window(t, t->loop.now_us)) {
+		hist_add(&t->st.h[H_TLS], t->loop.now_us - from);
+		t->st.resumed += resumed != 0;
+	}
+	if (c->proto == LC_H3)
+		conn_count(c);
+}
+
+static void conn_fresh(struct lc_conn *c)
+{
+	c->rd_ready = c->wr_ready = c->rdhup = c->got_bytes = c->up = 0;
+	c->inflight = c->taken = 0;
+	c->up_us = 0;
+	c->open_us = c->t->loop.now_us = now_us();
+	c->t->fresh++;
+	for (int i = 0; i < c->t->o->depth; i++)
+		c->ex[i].id = -1;
+}
+
 static int conn_open(struct lc_conn *c)
 {
+	int fd, one = 1;
+
+	conn_fresh(c);
 	if (lc_target.proto != LC_AUTO && protos[lc_target.proto]->open) {
 		c->proto = lc_target.proto;
 		c->ev = (struct ev){ -1, conn_io };
-		c->rd_ready = c->wr_ready = c->rdhup = 0;
-		c->inflight = 0;
 		if (protos[c->proto]->open(c) < 0)
 			return -1;
 		c->ev.fd = c->x.fd;
 		c->state = LS_READY;
 		return 0;
 	}
-	{
-	int fd = socket(lc_target.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1;
-
+	fd = socket(lc_target.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (lc_target.addr.ss_family != AF_UNIX)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (connect(fd, (struct sockaddr *)&lc_target.addr, lc_target.alen) < 0 && errno != EINPROGRESS) {
+		int e = errno;
+
 		close(fd);
+		errno = e;
 		return -1;
 	}
 	c->ev = (struct ev){ fd, conn_io };
 	c->x = (struct xprt){ fd, NULL, NULL };
 	c->state = LS_CONNECTING;
-	c->rd_ready = c->wr_ready = c->rdhup = 0;
-	c->inflight = 0;
 	c->proto = lc_target.proto == LC_AUTO ? LC_H1 : lc_target.proto;
 	oq_reset(&c->oq);
 	return loop_watch(&c->t->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
+}
+
+/* each exchange in flight on <c> */
+static void each_inflight(struct lc_conn *c, void (*fn)(struct lc_conn *, struct lc_ex *))
+{
+	uint32_t depth = (uint32_t)c->t->o->depth;
+
+	if (protos[c->proto]->fifo) {
+		for (uint32_t k = 0; k < c->inflight; k++)
+			fn(c, &c->ex[(c->ex_head + k) % depth]);
+		return;
+	}
+	for (uint32_t k = 0; k < depth; k++)
+		if (c->ex[k].id >= 0)
+			fn(c, &c->ex[k]);
+}
+
+/* the exchange goes again on the next connection: not sent after all */
+static void requeue(struct lc_conn *c, struct lc_ex *e)
+{
+	struct lc_thread *t = c->t;
+
+	t->budget++;
+	t->started--;
+	if (e->counted)
+		t->st.sent--;
+	if (open_loop(t) && t->due_n < t->due_cap) {
+		/* WHY at the head: it was due before every queued one */
+		t->due_head = (t->due_head + t->due_cap - 1) % t->due_cap;
+		t->due[t->due_head] = e->t0;
+		t->due_n++;
+		if (e->counted && e->sent_us > e->t0 + LC_LATE_US)
+			t->st.late--;
 	}
 }
 
 static void conn_close(struct lc_conn *c)
 {
+	struct lc_thread *t = c->t;
+
+	if (c->up == 2)
+		hist_add(&t->st.h[H_RPC], c->taken);
+	t->fresh -= !c->taken;
+	c->taken = 1; /* WHY: counted out of <fresh> once */
 	if (c->proto_state && protos[c->proto]->free)
 		protos[c->proto]->free(c);
+	/* WHY: OpenSSL marks the session of a connection freed without a
+	 * shutdown as not resumable, and that is the one to resume */
+	if (c->x.ssl)
+		SSL_set_shutdown(c->x.ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
 	xprt_release(&c->x);
 	if (c->x.fd >= 0)
 		close(c->x.fd);
 	c->x.fd = c->ev.fd = -1;
 	c->state = 0;
+	c->inflight = 0;
+	for (int i = 0; i < t->o->depth; i++)
+		c->ex[i].id = -1;
 }
 
-/* a lost connection: a new one, later if the server refuses them */
+static int run_over(const struct lc_thread *t)
+{
+	return interrupted || fatal_seen || t->closed_us;
+}
+
+/* a lost connection: its exchanges failed; a new one, later if the server refuses them */
 static void conn_reset(struct lc_conn *c)
 {
+	each_inflight(c, lc_lost);
 	conn_close(c);
-	if (interrupted || c->t->loop.now_us >= c->t->end_us || fatal_seen)
+	if (run_over(c->t))
 		return;
 	timer_arm(&c->t->loop.timers, &c->tm, c->t->loop.now_us + (any_success ? 1000 : 10000));
 }
@@ -232,14 +464,14 @@ void lc_reset(struct lc_conn *c)
 	conn_reset(c);
 }
 
-/* the server closes after a complete response, as it said it would: a new
- * connection at once, and the requests sent after that one go again */
+/* the server closes after a complete response, as it said it would (or
+ * --close): a new connection at once, the requests sent after that one go again */
 static void conn_renew(struct lc_conn *c)
 {
-	c->t->budget += c->inflight;
-	c->t->started -= c->inflight;
+	each_inflight(c, requeue);
 	conn_close(c);
-	if (interrupted || c->t->loop.now_us >= c->t->end_us || fatal_seen)
+	/* WHY budget against fresh: --close opens no connection that no request is left for */
+	if (run_over(c->t) || c->t->budget <= c->t->fresh)
 		return;
 	if (conn_open(c) < 0) {
 		lc_error(c, E_CONNECT);
@@ -252,7 +484,7 @@ static void conn_after(struct lc_conn *c, int r)
 {
 	if (r < 0)
 		conn_reset(c);
-	else if (r > 0)
+	else if (r > 0 || (c->t->o->close && c->taken && !c->inflight && c->state == LS_READY))
 		conn_renew(c);
 }
 
@@ -267,14 +499,25 @@ static void conn_retry(struct loop *l, struct timer *tm)
 	}
 }
 
+/* --h2 on https:// and the server chose something else */
+static int alpn_check(struct lc_conn *c)
+{
+	char msg[600];
+
+	if (lc_target.proto != LC_H2 || tls_alpn_is(c->x.ssl, "h2"))
+		return 0;
+	snprintf(msg, sizeof(msg), "the server at %s chose no ALPN h2 (%s): drop --h2", lc_target.where,
+		 tls_alpn_is(c->x.ssl, "http/1.1") ? "it chose http/1.1" : "it chose none");
+	lc_fatal_set(msg);
+	return -1;
+}
+
 /* the socket is connected: TLS or the protocol */
 static int conn_ready(struct lc_conn *c)
 {
 	if (lc_target.tls && c->state != LS_TLS) {
-		if (!(c->x.ssl = SSL_new(lc_tls)) || tls_bio_attach(c->x.ssl, c->x.fd))
+		if (!(c->x.ssl = lc_tls_new(c)))
 			return -1;
-		SSL_set_connect_state(c->x.ssl);
-		SSL_set_tlsext_host_name(c->x.ssl, "localhost");
 		c->state = LS_TLS;
 	}
 	if (c->state == LS_TLS) {
@@ -288,11 +531,15 @@ static int conn_ready(struct lc_conn *c)
 			lc_error(c, E_TLS);
 			return -1;
 		}
+		lc_conn_up(c, SSL_session_reused(c->x.ssl));
+		if (alpn_check(c) < 0)
+			return -1;
 		if (lc_target.proto == LC_AUTO)
 			c->proto = tls_alpn_is(c->x.ssl, "h2") ? LC_H2 : LC_H1;
 		c->rd_ready = 1;
 	}
 	c->state = LS_READY;
+	conn_count(c);
 	return protos[c->proto]->start(c);
 }
 
@@ -326,10 +573,17 @@ static void conn_io(struct loop *l, struct ev *e, uint32_t events)
 		}
 		if (!c->wr_ready)
 			return;
+		c->up_us = c->t->loop.now_us;
+		if (in_window(c->t, c->up_us))
+			hist_add(&c->t->st.h[H_CONNECT], c->up_us - c->open_us);
 	}
 	if (c->state != LS_READY && (r = conn_ready(c)) <= 0 && c->state != LS_READY) {
 		if (r < 0)
 			conn_reset(c);
+		return;
+	}
+	if (r < 0) {
+		conn_reset(c);
 		return;
 	}
 	conn_after(c, conn_step(c));
@@ -347,25 +601,40 @@ static void dispatch(struct lc_thread *t)
 	}
 }
 
+static int due_grow(struct lc_thread *t)
+{
+	uint32_t cap = t->due_cap * 2;
+	uint64_t *d = malloc(cap * sizeof(*d));
+
+	if (!d)
+		return -1;
+	for (uint32_t i = 0; i < t->due_n; i++)
+		d[i] = t->due[(t->due_head + i) % t->due_cap];
+	free(t->due);
+	t->due = d;
+	t->due_head = 0;
+	t->due_cap = cap;
+	return 0;
+}
+
+/* the next send time of this thread's share of the schedule */
+static void due_next(struct lc_thread *t)
+{
+	uint64_t rel = lc_due_at(t->o, (double)t->due_k * t->o->threads + t->id);
+
+	t->next_due_us = rel == UINT64_MAX ? UINT64_MAX : t->start_us + rel;
+	t->due_k++;
+}
+
 /* open loop: every intended send time is queued, whatever the server does */
 static void due_tick(struct lc_thread *t)
 {
-	while (t->next_due_us <= t->loop.now_us && t->loop.now_us < t->end_us && t->due_n < t->budget) {
-		if (t->due_n == t->due_cap) {
-			uint32_t cap = t->due_cap * 2;
-			uint64_t *d = malloc(cap * sizeof(*d));
-
-			if (!d)
-				break;
-			for (uint32_t i = 0; i < t->due_n; i++)
-				d[i] = t->due[(t->due_head + i) % t->due_cap];
-			free(t->due);
-			t->due = d;
-			t->due_head = 0;
-			t->due_cap = cap;
-		}
+	while (t->next_due_us <= t->loop.now_us && t->next_due_us < t->end_us && t->due_n < t->budget) {
+		if (t->due_n == t->due_cap - 1 && due_grow(t) < 0)
+			break;
 		t->due[(t->due_head + t->due_n++) % t->due_cap] = t->next_due_us;
-		t->next_due_us += (uint64_t)t->interval_us;
+		t->st.scheduled += in_window(t, t->next_due_us);
+		due_next(t);
 	}
 	dispatch(t);
 }
@@ -379,11 +648,12 @@ static void timeouts(struct lc_thread *t)
 
 		if (c->state != LS_READY || !c->inflight)
 			continue;
-		for (int k = 0; k < lc_opts.depth; k++)
-			if ((protos[c->proto]->fifo || c->ex[k].id >= 0) && c->ex[k].t0 && c->ex[k].t0 < oldest)
-				oldest = c->ex[k].t0;
 		if (protos[c->proto]->fifo)
-			oldest = c->ex[c->ex_head].t0;
+			oldest = c->ex[c->ex_head].sent_us;
+		else
+			for (int k = 0; k < lc_opts.depth; k++)
+				if (c->ex[k].id >= 0 && c->ex[k].sent_us < oldest)
+					oldest = c->ex[k].sent_us;
 		if (oldest != UINT64_MAX && t->loop.now_us > oldest + lc_opts.timeout_us) {
 			lc_error(c, E_TIMEOUT);
 			conn_reset(c);
@@ -391,12 +661,91 @@ static void timeouts(struct lc_thread *t)
 	}
 }
 
-static int thread_busy(const struct lc_thread *t)
+static void count_inflight(struct lc_conn *c, struct lc_ex *e)
+{
+	c->t->st.inflight_end += e->counted;
+}
+
+static void end_timeout(struct lc_conn *c, struct lc_ex *e)
+{
+	if (e->counted) {
+		c->t->st.end_timeout++;
+		c->t->st.errors[E_TIMEOUT]++;
+	}
+}
+
+static int inflight_any(const struct lc_thread *t)
 {
 	for (int i = 0; i < t->nconns; i++)
 		if (t->conns[i].inflight)
 			return 1;
-	return t->due_n > 0;
+	return 0;
+}
+
+/* the window closes: what is in flight is counted, and waited for */
+static void window_close(struct lc_thread *t)
+{
+	t->closed_us = MAX(t->loop.now_us, t->record_from_us + 1);
+	if (t->closed_us > t->end_us)
+		t->closed_us = t->end_us;
+	for (int i = 0; i < t->nconns; i++)
+		if (t->conns[i].state == LS_READY)
+			each_inflight(&t->conns[i], count_inflight);
+}
+
+static void ival_reset(struct lc_thread *t, uint64_t now)
+{
+	memset(&t->ival.lat, 0, sizeof(t->ival.lat));
+	t->ival.from_us = now;
+	t->ival.reqs = 0;
+	t->ival_errs = lc_stats_errors(&t->st);
+	t->ival_bytes = t->st.bytes;
+}
+
+/* --interval: the interval ends; the main thread reads it from the ring */
+static void ival_publish(struct lc_thread *t, uint64_t now)
+{
+	uint32_t k = atomic_load_explicit(&t->ival_pub, memory_order_relaxed);
+
+	if (k - atomic_load_explicit(&t->ival_read, memory_order_acquire) >= LC_IVAL_RING)
+		return; /* WHY: the reader is behind; this interval grows until it catches up */
+	t->ival.to_us = now;
+	t->ival.errors = lc_stats_errors(&t->st) - t->ival_errs;
+	t->ival.bytes = t->st.bytes - t->ival_bytes;
+	t->ring[k % LC_IVAL_RING] = t->ival;
+	atomic_store_explicit(&t->ival_pub, k + 1, memory_order_release);
+	ival_reset(t, now);
+}
+
+static void ival_tick(struct lc_thread *t)
+{
+	uint64_t now = t->loop.now_us;
+
+	if (!t->o->series_us || now < t->record_from_us)
+		return;
+	if (!t->ival.from_us) {
+		ival_reset(t, t->record_from_us);
+		t->next_ival_us = t->record_from_us + t->o->series_us;
+	}
+	if (now >= t->next_ival_us) {
+		ival_publish(t, MIN(now, t->end_us));
+		while (t->next_ival_us <= now)
+			t->next_ival_us += t->o->series_us;
+	}
+}
+
+/* the loop's wait: to the next send, tick or interval */
+static uint64_t next_wake(const struct lc_thread *t, uint64_t next_tick)
+{
+	uint64_t next = next_tick, now = t->loop.now_us;
+
+	if (open_loop(t) && !t->closed_us)
+		next = MIN(next, t->next_due_us);
+	if (t->o->series_us && t->next_ival_us)
+		next = MIN(next, t->next_ival_us);
+	if (!t->closed_us)
+		next = MIN(next, t->end_us);
+	return next > now ? MIN(next - now, (uint64_t)TICK_US) : 0;
 }
 
 void *lc_thread_main(void *arg)
@@ -406,26 +755,34 @@ void *lc_thread_main(void *arg)
 
 	for (int i = 0; i < t->nconns; i++)
 		conn_retry(&t->loop, &t->conns[i].tm);
-	while (!interrupted && !fatal_seen) {
-		uint64_t next = next_tick;
-
-		if (t->o->rate > 0)
-			next = MIN(next, t->next_due_us);
-		loop_turn(&t->loop, next > t->loop.now_us ? MIN(next - t->loop.now_us, (uint64_t)TICK_US) : 0);
-		if (t->o->rate > 0)
+	while (!fatal_seen) {
+		loop_turn(&t->loop, next_wake(t, next_tick));
+		if (open_loop(t) && !t->closed_us)
 			due_tick(t);
 		if (t->loop.now_us >= next_tick) {
 			timeouts(t);
 			next_tick = t->loop.now_us + TICK_US;
 		}
-		if (t->loop.now_us >= t->end_us || (!t->budget && !thread_busy(t)))
+		ival_tick(t);
+		if (!t->closed_us && (interrupted || t->loop.now_us >= t->end_us ||
+				      (!t->budget && !inflight_any(t) && !t->due_n)))
+			window_close(t);
+		if (t->closed_us && (interrupted || !inflight_any(t) ||
+				     t->loop.now_us >= t->closed_us + lc_opts.timeout_us))
 			break;
 	}
 	for (int i = 0; i < t->nconns; i++) {
 		timer_cancel(&t->loop.timers, &t->conns[i].tm);
+		if (t->conns[i].state == LS_READY)
+			each_inflight(&t->conns[i], end_timeout);
 		if (t->conns[i].state)
 			conn_close(&t->conns[i]);
 	}
+	if (t->o->series_us && t->ival.from_us)
+		ival_publish(t, MIN(t->loop.now_us, t->end_us));
+	if (log_fd >= 0)
+		log_flush(t);
+	atomic_store_explicit(&t->ended, 1, memory_order_release);
 	return NULL;
 }
 
@@ -443,13 +800,17 @@ void lc_thread_init(struct lc_thread *t, int id, uint64_t start)
 	t->nconns = lc_opts.conns / lc_opts.threads + (id < lc_opts.conns % lc_opts.threads);
 	t->budget = lc_opts.total ? lc_opts.total / (uint64_t)lc_opts.threads +
 				 ((uint64_t)id < lc_opts.total % (uint64_t)lc_opts.threads) : UINT64_MAX;
-	if (lc_opts.rate > 0) {
-		t->interval_us = 1e6 * lc_opts.threads / lc_opts.rate;
-		t->next_due_us = start + (uint64_t)(t->interval_us * id / lc_opts.threads);
+	rng_seed(&t->rng, start + (uint64_t)id * 0x9e3779b97f4a7c15ULL);
+	if (open_loop(t)) {
 		t->due_cap = 1024;
-		t->due = malloc(t->due_cap * sizeof(*t->due));
+		if (!(t->due = malloc(t->due_cap * sizeof(*t->due))))
+			lc_die("%s", "out of memory");
+		due_next(t);
 	}
-	t->conns = calloc((size_t)t->nconns, sizeof(*t->conns));
+	if (log_fd >= 0 && !(t->logbuf = malloc(65536)))
+		lc_die("%s", "out of memory");
+	if (!(t->conns = calloc((size_t)t->nconns, sizeof(*t->conns))))
+		lc_die("%s", "out of memory");
 	for (int i = 0; i < t->nconns; i++) {
 		struct lc_conn *c = &t->conns[i];
 
@@ -461,7 +822,8 @@ void lc_thread_init(struct lc_thread *t, int id, uint64_t start)
 		c->ex = calloc((size_t)lc_opts.depth, sizeof(*c->ex));
 		c->in_size = 65536;
 		c->in = malloc(c->in_size);
-		oq_alloc(&c->oq, 65536);
+		if (!c->ex || !c->in || oq_alloc(&c->oq, 65536) < 0)
+			lc_die("%s", "out of memory");
 	}
 }
 
@@ -474,27 +836,8 @@ void lc_thread_free(struct lc_thread *t)
 	}
 	free(t->conns);
 	free(t->due);
+	free(t->logbuf);
+	if (t->sess)
+		SSL_SESSION_free(t->sess);
 	loop_free(&t->loop);
 }
-
-void lc_progress(struct lc_thread *ts, uint64_t start)
-{
-	uint64_t last = 0, now, done;
-
-	while (!interrupted) {
-		int alive = 0;
-
-		usleep(1000000);
-		done = 0;
-		for (int i = 0; i < lc_opts.threads; i++) {
-			done += ts[i].progress;
-			alive += !pthread_tryjoin_np(ts[i].th, NULL) ? 0 : 1;
-		}
-		now = now_us();
-		if (!alive || fatal_seen)
-			return;
-		fprintf(stderr, "\r  %5.1f s  %10.0f req/s  ", (now - start) / 1e6, (double)(done - last));
-		last = done;
-	}
-}
-

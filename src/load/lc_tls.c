@@ -1,0 +1,102 @@
+/* hxload's TLS over TCP: the client context (ALPN, mTLS, verification), SNI, session resumption, why a handshake failed. */
+#include <arpa/inet.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lc.h"
+#include "lc_tls.h"
+#include "tls.h"
+#include "tls_bio.h"
+
+SSL_CTX *lc_tls;
+
+/* a new session ticket: the thread keeps the last one for its next connection */
+static int new_session(SSL *ssl, SSL_SESSION *sess)
+{
+	struct lc_conn *c = SSL_get_app_data(ssl);
+
+	if (!c || lc_opts.no_resume)
+		return 0;
+	if (c->t->sess)
+		SSL_SESSION_free(c->t->sess);
+	c->t->sess = sess;
+	return 1; /* WHY 1: we keep the reference */
+}
+
+int lc_tls_init(void)
+{
+	static const unsigned char alpn_any[] = "\x02h2\x08http/1.1", alpn_h2[] = "\x02h2",
+				   alpn_h1[] = "\x08http/1.1";
+	const unsigned char *alpn = alpn_any;
+	unsigned len = sizeof(alpn_any) - 1;
+
+	if (lc_target.proto == LC_H2)
+		alpn = alpn_h2, len = sizeof(alpn_h2) - 1;
+	else if (lc_target.proto == LC_H1)
+		alpn = alpn_h1, len = sizeof(alpn_h1) - 1;
+	if (!(lc_tls = tls_client_ctx(alpn, len)))
+		return -1;
+	SSL_CTX_set_session_cache_mode(lc_tls, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+	SSL_CTX_sess_set_new_cb(lc_tls, new_session);
+	if (lc_opts.cert && (SSL_CTX_use_certificate_chain_file(lc_tls, lc_opts.cert) != 1 ||
+			     SSL_CTX_use_PrivateKey_file(lc_tls, lc_opts.key ? lc_opts.key : lc_opts.cert,
+							 SSL_FILETYPE_PEM) != 1 ||
+			     SSL_CTX_check_private_key(lc_tls) != 1))
+		lc_die("--cert/--key: cannot use '%s' (PEM certificate and matching key expected)", lc_opts.cert);
+	if (lc_opts.cacert) {
+		if (SSL_CTX_load_verify_locations(lc_tls, lc_opts.cacert, NULL) != 1)
+			lc_die("--cacert: cannot read '%s' (PEM expected)", lc_opts.cacert);
+		SSL_CTX_set_verify(lc_tls, SSL_VERIFY_PEER, NULL);
+	}
+	return 0;
+}
+
+/* the name the certificate must carry: the SNI, else the URL's host */
+static int expect_name(SSL *ssl)
+{
+	const char *name = lc_target.sni[0] ? lc_target.sni : lc_target.host;
+	unsigned char a[16];
+
+	if (inet_pton(AF_INET, name, a) == 1 || inet_pton(AF_INET6, name, a) == 1)
+		return X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name) == 1 ? 0 : -1;
+	return SSL_set1_host(ssl, name) == 1 ? 0 : -1;
+}
+
+SSL *lc_tls_new(struct lc_conn *c)
+{
+	SSL *ssl = SSL_new(lc_tls);
+
+	if (!ssl || tls_bio_attach(ssl, c->x.fd)) {
+		SSL_free(ssl);
+		return NULL;
+	}
+	SSL_set_app_data(ssl, c);
+	SSL_set_connect_state(ssl);
+	if ((lc_target.sni[0] && !SSL_set_tlsext_host_name(ssl, lc_target.sni)) ||
+	    (lc_opts.cacert && expect_name(ssl) < 0) ||
+	    (!lc_opts.no_resume && c->t->sess && !SSL_set_session(ssl, c->t->sess))) {
+		SSL_free(ssl);
+		return NULL;
+	}
+	return ssl;
+}
+
+void lc_tls_why(SSL *ssl, char *buf, size_t n)
+{
+	unsigned long e = ERR_peek_last_error();
+	long v = SSL_get_verify_result(ssl);
+
+	if (lc_opts.cacert && v != X509_V_OK)
+		snprintf(buf, n, "the certificate does not verify: %s", X509_verify_cert_error_string(v));
+	else if (ERR_GET_REASON(e) == SSL_R_WRONG_VERSION_NUMBER || ERR_GET_REASON(e) == SSL_R_PACKET_LENGTH_TOO_LONG)
+		snprintf(buf, n, "TLS handshake failed: the server answered something that is not TLS "
+			 "(plain HTTP? use http:// or h2c://)");
+	else if (e)
+		snprintf(buf, n, "TLS handshake failed: %s", ERR_reason_error_string(e));
+	else
+		snprintf(buf, n, "TLS handshake failed: the server closed the connection");
+	ERR_clear_error();
+}

@@ -1,0 +1,14 @@
+/* hxload's TLS over TCP: a connection's SSL, why its handshake failed. */
+#ifndef HX_LC_TLS_H
+#define HX_LC_TLS_H
+
+#include <stddef.h>
+
+#include "lc.h"
+
+/* a client SSL on <c>'s socket: SNI, the name to verify, the session to resume */
+SSL *lc_tls_new(struct lc_conn *c);
+/* one phrase saying why the handshake on <ssl> failed */
+void lc_tls_why(SSL *ssl, char *buf, size_t n);
+
+#endif
