@@ -90,7 +90,7 @@ static const char page_script[] =
 "    for (const p of s.pts)\n"
 "      el(svg, 'circle', Object.assign({cx: X(p[0]), cy: Y(p[1]), r: 2.5, fill: COL[i],\n"
 "        'data-series': s.name, 'data-value': p[1]}, p[2] || {}));\n"
-"    el(svg, 'text', {x: W - Rt + 8, y: T + 14 * i + 10, fill: COL[i]}, s.name);\n"
+"    el(svg, 'text', {x: W - Rt + 8, y: T + 14 * i + 10, style: 'fill:' + COL[i]}, s.name);\n"
 "  });\n"
 "}\n"
 "function bars(id, items, unit) {\n"

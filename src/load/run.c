@@ -778,8 +778,8 @@ void *lc_thread_main(void *arg)
 		if (t->conns[i].state)
 			conn_close(&t->conns[i]);
 	}
-	if (t->o->series_us && t->ival.from_us)
-		ival_publish(t, MIN(t->loop.now_us, t->end_us));
+	if (t->o->series_us && t->ival.from_us && (t->ival.reqs || MIN(t->loop.now_us, t->end_us) > t->ival.from_us))
+		ival_publish(t, t->ival.reqs ? MAX(t->loop.now_us, t->ival.from_us + 1) : MIN(t->loop.now_us, t->end_us));
 	if (log_fd >= 0)
 		log_flush(t);
 	atomic_store_explicit(&t->ended, 1, memory_order_release);
