@@ -40,6 +40,9 @@ int lc_tls_init(void)
 	if (!(lc_tls = tls_client_ctx(alpn, len)))
 		return -1;
 	SSL_CTX_set_session_cache_mode(lc_tls, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+	/* WHY: a close without close_notify is a fatal error to OpenSSL, which
+	 * then makes the session unresumable; hxload checks framing itself */
+	SSL_CTX_set_options(lc_tls, SSL_OP_IGNORE_UNEXPECTED_EOF);
 	SSL_CTX_sess_set_new_cb(lc_tls, new_session);
 	if (lc_opts.cert && (SSL_CTX_use_certificate_chain_file(lc_tls, lc_opts.cert) != 1 ||
 			     SSL_CTX_use_PrivateKey_file(lc_tls, lc_opts.key ? lc_opts.key : lc_opts.cert,

@@ -14,7 +14,8 @@ struct lc_route lc_route;
 
 static double weights[4096];
 
-/* one ':'-separated field at <*p>, brackets of an IPv6 literal removed */
+/* one ':'-separated field at <*p>, brackets of an IPv6 literal removed:
+ * 1 when a ':' ended it, 0 the end of the string, -1 when malformed */
 static int field(const char **p, char *out, size_t n)
 {
 	const char *s = *p, *e;
@@ -34,7 +35,7 @@ static int field(const char **p, char *out, size_t n)
 		snprintf(out, n, "%.*s", (int)(e - s), s);
 	}
 	*p = *e ? e + 1 : e;
-	return 0;
+	return *e == ':';
 }
 
 /* a port: 1..65535, digits only */
@@ -207,20 +208,25 @@ static int literal(const char *a, int port, struct sockaddr_storage *ss, socklen
 /* --connect-to HOST1:PORT1:HOST2:PORT2 (empty HOST1/PORT1: any) onto <host>, <port> */
 static void connect_to(char *host, size_t hn, int *port)
 {
+	int matched = 0, from = *port;
+	char url_host[256];
+
+	snprintf(url_host, sizeof(url_host), "%s", host);
 	for (int i = 0; i < lc_route.nconnect_to; i++) {
 		const char *p = lc_route.connect_to[i];
 		char h1[256], p1[8], h2[256], p2[8];
 
-		if (field(&p, h1, sizeof(h1)) || field(&p, p1, sizeof(p1)) || field(&p, h2, sizeof(h2)) ||
-		    field(&p, p2, sizeof(p2)) || *p || (*p1 && port_of(p1) < 0) || (*p2 && port_of(p2) < 0))
+		if (field(&p, h1, sizeof(h1)) != 1 || field(&p, p1, sizeof(p1)) != 1 ||
+		    field(&p, h2, sizeof(h2)) != 1 || field(&p, p2, sizeof(p2)) != 0 || (*p1 && port_of(p1) < 0) ||
+		    (*p2 && port_of(p2) < 0))
 			lc_die("--connect-to '%s': expected HOST1:PORT1:HOST2:PORT2", lc_route.connect_to[i]);
-		if ((*h1 && strcasecmp(h1, host)) || (*p1 && port_of(p1) != *port))
+		if (matched || (*h1 && strcasecmp(h1, url_host)) || (*p1 && port_of(p1) != from))
 			continue;
 		if (*h2)
 			snprintf(host, hn, "%s", h2);
 		if (*p2)
 			*port = port_of(p2);
-		return;
+		matched = 1;
 	}
 }
 
@@ -231,7 +237,7 @@ static int resolve(const char *host, int port)
 		const char *p = lc_route.resolve[i];
 		char h[256], pt[8];
 
-		if (field(&p, h, sizeof(h)) || field(&p, pt, sizeof(pt)) || !*p ||
+		if (field(&p, h, sizeof(h)) != 1 || field(&p, pt, sizeof(pt)) != 1 || !*p ||
 		    (strcmp(pt, "*") && port_of(pt) < 0))
 			lc_die("--resolve '%s': expected HOST:PORT:ADDRESS", lc_route.resolve[i]);
 		if (strcasecmp(h, host) || (strcmp(pt, "*") && port_of(pt) != port))
