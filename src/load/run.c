@@ -281,9 +281,10 @@ void lc_error(struct lc_conn *c, enum lc_err kind)
 			lc_tls_why(c->x.ssl, why, sizeof(why));
 		else
 			snprintf(why, sizeof(why), "%s", kind == E_TLS ? "TLS handshake failed" : strerror(errno));
-		snprintf(fatal_msg, sizeof(fatal_msg), "hxload: %s failed to %s: %s", lc_err_names[kind],
-			 lc_target.where, why);
-		fatal_seen = 1;
+		char msg[900];
+
+		snprintf(msg, sizeof(msg), "%s failed to %s: %s", lc_err_names[kind], lc_target.where, why);
+		lc_fatal_set(msg);
 	}
 }
 
