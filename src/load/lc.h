@@ -323,6 +323,16 @@ struct lc_series {
 
 extern const char *const lc_err_names[E_MAX];
 extern const char *const lc_hist_names[H_MAX];
+
+/* the plain counters of struct lc_stats by JSON name: one list for the
+ * sums, the JSON and merge; <group> NULL: at the top level */
+struct lc_counter {
+	const char *group, *name;
+	size_t off;
+};
+extern const struct lc_counter lc_counters[];
+extern const size_t lc_ncounters;
+#define LC_CTR(st, k) (*(uint64_t *)((char *)(st) + lc_counters[k].off))
 void lc_stats_add(struct lc_stats *T, const struct lc_stats *s);
 uint64_t lc_stats_errors(const struct lc_stats *s);
 void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m);

@@ -71,10 +71,9 @@ static int hist_read(struct hist *h, const struct json *o)
 static int run_read(const struct json *r, struct lc_stats *s)
 {
 	const struct json *hs = json_get(r, "histograms"), *e = json_get(r, "errors"),
-			  *st = json_get(r, "status"), *sc = json_get(r, "schedule"),
-			  *cn = json_get(r, "connections");
+			  *st = json_get(r, "status");
 
-	if (!hs || !e || !st || !sc || !cn)
+	if (!hs || !e || !st || !json_get(r, "schedule") || !json_get(r, "connections"))
 		return -1;
 	memset(s, 0, sizeof(*s));
 	for (int i = 0; i < H_MAX; i++) {
@@ -91,21 +90,8 @@ static int run_read(const struct json *r, struct lc_stats *s)
 		if (code >= 100 && code < LC_STATUS_MAX)
 			s->status[code] = (uint64_t)st->kid[i].num;
 	}
-	s->reqs = u(r, "requests");
-	s->bytes = u(r, "bytes");
-	s->non2xx = u(r, "non2xx");
-	s->scheduled = u(sc, "scheduled");
-	s->sent = u(sc, "sent");
-	s->late = u(sc, "late");
-	s->failed = u(sc, "failed");
-	s->inflight_end = u(sc, "inflight_end");
-	s->end_answered = u(sc, "end_answered");
-	s->end_timeout = u(sc, "end_timeout");
-	s->conns = u(cn, "opened");
-	s->resumed = u(cn, "resumed");
-	s->by_proto[LC_H1] = u(cn, "h1");
-	s->by_proto[LC_H2] = u(cn, "h2");
-	s->by_proto[LC_H3] = u(cn, "h3");
+	for (size_t k = 0; k < lc_ncounters; k++)
+		LC_CTR(s, k) = u(lc_counters[k].group ? json_get(r, lc_counters[k].group) : r, lc_counters[k].name);
 	return 0;
 }
 

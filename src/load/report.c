@@ -1,5 +1,7 @@
 /* hxload's report: merged figures as a text table or one JSON object (with the full histograms, so runs merge). */
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "common.h"
@@ -10,6 +12,19 @@ const char *const lc_err_names[E_MAX] = { "connect", "tls", "timeout", "reset", 
 const char *const lc_hist_names[H_MAX] = { "latency", "server", "other", "queue", "ttfb", "connect", "tls",
 					   "requests_per_connection" };
 
+#define C(g, n, f) { g, n, offsetof(struct lc_stats, f) }
+const struct lc_counter lc_counters[] = {
+	C(NULL, "requests", reqs), C(NULL, "bytes", bytes), C(NULL, "non2xx", non2xx),
+	C("schedule", "scheduled", scheduled), C("schedule", "sent", sent), C("schedule", "late", late),
+	C("schedule", "failed", failed), C("schedule", "inflight_end", inflight_end),
+	C("schedule", "end_answered", end_answered), C("schedule", "end_timeout", end_timeout),
+	C("connections", "opened", conns), C("connections", "resumed", resumed),
+	C("connections", "h1", by_proto[LC_H1]), C("connections", "h2", by_proto[LC_H2]),
+	C("connections", "h3", by_proto[LC_H3]),
+};
+#undef C
+const size_t lc_ncounters = ARRAY_SIZE(lc_counters);
+
 void lc_stats_add(struct lc_stats *T, const struct lc_stats *s)
 {
 	for (int i = 0; i < H_MAX; i++)
@@ -18,20 +33,8 @@ void lc_stats_add(struct lc_stats *T, const struct lc_stats *s)
 		T->status[i] += s->status[i];
 	for (int e = 0; e < E_MAX; e++)
 		T->errors[e] += s->errors[e];
-	for (int p = 0; p < LC_NPROTO; p++)
-		T->by_proto[p] += s->by_proto[p];
-	T->bytes += s->bytes;
-	T->reqs += s->reqs;
-	T->non2xx += s->non2xx;
-	T->scheduled += s->scheduled;
-	T->sent += s->sent;
-	T->late += s->late;
-	T->failed += s->failed;
-	T->inflight_end += s->inflight_end;
-	T->end_answered += s->end_answered;
-	T->end_timeout += s->end_timeout;
-	T->conns += s->conns;
-	T->resumed += s->resumed;
+	for (size_t k = 0; k < lc_ncounters; k++)
+		LC_CTR(T, k) += LC_CTR(s, k);
 }
 
 uint64_t lc_stats_errors(const struct lc_stats *s)
@@ -128,15 +131,23 @@ static double mean_rpc(const struct lc_stats *T)
 	return hist_mean(&T->h[H_RPC]);
 }
 
+/* the counters of <group>, each as ", \"name\": n" */
+static void counters_json(FILE *f, const struct lc_stats *T, const char *group)
+{
+	for (size_t k = 0; k < lc_ncounters; k++)
+		if (group ? lc_counters[k].group && !strcmp(lc_counters[k].group, group) : !lc_counters[k].group)
+			fprintf(f, ", \"%s\": %llu", lc_counters[k].name, (unsigned long long)LC_CTR(T, k));
+}
+
 void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, int full)
 {
 	int first = 1;
 
 	meta_json(f, m);
-	fprintf(f, ", \"requests\": %llu, \"seconds\": %.6f, \"requests_per_second\": %.1f, \"bytes\": %llu, "
-		"\"bytes_per_second\": %.1f, \"errors_total\": %llu, \"non2xx\": %llu, \"errors\": {",
-		(unsigned long long)T->reqs, m->secs, T->reqs / m->secs, (unsigned long long)T->bytes,
-		T->bytes / m->secs, (unsigned long long)lc_stats_errors(T), (unsigned long long)T->non2xx);
+	counters_json(f, T, NULL);
+	fprintf(f, ", \"seconds\": %.6f, \"requests_per_second\": %.1f, \"bytes_per_second\": %.1f, "
+		"\"errors_total\": %llu, \"errors\": {", m->secs, T->reqs / m->secs, T->bytes / m->secs,
+		(unsigned long long)lc_stats_errors(T));
 	for (int i = 0; i < E_MAX; i++)
 		fprintf(f, "%s\"%s\": %llu", i ? ", " : "", lc_err_names[i], (unsigned long long)T->errors[i]);
 	fprintf(f, "}, \"status\": {");
@@ -145,17 +156,13 @@ void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, 
 			fprintf(f, "%s\"%d\": %llu", first ? "" : ", ", s, (unsigned long long)T->status[s]);
 			first = 0;
 		}
-	fprintf(f, "}, \"schedule\": {\"target_rps\": %.3f, \"scheduled\": %llu, \"sent\": %llu, "
-		"\"sent_per_second\": %.1f, \"late\": %llu, \"unsent\": %llu, \"failed\": %llu, "
-		"\"inflight_end\": %llu, \"end_answered\": %llu, \"end_timeout\": %llu}",
-		m->target_rps, (unsigned long long)T->scheduled, (unsigned long long)T->sent, T->sent / m->secs,
-		(unsigned long long)T->late, (unsigned long long)(T->scheduled > T->sent ? T->scheduled - T->sent : 0),
-		(unsigned long long)T->failed, (unsigned long long)T->inflight_end,
-		(unsigned long long)T->end_answered, (unsigned long long)T->end_timeout);
-	fprintf(f, ", \"connections\": {\"opened\": %llu, \"resumed\": %llu, \"h1\": %llu, \"h2\": %llu, "
-		"\"h3\": %llu, \"requests_per_connection\": %.2f}", (unsigned long long)T->conns,
-		(unsigned long long)T->resumed, (unsigned long long)T->by_proto[LC_H1],
-		(unsigned long long)T->by_proto[LC_H2], (unsigned long long)T->by_proto[LC_H3], mean_rpc(T));
+	fprintf(f, "}, \"schedule\": {\"target_rps\": %.3f, \"sent_per_second\": %.1f, \"unsent\": %llu",
+		m->target_rps, T->sent / m->secs,
+		(unsigned long long)(T->scheduled > T->sent ? T->scheduled - T->sent : 0));
+	counters_json(f, T, "schedule");
+	fprintf(f, "}, \"connections\": {\"requests_per_connection\": %.2f", mean_rpc(T));
+	counters_json(f, T, "connections");
+	fprintf(f, "}");
 	for (int i = 0; i < H_RPC; i++)
 		if (i == H_LAT || T->h[i].n)
 			pct_json(f, lc_hist_names[i], &T->h[i]);

@@ -471,8 +471,10 @@ static void conn_renew(struct lc_conn *c)
 {
 	each_inflight(c, requeue);
 	conn_close(c);
-	/* WHY budget against fresh: --close opens no connection that no request is left for */
-	if (run_over(c->t) || c->t->budget <= c->t->fresh)
+	/* WHY budget against fresh: --close opens no connection that no
+	 * request is left for (it has no pipelined requests to give back, so
+	 * a fresh one never waits idle for them) */
+	if (run_over(c->t) || !c->t->budget || (c->t->o->close && c->t->budget <= c->t->fresh))
 		return;
 	if (conn_open(c) < 0) {
 		lc_error(c, E_CONNECT);
