@@ -120,6 +120,7 @@ struct lc_conn {
 	uint32_t inflight;
 	uint32_t taken;              /* exchanges started on this connection */
 	uint64_t open_us, up_us;     /* connect() called, TCP connected */
+	int alert;                   /* the server's fatal TLS alert, 0: none */
 	/* in-flight exchanges: a FIFO on HTTP/1, slots on h2/h3 (-m of them) */
 	struct lc_ex *ex;
 	uint32_t ex_head;

@@ -26,6 +26,15 @@ static int new_session(SSL *ssl, SSL_SESSION *sess)
 	return 1; /* WHY 1: we keep the reference */
 }
 
+/* a fatal alert from the server: kept for the one line that says why */
+static void on_info(const SSL *ssl, int where, int ret)
+{
+	struct lc_conn *c = SSL_get_app_data(ssl);
+
+	if (c && (where & SSL_CB_READ_ALERT) && (ret >> 8) == SSL3_AL_FATAL)
+		c->alert = ret & 0xff;
+}
+
 int lc_tls_init(void)
 {
 	static const unsigned char alpn_any[] = "\x02h2\x08http/1.1", alpn_h2[] = "\x02h2",
@@ -44,6 +53,7 @@ int lc_tls_init(void)
 	 * then makes the session unresumable; hxload checks framing itself */
 	SSL_CTX_set_options(lc_tls, SSL_OP_IGNORE_UNEXPECTED_EOF);
 	SSL_CTX_sess_set_new_cb(lc_tls, new_session);
+	SSL_CTX_set_info_callback(lc_tls, on_info);
 	if (lc_opts.cert && (SSL_CTX_use_certificate_chain_file(lc_tls, lc_opts.cert) != 1 ||
 			     SSL_CTX_use_PrivateKey_file(lc_tls, lc_opts.key ? lc_opts.key : lc_opts.cert,
 							 SSL_FILETYPE_PEM) != 1 ||
@@ -77,6 +87,7 @@ SSL *lc_tls_new(struct lc_conn *c)
 		return NULL;
 	}
 	SSL_set_app_data(ssl, c);
+	c->alert = 0;
 	SSL_set_connect_state(ssl);
 	if ((lc_target.sni[0] && !SSL_set_tlsext_host_name(ssl, lc_target.sni)) ||
 	    (lc_opts.cacert && expect_name(ssl) < 0) ||
@@ -102,4 +113,18 @@ void lc_tls_why(SSL *ssl, char *buf, size_t n)
 	else
 		snprintf(buf, n, "TLS handshake failed: the server closed the connection");
 	ERR_clear_error();
+}
+
+const char *lc_tls_alert(SSL *ssl)
+{
+	struct lc_conn *c = SSL_get_app_data(ssl);
+	const char *s;
+
+	if (!c || !c->alert)
+		return NULL;
+	/* WHY by hand: OpenSSL 3.0 names no TLS 1.3 alert */
+	if (c->alert == 116)
+		return "certificate required";
+	s = SSL_alert_desc_string_long(c->alert);
+	return strcmp(s, "unknown") ? s : "of an unknown kind";
 }

@@ -10,5 +10,7 @@
 SSL *lc_tls_new(struct lc_conn *c);
 /* one phrase saying why the handshake on <ssl> failed */
 void lc_tls_why(SSL *ssl, char *buf, size_t n);
+/* the alert that ended an established session on <ssl>, or NULL */
+const char *lc_tls_alert(SSL *ssl);
 
 #endif

@@ -266,6 +266,13 @@ void lc_error(struct lc_conn *c, enum lc_err kind)
 
 	if (now_us() >= t->record_from_us)
 		t->st.errors[kind]++;
+	if (kind == E_RESET && c->x.ssl && !any_success && lc_tls_alert(c->x.ssl)) {
+		char msg[600];
+
+		snprintf(msg, sizeof(msg), "the server at %s ended the TLS session: alert %s%s", lc_target.where,
+			 lc_tls_alert(c->x.ssl), lc_opts.cert ? "" : " (does it want a client certificate? --cert)");
+		lc_fatal_set(msg);
+	}
 	if (kind == E_RESET && !c->got_bytes && !c->x.ssl && !any_success &&
 	    atomic_fetch_add(&silent_closes, 1) == 2) {
 		char msg[600];

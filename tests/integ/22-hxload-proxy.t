@@ -80,6 +80,21 @@ ok(wait_port($sport), 'openssl s_server is up');
     like($err, qr/no ALPN h2/, "--h2 against a server without h2: one line: $err");
 }
 
+# ---------- mutual TLS: a server that asks for a client certificate ----------
+{
+    my $mport = free_port();
+    spawn('openssl', 's_server', '-accept', "127.0.0.1:$mport", '-cert', "$dir/c2.pem", '-key', "$dir/k2.pem",
+          '-Verify', '1', '-CAfile', "$dir/c1.pem", '-verify_return_error', '-www', '-quiet');
+    ok(wait_port($mport), 'openssl s_server -Verify is up');
+    my ($j, $rc, $out, $err) = run("--json --h1 -c 1 -n 5 'https://127.0.0.1:$mport/'");
+    is($rc, 1, 'no client certificate: exit 1');
+    like($err, qr/alert certificate required/, "it says why: $err");
+    ($j, $rc) = run("--json --h1 -c 1 -n 5 --cert $dir/c1.pem --key $dir/k1.pem 'https://127.0.0.1:$mport/'");
+    is($j->{status}{200}, 5, '--cert and --key: mutual TLS, 5 answered');
+    ($j, $rc, $out, $err) = run("--h1 -n 1 --cert $dir/c2.pem --key $dir/k1.pem 'https://127.0.0.1:$mport/'");
+    is($rc, 2, 'a key that is not the certificate\'s: exit 2');
+}
+
 # ---------- Host: exactly one, replaced; long paths whole ----------
 {
     my $cport = free_port();
