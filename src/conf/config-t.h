@@ -56,6 +56,7 @@ struct config {
 	int no_alt_svc;             /* --no-alt-svc */
 	int no_defer_accept;        /* --no-defer-accept */
 	int io_uring;               /* --io-uring */
+	struct listen_addr stats;   /* --stats: its clear port 0 when off */
 	struct gen_conf gen;        /* what the generator reads of the above */
 };
 

@@ -20,7 +20,7 @@ enum {
 	O_NAME = 256, O_DEFAULTS, O_MAX_SIZE, O_MAX_WAIT, O_BUFSIZE, O_RSPBUF,
 	O_SNDBUF, O_SPLICE, O_NO_SPLICE, O_MAX_URI, O_MAX_HDRS, O_MAX_BODY,
 	O_IDLE, O_HEAD_TMO, O_BODY_TMO, O_SEND_TMO, O_CERT, O_KEY,
-	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_URING, O_QUIC_RETRY, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_ENC_TABLE, O_H2_RESETS,
+	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_URING, O_QUIC_RETRY, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_ENC_TABLE, O_H2_RESETS, O_STATS,
 };
 
 static const struct option longopts[] = {
@@ -58,6 +58,7 @@ static const struct option longopts[] = {
 	{ "h2-frame", required_argument, NULL, O_H2_FRAME },
 	{ "h2-table", required_argument, NULL, O_H2_TABLE },
 	{ "h2-enc-table", required_argument, NULL, O_H2_ENC_TABLE },
+	{ "stats", required_argument, NULL, O_STATS },
 	{ "h2-max-resets", required_argument, NULL, O_H2_RESETS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'v' },
@@ -114,7 +115,10 @@ void config_usage(FILE *f)
 "  --send-timeout <ms>  a client that stops reading is dropped (30000)\n"
 "  --drain-timeout <ms> on SIGTERM/SIGINT, how long in-flight responses may\n"
 "                       finish before exit; a second signal exits at once\n"
-"                       (10000); SIGUSR1 prints per-thread counters\n"
+"                       (10000); SIGUSR1 prints /stats.json's figures\n"
+"  --stats <addr>       a stats listener on its own port (127.0.0.1:9100):\n"
+"                       /metrics (Prometheus), /stats.json, / (a live page);\n"
+"                       served by a thread of its own, off by default\n"
 "  --h2-streams <n>     HTTP/2 max concurrent streams (100)\n"
 "  --h2-window <n>      HTTP/2 initial stream window (65535)\n"
 "  --h2-conn-window <n> HTTP/2 connection window (1m)\n"
@@ -204,6 +208,21 @@ static int opt_listen(const char *arg)
 	return 0;
 }
 
+/* --stats <host>:<port>: one address, one port */
+static int opt_stats(const char *arg)
+{
+	struct listen_addr la[2];
+	const char *why;
+	int n = listen_parse(arg, la, 2, &why);
+
+	if (n != 1 || la[0].tls_port || la[0].clear_port == 0) {
+		log_err("--stats '%s': %s", arg, n < 0 ? why : "expected one address and one port (127.0.0.1:9100)");
+		return -1;
+	}
+	cfg.stats = la[0];
+	return 0;
+}
+
 /* validates --defaults once so that a typo fails at start, not per request */
 static int opt_defaults(const char *arg)
 {
@@ -278,6 +297,7 @@ static int opt_one(int c, const char *arg)
 		return r;
 	switch (c) {
 	case 'L': return opt_listen(arg);
+	case O_STATS: return opt_stats(arg);
 	case 'D': cfg.daemon = 1; return 0;
 	case 'q': cfg.quiet = log_quiet = 1; return 0;
 	case 'd': cfg.debug = log_traces = 1; return 0;

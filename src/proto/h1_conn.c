@@ -98,8 +98,12 @@ static void h1_free(struct h1c *c)
 	}
 	xprt_release(&c->x);
 	list_del(&c->node);
-	if (!(c->flags & H1C_HANDOFF))
+	if (!(c->flags & H1C_HANDOFF)) {
 		sess_conn_gone(w);
+		st_conn_close(&w->st, (enum st_proto)c->stp, c->nreq);
+	} else {
+		st_conn_moved(&w->st, (enum st_proto)c->stp);
+	}
 	if (c->x.rio && rio_close(c->x.rio))
 		h1u_bury(c); /* the ring still writes into its buffers */
 	else
@@ -188,6 +192,8 @@ static int h1_linger(struct h1c *c)
 static int h1_fail(struct h1c *c, uint16_t status, const char *why)
 {
 	ctr_add(&c->w->st.errors, 1);
+	st_bad(&c->w->st, status);
+	ctr_add(&c->w->st.resp[c->stp][status / 100 % 10], 1);
 	if (cfg.debug)
 		log_debug("thread %d fd %d: %u %s", c->w->id, c->ev.fd, status, why);
 	h1_stage_error(c, status, why);
@@ -479,7 +485,10 @@ static int h1_do_body(struct h1c *c)
 /* the response is about to start: build it (this stamps X-rsp's time) */
 static void h1_start_response(struct h1c *c)
 {
-	ex_respond(c->ex, &cfg.gen, clock_ns());
+	int64_t now = clock_ns();
+
+	ex_respond(c->ex, &cfg.gen, now);
+	st_response(&c->w->st, (enum st_proto)c->stp, c->ex->rs.status, now - c->ex->rq.t_head);
 	c->chunk_left = 0;
 	c->flags &= ~H1C_NOSPLICE;
 	/* WHY: without a length or chunks, only the close ends the body */
@@ -528,11 +537,14 @@ static int h1_sent(struct h1c *c)
 			return 0;
 	}
 	if (end == EXA_RESET) {
+		ctr_add(&c->w->st.fault_reset, 1);
 		h1_kill(c, 1);
 		return 0;
 	}
-	if (faulted)
+	if (faulted) {
+		ctr_add(&c->w->st.fault_close, 1);
 		return h1_linger(c);
+	}
 	if (!body_done(c)) {
 		c->st = H1S_DRAIN;
 		return 1;
@@ -595,8 +607,12 @@ static int h1_do_drain(struct h1c *c)
 /* waits that end at <until>: the timer moves the state on */
 static int h1_do_until(struct h1c *c)
 {
+	uint64_t now;
+
 	if (c->w->loop.now_us < c->until)
 		return 0;
+	now = (uint64_t)clock_ns() / 1000;
+	st_time_add(&c->w->st.late, now > c->until ? now - c->until : 0);
 	if (c->next_st == H1S_HEAD) {
 		h1_next(c);
 		return 1;
@@ -770,6 +786,8 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->flags = H1C_WR_READY;
 	c->st = H1S_HEAD;
 	c->rd = c->wr = c->hend = c->nreq = 0;
+	c->stp = x->ssl ? SP_H1TLS : SP_H1;
+	st_conn_open(&w->st, (enum st_proto)c->stp);
 	c->t_first = 0;
 	c->t_recv = 0;
 	c->last_act = w->loop.now_ms;

@@ -49,6 +49,8 @@ struct h2c {
 	nghttp2_session *sess;
 	uint32_t flags;
 	uint32_t nstreams;
+	uint32_t total;      /* streams opened on it, for the stats */
+	uint8_t sp;          /* SP_H2 or SP_H2C */
 	char *in;
 	uint32_t in_size;
 	uint64_t last_act;
@@ -82,9 +84,10 @@ static struct h2s *h2s_get(struct h2c *c, int32_t id)
 		return NULL;
 	s->c = c;
 	s->id = id;
-	xs_init(&s->x, &w->loop, &h2s_ops);
+	xs_init(&s->x, &w->loop, &h2s_ops, &w->st, (enum st_proto)c->sp);
 	list_add(&c->streams, &s->node);
 	c->nstreams++;
+	c->total++;
 	return s;
 }
 
@@ -195,8 +198,10 @@ static ssize_t read_cb(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t l
 	(void)buf, (void)user, (void)id;
 	switch (ex_next(x, frame ? MIN(frame, (uint64_t)len) : len, s->c->w->loop.now_us, &a)) {
 	case EXA_RESET:
+		ctr_add(&s->c->w->st.fault_reset, 1);
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
 	case EXA_CLOSE:
+		ctr_add(&s->c->w->st.fault_close, 1);
 		nghttp2_session_terminate_session(sess, NGHTTP2_NO_ERROR);
 		return NGHTTP2_ERR_DEFERRED;
 	case EXA_PAUSE:
@@ -523,6 +528,7 @@ static void h2c_free(struct h2c *c)
 	xprt_release(&c->x);
 	list_del(&c->node);
 	sess_conn_gone(w);
+	st_conn_close(&w->st, (enum st_proto)c->sp, c->total);
 	/* WHY: the ring may still read into <in> or send from the queue */
 	if (c->x.rio && rio_close(c->x.rio))
 		list_add(&h2w(w)->zombies, &c->node);
@@ -710,7 +716,8 @@ static int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->ev = (struct ev){ x->fd, h2c_io_cb };
 	c->tm = (struct timer){ 0, 0, h2c_timer_cb };
 	c->flags = H2C_WR_READY | H2C_RD_READY;
-	c->nstreams = 0;
+	c->nstreams = c->total = 0;
+	c->sp = x->ssl ? SP_H2 : SP_H2C;
 	list_init(&c->streams);
 	c->big = NULL;
 	c->rst_sec = 0;

@@ -25,9 +25,10 @@ static struct h3s *h3s_new(struct h3c *c, int64_t id)
 	s->c = c;
 	s->id = id;
 	s->fault = 0;
-	xs_init(&s->x, &w->loop, &h3s_ops);
+	xs_init(&s->x, &w->loop, &h3s_ops, &w->st, SP_H3);
 	list_add(&c->streams, &s->node);
 	c->nstreams++;
+	c->total++;
 	return s;
 }
 
@@ -204,8 +205,10 @@ void h3_faults(struct h3c *c)
 		s->fault = 0;
 		c->nfaults--;
 		if (s->fault_act == EXA_RESET) {
+			ctr_add(&c->w->st.fault_reset, 1);
 			ngtcp2_conn_shutdown_stream(c->conn, s->id, NGHTTP3_H3_INTERNAL_ERROR);
 		} else {
+			ctr_add(&c->w->st.fault_close, 1);
 			c->flags |= QC_CLOSE;
 			c->close_code = NGHTTP3_H3_NO_ERROR;
 		}

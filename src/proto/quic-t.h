@@ -56,6 +56,7 @@ struct h3c {
 	ngtcp2_cid odcid;    /* the client's first DCID, also in the map */
 	struct list streams;
 	uint32_t nstreams;
+	uint32_t total;      /* streams opened on it, for the stats */
 	uint32_t flags;
 	uint32_t nfaults;    /* streams whose x=/X= point was reached */
 	uint64_t close_code; /* application error for QC_CLOSE */

@@ -372,6 +372,7 @@ static struct h3c *h3c_new(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt
 	list_add(&qw(w)->conns, &c->node);
 	qw(w)->nconns++;
 	ctr_add(&w->st.accepted, 1);
+	st_conn_open(&w->st, SP_H3);
 	if (cfg.debug)
 		log_debug("thread %d: new QUIC connection (%u on this thread)", w->id, qw(w)->nconns);
 	return c;
@@ -392,6 +393,7 @@ static void h3c_free(struct h3c *c)
 		free(ids);
 	cid_del(qw(w)->cids, &c->odcid);
 	timer_cancel(&w->loop.timers, &c->tm);
+	st_conn_close(&w->st, SP_H3, c->total);
 	h3_free_streams(c);
 	if (c->h3)
 		nghttp3_conn_del(c->h3);

@@ -5,22 +5,12 @@
 #include <stdint.h>
 
 #include "common.h"
-#include "counter.h"
 #include "list.h"
 #include "loop.h"
 #include "proto.h"
 #include "rng.h"
 #include "splice.h"
-
-/* per-thread counters, summed when read (by another thread) */
-struct wstats {
-	counter accepted;
-	counter requests;
-	counter errors;      /* requests answered 4xx/5xx by the parser */
-	counter bytes_in;
-	counter bytes_out;
-	counter conns;       /* TCP connections open now (-n counts them) */
-};
+#include "stats.h"
 
 struct worker {
 	struct loop loop;    /* epoll or io_uring, timers, clock */

@@ -142,6 +142,7 @@ static void hs_done(struct tlshs *h)
 	struct handoff ho = { .alt_port = h->alt_port };
 	enum proto_id id = tls_is_h2(x.ssl) ? P_H2 : P_H1;
 
+	ctr_add(&w->st.tls[SSL_version(x.ssl) == TLS1_3_VERSION][SSL_session_reused(x.ssl)], 1);
 	hs_unlink(h);
 	if (protocols[id]->start(w, &x, &ho) < 0) {
 		xprt_release(&x);

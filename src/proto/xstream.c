@@ -14,12 +14,15 @@
 
 static void xs_timer_cb(struct loop *l, struct timer *t);
 
-void xs_init(struct xstream *s, struct loop *l, const struct xs_ops *ops)
+void xs_init(struct xstream *s, struct loop *l, const struct xs_ops *ops, struct wstats *st,
+	     enum st_proto sp)
 {
 	s->flags = 0;
 	s->tm = (struct timer){ 0, 0, xs_timer_cb };
 	s->loop = l;
 	s->ops = ops;
+	s->st = st;
+	s->sp = (uint8_t)sp;
 	s->body_read = 0;
 	s->hb = s->hb_inline;
 	s->hb_len = 0;
@@ -133,8 +136,10 @@ int xs_answer_now(const struct xstream *s, int end)
 static void xs_timer_cb(struct loop *l, struct timer *t)
 {
 	struct xstream *s = container_of(t, struct xstream, tm);
+	uint64_t now = (uint64_t)clock_ns() / 1000;
 
 	(void)l;
+	st_time_add(&s->st->late, now > t->expire ? now - t->expire : 0);
 	if (s->flags & XS_RESPONDED) {
 		ex_resume(&s->ex);
 		s->ops->resume(s);
@@ -165,8 +170,11 @@ int xs_pause(struct xstream *s, uint64_t until)
 
 void xs_respond(struct xstream *s)
 {
+	int64_t now = clock_ns();
+
 	s->flags |= XS_RESPONDED;
-	ex_respond(&s->ex, &cfg.gen, clock_ns());
+	ex_respond(&s->ex, &cfg.gen, now);
+	st_response(s->st, (enum st_proto)s->sp, s->ex.rs.status, now - s->ex.rq.t_head);
 }
 
 /* connection-specific fields are forbidden in HTTP/2 and HTTP/3 */

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "gen.h"
+#include "stats.h"
 #include "loop.h"
 #include "msg-t.h"
 #include "plan-t.h"
@@ -48,6 +49,8 @@ struct xstream {
 	struct timer tm;     /* the t= wait, then each d= drip */
 	struct loop *loop;
 	const struct xs_ops *ops;
+	struct wstats *st;   /* its worker's counters */
+	uint8_t sp;          /* enum st_proto, for them */
 	uint64_t body_read;  /* request body bytes received */
 	/* request header text "name: value\r\n"..., and what we read of it */
 	char *hb;
@@ -57,7 +60,8 @@ struct xstream {
 	char hb_inline[XS_HB_INLINE];
 };
 
-void xs_init(struct xstream *s, struct loop *l, const struct xs_ops *ops);
+void xs_init(struct xstream *s, struct loop *l, const struct xs_ops *ops, struct wstats *st,
+	     enum st_proto sp);
 void xs_release(struct xstream *s);
 
 /* Records one request header (lower-case name). Returns 0, or -1 when it

@@ -11,6 +11,8 @@
 #include "log.h"
 #include "session.h"
 #include "splice.h"
+#include "stats_out.h"
+#include "stats_srv.h"
 #include "tls_ctx.h"
 #include "worker.h"
 
@@ -30,6 +32,20 @@ static void announce(void)
 	}
 	log_info("%s ready, %d thread%s, id=%s", "hxterm " HX_VERSION, cfg.threads,
 		 cfg.threads > 1 ? "s" : "", cfg.name);
+}
+
+/* SIGUSR1: the figures of /stats.json, on stderr */
+static void report(void)
+{
+	struct sbuf b = { malloc(16384), 0, 16384, 0 };
+
+	b.failed = !b.p;
+	stats_json(&b);
+	if (b.failed)
+		log_err("SIGUSR1: out of memory");
+	else
+		fprintf(stderr, "hxterm: %.*s", (int)b.len, b.p);
+	free(b.p);
 }
 
 static int daemonize(void)
@@ -62,7 +78,7 @@ static void run_until_stopped(void)
 	for (;;) {
 		sig = draining ? sigtimedwait(&set, NULL, &tick) : sigwaitinfo(&set, NULL);
 		if (sig == SIGUSR1) {
-			workers_report();
+			report();
 		} else if ((sig == SIGINT || sig == SIGTERM) && !draining) {
 			log_info("draining (up to %llu ms); a second signal stops at once",
 				 (unsigned long long)cfg.drain_ms);
@@ -106,15 +122,19 @@ int main(int argc, char **argv)
 	/* the TLS context first: QUIC takes its certificates */
 	if (tls_init() < 0 || sess_init() < 0)
 		return 2;
+	stats_out_init();
+	if (stats_listen() < 0)
+		return 2;
 	if (cfg.daemon && daemonize() < 0)
 		return 2;
 	signal(SIGPIPE, SIG_IGN);
 	signals_set(&set);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	if (workers_start() < 0)
+	if (workers_start() < 0 || stats_start() < 0)
 		return 2;
 	announce();
 	run_until_stopped();
+	stats_stop();
 	sess_free();
 	tls_free();
 	spl_global_free();

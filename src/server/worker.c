@@ -263,16 +263,8 @@ void workers_stop(void)
 	workers_wake();
 }
 
-void workers_report(void)
+const struct wstats *worker_stats(int i)
 {
-	for (int i = 0; i < cfg.threads; i++) {
-		const struct worker *w = &workers[i].w;
-		const struct wstats *st = &w->st;
-
-		fprintf(stderr, "hxterm: thread %d: %llu connections, %llu accepted, %llu requests, "
-			"%llu errors, %llu bytes in, %llu bytes out\n", i,
-			(unsigned long long)ctr_get(&st->conns), (unsigned long long)ctr_get(&st->accepted),
-			(unsigned long long)ctr_get(&st->requests), (unsigned long long)ctr_get(&st->errors),
-			(unsigned long long)ctr_get(&st->bytes_in), (unsigned long long)ctr_get(&st->bytes_out));
-	}
+	return workers && i < cfg.threads ? &workers[i].w.st : NULL;
 }
+

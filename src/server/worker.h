@@ -2,6 +2,8 @@
 #ifndef HX_WORKER_H
 #define HX_WORKER_H
 
+struct wstats;
+
 /* Opens every listener, starts cfg.threads workers. Returns 0 or -1 after
  * printing why on stderr. */
 int workers_start(void);
@@ -15,7 +17,7 @@ void workers_stop(void);
 int workers_idle(void);
 /* Waits for the workers to end by themselves (after a drain or a stop). */
 void workers_join(void);
-/* per-thread counters on stderr (SIGUSR1) */
-void workers_report(void);
+/* worker <i>'s counters (another thread reads them: relaxed loads), or NULL */
+const struct wstats *worker_stats(int i);
 
 #endif

@@ -5,6 +5,7 @@ use warnings;
 use FindBin;
 use lib "$FindBin::Bin/lib";
 use Test::More;
+use JSON::PP ();
 use Time::HiRes qw(time sleep);
 use POSIX ();
 use HxTest;
@@ -115,10 +116,11 @@ sleep 0.3;
 kill 'TERM', $pid;
 wait_exit($pid, 5);
 my $err = do { local (@ARGV, $/) = $errf; <> } // '';
-my $reqs = 0;
-$reqs += $1 while $err =~ /thread \d+: \d+ connections, \d+ accepted, (\d+) requests/g;
-is(scalar(() = $err =~ /thread \d+:/g), 2, 'SIGUSR1: a line per thread');
-is($reqs, 1, 'counting the request served');
+my ($usr1) = $err =~ /^hxterm: (\{.*\})$/m;
+my $j = eval { JSON::PP::decode_json($usr1 // '') } // {};
+is(scalar @{ $j->{per_thread} // [] }, 2, "SIGUSR1: /stats.json's figures, a record per thread");
+is($j->{requests}, 1, 'counting the request served');
+is($j->{protocols}{h1}{status}{'2xx'}, 1, '... as an h1 2xx');
 
 # TCP_DEFER_ACCEPT: a silent connection is not accepted until its first bytes
 sub accepted_count {
@@ -126,8 +128,10 @@ sub accepted_count {
     kill 'USR1', $pid;
     sleep 0.3;
     my $e = do { local (@ARGV, $/) = $errf; <> } // '';
+    $e =~ tr/\0//d; # WHY: truncated under the server's open descriptor, the file starts with a hole
+    my ($last) = (grep { /^hxterm: \{/ } split /\n/, $e)[-1] // '';
     my $n = 0;
-    $n += $1 while $e =~ /thread \d+: \d+ connections, (\d+) accepted/g;
+    $n += $_->{accepted} for @{ (eval { JSON::PP::decode_json(substr($last, 8)) } // {})->{per_thread} // [] };
     return $n;
 }
 $port = free_port();

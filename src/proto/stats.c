@@ -1,0 +1,33 @@
+/* What each worker counts for --stats: the bucket bounds, the labels, the rarer counts. */
+#include "stats.h"
+
+const char *const st_proto_names[SP_MAX] = { "h1", "h1-tls", "h2c", "h2", "h3" };
+
+/* 50 us to 10 s: a target's generation time and its timers' lateness */
+const uint64_t st_time_le_us[ST_TIME_B - 1] = { 50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000,
+						100000, 250000, 500000, 1000000, 2500000, 5000000,
+						10000000 };
+
+const uint64_t st_rpc_le[ST_RPC_B - 1] = { 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000 };
+
+const uint16_t st_bad_codes[ST_BAD_B - 1] = { 400, 408, 413, 414, 431, 501, 505 };
+
+void st_conn_close(struct wstats *st, enum st_proto p, uint32_t nreq)
+{
+	unsigned i = 0;
+
+	while (i < ST_RPC_B - 1 && nreq > st_rpc_le[i])
+		i++;
+	ctr_add(&st->conn_closed[p], 1);
+	ctr_add(&st->rpc[p].b[i], 1);
+	ctr_add(&st->rpc[p].sum, nreq);
+}
+
+void st_bad(struct wstats *st, unsigned status)
+{
+	unsigned i = 0;
+
+	while (i < ST_BAD_B - 1 && st_bad_codes[i] != status)
+		i++;
+	ctr_add(&st->bad[i], 1);
+}

@@ -1,0 +1,87 @@
+/* What each worker counts for --stats and SIGUSR1: responses, connections, times as histograms; owned by the worker, read by the stats thread. */
+#ifndef HX_STATS_H
+#define HX_STATS_H
+
+#include <stdint.h>
+
+#include "counter.h"
+
+/* the protocols as the metrics label them */
+enum st_proto { SP_H1, SP_H1TLS, SP_H2C, SP_H2, SP_H3, SP_MAX };
+
+#define ST_TIME_B 18 /* time buckets: 17 upper bounds and +Inf */
+#define ST_RPC_B  14 /* requests per connection: 13 upper bounds and +Inf */
+#define ST_BAD_B  8  /* 400 408 413 414 431 501 505, and the rest */
+
+extern const char *const st_proto_names[SP_MAX];
+extern const uint64_t st_time_le_us[ST_TIME_B - 1];
+extern const uint64_t st_rpc_le[ST_RPC_B - 1];
+extern const uint16_t st_bad_codes[ST_BAD_B - 1];
+
+/* a histogram: counts per bucket (not cumulative), the sum */
+struct st_hist_time {
+	counter b[ST_TIME_B];
+	counter sum_us;
+};
+
+struct st_hist_rpc {
+	counter b[ST_RPC_B];
+	counter sum;
+};
+
+/* per-thread counters, summed when read (by another thread) */
+struct wstats {
+	counter accepted;
+	counter requests;
+	counter errors;      /* requests answered 4xx/5xx by the parser */
+	counter bytes_in;
+	counter bytes_out;
+	counter conns;       /* TCP connections open now (-n counts them) */
+	counter resp[SP_MAX][10];          /* responses by protocol and status / 100 */
+	counter conn_open[SP_MAX], conn_closed[SP_MAX];
+	struct st_hist_rpc rpc[SP_MAX];    /* requests per closed connection */
+	struct st_hist_time gen[SP_MAX];   /* request head in to response head out */
+	struct st_hist_time late;          /* how late t= and d= waits ended */
+	counter bad[ST_BAD_B];             /* HTTP/1 requests refused by the parser */
+	counter fault_reset, fault_close;  /* x= and X= carried out */
+	counter tls[2][2];                 /* TLS handshakes: [1.3][resumed] */
+};
+
+static inline unsigned st_time_bucket(uint64_t us)
+{
+	unsigned i = 0;
+
+	while (i < ST_TIME_B - 1 && us > st_time_le_us[i])
+		i++;
+	return i;
+}
+
+static inline void st_time_add(struct st_hist_time *h, uint64_t us)
+{
+	ctr_add(&h->b[st_time_bucket(us)], 1);
+	ctr_add(&h->sum_us, us);
+}
+
+/* a response head went out: its status and how long it took to make */
+static inline void st_response(struct wstats *st, enum st_proto p, unsigned status, int64_t gen_ns)
+{
+	ctr_add(&st->resp[p][status / 100 % 10], 1);
+	st_time_add(&st->gen[p], gen_ns > 0 ? (uint64_t)gen_ns / 1000 : 0);
+}
+
+static inline void st_conn_open(struct wstats *st, enum st_proto p)
+{
+	ctr_add(&st->conn_open[p], 1);
+}
+
+/* a connection ended after <nreq> requests */
+void st_conn_close(struct wstats *st, enum st_proto p, uint32_t nreq);
+/* a connection opened as <p> went on as another protocol (not a close) */
+static inline void st_conn_moved(struct wstats *st, enum st_proto p)
+{
+	ctr_add(&st->conn_open[p], (uint64_t)-1);
+}
+
+void st_bad(struct wstats *st, unsigned status);
+
+#endif
