@@ -57,6 +57,7 @@ struct config {
 	int no_defer_accept;        /* --no-defer-accept */
 	int io_uring;               /* --io-uring */
 	struct listen_addr stats;   /* --stats: its clear port 0 when off */
+	int share_port;             /* --share-port: bind beside another owner */
 	struct gen_conf gen;        /* what the generator reads of the above */
 };
 

@@ -20,7 +20,7 @@ enum {
 	O_NAME = 256, O_DEFAULTS, O_MAX_SIZE, O_MAX_WAIT, O_BUFSIZE, O_RSPBUF,
 	O_SNDBUF, O_SPLICE, O_NO_SPLICE, O_MAX_URI, O_MAX_HDRS, O_MAX_BODY,
 	O_IDLE, O_HEAD_TMO, O_BODY_TMO, O_SEND_TMO, O_CERT, O_KEY,
-	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_URING, O_QUIC_RETRY, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_ENC_TABLE, O_H2_RESETS, O_STATS,
+	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_URING, O_QUIC_RETRY, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_ENC_TABLE, O_H2_RESETS, O_STATS, O_SHARE_PORT,
 };
 
 static const struct option longopts[] = {
@@ -59,6 +59,7 @@ static const struct option longopts[] = {
 	{ "h2-table", required_argument, NULL, O_H2_TABLE },
 	{ "h2-enc-table", required_argument, NULL, O_H2_ENC_TABLE },
 	{ "stats", required_argument, NULL, O_STATS },
+	{ "share-port", no_argument, NULL, O_SHARE_PORT },
 	{ "h2-max-resets", required_argument, NULL, O_H2_RESETS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'v' },
@@ -119,6 +120,8 @@ void config_usage(FILE *f)
 "  --stats <addr>       a stats listener on its own port (127.0.0.1:9100):\n"
 "                       /metrics (Prometheus), /stats.json, / (a live page);\n"
 "                       served by a thread of its own, off by default\n"
+"  --share-port         bind a port another process listens on too (SO_REUSEPORT\n"
+"                       then splits the connections); default: refuse, exit 2\n"
 "  --h2-streams <n>     HTTP/2 max concurrent streams (100)\n"
 "  --h2-window <n>      HTTP/2 initial stream window (65535)\n"
 "  --h2-conn-window <n> HTTP/2 connection window (1m)\n"
@@ -298,6 +301,7 @@ static int opt_one(int c, const char *arg)
 	switch (c) {
 	case 'L': return opt_listen(arg);
 	case O_STATS: return opt_stats(arg);
+	case O_SHARE_PORT: cfg.share_port = 1; return 0;
 	case 'D': cfg.daemon = 1; return 0;
 	case 'q': cfg.quiet = log_quiet = 1; return 0;
 	case 'd': cfg.debug = log_traces = 1; return 0;

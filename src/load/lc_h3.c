@@ -396,6 +396,23 @@ static int lc_h3_open(struct lc_conn *c)
 	return 0;
 }
 
+/* CONNECTION_CLOSE (no error): the server frees the connection now, not at
+ * its idle timeout */
+static void q_goodbye(struct q *q)
+{
+	uint8_t buf[1500];
+	ngtcp2_path_storage ps;
+	ngtcp2_pkt_info pi;
+	ngtcp2_connection_close_error ccerr;
+	ngtcp2_ssize n;
+
+	ngtcp2_path_storage_zero(&ps);
+	ngtcp2_connection_close_error_set_application_error(&ccerr, NGHTTP3_H3_NO_ERROR, NULL, 0);
+	n = ngtcp2_conn_write_connection_close(q->conn, &ps.path, &pi, buf, sizeof(buf), &ccerr, ts());
+	if (n > 0 && send(q->c->x.fd, buf, (size_t)n, 0) < 0)
+		return; /* WHY: best effort; the server's idle timeout ends it otherwise */
+}
+
 static void lc_h3_free(struct lc_conn *c)
 {
 	struct q *q = c->proto_state;
@@ -403,6 +420,8 @@ static void lc_h3_free(struct lc_conn *c)
 	if (!q)
 		return;
 	timer_cancel(&c->t->loop.timers, &q->tm);
+	if (q->ready)
+		q_goodbye(q);
 	if (q->h3)
 		nghttp3_conn_del(q->h3);
 	if (q->conn)

@@ -184,6 +184,32 @@ static int listen_sock(const struct listen_addr *la, uint16_t port, int type)
 	return fd;
 }
 
+int listen_free(const struct listen_addr *la, uint16_t port, int type)
+{
+	struct sockaddr_storage ss = la->ss;
+	int fd, one = 1, zero = 0, err = 0;
+
+	if (ss.ss_family == AF_INET)
+		((struct sockaddr_in *)&ss)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons(port);
+	fd = socket(ss.ss_family, type | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	/* WHY SO_REUSEADDR and not SO_REUSEPORT: a connection in TIME_WAIT
+	 * is no owner, a socket bound or listening there is */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (la->any)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	else if (ss.ss_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, la->sslen) < 0)
+		err = errno;
+	close(fd);
+	errno = err;
+	return err ? -1 : 0;
+}
+
 int listen_tcp(const struct listen_addr *la, uint16_t port)
 {
 	return listen_sock(la, port, SOCK_STREAM);

@@ -24,6 +24,11 @@ struct listen_addr {
  * a reason in <why>. */
 int listen_parse(const char *arg, struct listen_addr *out, int max, const char **why);
 
+/* 0 when no socket holds <la> at <port> (<type>: SOCK_STREAM or
+ * SOCK_DGRAM), else -1 with errno (EADDRINUSE: another process has it;
+ * SO_REUSEPORT would share it silently). */
+int listen_free(const struct listen_addr *la, uint16_t port, int type);
+
 /* A non-blocking SO_REUSEPORT listening TCP socket on <la> at <port>.
  * Returns the fd, or -1 with errno set. */
 int listen_tcp(const struct listen_addr *la, uint16_t port);

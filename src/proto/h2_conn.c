@@ -743,6 +743,7 @@ static int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 		loop_rewatch(&w->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
 	}
 	list_add(&h2w(w)->conns, &c->node);
+	st_conn_open(&w->st, (enum st_proto)c->sp);
 	h2c_run(c);
 	return 0;
 }

@@ -136,8 +136,8 @@ int stats_listen(void)
 	if (!cfg.stats.clear_port)
 		return 0;
 	listen_name(&cfg.stats, cfg.stats.clear_port, name, sizeof(name));
-	lfd = listen_tcp(&cfg.stats, cfg.stats.clear_port);
-	if (lfd < 0) {
+	if (listen_free(&cfg.stats, cfg.stats.clear_port, SOCK_STREAM) < 0 ||
+	    (lfd = listen_tcp(&cfg.stats, cfg.stats.clear_port)) < 0) {
 		log_err("--stats %s: %s", name, strerror(errno));
 		return -1;
 	}

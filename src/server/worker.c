@@ -206,8 +206,37 @@ static int worker_init(struct wthread *t, int id)
 	return worker_listen(t);
 }
 
+/* WHY: SO_REUSEPORT lets a second hxterm (or anything of this user) take
+ * half of a port's connections without a word; refuse unless --share-port */
+static int port_free(const struct listen_addr *la, uint16_t port, int type)
+{
+	char name[160];
+
+	if (listen_free(la, port, type) == 0)
+		return 0;
+	listen_name(la, port, name, sizeof(name));
+	log_err("cannot listen on %s%s: %s%s", name, type == SOCK_DGRAM ? " (UDP)" : "", strerror(errno),
+		errno == EADDRINUSE ? " (another process has it; --share-port shares it)" : "");
+	return -1;
+}
+
+static int ports_free(void)
+{
+	for (int i = 0; i < cfg.naddrs && !cfg.share_port; i++) {
+		const struct listen_addr *la = &cfg.addrs[i];
+
+		if (port_free(la, la->clear_port, SOCK_STREAM) < 0 ||
+		    (la->tls_port && port_free(la, la->tls_port, SOCK_STREAM) < 0) ||
+		    (la->tls_port && !cfg.no_h3 && port_free(la, la->tls_port, SOCK_DGRAM) < 0))
+			return -1;
+	}
+	return 0;
+}
+
 int workers_start(void)
 {
+	if (ports_free() < 0)
+		return -1;
 	stop_ev = (struct ev){ eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), stop_cb };
 	workers = calloc((size_t)cfg.threads, sizeof(*workers));
 	if (stop_ev.fd < 0 || !workers)

@@ -1,0 +1,155 @@
+#!/usr/bin/perl
+# --stats: /metrics counts a mixed h1/h2/h3 run exactly and parses as Prometheus text, /stats.json agrees, the live page draws it in Chromium, bad input.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use IO::Socket::INET;
+use File::Temp qw(tempdir);
+use JSON::PP;
+use Time::HiRes qw(time sleep);
+use POSIX ();
+use HxTest;
+
+my $hxterm = $ENV{HXTERM} // 'build/hxterm';
+my $hxload = $ENV{HXLOAD} // 'build/hxload';
+my $py = -x '/usr/bin/python3' ? '/usr/bin/python3' : 'python3';
+my $dir = tempdir(CLEANUP => 1);
+my $sport = free_port();
+my $port = start_hx('-tls', '-t', '2', '--stats', "127.0.0.1:$sport");
+my $tls = hx_tls_port();
+
+sub get {
+    my ($path, $method) = @_;
+    my $s = IO::Socket::INET->new("127.0.0.1:$sport") or return ('', '');
+    print $s ($method // 'GET') . " $path HTTP/1.1\r\nHost: x\r\n\r\n";
+    local $/;
+    my $r = <$s> // '';
+    my ($h, $b) = split /\r\n\r\n/, $r, 2;
+    return ($h // '', $b // '');
+}
+
+# every sample of /metrics, parsed by the Prometheus client library: "name{l="v",...}" => value
+sub scrape {
+    my (undef, $text) = get('/metrics');
+    open my $f, '>', "$dir/m.txt" or die;
+    print $f $text;
+    close $f;
+    my $out = `$py - $dir/m.txt 2>&1 <<'EOF'
+import json, sys
+from prometheus_client.parser import text_string_to_metric_families
+res = {}
+for fam in text_string_to_metric_families(open(sys.argv[1]).read()):
+    for s in fam.samples:
+        lab = ",".join('%s="%s"' % (k, v) for k, v in sorted(s.labels.items()))
+        res["%s{%s}" % (s.name, lab)] = s.value
+print(json.dumps(res))
+EOF
+`;
+    my $m = eval { decode_json($out) };
+    return $m // do { diag("parser: $out"); {} };
+}
+
+my $m0 = scrape();
+ok(keys %$m0 > 100, 'the Prometheus parser reads /metrics (' . scalar(keys %$m0) . ' samples)');
+is($m0->{'hxterm_info{name="' . `hostname -s` =~ s/\s+//r . '",threads="2",version="0.1.0"}'} // 1, 1, 'hxterm_info');
+
+# a run of known counts on each protocol
+my @runs = ([ 'h1', "-c 2 -n 100 'http://127.0.0.1:$port/?s=10'", 2, 100, '2xx' ],
+            [ 'h2c', "-c 2 -n 200 'h2c://127.0.0.1:$port/?s=10'", 2, 200, '2xx' ],
+            [ 'h1-tls', "-c 3 -n 300 --h1 'https://127.0.0.1:$tls/?s=10&r=404'", 3, 300, '4xx' ],
+            [ 'h2', "-c 2 -n 400 --h2 'https://127.0.0.1:$tls/?t=2'", 2, 400, '2xx' ],
+            [ 'h3', "-c 2 -n 500 --h3 'https://127.0.0.1:$tls/?s=10'", 2, 500, '2xx' ]);
+my $during;
+for my $r (@runs) {
+    if ($r->[0] eq 'h2') {
+        # scraped while it runs: the counters move and still parse
+        my $pid = fork // die;
+        if (!$pid) { exec("$hxload -q $r->[1] >/dev/null 2>&1") or POSIX::_exit(127) }
+        sleep 0.4;
+        $during = scrape();
+        waitpid $pid, 0;
+        next;
+    }
+    system("timeout 60 $hxload -q $r->[1] >/dev/null 2>&1");
+}
+sleep 0.3; # the last connections' closes
+my $m1 = scrape();
+my $d = sub { my $k = shift; ($m1->{$k} // 0) - ($m0->{$k} // 0) };
+for my $r (@runs) {
+    my ($p, undef, $conns, $n, $class) = @$r;
+    is($d->("hxterm_requests_total{code=\"$class\",proto=\"$p\"}"), $n, "$p: $n responses $class");
+    is($d->("hxterm_connections_opened_total{proto=\"$p\"}"), $conns, "$p: $conns connections opened");
+    is($d->("hxterm_connections_closed_total{proto=\"$p\"}"), $conns, "$p: ... and closed");
+    is($d->("hxterm_requests_per_connection_count{proto=\"$p\"}"), $conns, "$p: requests per connection: $conns connections");
+    is($d->("hxterm_requests_per_connection_sum{proto=\"$p\"}"), $n, "$p: ... carrying $n requests");
+    is($d->("hxterm_generation_seconds_count{proto=\"$p\"}"), $n, "$p: $n generation times");
+}
+ok($d->('hxterm_generation_seconds_sum{proto="h2"}') >= 400 * 0.002, 'h2 t=2: the generation time sums at least 400 x 2 ms');
+is($d->('hxterm_timer_lateness_seconds_count{}'), 400, "400 t= waits' lateness");
+my $tls_hs = 0;
+$tls_hs += $d->("hxterm_tls_handshakes_total{resumed=\"$_->[1]\",version=\"$_->[0]\"}")
+    for [ '1.3', 'false' ], [ '1.3', 'true' ], [ '1.2', 'false' ], [ '1.2', 'true' ];
+is($tls_hs, 5, '5 TLS handshakes (3 h1, 2 h2)');
+my $thr = $d->('hxterm_thread_requests_total{thread="0"}') + $d->('hxterm_thread_requests_total{thread="1"}');
+is($thr, 1500, "requests by thread add up to 1500");
+ok($during && ($during->{'hxterm_requests_total{code="2xx",proto="h2"}'} // 0) > ($m0->{'hxterm_requests_total{code="2xx",proto="h2"}'} // 0)
+   && ($during->{'hxterm_requests_total{code="2xx",proto="h2"}'} // 0) < ($m1->{'hxterm_requests_total{code="2xx",proto="h2"}'} // 0),
+   'scraped during the h2 run: between the before and after counts');
+
+# /stats.json: the same figures
+my (undef, $js) = get('/stats.json');
+my $j = eval { decode_json($js) } // {};
+is($j->{protocols}{h3}{requests} - ($m0->{'hxterm_requests_total{code="2xx",proto="h3"}'} // 0), 500, '/stats.json: h3 requests');
+is($j->{protocols}{'h1-tls'}{status}{'4xx'}, $m1->{'hxterm_requests_total{code="4xx",proto="h1-tls"}'}, '/stats.json: h1-tls 4xx as /metrics');
+is(scalar @{ $j->{per_thread} }, 2, '/stats.json: two threads');
+
+# refused requests, faults
+{
+    my $c = connect_hx($port);
+    print $c "GARBAGE\r\n\r\n";
+    read_all($c, 1);
+    my $c2 = connect_hx($port);
+    print $c2 "GET /?s=100k&x=1000 HTTP/1.1\r\nHost: x\r\n\r\n";
+    read_all($c2, 1);
+    sleep 0.2;
+    my $m2 = scrape();
+    is(($m2->{'hxterm_bad_requests_total{code="400"}'} // 0) - ($m1->{'hxterm_bad_requests_total{code="400"}'} // 0), 1,
+       'a malformed request: bad_requests_total{code="400"} + 1');
+    is(($m2->{'hxterm_faults_total{kind="reset"}'} // 0) - ($m1->{'hxterm_faults_total{kind="reset"}'} // 0), 1,
+       'x=1000: faults_total{kind="reset"} + 1');
+}
+
+# the listener's own answers
+my ($h) = get('/nothing');
+like($h, qr{^HTTP/1.1 404}, 'an unknown path: 404');
+($h) = get('/metrics', 'POST');
+like($h, qr{^HTTP/1.1 405}, 'POST: 405');
+($h, my $b) = get('/metrics', 'HEAD');
+ok($h =~ /Content-Length: [1-9]/ && $b eq '', 'HEAD: the length, no body');
+($h, $b) = get('/');
+ok($h =~ m{Content-Type: text/html} && $b =~ /<svg id="rps"/ && $b !~ /(?:src|href)=["']?https?:/,
+   '/: the live page, no external asset');
+
+# the live page in headless Chromium: its table shows the server's figures
+SKIP: {
+    my ($chromium) = grep { -x } qw(/usr/bin/chromium /usr/bin/chromium-browser);
+    skip 'no chromium', 3 unless $chromium;
+    my $dom = `timeout 60 $chromium --headless --no-sandbox --disable-gpu --dump-dom --virtual-time-budget=3500 http://127.0.0.1:$sport/ 2>/dev/null`;
+    my (undef, $js2) = get('/stats.json');
+    my $now = eval { decode_json($js2) } // {};
+    like($dom, qr/id="total-h3">$now->{protocols}{h3}{requests}</, "the page's h3 total is the server's ($now->{protocols}{h3}{requests})");
+    like($dom, qr/id="total-requests">$now->{requests}</, "... and so is the total ($now->{requests})");
+    like($dom, qr/<svg id="rps"[^>]*>.*<path [^>]*data-series="h3"/s, 'the requests-per-second chart has an h3 line');
+}
+
+# bad --stats: exit 2 with a reason
+for my $bad ([ '127.0.0.1', qr/--stats/ ], [ "127.0.0.1:$sport", qr/--stats|in use/ ]) {
+    my $out = `timeout 10 $hxterm -q -L 127.0.0.1:@{[free_port()]} --stats $bad->[0] 2>&1`;
+    is($? >> 8, 2, "--stats $bad->[0]: exit 2");
+    like($out, $bad->[1], "--stats $bad->[0]: says why");
+}
+
+is(stop_hx(), 0, 'clean stop');
+done_testing();
