@@ -58,6 +58,7 @@ struct config {
 	int io_uring;               /* --io-uring */
 	struct listen_addr stats;   /* --stats: its clear port 0 when off */
 	int share_port;             /* --share-port: bind beside another owner */
+	const char *pidfile;        /* --pidfile, NULL: none */
 	struct gen_conf gen;        /* what the generator reads of the above */
 };
 

@@ -20,7 +20,7 @@ enum {
 	O_NAME = 256, O_DEFAULTS, O_MAX_SIZE, O_MAX_WAIT, O_BUFSIZE, O_RSPBUF,
 	O_SNDBUF, O_SPLICE, O_NO_SPLICE, O_MAX_URI, O_MAX_HDRS, O_MAX_BODY,
 	O_IDLE, O_HEAD_TMO, O_BODY_TMO, O_SEND_TMO, O_CERT, O_KEY,
-	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_URING, O_QUIC_RETRY, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_ENC_TABLE, O_H2_RESETS, O_STATS, O_SHARE_PORT,
+	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_URING, O_QUIC_RETRY, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_ENC_TABLE, O_H2_RESETS, O_STATS, O_SHARE_PORT, O_PIDFILE,
 };
 
 static const struct option longopts[] = {
@@ -60,6 +60,7 @@ static const struct option longopts[] = {
 	{ "h2-enc-table", required_argument, NULL, O_H2_ENC_TABLE },
 	{ "stats", required_argument, NULL, O_STATS },
 	{ "share-port", no_argument, NULL, O_SHARE_PORT },
+	{ "pidfile", required_argument, NULL, O_PIDFILE },
 	{ "h2-max-resets", required_argument, NULL, O_H2_RESETS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'v' },
@@ -84,7 +85,12 @@ void config_usage(FILE *f)
 "                       on UDP at the same number.\n"
 "  -t <n>               worker threads (default: the CPUs it may run on)\n"
 "  -n <n>               connection limit across threads (default 100000)\n"
-"  -D                   run as a daemon\n"
+"  -D                   run as a daemon: detaches once every listener is bound\n"
+"                       and serving; a start-up error prints its line and\n"
+"                       exits 2 from the foreground process\n"
+"  --pidfile <file>     write the server's pid there once serving, removed at\n"
+"                       exit; with NOTIFY_SOCKET set (systemd Type=notify),\n"
+"                       READY=1 once serving and STOPPING=1 on a drain\n"
 "  -q                   quiet: no start-up notices\n"
 "  -d                   debug traces on stderr\n"
 "  -v, --version        print the version and exit\n"
@@ -302,6 +308,7 @@ static int opt_one(int c, const char *arg)
 	case 'L': return opt_listen(arg);
 	case O_STATS: return opt_stats(arg);
 	case O_SHARE_PORT: cfg.share_port = 1; return 0;
+	case O_PIDFILE: cfg.pidfile = arg; return 0;
 	case 'D': cfg.daemon = 1; return 0;
 	case 'q': cfg.quiet = log_quiet = 1; return 0;
 	case 'd': cfg.debug = log_traces = 1; return 0;

@@ -7,6 +7,7 @@
 
 #include "body.h"
 #include "config.h"
+#include "daemon.h"
 #include "listen.h"
 #include "log.h"
 #include "session.h"
@@ -48,15 +49,6 @@ static void report(void)
 	free(b.p);
 }
 
-static int daemonize(void)
-{
-	if (daemon(0, 0) < 0) {
-		perror("hxterm: daemon");
-		return -1;
-	}
-	return 0;
-}
-
 static void signals_set(sigset_t *set)
 {
 	sigemptyset(set);
@@ -83,6 +75,7 @@ static void run_until_stopped(void)
 			log_info("draining (up to %llu ms); a second signal stops at once",
 				 (unsigned long long)cfg.drain_ms);
 			draining = 1;
+			daemon_stopping();
 			workers_drain();
 		} else if (sig == SIGINT || sig == SIGTERM) {
 			workers_stop();
@@ -110,6 +103,10 @@ int main(int argc, char **argv)
 			 "--max-wait %llu ms; for this machine alone: -L 127.0.0.1:8000:8443",
 			 (unsigned long long)cfg.max_size, (unsigned long long)cfg.max_wait);
 	}
+	/* WHY first: every start-up step runs in the child, whose error line
+	 * and status reach the caller through the waiting parent */
+	if (cfg.daemon && daemon_start() < 0)
+		return 2;
 	/* WHY: each worker's malloc arena otherwise grows and shrinks a page
 	 * run at a time, one mprotect() per step: 5049 of them for 5000 h3
 	 * streams. Grow and trim in 16 MiB steps instead. */
@@ -125,16 +122,17 @@ int main(int argc, char **argv)
 	stats_out_init();
 	if (stats_listen() < 0)
 		return 2;
-	if (cfg.daemon && daemonize() < 0)
-		return 2;
 	signal(SIGPIPE, SIG_IGN);
 	signals_set(&set);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	if (workers_start() < 0 || stats_start() < 0)
 		return 2;
 	announce();
+	if (daemon_ready(cfg.pidfile) < 0)
+		return 2;
 	run_until_stopped();
 	stats_stop();
+	daemon_end();
 	sess_free();
 	tls_free();
 	spl_global_free();
