@@ -59,6 +59,8 @@ struct config {
 	struct listen_addr stats;   /* --stats: its clear port 0 when off */
 	int share_port;             /* --share-port: bind beside another owner */
 	const char *pidfile;        /* --pidfile, NULL: none */
+	const char *access_log;     /* --access-log file or "-", NULL: off */
+	uint64_t access_sample;     /* --access-log-sample: one request in N */
 	struct gen_conf gen;        /* what the generator reads of the above */
 };
 

@@ -20,7 +20,7 @@ enum {
 	O_NAME = 256, O_DEFAULTS, O_MAX_SIZE, O_MAX_WAIT, O_BUFSIZE, O_RSPBUF,
 	O_SNDBUF, O_SPLICE, O_NO_SPLICE, O_MAX_URI, O_MAX_HDRS, O_MAX_BODY,
 	O_IDLE, O_HEAD_TMO, O_BODY_TMO, O_SEND_TMO, O_CERT, O_KEY,
-	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_URING, O_QUIC_RETRY, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_ENC_TABLE, O_H2_RESETS, O_STATS, O_SHARE_PORT, O_PIDFILE,
+	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_URING, O_QUIC_RETRY, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_ENC_TABLE, O_H2_RESETS, O_STATS, O_SHARE_PORT, O_PIDFILE, O_ALOG, O_ALOG_SAMPLE,
 };
 
 static const struct option longopts[] = {
@@ -61,6 +61,8 @@ static const struct option longopts[] = {
 	{ "stats", required_argument, NULL, O_STATS },
 	{ "share-port", no_argument, NULL, O_SHARE_PORT },
 	{ "pidfile", required_argument, NULL, O_PIDFILE },
+	{ "access-log", required_argument, NULL, O_ALOG },
+	{ "access-log-sample", required_argument, NULL, O_ALOG_SAMPLE },
 	{ "h2-max-resets", required_argument, NULL, O_H2_RESETS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'v' },
@@ -126,6 +128,12 @@ void config_usage(FILE *f)
 "  --stats <addr>       a stats listener on its own port (127.0.0.1:9100):\n"
 "                       /metrics (Prometheus), /stats.json, / (a live page);\n"
 "                       served by a thread of its own, off by default\n"
+"  --access-log <file>  a JSON line per request (time, thread, protocol, client,\n"
+"                       target, status, bytes, t= wait, generation time, its\n"
+"                       number on the connection), '-' for stdout; buffered\n"
+"                       per thread, written by a thread of its own; SIGHUP\n"
+"                       reopens the file (off)\n"
+"  --access-log-sample <n>  log one request in n (1)\n"
 "  --share-port         bind a port another process listens on too (SO_REUSEPORT\n"
 "                       then splits the connections); default: refuse, exit 2\n"
 "  --h2-streams <n>     HTTP/2 max concurrent streams (100)\n"
@@ -187,6 +195,7 @@ static void config_defaults(void)
 	cfg.body_ms = 30000;
 	cfg.send_ms = 30000;
 	cfg.drain_ms = 10000;
+	cfg.access_sample = 1;
 	cfg.rsa_bits = 2048;
 	cfg.curve = "P-256";
 	cfg.h2_streams = 100;
@@ -285,6 +294,7 @@ static int opt_tunable(int c, const char *arg)
 	case O_QPACK: if (opt_num("--qpack-table", arg, 0, 1 << 20, &v) < 0) return -1; cfg.qpack_table = (uint32_t)v; break;
 	case O_QUIC_CONNS: if (opt_num("--quic-max-conns", arg, 1, 1 << 24, &v) < 0) return -1; cfg.quic_max_conns = (uint32_t)v; break;
 	case O_DRAIN: return opt_num("--drain-timeout", arg, 0, 86400000, &cfg.drain_ms);
+	case O_ALOG_SAMPLE: return opt_num("--access-log-sample", arg, 1, 1000000000, &cfg.access_sample);
 	case 'b': if (opt_num("-b", arg, 1024, 16384, &v) < 0) return -1; cfg.rsa_bits = (int)v; break;
 	case O_H2_STREAMS: if (opt_num("--h2-streams", arg, 1, 1 << 20, &v) < 0) return -1; cfg.h2_streams = (uint32_t)v; break;
 	case O_H2_WINDOW: if (opt_num("--h2-window", arg, 1, (1U << 31) - 1, &v) < 0) return -1; cfg.h2_window = (uint32_t)v; break;
@@ -309,6 +319,7 @@ static int opt_one(int c, const char *arg)
 	case O_STATS: return opt_stats(arg);
 	case O_SHARE_PORT: cfg.share_port = 1; return 0;
 	case O_PIDFILE: cfg.pidfile = arg; return 0;
+	case O_ALOG: cfg.access_log = arg; return 0;
 	case 'D': cfg.daemon = 1; return 0;
 	case 'q': cfg.quiet = log_quiet = 1; return 0;
 	case 'd': cfg.debug = log_traces = 1; return 0;

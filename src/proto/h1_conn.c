@@ -8,6 +8,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "alog.h"
 #include "clock.h"
 #include "config.h"
 #include "h1_conn.h"
@@ -489,6 +490,9 @@ static void h1_start_response(struct h1c *c)
 
 	ex_respond(c->ex, &cfg.gen, now);
 	st_response(&c->w->st, (enum st_proto)c->stp, c->ex->rs.status, now - c->ex->rq.t_head);
+	if (c->w->alog)
+		alog_write(c->w, (enum st_proto)c->stp, c->ex, (struct alog_peer){ c->x.fd, NULL }, c->nreq,
+			   now - c->ex->rq.t_head);
 	c->chunk_left = 0;
 	c->flags &= ~H1C_NOSPLICE;
 	/* WHY: without a length or chunks, only the close ends the body */

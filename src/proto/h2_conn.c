@@ -84,10 +84,10 @@ static struct h2s *h2s_get(struct h2c *c, int32_t id)
 		return NULL;
 	s->c = c;
 	s->id = id;
-	xs_init(&s->x, &w->loop, &h2s_ops, &w->st, (enum st_proto)c->sp);
+	c->total++;
+	xs_init(&s->x, w, &h2s_ops, (enum st_proto)c->sp, c->total, (struct alog_peer){ c->ev.fd, NULL });
 	list_add(&c->streams, &s->node);
 	c->nstreams++;
-	c->total++;
 	return s;
 }
 

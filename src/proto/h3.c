@@ -25,10 +25,10 @@ static struct h3s *h3s_new(struct h3c *c, int64_t id)
 	s->c = c;
 	s->id = id;
 	s->fault = 0;
-	xs_init(&s->x, &w->loop, &h3s_ops, &w->st, SP_H3);
+	c->total++;
+	xs_init(&s->x, w, &h3s_ops, SP_H3, c->total, (struct alog_peer){ -1, &c->peer });
 	list_add(&c->streams, &s->node);
 	c->nstreams++;
-	c->total++;
 	return s;
 }
 

@@ -12,6 +12,8 @@
 #include "splice.h"
 #include "stats.h"
 
+struct alog_w;
+
 struct worker {
 	struct loop loop;    /* epoll or io_uring, timers, clock */
 	int id;
@@ -22,6 +24,7 @@ struct worker {
 	struct list free_hs;
 	struct splicer spl;  /* pipes for spliced HTTP/1 bodies */
 	struct wstats st;
+	struct alog_w *alog; /* the access log's buffer, NULL when off */
 	/* the server's: called when a connection ended (resume accepting) */
 	void (*conn_gone)(struct worker *w);
 };

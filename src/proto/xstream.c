@@ -10,19 +10,22 @@
 #include "fmt.h"
 #include "gen.h"
 #include "resp.h"
+#include "session-t.h"
 #include "xstream.h"
 
 static void xs_timer_cb(struct loop *l, struct timer *t);
 
-void xs_init(struct xstream *s, struct loop *l, const struct xs_ops *ops, struct wstats *st,
-	     enum st_proto sp)
+void xs_init(struct xstream *s, struct worker *w, const struct xs_ops *ops, enum st_proto sp, uint32_t nreq,
+	     struct alog_peer peer)
 {
 	s->flags = 0;
 	s->tm = (struct timer){ 0, 0, xs_timer_cb };
-	s->loop = l;
+	s->loop = &w->loop;
 	s->ops = ops;
-	s->st = st;
+	s->w = w;
 	s->sp = (uint8_t)sp;
+	s->nreq = nreq;
+	s->peer = peer;
 	s->body_read = 0;
 	s->hb = s->hb_inline;
 	s->hb_len = 0;
@@ -139,7 +142,7 @@ static void xs_timer_cb(struct loop *l, struct timer *t)
 	uint64_t now = (uint64_t)clock_ns() / 1000;
 
 	(void)l;
-	st_time_add(&s->st->late, now > t->expire ? now - t->expire : 0);
+	st_time_add(&s->w->st.late, now > t->expire ? now - t->expire : 0);
 	if (s->flags & XS_RESPONDED) {
 		ex_resume(&s->ex);
 		s->ops->resume(s);
@@ -174,7 +177,9 @@ void xs_respond(struct xstream *s)
 
 	s->flags |= XS_RESPONDED;
 	ex_respond(&s->ex, &cfg.gen, now);
-	st_response(s->st, (enum st_proto)s->sp, s->ex.rs.status, now - s->ex.rq.t_head);
+	st_response(&s->w->st, (enum st_proto)s->sp, s->ex.rs.status, now - s->ex.rq.t_head);
+	if (s->w->alog)
+		alog_write(s->w, (enum st_proto)s->sp, &s->ex, s->peer, s->nreq, now - s->ex.rq.t_head);
 }
 
 /* connection-specific fields are forbidden in HTTP/2 and HTTP/3 */

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "gen.h"
+#include "alog.h"
 #include "stats.h"
 #include "loop.h"
 #include "msg-t.h"
@@ -44,13 +45,17 @@ struct xs_nv {
 	uint8_t flags;
 };
 
+struct worker;
+
 struct xstream {
 	uint32_t flags;
 	struct timer tm;     /* the t= wait, then each d= drip */
 	struct loop *loop;
 	const struct xs_ops *ops;
-	struct wstats *st;   /* its worker's counters */
+	struct worker *w;    /* its worker: counters, access log */
 	uint8_t sp;          /* enum st_proto, for them */
+	uint32_t nreq;       /* its number on the connection, from 1 */
+	struct alog_peer peer; /* for the access log */
 	uint64_t body_read;  /* request body bytes received */
 	/* request header text "name: value\r\n"..., and what we read of it */
 	char *hb;
@@ -60,8 +65,8 @@ struct xstream {
 	char hb_inline[XS_HB_INLINE];
 };
 
-void xs_init(struct xstream *s, struct loop *l, const struct xs_ops *ops, struct wstats *st,
-	     enum st_proto sp);
+void xs_init(struct xstream *s, struct worker *w, const struct xs_ops *ops, enum st_proto sp, uint32_t nreq,
+	     struct alog_peer peer);
 void xs_release(struct xstream *s);
 
 /* Records one request header (lower-case name). Returns 0, or -1 when it

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "alog.h"
 #include "body.h"
 #include "config.h"
 #include "daemon.h"
@@ -55,6 +56,7 @@ static void signals_set(sigset_t *set)
 	sigaddset(set, SIGINT);
 	sigaddset(set, SIGTERM);
 	sigaddset(set, SIGUSR1);
+	sigaddset(set, SIGHUP);
 }
 
 /* WHY: signals are blocked in every thread and taken here synchronously,
@@ -69,7 +71,9 @@ static void run_until_stopped(void)
 	signals_set(&set);
 	for (;;) {
 		sig = draining ? sigtimedwait(&set, NULL, &tick) : sigwaitinfo(&set, NULL);
-		if (sig == SIGUSR1) {
+		if (sig == SIGHUP) {
+			alog_reopen();
+		} else if (sig == SIGUSR1) {
 			report();
 		} else if ((sig == SIGINT || sig == SIGTERM) && !draining) {
 			log_info("draining (up to %llu ms); a second signal stops at once",
@@ -120,7 +124,7 @@ int main(int argc, char **argv)
 	if (tls_init() < 0 || sess_init() < 0)
 		return 2;
 	stats_out_init();
-	if (stats_listen() < 0)
+	if (stats_listen() < 0 || alog_start() < 0)
 		return 2;
 	signal(SIGPIPE, SIG_IGN);
 	signals_set(&set);
@@ -131,6 +135,7 @@ int main(int argc, char **argv)
 	if (daemon_ready(cfg.pidfile) < 0)
 		return 2;
 	run_until_stopped();
+	alog_stop();
 	stats_stop();
 	daemon_end();
 	sess_free();

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "alog.h"
 #include "clock.h"
 #include "config.h"
 #include "stats.h"
@@ -209,6 +210,8 @@ static void metrics_faults(struct sbuf *b, const struct tot *T)
 	head(b, "hxterm_faults_total", "counter", "Faults carried out: x= resets, X= closes.");
 	put(b, "hxterm_faults_total{kind=\"reset\"} %llu\nhxterm_faults_total{kind=\"close\"} %llu\n",
 	    (unsigned long long)T->fault_reset, (unsigned long long)T->fault_close);
+	head(b, "hxterm_access_log_dropped_total", "counter", "Access-log lines lost (out of memory, a write error).");
+	put(b, "hxterm_access_log_dropped_total %llu\n", (unsigned long long)alog_dropped());
 	head(b, "hxterm_bad_requests_total", "counter", "HTTP/1 requests refused by the parser, by status.");
 	for (int i = 0; i < ST_BAD_B; i++)
 		if (i < ST_BAD_B - 1)

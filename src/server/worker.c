@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "alog.h"
 #include "clock.h"
 #include "config.h"
 #include "listen.h"
@@ -152,6 +153,7 @@ static void *worker_main(void *arg)
 			listeners_set(t, 1);
 	}
 	sess_thread_free(w);
+	alog_thread_flush(w);
 	if (cfg.splice)
 		spl_free(&w->spl);
 	atomic_fetch_sub(&running, 1);
@@ -199,7 +201,7 @@ static int worker_init(struct wthread *t, int id)
 	 * triggered, it woke every worker on every turn of a drain (a core
 	 * spinning for --drain-timeout) */
 	if (loop_init(&w->loop) < 0 || loop_watch(&w->loop, &stop_ev, EPOLLIN | EPOLLET) < 0 ||
-	    sess_thread_init(w) < 0)
+	    sess_thread_init(w) < 0 || alog_thread_init(w) < 0)
 		return -1;
 	if (cfg.splice)
 		spl_init(&w->spl);
