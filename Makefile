@@ -67,7 +67,7 @@ fuzz_src_conn     = $(filter-out src/server/main.c,$(wildcard $(patsubst %,src/%
 		    $(PKG_LIBS) -pthread
 
 .PRECIOUS: $(BUILD)/tests/unit/%.o
-.PHONY: all run check unit integ install uninstall clean deps deps-test format fuzz fuzz-smoke
+.PHONY: deb all run check unit integ install uninstall clean deps deps-test format fuzz fuzz-smoke
 
 all: $(BUILD)/hxterm $(BUILD)/hxload hxterm
 
@@ -153,6 +153,15 @@ install:
 	install -m 644 doc/hxterm.1 $(DESTDIR)$(PREFIX)/share/man/man1/hxterm.1
 	install -m 644 doc/hxload.1 $(DESTDIR)$(PREFIX)/share/man/man1/hxload.1
 
+# a Debian package of both programs, their man pages and the systemd unit,
+# built with debhelper from a copy of the tracked tree: build-deb/hxterm_*.deb
+deb:
+	@scripts/deps deb
+	rm -rf build-deb && mkdir -p build-deb/src
+	git ls-files -z | xargs -0 cp --parents -t build-deb/src
+	cd build-deb/src && dpkg-buildpackage -b -us -uc >../build.log 2>&1 || { tail -30 ../build.log; exit 1; }
+	@ls build-deb/*.deb
+
 # removes what install put there; under a DESTDIR, the folders it made too
 uninstall:
 	rm -f $(patsubst %,$(DESTDIR)$(PREFIX)/%,$(INSTALLED))
@@ -164,6 +173,6 @@ format:
 	clang-format -i src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h
 
 clean:
-	rm -rf build build-san build-tsan build-debug build-fuzz hxterm hxload
+	rm -rf build build-san build-tsan build-debug build-fuzz build-deb hxterm hxload
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
