@@ -308,6 +308,19 @@ static void h2s_request_in(struct h2s *s, int end_stream)
 	}
 }
 
+/* GOAWAY and RST_STREAM that went out, counted by code */
+static int frame_send_cb(nghttp2_session *sess, const nghttp2_frame *frame, void *user)
+{
+	struct h2c *c = user;
+
+	(void)sess;
+	if (frame->hd.type == NGHTTP2_GOAWAY)
+		ctr_add(&c->w->st.h2_goaway[st_h2e(frame->goaway.error_code)], 1);
+	else if (frame->hd.type == NGHTTP2_RST_STREAM)
+		ctr_add(&c->w->st.h2_rst_sent[st_h2e(frame->rst_stream.error_code)], 1);
+	return 0;
+}
+
 static int frame_recv_cb(nghttp2_session *sess, const nghttp2_frame *frame, void *user)
 {
 	struct h2c *c = user;
@@ -329,6 +342,7 @@ static int frame_recv_cb(nghttp2_session *sess, const nghttp2_frame *frame, void
 			h2s_request_in(s, end);
 		break;
 	case NGHTTP2_RST_STREAM:
+		ctr_add(&c->w->st.h2_rst_recv[st_h2e(frame->rst_stream.error_code)], 1);
 		h2c_count_reset(c);
 		break;
 	}
@@ -380,6 +394,7 @@ static int h2_init(void)
 		nghttp2_session_callbacks_set_on_begin_headers_callback(cbs, begin_headers_cb);
 		nghttp2_session_callbacks_set_on_header_callback(cbs, header_cb);
 		nghttp2_session_callbacks_set_on_frame_recv_callback(cbs, frame_recv_cb);
+		nghttp2_session_callbacks_set_on_frame_send_callback(cbs, frame_send_cb);
 		nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cbs, data_chunk_cb);
 		nghttp2_session_callbacks_set_on_stream_close_callback(cbs, stream_close_cb);
 		nghttp2_session_callbacks_set_send_data_callback(cbs, send_data_cb);

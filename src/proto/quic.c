@@ -512,14 +512,17 @@ static int address_check(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt_h
 	if (!cfg.quic_retry)
 		return 1;
 	if (!hd->token.len) {
+		ctr_add(&w->st.quic_retry, 1);
 		send_retry(w, ep, hd, peer, peerlen);
 		return 0;
 	}
-	return hd->token.base[0] == NGTCP2_CRYPTO_TOKEN_MAGIC_RETRY &&
-	       !ngtcp2_crypto_verify_retry_token(odcid, hd->token.base, hd->token.len, retry_secret,
-						 sizeof(retry_secret), hd->version,
-						 (const ngtcp2_sockaddr *)peer, peerlen, &hd->dcid,
-						 10 * NGTCP2_SECONDS, (ngtcp2_tstamp)clock_ns());
+	if (hd->token.base[0] == NGTCP2_CRYPTO_TOKEN_MAGIC_RETRY &&
+	    !ngtcp2_crypto_verify_retry_token(odcid, hd->token.base, hd->token.len, retry_secret,
+					      sizeof(retry_secret), hd->version, (const ngtcp2_sockaddr *)peer,
+					      peerlen, &hd->dcid, 10 * NGTCP2_SECONDS, (ngtcp2_tstamp)clock_ns()))
+		return 1;
+	ctr_add(&w->st.quic_dropped, 1); /* a token that is not ours, or too old */
+	return 0;
 }
 
 static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p, size_t len,
@@ -533,21 +536,28 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 	int rv = ngtcp2_pkt_decode_version_cid(&vc, p, len, QUIC_SCIDLEN);
 
 	if (rv == NGTCP2_ERR_VERSION_NEGOTIATION) {
+		ctr_add(&w->st.quic_vn, 1);
 		send_vn(w, ep, &vc, peer, peerlen);
 		return;
 	}
-	if (rv)
+	if (rv) {
+		ctr_add(&w->st.quic_dropped, 1);
 		return; /* not QUIC: dropped, nothing allocated */
+	}
 	c = cid_find(qw(w)->cids, vc.dcid, vc.dcidlen);
 	if (!c) {
 		if (!(p[0] & 0x80)) {
+			ctr_add(&w->st.quic_reset, 1);
 			send_reset(w, ep, &vc, len, peer, peerlen);
 			return;
 		}
 		ngtcp2_cid odcid;
 
-		if (ngtcp2_accept(&hd, p, len) || qw(w)->nconns >= cfg.quic_max_conns || w->draining ||
-		    !address_check(w, ep, &hd, peer, peerlen, &odcid))
+		if (ngtcp2_accept(&hd, p, len) || qw(w)->nconns >= cfg.quic_max_conns || w->draining) {
+			ctr_add(&w->st.quic_dropped, 1);
+			return;
+		}
+		if (!address_check(w, ep, &hd, peer, peerlen, &odcid))
 			return;
 		if (!(c = h3c_new(w, ep, &hd, peer, peerlen, cfg.quic_retry ? &odcid : NULL)))
 			return;

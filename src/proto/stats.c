@@ -12,6 +12,22 @@ const uint64_t st_rpc_le[ST_RPC_B - 1] = { 1, 2, 5, 10, 20, 50, 100, 200, 500, 1
 
 const uint16_t st_bad_codes[ST_BAD_B - 1] = { 400, 408, 413, 414, 431, 501, 505 };
 
+const char *const st_h2e_names[ST_H2E_B] = { "no_error", "protocol_error", "internal_error", "refused_stream",
+					     "cancel", "enhance_your_calm", "other" };
+
+unsigned st_h2e(uint32_t code)
+{
+	switch (code) {
+	case 0: return 0;
+	case 1: return 1;
+	case 2: return 2;
+	case 7: return 3;
+	case 8: return 4;
+	case 11: return 5;
+	default: return 6;
+	}
+}
+
 void st_conn_close(struct wstats *st, enum st_proto p, uint32_t nreq)
 {
 	unsigned i = 0;

@@ -12,11 +12,13 @@ enum st_proto { SP_H1, SP_H1TLS, SP_H2C, SP_H2, SP_H3, SP_MAX };
 #define ST_TIME_B 18 /* time buckets: 17 upper bounds and +Inf */
 #define ST_RPC_B  14 /* requests per connection: 13 upper bounds and +Inf */
 #define ST_BAD_B  8  /* 400 408 413 414 431 501 505, and the rest */
+#define ST_H2E_B  7  /* HTTP/2 error codes counted by name, and the rest */
 
 extern const char *const st_proto_names[SP_MAX];
 extern const uint64_t st_time_le_us[ST_TIME_B - 1];
 extern const uint64_t st_rpc_le[ST_RPC_B - 1];
 extern const uint16_t st_bad_codes[ST_BAD_B - 1];
+extern const char *const st_h2e_names[ST_H2E_B];
 
 /* a histogram: counts per bucket (not cumulative), the sum */
 struct st_hist_time {
@@ -45,7 +47,13 @@ struct wstats {
 	counter bad[ST_BAD_B];             /* HTTP/1 requests refused by the parser */
 	counter fault_reset, fault_close;  /* x= and X= carried out */
 	counter tls[2][2];                 /* TLS handshakes: [1.3][resumed] */
+	counter h2_goaway[ST_H2E_B];       /* GOAWAY sent, by error code */
+	counter h2_rst_sent[ST_H2E_B], h2_rst_recv[ST_H2E_B];
+	counter quic_vn, quic_retry, quic_reset, quic_dropped; /* datagrams answered so, or dropped */
 };
+
+/* an HTTP/2 error code's slot in the counters above */
+unsigned st_h2e(uint32_t code);
 
 static inline unsigned st_time_bucket(uint64_t us)
 {

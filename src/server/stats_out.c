@@ -20,6 +20,8 @@ struct tot {
 	uint64_t gen[SP_MAX][ST_TIME_B], gen_sum[SP_MAX];
 	uint64_t late[ST_TIME_B], late_sum;
 	uint64_t bad[ST_BAD_B], fault_reset, fault_close, tls[2][2];
+	uint64_t goaway[ST_H2E_B], rst_sent[ST_H2E_B], rst_recv[ST_H2E_B];
+	uint64_t quic_vn, quic_retry, quic_reset, quic_dropped;
 };
 
 static int64_t started_ns;
@@ -69,6 +71,15 @@ static void sum(struct tot *T)
 		for (int v = 0; v < 2; v++)
 			for (int r = 0; r < 2; r++)
 				T->tls[v][r] += ctr_get(&w->tls[v][r]);
+		for (int i = 0; i < ST_H2E_B; i++) {
+			T->goaway[i] += ctr_get(&w->h2_goaway[i]);
+			T->rst_sent[i] += ctr_get(&w->h2_rst_sent[i]);
+			T->rst_recv[i] += ctr_get(&w->h2_rst_recv[i]);
+		}
+		T->quic_vn += ctr_get(&w->quic_vn);
+		T->quic_retry += ctr_get(&w->quic_retry);
+		T->quic_reset += ctr_get(&w->quic_reset);
+		T->quic_dropped += ctr_get(&w->quic_dropped);
 	}
 }
 
@@ -221,6 +232,28 @@ static void metrics_faults(struct sbuf *b, const struct tot *T)
 			put(b, "hxterm_bad_requests_total{code=\"other\"} %llu\n", (unsigned long long)T->bad[i]);
 }
 
+static void h2e_counter(struct sbuf *b, const char *name, const char *help, const uint64_t *v)
+{
+	head(b, name, "counter", help);
+	for (int i = 0; i < ST_H2E_B; i++)
+		put(b, "%s{code=\"%s\"} %llu\n", name, st_h2e_names[i], (unsigned long long)v[i]);
+}
+
+static void metrics_h2_quic(struct sbuf *b, const struct tot *T)
+{
+	h2e_counter(b, "hxterm_h2_goaways_sent_total", "HTTP/2 GOAWAY frames sent, by error code.", T->goaway);
+	h2e_counter(b, "hxterm_h2_resets_sent_total", "HTTP/2 RST_STREAM frames sent, by error code.", T->rst_sent);
+	h2e_counter(b, "hxterm_h2_resets_received_total", "HTTP/2 RST_STREAM frames received, by error code.",
+		    T->rst_recv);
+	head(b, "hxterm_quic_datagrams_total", "counter",
+	     "QUIC datagrams that made no connection: answered (version negotiation, Retry, stateless reset) or dropped.");
+	put(b, "hxterm_quic_datagrams_total{outcome=\"version_negotiation\"} %llu\n"
+	    "hxterm_quic_datagrams_total{outcome=\"retry\"} %llu\n"
+	    "hxterm_quic_datagrams_total{outcome=\"stateless_reset\"} %llu\n"
+	    "hxterm_quic_datagrams_total{outcome=\"dropped\"} %llu\n", (unsigned long long)T->quic_vn,
+	    (unsigned long long)T->quic_retry, (unsigned long long)T->quic_reset, (unsigned long long)T->quic_dropped);
+}
+
 void stats_metrics(struct sbuf *b)
 {
 	static struct tot T;
@@ -234,6 +267,7 @@ void stats_metrics(struct sbuf *b)
 	metrics_requests(b, &T);
 	metrics_conns(b, &T);
 	metrics_faults(b, &T);
+	metrics_h2_quic(b, &T);
 }
 
 /* ---------- /stats.json ---------- */
@@ -310,6 +344,18 @@ void stats_json(struct sbuf *b)
 	put(b, ", \"tls_handshakes\": {\"1.2\": %llu, \"1.3\": %llu, \"resumed\": %llu}",
 	    (unsigned long long)(T.tls[0][0] + T.tls[0][1]), (unsigned long long)(T.tls[1][0] + T.tls[1][1]),
 	    (unsigned long long)(T.tls[0][1] + T.tls[1][1]));
+	put(b, ", \"h2_goaways_sent\": {");
+	for (int i = 0; i < ST_H2E_B; i++)
+		put(b, "%s\"%s\": %llu", i ? ", " : "", st_h2e_names[i], (unsigned long long)T.goaway[i]);
+	put(b, "}, \"h2_resets_sent\": {");
+	for (int i = 0; i < ST_H2E_B; i++)
+		put(b, "%s\"%s\": %llu", i ? ", " : "", st_h2e_names[i], (unsigned long long)T.rst_sent[i]);
+	put(b, "}, \"h2_resets_received\": {");
+	for (int i = 0; i < ST_H2E_B; i++)
+		put(b, "%s\"%s\": %llu", i ? ", " : "", st_h2e_names[i], (unsigned long long)T.rst_recv[i]);
+	put(b, "}, \"quic_datagrams\": {\"version_negotiation\": %llu, \"retry\": %llu, \"stateless_reset\": %llu, "
+	    "\"dropped\": %llu}", (unsigned long long)T.quic_vn, (unsigned long long)T.quic_retry,
+	    (unsigned long long)T.quic_reset, (unsigned long long)T.quic_dropped);
 	put(b, ", \"per_thread\": [");
 	for (int t = 0; t < cfg.threads; t++)
 		put(b, "%s{\"requests\": %llu, \"tcp_connections\": %llu, \"accepted\": %llu}", t ? ", " : "",
