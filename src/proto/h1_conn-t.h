@@ -63,6 +63,7 @@ struct h1c {
 	uint32_t hend;
 	uint32_t nreq;       /* requests seen on this connection */
 	uint8_t stp;         /* SP_H1 or SP_H1TLS, for the stats */
+	uint8_t why;         /* why it ends (enum st_close), SC_UNSET until known */
 	uint16_t alt_port;   /* Alt-Svc h3 port on a TLS connection, else 0 */
 
 	struct oq oq;

@@ -24,8 +24,12 @@
 
 /* ---------- lifetime ---------- */
 
-static void h1_kill(struct h1c *c, int rst)
+/* ends <c>, with a reset when <rst>; <why> (enum st_close) is kept when
+ * none was given before */
+static void h1_kill(struct h1c *c, int rst, unsigned why)
 {
+	if (c->why == SC_UNSET)
+		c->why = (uint8_t)why;
 	if (rst) {
 		struct linger l = { 1, 0 };
 
@@ -101,7 +105,7 @@ static void h1_free(struct h1c *c)
 	list_del(&c->node);
 	if (!(c->flags & H1C_HANDOFF)) {
 		sess_conn_gone(w);
-		st_conn_close(&w->st, (enum st_proto)c->stp, c->nreq);
+		st_conn_close(&w->st, (enum st_proto)c->stp, c->nreq, c->why);
 	} else {
 		st_conn_moved(&w->st, (enum st_proto)c->stp);
 	}
@@ -119,7 +123,7 @@ static int h1_handoff(struct h1c *c, const char *buf, size_t len, const struct e
 	struct xprt x = { c->x.fd, c->x.ssl, NULL };
 
 	if (sess_switch(c->w, P_H2, &x, &h) < 0) {
-		h1_kill(c, 0);
+		h1_kill(c, 0, SC_ERROR);
 		return 0;
 	}
 	c->x.ssl = NULL;
@@ -170,7 +174,7 @@ int h1_flush_queue(struct h1c *c, int more)
 	if (r == 0)
 		c->flags &= ~H1C_WR_READY;
 	else if (r < 0)
-		h1_kill(c, 0);
+		h1_kill(c, 0, SC_PEER);
 	return r;
 }
 
@@ -192,6 +196,8 @@ static int h1_linger(struct h1c *c)
 /* the connection cannot go on: answer <status> with <why>, then close */
 static int h1_fail(struct h1c *c, uint16_t status, const char *why)
 {
+	if (c->why == SC_UNSET)
+		c->why = status == 408 ? SC_TIMEOUT : SC_BAD;
 	ctr_add(&c->w->st.errors, 1);
 	st_bad(&c->w->st, status);
 	ctr_add(&c->w->st.resp[c->stp][status / 100 % 10], 1);
@@ -221,7 +227,7 @@ static int h1_do_linger(struct h1c *c)
 			return 0;
 		n = h1_recv(c);
 		if (n == 0 || n == XPRT_ERROR) {
-			h1_kill(c, 0);
+			h1_kill(c, 0, SC_PEER);
 			return 0;
 		}
 		if (n < 0)
@@ -284,7 +290,7 @@ static int body_step(struct h1c *c, uint64_t cap)
 		if (n == XPRT_AGAIN)
 			return 0;
 		if (n <= 0) {
-			h1_kill(c, 0);
+			h1_kill(c, 0, SC_PEER);
 			return -1;
 		}
 	}
@@ -375,7 +381,7 @@ static int h1_upgrade(struct h1c *c)
 		return c->flags & H1C_DEAD ? 0 : h1_ready(c);
 	oq_ref(&c->oq, sw, sizeof(sw) - 1);
 	if (h1_flush_now(c) <= 0) {
-		h1_kill(c, 0);
+		h1_kill(c, 0, SC_PEER);
 		return 0;
 	}
 	return h1_handoff(c, c->in + c->rd, c->wr - c->rd, c->ex);
@@ -458,7 +464,7 @@ more:
 		return 0;
 	n = h1_recv(c);
 	if (n == XPRT_ERROR) {
-		h1_kill(c, 0);
+		h1_kill(c, 0, SC_PEER);
 		return 0;
 	}
 	return n >= 0;
@@ -514,9 +520,11 @@ static int h1_peer_closing(const struct h1c *c)
 static int h1_finish(struct h1c *c)
 {
 	if (!(c->flags & H1C_KEEP) || c->w->draining) {
+		if (c->why == SC_UNSET)
+			c->why = c->w->draining ? SC_DRAIN : SC_SERVER;
 		if (oq_pending(&c->oq) || !h1_peer_closing(c))
 			return h1_linger(c);
-		h1_kill(c, 0);
+		h1_kill(c, 0, SC_SERVER);
 		return 0;
 	}
 	if (ex_pause_ms(c->ex))
@@ -542,11 +550,13 @@ static int h1_sent(struct h1c *c)
 	}
 	if (end == EXA_RESET) {
 		ctr_add(&c->w->st.fault_reset, 1);
-		h1_kill(c, 1);
+		h1_kill(c, 1, SC_FAULT);
 		return 0;
 	}
 	if (faulted) {
 		ctr_add(&c->w->st.fault_close, 1);
+		if (c->why == SC_UNSET)
+			c->why = SC_FAULT;
 		return h1_linger(c);
 	}
 	if (!body_done(c)) {
@@ -673,13 +683,13 @@ static uint64_t h1_deadline(const struct h1c *c)
 static void h1_expire(struct h1c *c)
 {
 	if (oq_pending(&c->oq) && c->w->loop.now_ms >= c->last_act + cfg.send_ms) {
-		h1_kill(c, 1); /* the client stopped reading */
+		h1_kill(c, 1, SC_TIMEOUT); /* the client stopped reading */
 		return;
 	}
 	switch (c->st) {
 	case H1S_HEAD:
 		if (c->rd == c->wr && !c->t_first)
-			h1_kill(c, 0);
+			h1_kill(c, 0, SC_IDLE);
 		else
 			h1_fail(c, 408, "request head not received in time");
 		break;
@@ -689,7 +699,7 @@ static void h1_expire(struct h1c *c)
 	case H1S_DRAIN:
 	case H1S_SEND:
 	case H1S_LINGER:
-		h1_kill(c, 0);
+		h1_kill(c, 0, SC_TIMEOUT);
 		break;
 	}
 }
@@ -700,7 +710,7 @@ static void h1_timer_cb(struct loop *l, struct timer *t)
 	struct h1c *c = container_of(t, struct h1c, tm);
 
 	if (h1_buffers_take(c) < 0) {
-		h1_kill(c, 0);
+		h1_kill(c, 0, SC_ERROR);
 		h1_free(c);
 		return;
 	}
@@ -725,7 +735,7 @@ static void h1_timer_need(struct h1c *c)
 static int h1_go(struct h1c *c)
 {
 	if (h1_buffers_take(c) < 0)
-		h1_kill(c, 0);
+		h1_kill(c, 0, SC_ERROR);
 	while (!(c->flags & H1C_DEAD) && h1_step(c))
 		;
 	if (!(c->flags & H1C_DEAD) && oq_pending(&c->oq))
@@ -791,6 +801,7 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->st = H1S_HEAD;
 	c->rd = c->wr = c->hend = c->nreq = 0;
 	c->stp = x->ssl ? SP_H1TLS : SP_H1;
+	c->why = SC_UNSET;
 	st_conn_open(&w->st, (enum st_proto)c->stp);
 	c->t_first = 0;
 	c->t_recv = 0;
@@ -810,7 +821,7 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	if (!h1_go(c) || c->x.rio)
 		return 0;
 	if (loop_rewatch(&w->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
-		h1_kill(c, 0);
+		h1_kill(c, 0, SC_ERROR);
 		h1_free(c);
 	}
 	return 0;

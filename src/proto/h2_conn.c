@@ -51,6 +51,7 @@ struct h2c {
 	uint32_t nstreams;
 	uint32_t total;      /* streams opened on it, for the stats */
 	uint8_t sp;          /* SP_H2 or SP_H2C */
+	uint8_t why;         /* why it ends (enum st_close), SC_UNSET: the peer */
 	char *in;
 	uint32_t in_size;
 	uint64_t last_act;
@@ -119,6 +120,13 @@ static ssize_t read_cb(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t l
 _Static_assert(sizeof(nghttp2_nv) == sizeof(struct xs_nv) &&
 	       offsetof(nghttp2_nv, valuelen) == offsetof(struct xs_nv, valuelen) &&
 	       offsetof(nghttp2_nv, flags) == offsetof(struct xs_nv, flags), "nghttp2_nv layout");
+
+/* the first reason given is the one counted */
+static void h2c_why(struct h2c *c, unsigned why)
+{
+	if (c->why == SC_UNSET)
+		c->why = (uint8_t)why;
+}
 
 static struct h2s *h2s_of(struct xstream *x)
 {
@@ -202,6 +210,7 @@ static ssize_t read_cb(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t l
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
 	case EXA_CLOSE:
 		ctr_add(&s->c->w->st.fault_close, 1);
+		h2c_why(s->c, SC_FAULT);
 		nghttp2_session_terminate_session(sess, NGHTTP2_NO_ERROR);
 		return NGHTTP2_ERR_DEFERRED;
 	case EXA_PAUSE:
@@ -314,8 +323,11 @@ static int frame_send_cb(nghttp2_session *sess, const nghttp2_frame *frame, void
 	struct h2c *c = user;
 
 	(void)sess;
-	if (frame->hd.type == NGHTTP2_GOAWAY)
+	if (frame->hd.type == NGHTTP2_GOAWAY) {
 		ctr_add(&c->w->st.h2_goaway[st_h2e(frame->goaway.error_code)], 1);
+		if (frame->goaway.error_code)
+			h2c_why(c, SC_BAD); /* a flood, a protocol error */
+	}
 	else if (frame->hd.type == NGHTTP2_RST_STREAM)
 		ctr_add(&c->w->st.h2_rst_sent[st_h2e(frame->rst_stream.error_code)], 1);
 	return 0;
@@ -543,7 +555,7 @@ static void h2c_free(struct h2c *c)
 	xprt_release(&c->x);
 	list_del(&c->node);
 	sess_conn_gone(w);
-	st_conn_close(&w->st, (enum st_proto)c->sp, c->total);
+	st_conn_close(&w->st, (enum st_proto)c->sp, c->total, c->why);
 	/* WHY: the ring may still read into <in> or send from the queue */
 	if (c->x.rio && rio_close(c->x.rio))
 		list_add(&h2w(w)->zombies, &c->node);
@@ -609,10 +621,13 @@ static void h2c_timer_cb(struct loop *l, struct timer *t)
 	struct h2c *c = container_of(t, struct h2c, tm);
 
 	if (w->loop.now_ms >= h2c_deadline(c)) {
-		if (oq_pending(&c->oq))
+		if (oq_pending(&c->oq)) {
 			c->flags |= H2C_DEAD; /* the client stopped reading */
-		else
+			h2c_why(c, SC_TIMEOUT);
+		} else {
+			h2c_why(c, SC_IDLE);
 			nghttp2_session_terminate_session(c->sess, NGHTTP2_NO_ERROR);
+		}
 	}
 	h2c_run(c);
 }
@@ -733,6 +748,7 @@ static int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->flags = H2C_WR_READY | H2C_RD_READY;
 	c->nstreams = c->total = 0;
 	c->sp = x->ssl ? SP_H2 : SP_H2C;
+	c->why = SC_UNSET;
 	list_init(&c->streams);
 	c->big = NULL;
 	c->rst_sec = 0;
@@ -770,6 +786,7 @@ static void h2c_drain(struct worker *w)
 	list_each_safe(n, tmp, &h2w(w)->conns) {
 		struct h2c *c = list_elem(n, struct h2c, node);
 
+		h2c_why(c, SC_DRAIN);
 		nghttp2_submit_goaway(c->sess, NGHTTP2_FLAG_NONE,
 				      nghttp2_session_get_last_proc_stream_id(c->sess),
 				      NGHTTP2_NO_ERROR, NULL, 0);

@@ -209,6 +209,7 @@ void h3_faults(struct h3c *c)
 			ngtcp2_conn_shutdown_stream(c->conn, s->id, NGHTTP3_H3_INTERNAL_ERROR);
 		} else {
 			ctr_add(&c->w->st.fault_close, 1);
+			c->why = c->why == SC_UNSET ? SC_FAULT : c->why;
 			c->flags |= QC_CLOSE;
 			c->close_code = NGHTTP3_H3_NO_ERROR;
 		}

@@ -57,6 +57,7 @@ struct h3c {
 	struct list streams;
 	uint32_t nstreams;
 	uint32_t total;      /* streams opened on it, for the stats */
+	uint8_t why;         /* why it ends (enum st_close), SC_UNSET: the peer */
 	uint32_t flags;
 	uint32_t nfaults;    /* streams whose x=/X= point was reached */
 	uint64_t close_code; /* application error for QC_CLOSE */

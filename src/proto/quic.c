@@ -146,6 +146,9 @@ static void h3c_fail(struct h3c *c, int rv)
 
 	if (cfg.debug)
 		log_debug("thread %d: QUIC connection ends: %s", c->w->id, ngtcp2_strerror(rv));
+	if (c->why == SC_UNSET)
+		c->why = rv == NGTCP2_ERR_IDLE_CLOSE ? SC_IDLE : rv == NGTCP2_ERR_HANDSHAKE_TIMEOUT ? SC_TIMEOUT :
+			 rv == NGTCP2_ERR_DRAINING ? SC_PEER : rv == NGTCP2_ERR_CRYPTO ? SC_BAD : SC_ERROR;
 	if (rv == NGTCP2_ERR_DRAINING || rv == NGTCP2_ERR_DROP_CONN || rv == NGTCP2_ERR_IDLE_CLOSE ||
 	    rv == NGTCP2_ERR_HANDSHAKE_TIMEOUT) {
 		c->flags |= QC_DEAD | QC_DRAINING;
@@ -369,6 +372,7 @@ static struct h3c *h3c_new(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt
 		free(c);
 		return NULL;
 	}
+	c->why = SC_UNSET;
 	list_add(&qw(w)->conns, &c->node);
 	qw(w)->nconns++;
 	ctr_add(&w->st.accepted, 1);
@@ -393,7 +397,7 @@ static void h3c_free(struct h3c *c)
 		free(ids);
 	cid_del(qw(w)->cids, &c->odcid);
 	timer_cancel(&w->loop.timers, &c->tm);
-	st_conn_close(&w->st, SP_H3, c->total);
+	st_conn_close(&w->st, SP_H3, c->total, c->why);
 	h3_free_streams(c);
 	if (c->h3)
 		nghttp3_conn_del(c->h3);
@@ -644,6 +648,7 @@ static void quic_drain(struct worker *w)
 		if (!c->nstreams) {
 			c->flags |= QC_CLOSE;
 			c->close_code = NGHTTP3_H3_NO_ERROR;
+			c->why = c->why == SC_UNSET ? SC_DRAIN : c->why;
 			quic_done(c);
 		} else if (c->h3) {
 			nghttp3_conn_submit_shutdown_notice(c->h3);
@@ -657,6 +662,7 @@ static void quic_close_all(struct worker *w)
 	while (qw(w) && !list_empty(&qw(w)->conns)) {
 		struct h3c *c = list_elem(qw(w)->conns.next, struct h3c, node);
 
+		c->why = c->why == SC_UNSET ? SC_DRAIN : c->why;
 		c->flags |= QC_CLOSE;
 		c->close_code = NGHTTP3_H3_NO_ERROR;
 		quic_done(c);

@@ -28,10 +28,14 @@ unsigned st_h2e(uint32_t code)
 	}
 }
 
-void st_conn_close(struct wstats *st, enum st_proto p, uint32_t nreq)
+const char *const st_close_names[SC_MAX] = { "peer", "server", "idle", "timeout", "fault", "bad_request", "error",
+					     "drain" };
+
+void st_conn_close(struct wstats *st, enum st_proto p, uint32_t nreq, unsigned why)
 {
 	unsigned i = 0;
 
+	ctr_add(&st->conn_why[p][why < SC_MAX ? why : SC_PEER], 1);
 	while (i < ST_RPC_B - 1 && nreq > st_rpc_le[i])
 		i++;
 	ctr_add(&st->conn_closed[p], 1);

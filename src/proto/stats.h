@@ -14,11 +14,16 @@ enum st_proto { SP_H1, SP_H1TLS, SP_H2C, SP_H2, SP_H3, SP_MAX };
 #define ST_BAD_B  8  /* 400 408 413 414 431 501 505, and the rest */
 #define ST_H2E_B  7  /* HTTP/2 error codes counted by name, and the rest */
 
+/* why a connection ended */
+enum st_close { SC_PEER, SC_SERVER, SC_IDLE, SC_TIMEOUT, SC_FAULT, SC_BAD, SC_ERROR, SC_DRAIN, SC_MAX,
+		SC_UNSET = 0xff };
+
 extern const char *const st_proto_names[SP_MAX];
 extern const uint64_t st_time_le_us[ST_TIME_B - 1];
 extern const uint64_t st_rpc_le[ST_RPC_B - 1];
 extern const uint16_t st_bad_codes[ST_BAD_B - 1];
 extern const char *const st_h2e_names[ST_H2E_B];
+extern const char *const st_close_names[SC_MAX];
 
 /* a histogram: counts per bucket (not cumulative), the sum */
 struct st_hist_time {
@@ -41,6 +46,7 @@ struct wstats {
 	counter conns;       /* TCP connections open now (-n counts them) */
 	counter resp[SP_MAX][10];          /* responses by protocol and status / 100 */
 	counter conn_open[SP_MAX], conn_closed[SP_MAX];
+	counter conn_why[SP_MAX][SC_MAX];  /* closes by reason */
 	struct st_hist_rpc rpc[SP_MAX];    /* requests per closed connection */
 	struct st_hist_time gen[SP_MAX];   /* request head in to response head out */
 	struct st_hist_time late;          /* how late t= and d= waits ended */
@@ -82,8 +88,8 @@ static inline void st_conn_open(struct wstats *st, enum st_proto p)
 	ctr_add(&st->conn_open[p], 1);
 }
 
-/* a connection ended after <nreq> requests */
-void st_conn_close(struct wstats *st, enum st_proto p, uint32_t nreq);
+/* a connection ended after <nreq> requests, for reason <why> (SC_UNSET: the peer) */
+void st_conn_close(struct wstats *st, enum st_proto p, uint32_t nreq, unsigned why);
 /* a connection opened as <p> went on as another protocol (not a close) */
 static inline void st_conn_moved(struct wstats *st, enum st_proto p)
 {

@@ -15,7 +15,7 @@
 /* the counters of every worker, added up (plain numbers) */
 struct tot {
 	uint64_t requests, bytes_in, bytes_out, tcp_conns;
-	uint64_t resp[SP_MAX][10], open[SP_MAX], closed[SP_MAX];
+	uint64_t resp[SP_MAX][10], open[SP_MAX], closed[SP_MAX], why[SP_MAX][SC_MAX];
 	uint64_t rpc[SP_MAX][ST_RPC_B], rpc_sum[SP_MAX];
 	uint64_t gen[SP_MAX][ST_TIME_B], gen_sum[SP_MAX];
 	uint64_t late[ST_TIME_B], late_sum;
@@ -58,6 +58,8 @@ static void sum(struct tot *T)
 				T->resp[p][c] += ctr_get(&w->resp[p][c]);
 			T->open[p] += ctr_get(&w->conn_open[p]);
 			T->closed[p] += ctr_get(&w->conn_closed[p]);
+			for (int r = 0; r < SC_MAX; r++)
+				T->why[p][r] += ctr_get(&w->conn_why[p][r]);
 			for (int i = 0; i < ST_RPC_B; i++)
 				T->rpc[p][i] += ctr_get(&w->rpc[p].b[i]);
 			T->rpc_sum[p] += ctr_get(&w->rpc[p].sum);
@@ -188,6 +190,13 @@ static void metrics_conns(struct sbuf *b, const struct tot *T)
 	for (int p = 0; p < SP_MAX; p++)
 		put(b, "hxterm_connections_closed_total{proto=\"%s\"} %llu\n", st_proto_names[p],
 		    (unsigned long long)T->closed[p]);
+	head(b, "hxterm_connection_closes_total", "counter",
+	     "Connections ended, by protocol and reason: the peer closed, the server did (keep-alive over, C=1), idle, "
+	     "a timeout, a fault (x=, X=), a bad request, an error, a drain.");
+	for (int p = 0; p < SP_MAX; p++)
+		for (int r = 0; r < SC_MAX; r++)
+			put(b, "hxterm_connection_closes_total{proto=\"%s\",reason=\"%s\"} %llu\n", st_proto_names[p],
+			    st_close_names[r], (unsigned long long)T->why[p][r]);
 	head(b, "hxterm_connections_active", "gauge", "Connections open now, by protocol.");
 	for (int p = 0; p < SP_MAX; p++)
 		put(b, "hxterm_connections_active{proto=\"%s\"} %llu\n", st_proto_names[p],
@@ -319,6 +328,12 @@ void stats_json(struct sbuf *b)
 		for (int c = 1, first = 1; c < 10; c++)
 			if (T.resp[p][c]) {
 				put(b, "%s\"%dxx\": %llu", first ? "" : ", ", c, (unsigned long long)T.resp[p][c]);
+				first = 0;
+			}
+		put(b, "}, \"closes\": {");
+		for (int r = 0, first = 1; r < SC_MAX; r++)
+			if (T.why[p][r]) {
+				put(b, "%s\"%s\": %llu", first ? "" : ", ", st_close_names[r], (unsigned long long)T.why[p][r]);
 				first = 0;
 			}
 		put(b, "}, \"connections_opened\": %llu, \"connections_closed\": %llu, \"connections_active\": %llu, "

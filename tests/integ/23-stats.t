@@ -93,6 +93,10 @@ for my $r (@runs) {
     is($d->("hxterm_requests_per_connection_sum{proto=\"$p\"}"), $n, "$p: ... carrying $n requests");
     is($d->("hxterm_generation_seconds_count{proto=\"$p\"}"), $n, "$p: $n generation times");
 }
+for my $p ('h1', 'h2c', 'h1-tls', 'h2', 'h3') {
+    my $n = (grep { $_->[0] eq $p } @runs)[0][2];
+    is($d->("hxterm_connection_closes_total{proto=\"$p\",reason=\"peer\"}"), $n, "$p: the $n connections were closed by the peer (hxload)");
+}
 ok($d->('hxterm_generation_seconds_sum{proto="h2"}') >= 400 * 0.002, 'h2 t=2: the generation time sums at least 400 x 2 ms');
 is($d->('hxterm_timer_lateness_seconds_count{}'), 400, "400 t= waits' lateness");
 my $tls_hs = 0;
@@ -120,8 +124,19 @@ is(scalar @{ $j->{per_thread} }, 2, '/stats.json: two threads');
     my $c2 = connect_hx($port);
     print $c2 "GET /?s=100k&x=1000 HTTP/1.1\r\nHost: x\r\n\r\n";
     read_all($c2, 1);
-    sleep 0.2;
+    my $c3 = connect_hx($port);
+    print $c3 "GET /?s=10&C=1 HTTP/1.1\r\nHost: x\r\n\r\n";
+    read_all($c3, 1);
+    my $c4 = connect_hx($port);
+    print $c4 "GET /?s=10&w=200 HTTP/1.1\r\nHost: x\r\n\r\n";
+    read_all($c4, 1.5);
+    close $_ for $c, $c2, $c3, $c4; # WHY: a server-side close lingers until the client's FIN
+    sleep 0.3;
     my $m2 = scrape();
+    for my $r ([ 'bad_request', 'GARBAGE' ], [ 'fault', 'x=1000' ], [ 'server', 'C=1' ], [ 'idle', 'w=200' ]) {
+        is(($m2->{"hxterm_connection_closes_total{proto=\"h1\",reason=\"$r->[0]\"}"} // 0)
+           - ($m1->{"hxterm_connection_closes_total{proto=\"h1\",reason=\"$r->[0]\"}"} // 0), 1, "$r->[1]: a close counted as $r->[0]");
+    }
     is(($m2->{'hxterm_bad_requests_total{code="400"}'} // 0) - ($m1->{'hxterm_bad_requests_total{code="400"}'} // 0), 1,
        'a malformed request: bad_requests_total{code="400"} + 1');
     is(($m2->{'hxterm_faults_total{kind="reset"}'} // 0) - ($m1->{'hxterm_faults_total{kind="reset"}'} // 0), 1,
