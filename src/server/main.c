@@ -88,7 +88,6 @@ static void run_until_stopped(void)
 			break;
 		}
 	}
-	workers_join();
 }
 
 int main(int argc, char **argv)
@@ -135,8 +134,11 @@ int main(int argc, char **argv)
 	if (daemon_ready(cfg.pidfile) < 0)
 		return 2;
 	run_until_stopped();
-	alog_stop();
+	/* WHY the stats thread first: it reads the workers' counters, which
+	 * workers_join() frees */
 	stats_stop();
+	workers_join();
+	alog_stop();
 	daemon_end();
 	sess_free();
 	tls_free();
