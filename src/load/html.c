@@ -1,6 +1,7 @@
 /* hxload's --html report: one self-contained page (the run's JSON inline, charts drawn as SVG by inline script). */
 #include <stdio.h>
 
+#include "chart_js.h"
 #include "common.h"
 #include "lc.h"
 
@@ -37,12 +38,9 @@ static void series(FILE *f, const struct lc_series *s, uint64_t start)
 
 static const char page_head[] =
 "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-"<title>hxload report</title>\n<style>\n"
-"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1000px}\n"
-"h1{font-size:20px}h2{font-size:16px;margin-top:28px}\n"
-"table{border-collapse:collapse}td,th{padding:2px 10px;text-align:right;border-bottom:1px solid #ddd}\n"
-"th:first-child,td:first-child{text-align:left}svg{background:#fafafa;border:1px solid #ddd}\n"
-"svg text{font-size:11px;fill:#444}.meta{color:#666}\n"
+"<title>hxload report</title>\n<style>\n";
+
+static const char page_body[] =
 "</style></head><body>\n<h1>hxload report</h1>\n<p class=\"meta\" id=\"meta\"></p>\n"
 "<table id=\"summary\"></table>\n"
 "<h2>Latency over time</h2><svg id=\"timeline\" width=\"960\" height=\"260\"></svg>\n"
@@ -52,61 +50,14 @@ static const char page_head[] =
 "<h2>Statuses and errors</h2><svg id=\"counts\" width=\"960\" height=\"200\"></svg>\n"
 "<script id=\"data\" type=\"application/json\">\n";
 
-/* the script: reads #data, draws each chart; every mark carries its number */
+/* then the shared charts (chart_js), then the report's: they read #data;
+ * every mark carries its number */
+static const char page_data_end[] =
+"</script>\n<script>\n";
+
+/* the report's own charts, after chart_js */
 static const char page_script[] =
-"</script>\n<script>\n"
-"'use strict';\n"
 "const D = JSON.parse(document.getElementById('data').textContent), R = D.report;\n"
-"const NS = 'http://www.w3.org/2000/svg';\n"
-"function el(svg, tag, attrs, text) {\n"
-"  const e = document.createElementNS(NS, tag);\n"
-"  for (const k in attrs) e.setAttribute(k, attrs[k]);\n"
-"  if (text !== undefined) e.textContent = text;\n"
-"  svg.appendChild(e); return e;\n"
-"}\n"
-"const fmt = v => v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(3);\n"
-"const COL = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e'];\n"
-"/* axes and lines: series = [{name, pts: [[x, y, attrs]]}]; xs maps x to 0..1 */\n"
-"function lines(id, series, xs, xlabel, ylabel, xticks) {\n"
-"  const svg = document.getElementById(id), W = +svg.getAttribute('width'), H = +svg.getAttribute('height');\n"
-"  const L = 60, B = 30, T = 20, Rt = 120;\n"
-"  let ymax = 0;\n"
-"  for (const s of series) for (const p of s.pts) ymax = Math.max(ymax, p[1]);\n"
-"  if (!ymax) ymax = 1;\n"
-"  const X = x => L + xs(x) * (W - L - Rt), Y = y => H - B - y / ymax * (H - B - T);\n"
-"  el(svg, 'line', {x1: L, y1: H - B, x2: W - Rt, y2: H - B, stroke: '#888'});\n"
-"  el(svg, 'line', {x1: L, y1: T, x2: L, y2: H - B, stroke: '#888'});\n"
-"  for (let i = 0; i <= 4; i++) {\n"
-"    const y = ymax * i / 4;\n"
-"    el(svg, 'text', {x: L - 4, y: Y(y) + 4, 'text-anchor': 'end'}, fmt(y));\n"
-"  }\n"
-"  for (const t of xticks) el(svg, 'text', {x: X(t[0]), y: H - B + 14, 'text-anchor': 'middle'}, t[1]);\n"
-"  el(svg, 'text', {x: W - Rt, y: H - 4, 'text-anchor': 'end'}, xlabel);\n"
-"  el(svg, 'text', {x: 4, y: 12}, ylabel);\n"
-"  series.forEach((s, i) => {\n"
-"    if (!s.pts.length) return;\n"
-"    const d = s.pts.map((p, k) => (k ? 'L' : 'M') + X(p[0]).toFixed(1) + ' ' + Y(p[1]).toFixed(1)).join(' ');\n"
-"    el(svg, 'path', {d: d, fill: 'none', stroke: COL[i], 'stroke-width': 2, 'data-series': s.name});\n"
-"    for (const p of s.pts)\n"
-"      el(svg, 'circle', Object.assign({cx: X(p[0]), cy: Y(p[1]), r: 2.5, fill: COL[i],\n"
-"        'data-series': s.name, 'data-value': p[1]}, p[2] || {}));\n"
-"    el(svg, 'text', {x: W - Rt + 8, y: T + 14 * i + 10, style: 'fill:' + COL[i]}, s.name);\n"
-"  });\n"
-"}\n"
-"function bars(id, items, unit) {\n"
-"  const svg = document.getElementById(id), W = +svg.getAttribute('width');\n"
-"  let max = 0;\n"
-"  for (const it of items) max = Math.max(max, it[1]);\n"
-"  if (!max) max = 1;\n"
-"  items.forEach((it, i) => {\n"
-"    const y = 10 + i * 22, w = it[1] / max * (W - 330);\n"
-"    el(svg, 'text', {x: 150, y: y + 13, 'text-anchor': 'end'}, it[0]);\n"
-"    el(svg, 'rect', {x: 160, y: y, width: Math.max(w, 1), height: 16, fill: it[2] || COL[0],\n"
-"      'data-name': it[0], 'data-value': it[1]});\n"
-"    el(svg, 'text', {x: 166 + w, y: y + 13}, (unit ? fmt(it[1]) + ' ' + unit : it[1]));\n"
-"  });\n"
-"  svg.setAttribute('height', 20 + items.length * 22);\n"
-"}\n"
 "document.getElementById('meta').textContent = (R.label ? R.label + ' \\u2014 ' : '') + R.url +\n"
 "  ' \\u2014 ' + R.start_iso + ' to ' + R.end_iso + ' \\u2014 ' + R.host + ' \\u2014 hxload ' + R.version +\n"
 "  (R.runs > 1 ? ' \\u2014 ' + R.runs + ' runs merged' : '') + ' \\u2014 ' + R.options;\n"
@@ -131,17 +82,18 @@ static const char page_script[] =
 "(function timeline() {\n"
 "  const s = D.series, tmax = s.length ? s[s.length - 1].t : 1;\n"
 "  const ticks = [0, 0.25, 0.5, 0.75, 1].map(f => [f * tmax, (f * tmax).toFixed(1) + ' s']);\n"
+"  const xs = x => x / (tmax || 1);\n"
 "  lines('timeline', [{name: 'p50', pts: s.map(v => [v.t, v.p50])}, {name: 'p99', pts: s.map(v => [v.t, v.p99])},\n"
-"    {name: 'max', pts: s.map(v => [v.t, v.max])}], x => x / (tmax || 1), 'time', 'ms', ticks);\n"
+"    {name: 'max', pts: s.map(v => [v.t, v.max])}], {xs: xs, ticks: ticks, xlabel: 'time', ylabel: 'ms'});\n"
 "  lines('rate', [{name: 'req/s', pts: s.map(v => [v.t, v.rps])}, {name: 'errors', pts: s.map(v => [v.t, v.errors])}],\n"
-"    x => x / (tmax || 1), 'time', 'per second', ticks);\n"
+"    {xs: xs, ticks: ticks, xlabel: 'time', ylabel: 'per second'});\n"
 "  if (!s.length) el(document.getElementById('timeline'), 'text', {x: 300, y: 120}, 'no time series (a merged report)');\n"
 "})();\n"
 "(function spectrum() {\n"
 "  const lx = q => Math.log10(1 / Math.max(1 - q, 1e-5)) / 5;\n"
 "  const mk = n => ({name: n, pts: (D.spectrum[n] || []).map(p => [p[0], p[1], {'data-q': p[0]}])});\n"
 "  const ticks = [[0, '0'], [0.9, '90'], [0.99, '99'], [0.999, '99.9'], [0.9999, '99.99'], [0.99999, '99.999']];\n"
-"  lines('spectrum', [mk('latency'), mk('server'), mk('other')], lx, 'percentile', 'ms', ticks);\n"
+"  lines('spectrum', [mk('latency'), mk('server'), mk('other')], {xs: lx, ticks: ticks, xlabel: 'percentile', ylabel: 'ms'});\n"
 "})();\n"
 "(function split() {\n"
 "  const items = [];\n"
@@ -169,6 +121,8 @@ int lc_report_html(const char *file, const struct lc_stats *T, const struct lc_m
 	if (!f)
 		return -1;
 	fputs(page_head, f);
+	fputs(chart_css, f);
+	fputs(page_body, f);
 	fprintf(f, "{\"report\": ");
 	lc_report_json(f, T, m, 0);
 	fprintf(f, ", \"spectrum\": {");
@@ -178,6 +132,8 @@ int lc_report_html(const char *file, const struct lc_stats *T, const struct lc_m
 	fprintf(f, "}, \"series\": ");
 	series(f, s, start);
 	fprintf(f, "}\n");
+	fputs(page_data_end, f);
+	fputs(chart_js, f);
 	fputs(page_script, f);
 	return fclose(f);
 }

@@ -32,6 +32,7 @@ void stats_out_init(void)
 	struct timespec ts;
 
 	started_ns = clock_ns();
+	stats_page(); /* WHY here: made before the stats thread may ask */
 	clock_gettime(CLOCK_REALTIME, &ts);
 	started_epoch = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }

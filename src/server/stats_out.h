@@ -17,7 +17,8 @@ void stats_out_init(void);
 void stats_metrics(struct sbuf *b);
 /* the same figures as one JSON object */
 void stats_json(struct sbuf *b);
-/* the live page: HTML with its script, no external asset */
-extern const char stats_page[];
+/* the live page: HTML with its script, no external asset; NULL out of
+ * memory (made once, by the first caller: stats_out_init) */
+const char *stats_page(void);
 
 #endif

@@ -1,52 +1,32 @@
 /* The stats listener's live page: /stats.json read every second, charts of the last minutes drawn as inline SVG, no external asset. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart_js.h"
 #include "stats_out.h"
 
-const char stats_page[] =
+static const char head[] =
 "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-"<title>hxterm stats</title>\n<style>\n"
-"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1000px}\n"
-"h1{font-size:20px}h2{font-size:16px;margin-top:24px}.meta{color:#666}\n"
-"table{border-collapse:collapse}td,th{padding:2px 10px;text-align:right;border-bottom:1px solid #ddd}\n"
-"th:first-child,td:first-child{text-align:left}svg{background:#fafafa;border:1px solid #ddd}\n"
-"svg text{font-size:11px;fill:#444}\n"
+"<title>hxterm stats</title>\n<style>\n";
+
+static const char body[] =
 "</style></head><body>\n<h1>hxterm</h1>\n<p class=\"meta\" id=\"meta\">waiting for /stats.json</p>\n"
 "<table id=\"summary\"></table>\n"
 "<h2>Requests per second</h2><svg id=\"rps\" width=\"960\" height=\"220\"></svg>\n"
 "<h2>Errors per second (4xx, 5xx, refused)</h2><svg id=\"errors\" width=\"960\" height=\"160\"></svg>\n"
 "<h2>Active connections</h2><svg id=\"conns\" width=\"960\" height=\"200\"></svg>\n"
 "<h2>Generation time over the last minute (bucket upper bounds, ms)</h2>"
-"<svg id=\"gen\" width=\"960\" height=\"200\"></svg>\n"
-"<script>\n'use strict';\n"
-"const NS = 'http://www.w3.org/2000/svg', KEEP = 300, COL = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b'];\n"
-"const hist = [];\n"
-"function el(svg, tag, a, text) {\n"
-"  const e = document.createElementNS(NS, tag);\n"
-"  for (const k in a) e.setAttribute(k, a[k]);\n"
-"  if (text !== undefined) e.textContent = text;\n"
-"  svg.appendChild(e); return e;\n"
-"}\n"
-"const fmt = v => v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);\n"
+"<svg id=\"gen\" width=\"960\" height=\"200\"></svg>\n<script>\n";
+
+/* after chart_js: the history of /stats.json, redrawn each second */
+static const char script[] =
+"const KEEP = 300, hist = [];\n"
 "/* series: [{name, pts: [[t, y]]}], t in seconds ago (negative) */\n"
 "function chart(id, series) {\n"
-"  const svg = document.getElementById(id), W = +svg.getAttribute('width'), H = +svg.getAttribute('height');\n"
-"  const L = 60, B = 26, T = 14, R = 110;\n"
-"  while (svg.firstChild) svg.removeChild(svg.firstChild);\n"
-"  let ymax = 0, tmin = -60;\n"
-"  for (const s of series) for (const p of s.pts) { ymax = Math.max(ymax, p[1]); tmin = Math.min(tmin, p[0]); }\n"
-"  if (!ymax) ymax = 1;\n"
-"  const X = t => L + (t - tmin) / -tmin * (W - L - R), Y = y => H - B - y / ymax * (H - B - T);\n"
-"  el(svg, 'line', {x1: L, y1: H - B, x2: W - R, y2: H - B, stroke: '#888'});\n"
-"  el(svg, 'line', {x1: L, y1: T, x2: L, y2: H - B, stroke: '#888'});\n"
-"  for (let i = 0; i <= 4; i++) el(svg, 'text', {x: L - 4, y: Y(ymax * i / 4) + 4, 'text-anchor': 'end'}, fmt(ymax * i / 4));\n"
-"  for (let i = 0; i <= 4; i++) { const t = tmin * (1 - i / 4); el(svg, 'text', {x: X(t), y: H - 8, 'text-anchor': 'middle'}, t.toFixed(0) + ' s'); }\n"
-"  series.forEach((s, i) => {\n"
-"    if (!s.pts.length) return;\n"
-"    const d = s.pts.map((p, k) => (k ? 'L' : 'M') + X(p[0]).toFixed(1) + ' ' + Y(p[1]).toFixed(1)).join(' ');\n"
-"    el(svg, 'path', {d: d, fill: 'none', stroke: COL[i % COL.length], 'stroke-width': 2, 'data-series': s.name});\n"
-"    const last = s.pts[s.pts.length - 1];\n"
-"    el(svg, 'circle', {cx: X(last[0]), cy: Y(last[1]), r: 3, fill: COL[i % COL.length], 'data-series': s.name, 'data-value': last[1]});\n"
-"    el(svg, 'text', {x: W - R + 8, y: T + 14 * i + 8, style: 'fill:' + COL[i % COL.length]}, s.name + ' ' + fmt(last[1]));\n"
-"  });\n"
+"  let tmin = -60;\n"
+"  for (const s of series) for (const p of s.pts) tmin = Math.min(tmin, p[0]);\n"
+"  const ticks = [0, 1, 2, 3, 4].map(i => [tmin * (1 - i / 4), (tmin * (1 - i / 4)).toFixed(0) + ' s']);\n"
+"  lines(id, series, {xs: t => (t - tmin) / -tmin, ticks: ticks, xlabel: 'seconds ago', ylabel: '', last: true});\n"
 "}\n"
 "const errs = s => { let n = 0; for (const p in s.protocols) { const st = s.protocols[p].status; n += (st['4xx'] || 0) + (st['5xx'] || 0); } for (const c in s.bad_requests) n += s.bad_requests[c]; return n; };\n"
 "/* the upper bound (ms) under which share q of the bucket counts b lie */\n"
@@ -96,3 +76,17 @@ const char stats_page[] =
 "}\n"
 "tick();\nsetInterval(tick, 1000);\n"
 "</script>\n</body></html>\n";
+
+static char *page;
+
+const char *stats_page(void)
+{
+	size_t n;
+
+	if (page)
+		return page;
+	n = strlen(head) + strlen(chart_css) + strlen(body) + strlen(chart_js) + strlen(script) + 1;
+	if ((page = malloc(n)))
+		strcat(strcat(strcat(strcat(strcpy(page, head), chart_css), body), chart_js), script);
+	return page;
+}

@@ -57,9 +57,9 @@ static void serve(int fd, const char *path, int head)
 		stats_metrics(&b);
 	else if (!strcmp(path, "/stats.json"))
 		stats_json(&b), type = "application/json";
-	else if (!strcmp(path, "/")) {
+	else if (!strcmp(path, "/") && stats_page()) {
 		free(b.p);
-		reply(fd, "200 OK", "text/html; charset=utf-8", stats_page, strlen(stats_page), head);
+		reply(fd, "200 OK", "text/html; charset=utf-8", stats_page(), strlen(stats_page()), head);
 		return;
 	} else {
 		free(b.p);
