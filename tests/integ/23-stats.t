@@ -118,19 +118,14 @@ is(scalar @{ $j->{per_thread} }, 2, '/stats.json: two threads');
 
 # refused requests, faults
 {
-    my $c = connect_hx($port);
-    print $c "GARBAGE\r\n\r\n";
-    read_all($c, 1);
-    my $c2 = connect_hx($port);
-    print $c2 "GET /?s=100k&x=1000 HTTP/1.1\r\nHost: x\r\n\r\n";
-    read_all($c2, 1);
-    my $c3 = connect_hx($port);
-    print $c3 "GET /?s=10&C=1 HTTP/1.1\r\nHost: x\r\n\r\n";
-    read_all($c3, 1);
-    my $c4 = connect_hx($port);
-    print $c4 "GET /?s=10&w=200 HTTP/1.1\r\nHost: x\r\n\r\n";
-    read_all($c4, 1.5);
-    close $_ for $c, $c2, $c3, $c4; # WHY: a server-side close lingers until the client's FIN
+    my @socks;
+    for my $req ("GARBAGE\r\n\r\n", map { "GET /?$_ HTTP/1.1\r\nHost: x\r\n\r\n" } 's=100k&x=1000', 's=10&C=1', 's=10&w=200') {
+        my $c = connect_hx($port);
+        print $c $req;
+        read_all($c, $req =~ /w=200/ ? 1.5 : 1);
+        push @socks, $c;
+    }
+    close $_ for @socks; # WHY: a server-side close lingers until the client's FIN
     sleep 0.3;
     my $m2 = scrape();
     for my $r ([ 'bad_request', 'GARBAGE' ], [ 'fault', 'x=1000' ], [ 'server', 'C=1' ], [ 'idle', 'w=200' ]) {
