@@ -4,6 +4,7 @@
 #include "h1_parse.h"
 
 #define CK_MAX_LINE 4096   /* chunk-size line with extensions */
+#define CK_MAX_DIGITS 16   /* hex digits of a chunk size, leading zeros included */
 #define CK_MAX_TRL  16384  /* all trailer lines */
 
 enum {
@@ -42,6 +43,10 @@ static int ck_byte(struct h1_chunk *c, char b, const char **why)
 	case CK_SIZE0:
 	case CK_SIZE:
 		if ((d = hexdig(b)) >= 0) {
+			/* WHY count leading zeros too: 100,000 of them and a 5 were
+			 * taken, a decoder's CPU spent on nothing */
+			if (++c->line > CK_MAX_DIGITS)
+				return *why = "chunk size has more than 16 digits", -1;
 			if (c->left >> 56)
 				return *why = "chunk size too large", -1;
 			c->left = c->left << 4 | (uint64_t)d;

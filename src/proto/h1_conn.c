@@ -251,12 +251,17 @@ static int body_eat(struct h1c *c, uint64_t cap)
 	const char *why;
 
 	if (c->info & H1I_CHUNKED) {
-		long n = h1_chunk_feed(&c->ck, c->in + c->rd, avail,
-				       cap - c->body_read, &c->body_read, &why);
+		/* WHY one past --max-body: a chunked body has no length to refuse
+		 * up front, so it is refused when it grows past the limit */
+		uint64_t lim = MIN(cap, cfg.max_body + 1);
+		long n = h1_chunk_feed(&c->ck, c->in + c->rd, avail, lim - MIN(lim, c->body_read), &c->body_read,
+				       &why);
 
 		if (n < 0)
 			return h1_fail(c, 400, why), -1;
 		c->rd += (uint32_t)n;
+		if (c->body_read > cfg.max_body)
+			return h1_fail(c, 413, "chunked request body larger than --max-body"), -1;
 	} else {
 		uint64_t n = MIN(MIN(c->body_left, (uint64_t)avail), cap - c->body_read);
 

@@ -41,6 +41,10 @@ expect_error("POST / HTTP/1.1\r\n${h}Content-Length: 2000000\r\n\r\n", 413, 'bod
 expect_error("POST / HTTP/1.1\r\n${h}Transfer-Encoding: chunked\r\n\r\nzz\r\n", 400, 'bad chunk size');
 expect_error("POST / HTTP/1.1\r\n${h}Transfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n", 400,
              'chunk longer than its size');
+expect_error("POST / HTTP/1.1\r\n${h}Transfer-Encoding: chunked\r\n\r\n" . ('0' x 100000) . "5\r\nhello\r\n0\r\n\r\n",
+             400, 'a chunk size of 100,000 leading zeros and 5');
+expect_error("POST / HTTP/1.1\r\n${h}Transfer-Encoding: chunked\r\n\r\n" . ("80000\r\n" . ('c' x 0x80000) . "\r\n") x 3
+             . "0\r\n\r\n", 413, 'a chunked body of 1.5 MiB over --max-body 1m');
 expect_error("GET / HTTP/1.1\r\n${h}Expect: something\r\n\r\n", 417, 'unknown Expect');
 expect_error("CONNECT x:443 HTTP/1.1\r\n$h\r\n", 400, 'CONNECT authority form');
 
