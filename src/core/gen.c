@@ -33,6 +33,8 @@ void ex_plan(struct exch *x, const struct gen_conf *gc, struct rng *r)
 	if (bad) { /* answered 400 with the reason; C=1 still closes after it */
 		p->flags = PF_BAD | (p->flags & PF_CLOSE);
 		p->status = 400;
+		/* WHY: at once, not after the wait an earlier item asked for */
+		p->wait_ms = p->pause_ms = 0;
 	}
 }
 

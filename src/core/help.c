@@ -9,7 +9,9 @@
 "<key>=<value>, separated by any of & ? , ; / and read from the first '?'.\n" \
 "The same items may be sent in an 'X-Hxterm: s=1k&t=5' request header; the\n" \
 "query string wins on conflicts. Unknown keys are ignored; a bad value is\n" \
-"answered 400 naming the item.\n" \
+"answered 400 naming the item, at once (before any wait asked for).\n" \
+"Flags (c C K S R A e E) take any number, on when above 0 (c=: caching\n" \
+"off below 1), as httpterm and haterm read them: K=30r is fine.\n" \
 "\n" \
 "Numbers (every numeric key):\n" \
 "  123        decimal only (010 is ten)\n" \

@@ -163,8 +163,10 @@ static int plan_field(struct plan *p, int trailer, const char *v, size_t len,
 	return 0;
 }
 
-/* items whose value is 0 or 1 and which set or clear one flag */
-static int plan_bool(struct plan *p, char key, uint64_t v, const char **err)
+/* flags: any number, on when above 0 (c=: caching off below 1), as
+ * httpterm and haterm read them (their K=30r example works); 1 when <key>
+ * is one */
+static int plan_bool(struct plan *p, char key, uint64_t v)
 {
 	static const struct { char key; uint8_t set_on; uint32_t flag; } bools[] = {
 		{ 'c', 0, PF_NOCACHE }, { 'C', 1, PF_CLOSE },  { 'K', 1, PF_KEEP },
@@ -175,9 +177,7 @@ static int plan_bool(struct plan *p, char key, uint64_t v, const char **err)
 	for (size_t i = 0; i < ARRAY_SIZE(bools); i++) {
 		if (bools[i].key != key)
 			continue;
-		if (v > 1)
-			return *err = "expected 0 or 1", -1;
-		if (v == bools[i].set_on)
+		if ((v > 0) == bools[i].set_on)
 			p->flags |= bools[i].flag;
 		else
 			p->flags &= ~bools[i].flag;
@@ -199,10 +199,8 @@ static void plan_opt(struct plan *p, uint64_t *field, uint32_t flag, uint64_t v)
 static int plan_number(struct plan *p, char key, uint64_t v,
 		       const struct plan_limits *lim, const char **err)
 {
-	int b = plan_bool(p, key, v, err);
-
-	if (b)
-		return b < 0 ? -1 : 0;
+	if (plan_bool(p, key, v))
+		return 0;
 	switch (key) {
 	case 's':
 		if (v > lim->max_size)

@@ -5,6 +5,7 @@ use warnings;
 use FindBin;
 use lib "$FindBin::Bin/lib";
 use Test::More;
+use Time::HiRes qw(time);
 use HxTest;
 
 my $port = start_hx('-t', '2', '--name', 'unit-box');
@@ -146,10 +147,23 @@ $r = get1('/?h');
 for my $k (qw(s r t c C K k S R A b B e p d P w x X z H T E)) {
     like($r->{body}, qr/^  \Q$k\E(=|\s)/m, "help lists key $k");
 }
-for my $bad ('s=abc', 's=1q', 't=5-1', 'r=99', 'c=2', 'H=bad', 's=1:50+2:70', 't=99999999') {
+for my $bad ('s=abc', 's=1q', 't=5-1', 'r=99', 'K=abc', 'H=bad', 's=1:50+2:70', 't=99999999') {
     $r = get1("/?$bad");
     is($r->{status}, 400, "$bad: 400");
     like($r->{body}, qr/^bad item '\Q$bad\E': [^\n]+\n\z/, "$bad: one line naming the item");
+}
+# httpterm's and haterm's own example: every flag is a number, on above 0
+{
+    my $t0 = time;
+    my ($buf) = raw_exchange("GET /?s=20k&c=1&t=700&K=30r HTTP/1.0\r\n\r\n", 5);
+    my ($x) = parse_responses($buf);
+    ok($x && $x->{status} == 200 && length($x->{body}) == 20480, "GET /?s=20k&c=1&t=700&K=30r HTTP/1.0: 200, 20k");
+    ok(time - $t0 >= 0.7, 'after the 700 ms wait');
+    $r = get1('/?c=5&C=0&s=3');
+    ok($r->{status} == 200 && (get_hdr($r, 'Cache-Control') // '') ne 'no-cache', 'c=5: cacheable (off only below 1)');
+    $t0 = time;
+    $r = get1('/?t=2000&s=abc');
+    ok($r->{status} == 400 && time - $t0 < 1, 'a bad item after t=2000: 400 at once (' . sprintf('%.2f', time - $t0) . ' s)');
 }
 $r = get1('/?s=5&foo=bar&zz');
 ok($r->{status} == 200 && length $r->{body} == 5, 'unknown keys are ignored');

@@ -154,7 +154,11 @@ static void errors(void)
 	ok(p.err[strlen(p.err) - 1] == '\n' && !strchr(p.err, '\n')[1], "the reason is one line");
 	ok(apply(&p, "r=99") < 0, "status below 200 is refused");
 	ok(apply(&p, "r=1000") < 0, "status above 999 is refused");
-	ok(apply(&p, "c=2") < 0, "a boolean other than 0/1 is refused");
+	ok(apply(&p, "c=2") == 0 && !(p.flags & PF_NOCACHE), "a flag takes any number: c=2 is cacheable");
+	ok(apply(&p, "c=0") == 0 && (p.flags & PF_NOCACHE), "c=0: no-cache");
+	ok(apply(&p, "K=30") == 0 && (p.flags & PF_KEEP), "K=30: keep-alive, on above 0");
+	ok(apply(&p, "K=0") == 0 && !(p.flags & PF_KEEP), "K=0: off");
+	ok(apply(&p, "K=abc") < 0, "a flag that is not a number is refused");
 	ok(apply(&p, "t=60001") < 0 && strstr(p.err, "max-wait"), "t above --max-wait is refused");
 	ok(apply(&p, "t=60000") == 0, "t at --max-wait is fine");
 	ok(apply(&p, "s=2t") < 0, "unknown suffix is refused");
