@@ -31,12 +31,15 @@
 #define H2C_BLOCKED  0x08 /* nghttp2 wanted to send but the queue was full */
 #define H2C_RDHUP    0x10 /* the peer shut its side: read on to EOF */
 
+#define H2_SCAN_MS   1000 /* how often open streams are checked for stalls */
+
 struct h2c;
 
 struct h2s {
 	struct h2c *c;
 	struct list node;    /* on the connection's streams or the free list */
 	int32_t id;
+	uint64_t since;      /* ms: its last progress, for its stall deadline */
 	struct xstream x;
 };
 
@@ -55,6 +58,7 @@ struct h2c {
 	char *in;
 	uint32_t in_size;
 	uint64_t last_act;
+	uint64_t scan_at;    /* ms: the next look at its streams' stalls */
 	uint64_t rst_sec;    /* second of the reset count */
 	uint32_t rst_count;
 	uint16_t alt_port;   /* Alt-Svc h3 port, 0: none */
@@ -85,6 +89,9 @@ static struct h2s *h2s_get(struct h2c *c, int32_t id)
 		return NULL;
 	s->c = c;
 	s->id = id;
+	s->since = w->loop.now_ms;
+	if (c->scan_at <= w->loop.now_ms)
+		c->scan_at = w->loop.now_ms + H2_SCAN_MS;
 	c->total++;
 	xs_init(&s->x, w, &h2s_ops, (enum st_proto)c->sp, c->total, (struct alog_peer){ c->ev.fd, NULL });
 	list_add(&c->streams, &s->node);
@@ -368,6 +375,7 @@ static int data_chunk_cb(nghttp2_session *sess, uint8_t flags, int32_t id, const
 
 	(void)flags, (void)data, (void)user;
 	if (s) {
+		s->since = s->c->w->loop.now_ms;
 		s->x.body_read += len;
 		if (s->x.flags & XS_HEADERS)
 			h2s_request_in(s, 0);
@@ -595,6 +603,57 @@ static uint64_t h2c_deadline(const struct h2c *c)
 	return d;
 }
 
+/* when to look again: the connection's deadline, or the next stall scan */
+static uint64_t h2c_wake_at(const struct h2c *c)
+{
+	uint64_t d = h2c_deadline(c);
+
+	return c->nstreams ? MIN(d, c->scan_at) : d;
+}
+
+/* the connection ends (GOAWAY, then close), counted as a timeout */
+static void h2c_time_out(struct h2c *c)
+{
+	h2c_why(c, SC_TIMEOUT);
+	nghttp2_session_terminate_session(c->sess, NGHTTP2_NO_ERROR);
+}
+
+/* Each stream against the timeout of its state, so that no state holds a
+ * connection for ever (an HTTP/2 slowloris): a header block never ended
+ * (--head-timeout: GOAWAY), a request body that stopped (--body-timeout:
+ * RST_STREAM CANCEL), a response held by the peer's flow-control window
+ * (--send-timeout: RST_STREAM CANCEL, or GOAWAY when the connection's own
+ * window is shut). A t= wait or a d= pause is no stall. */
+static void h2c_scan(struct h2c *c)
+{
+	uint64_t now = c->w->loop.now_ms;
+	int32_t cwin = nghttp2_session_get_remote_window_size(c->sess);
+	struct list *n, *tmp;
+
+	c->scan_at = now + H2_SCAN_MS;
+	list_each_safe(n, tmp, &c->streams) {
+		struct h2s *s = list_elem(n, struct h2s, node);
+		uint32_t f = s->x.flags;
+
+		if (!(f & XS_HEADERS)) {
+			if (now >= s->since + cfg.head_ms)
+				return h2c_time_out(c);
+		} else if (!(f & (XS_ENDREQ | XS_RESPONDED))) {
+			if (now >= s->since + cfg.body_ms)
+				nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_CANCEL);
+		} else if ((f & XS_RESPONDED) && ex_left(&s->x.ex) && !s->x.ex.paused && !timer_queued(&s->x.tm) &&
+			   (cwin <= 0 || nghttp2_session_get_stream_remote_window_size(c->sess, s->id) <= 0)) {
+			if (now < s->since + cfg.send_ms)
+				continue;
+			if (cwin <= 0)
+				return h2c_time_out(c);
+			nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_CANCEL);
+		} else {
+			s->since = now; /* waiting t=, paused, or moving: no stall */
+		}
+	}
+}
+
 static void h2c_run(struct h2c *c)
 {
 	uint64_t d;
@@ -610,7 +669,7 @@ static void h2c_run(struct h2c *c)
 	}
 	if (c->x.rio) /* the recv it waits for, once this turn is over */
 		rio_arm(c->x.rio, c->in, c->in_size);
-	d = h2c_deadline(c);
+	d = h2c_wake_at(c);
 	if (d != UINT64_MAX && (!timer_queued(&c->tm) || c->tm.expire > d * 1000))
 		timer_arm(&c->w->loop.timers, &c->tm, d * 1000);
 }
@@ -620,6 +679,8 @@ static void h2c_timer_cb(struct loop *l, struct timer *t)
 	struct worker *w = worker_of(l);
 	struct h2c *c = container_of(t, struct h2c, tm);
 
+	if (c->nstreams && w->loop.now_ms >= c->scan_at)
+		h2c_scan(c);
 	if (w->loop.now_ms >= h2c_deadline(c)) {
 		if (oq_pending(&c->oq)) {
 			c->flags |= H2C_DEAD; /* the client stopped reading */
@@ -753,6 +814,7 @@ static int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->big = NULL;
 	c->rst_sec = 0;
 	c->rst_count = 0;
+	c->scan_at = 0;
 	c->alt_port = h->alt_port;
 	c->last_act = w->loop.now_ms;
 	oq_reset(&c->oq);
