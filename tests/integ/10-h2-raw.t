@@ -11,7 +11,7 @@ import h2.connection
 import h2.events
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from hxtap import done, ok, start  # noqa: E402
+from hxtap import done, ok, raw_frames, start  # noqa: E402
 
 
 srv, PORT = start("--h2-max-resets", "100")
@@ -56,31 +56,6 @@ def pump(sock, conn, until, limit=10.0):
         if out:
             sock.sendall(out)
     return got
-
-
-def raw_frames(sock, limit=3.0):
-    """reads raw frames (type, flags, stream, payload) until EOF or silence"""
-    buf = b""
-    end = time.time() + limit
-    sock.settimeout(0.5)
-    while time.time() < end:
-        try:
-            d = sock.recv(65536)
-        except socket.timeout:
-            continue
-        except ConnectionResetError:
-            break
-        if not d:
-            break
-        buf += d
-    frames = []
-    while len(buf) >= 9:
-        ln = int.from_bytes(buf[0:3], "big")
-        if len(buf) < 9 + ln:
-            break
-        frames.append((buf[3], buf[4], int.from_bytes(buf[5:9], "big") & 0x7FFFFFFF, buf[9:9 + ln]))
-        buf = buf[9 + ln:]
-    return frames
 
 
 def goaway_code(frames):

@@ -1,4 +1,5 @@
 """TAP output and hxterm start-up for the python integration tests."""
+import atexit
 import os
 import socket
 import subprocess
@@ -34,6 +35,9 @@ def start(*args, tls=False):
     extra = os.environ.get("HX_ARGS", "").split()
     proc = subprocess.Popen([BIN, "-q", "-t", "1", "-L", "127.0.0.1:" + ":".join(map(str, ports))]
                             + list(args) + extra)
+    # WHY: a test that dies before terminating it would leave it holding
+    # prove's pipe, and prove waiting for ever
+    atexit.register(lambda: proc.poll() is None and proc.kill())
     for _ in range(100):
         try:
             socket.create_connection(("127.0.0.1", ports[0])).close()
@@ -41,6 +45,31 @@ def start(*args, tls=False):
         except OSError:
             time.sleep(0.05)
     return (proc, *ports)
+
+
+def raw_frames(sock, limit=3.0):
+    """reads raw frames (type, flags, stream, payload) until EOF or silence"""
+    buf = b""
+    end = time.time() + limit
+    sock.settimeout(0.5)
+    while time.time() < end:
+        try:
+            d = sock.recv(65536)
+        except socket.timeout:
+            continue
+        except ConnectionResetError:
+            break
+        if not d:
+            break
+        buf += d
+    frames = []
+    while len(buf) >= 9:
+        ln = int.from_bytes(buf[0:3], "big")
+        if len(buf) < 9 + ln:
+            break
+        frames.append((buf[3], buf[4], int.from_bytes(buf[5:9], "big") & 0x7FFFFFFF, buf[9:9 + ln]))
+        buf = buf[9 + ln:]
+    return frames
 
 
 def done():
