@@ -11,7 +11,7 @@ import h2.connection
 import h2.events
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from hxtap import done, ok, raw_frames, start  # noqa: E402
+from hxtap import done, ok, pump, raw_frames, start  # noqa: E402
 
 
 srv, PORT = start("--h2-max-resets", "100")
@@ -29,33 +29,6 @@ def client():
 def get(conn, sid, path):
     conn.send_headers(sid, [(":method", "GET"), (":scheme", "http"),
                             (":authority", "x"), (":path", path)], end_stream=True)
-
-
-def pump(sock, conn, until, limit=10.0):
-    """feeds received bytes to conn until until(events) says stop; returns all events"""
-    got = []
-    end = time.time() + limit
-    while time.time() < end and not until(got):
-        try:
-            data = sock.recv(65536)
-        except socket.timeout:
-            break
-        if not data:
-            got.append("EOF")
-            break
-        try:
-            evs = conn.receive_data(data)
-        except Exception as e:  # a protocol error seen by the client
-            got.append(e)
-            break
-        for ev in evs:
-            got.append(ev)
-            if isinstance(ev, h2.events.DataReceived):
-                conn.acknowledge_received_data(ev.flow_controlled_length, ev.stream_id)
-        out = conn.data_to_send()
-        if out:
-            sock.sendall(out)
-    return got
 
 
 def goaway_code(frames):

@@ -11,7 +11,7 @@ import h2.events
 import h2.settings
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from hxtap import done, ok, raw_frames, start  # noqa: E402
+from hxtap import done, ok, pump, raw_frames, start  # noqa: E402
 
 srv, PORT = start("--head-timeout", "2000", "--body-timeout", "2000", "--send-timeout", "2000",
                   "--idle-timeout", "30000")
@@ -30,37 +30,10 @@ def client(window=None):
 
 
 def watch(sock, conn, limit, ack=True):
-    """events until the connection ends or <limit> seconds; (events, seconds)"""
+    """events until a reset, the connection's end or <limit> seconds; (events, seconds)"""
     t0 = time.time()
-    got = []
-    while time.time() - t0 < limit:
-        try:
-            data = sock.recv(65536)
-        except socket.timeout:
-            continue
-        except ConnectionResetError:
-            got.append("EOF")
-            break
-        if not data:
-            got.append("EOF")
-            break
-        try:
-            evs = conn.receive_data(data)
-        except Exception as e:  # the client's stack refused something
-            got.append(e)
-            break
-        for ev in evs:
-            got.append(ev)
-            if ack and isinstance(ev, h2.events.DataReceived):
-                conn.acknowledge_received_data(ev.flow_controlled_length, ev.stream_id)
-        out = conn.data_to_send()
-        if out:
-            try:
-                sock.sendall(out)
-            except OSError:
-                pass
-        if any(isinstance(e, (h2.events.StreamReset, h2.events.ConnectionTerminated)) for e in got):
-            break
+    got = pump(sock, conn, lambda e: any(isinstance(x, (h2.events.StreamReset, h2.events.ConnectionTerminated))
+                                         for x in e), limit, ack=ack, patient=True)
     return got, time.time() - t0
 
 

@@ -47,6 +47,43 @@ def start(*args, tls=False):
     return (proc, *ports)
 
 
+def pump(sock, conn, until, limit=10.0, ack=True, patient=False):
+    """feeds received bytes to an h2 <conn> until until(events) says stop, the
+    peer closes (an "EOF" event) or <limit> seconds; a socket timeout ends it
+    unless <patient>; returns all events"""
+    import h2.events
+    got = []
+    end = time.time() + limit
+    while time.time() < end and not until(got):
+        try:
+            data = sock.recv(65536)
+        except socket.timeout:
+            if patient:
+                continue
+            break
+        except ConnectionResetError:
+            data = b""
+        if not data:
+            got.append("EOF")
+            break
+        try:
+            evs = conn.receive_data(data)
+        except Exception as e:  # a protocol error seen by the client
+            got.append(e)
+            break
+        for ev in evs:
+            got.append(ev)
+            if ack and isinstance(ev, h2.events.DataReceived):
+                conn.acknowledge_received_data(ev.flow_controlled_length, ev.stream_id)
+        out = conn.data_to_send()
+        if out:
+            try:
+                sock.sendall(out)
+            except OSError:
+                pass
+    return got
+
+
 def raw_frames(sock, limit=3.0):
     """reads raw frames (type, flags, stream, payload) until EOF or silence"""
     buf = b""
