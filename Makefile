@@ -54,15 +54,16 @@ HXTERM_OBJ := $(call obj,conf proto server)
 HXLOAD_OBJ := $(call obj,load)
 LIB        := $(BUILD)/libhx.a
 
-UNIT     := fmt plan h1_parse h1_chunk body timer resp gen hist oq
+UNIT     := fmt plan h1_parse h1_chunk body timer resp gen hist oq pp
 UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT))
 
 # fuzzers: libFuzzer drivers, one per decoder we wrote (clang, ASan+UBSan)
-FUZZ         := h1_parse plan h1_chunk conn
+FUZZ         := h1_parse plan h1_chunk conn pp
 FUZZ_SECONDS ?= 60
 fuzz_src_h1_parse := src/core/h1_parse.c
 fuzz_src_plan     := src/core/plan.c src/core/num.c src/core/rng.c
 fuzz_src_h1_chunk := src/core/h1_chunk.c
+fuzz_src_pp       := src/core/pp.c
 fuzz_src_conn     = $(filter-out src/server/main.c,$(wildcard $(patsubst %,src/%/*.c,core net conf proto server))) \
 		    $(PKG_LIBS) -pthread
 

@@ -9,7 +9,10 @@
 #include "gen.h"
 #include "listen.h"
 
-#define CFG_MAX_LISTEN 256 /* -L addresses, after host names and port ranges */
+#define CFG_MAX_LISTEN 256
+
+/* what --client-cert asks */
+enum { CC_OFF, CC_REQUEST, CC_REQUIRE }; /* -L addresses, after host names and port ranges */
 
 struct config {
 	struct listen_addr addrs[CFG_MAX_LISTEN];
@@ -40,6 +43,8 @@ struct config {
 	const char *curve;          /* -c */
 	const char *cert;           /* --cert */
 	const char *key;            /* --key */
+	const char *client_ca;      /* --client-ca: CAs of client certificates */
+	int client_cert;            /* --client-cert: CC_OFF, CC_REQUEST, CC_REQUIRE */
 	uint32_t h2_streams;        /* --h2-streams: SETTINGS_MAX_CONCURRENT_STREAMS */
 	uint32_t h2_window;         /* --h2-window: SETTINGS_INITIAL_WINDOW_SIZE */
 	uint32_t h2_conn_window;    /* --h2-conn-window */
@@ -61,6 +66,12 @@ struct config {
 	const char *pidfile;        /* --pidfile, NULL: none */
 	const char *access_log;     /* --access-log file or "-", NULL: off */
 	uint64_t access_sample;     /* --access-log-sample: one request in N */
+	int listen_default;         /* no -L: :8000:8443 */
+	int check;                  /* --check (httpterm's -c): parse, then exit 0 */
+	int dump;                   /* --dump-config (haterm's -C) */
+	int nreplace;               /* --finish/--terminate: the old instances */
+	int replace_now;            /* --terminate: stop them at once, not drained */
+	int replace_pids[64];
 	struct gen_conf gen;        /* what the generator reads of the above */
 };
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "compat.h"
 #include "config.h"
 #include "h1_parse.h"
 #include "listen.h"
@@ -15,12 +16,15 @@
 #include "rng.h"
 
 struct config cfg;
+/* WHY kept: the options' values (cfg.pidfile, ...) point into it */
+static char **cmdline;
 
 enum {
 	O_NAME = 256, O_DEFAULTS, O_MAX_SIZE, O_MAX_WAIT, O_BUFSIZE, O_RSPBUF,
 	O_SNDBUF, O_SPLICE, O_NO_SPLICE, O_MAX_URI, O_MAX_HDRS, O_MAX_BODY,
 	O_IDLE, O_HEAD_TMO, O_BODY_TMO, O_SEND_TMO, O_CERT, O_KEY,
 	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_URING, O_QUIC_RETRY, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_ENC_TABLE, O_H2_RESETS, O_STATS, O_SHARE_PORT, O_PIDFILE, O_ALOG, O_ALOG_SAMPLE,
+	O_CLIENT_CA, O_CLIENT_CERT, O_CHECK, O_DUMP, O_FINISH, O_TERMINATE,
 };
 
 static const struct option longopts[] = {
@@ -64,6 +68,12 @@ static const struct option longopts[] = {
 	{ "access-log", required_argument, NULL, O_ALOG },
 	{ "access-log-sample", required_argument, NULL, O_ALOG_SAMPLE },
 	{ "h2-max-resets", required_argument, NULL, O_H2_RESETS },
+	{ "client-ca", required_argument, NULL, O_CLIENT_CA },
+	{ "client-cert", required_argument, NULL, O_CLIENT_CERT },
+	{ "check", no_argument, NULL, O_CHECK },
+	{ "dump-config", no_argument, NULL, O_DUMP },
+	{ "finish", required_argument, NULL, O_FINISH },
+	{ "terminate", required_argument, NULL, O_TERMINATE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 },
@@ -84,7 +94,12 @@ void config_usage(FILE *f)
 "                       :8000:8443, every interface. The clear port serves\n"
 "                       HTTP/1.x and h2c (prior knowledge or Upgrade); the\n"
 "                       TLS port HTTP/1.1 and h2 by ALPN on TCP, and HTTP/3\n"
-"                       on UDP at the same number.\n"
+"                       on UDP at the same number. unix:/run/hx.sock: a Unix\n"
+"                       socket (HTTP/1.x and h2c), removed at exit. Options\n"
+"                       after a comma: ,proxy (a PROXY protocol v1 or v2\n"
+"                       header starts each TCP connection, before TLS; the\n"
+"                       client it names is in X-Client, the access log),\n"
+"                       ,mode=0660 (a Unix socket's permissions)\n"
 "  -t <n>               worker threads (default: the CPUs it may run on)\n"
 "  -n <n>               connection limit across threads (default 100000)\n"
 "  -D                   run as a daemon: detaches once every listener is bound\n"
@@ -105,6 +120,24 @@ void config_usage(FILE *f)
 "  -c <curve>           ECDSA curve of the generated certificate (P-256)\n"
 "  --cert <pem>         serve this certificate (chain) instead ...\n"
 "  --key <pem>          ... with this private key\n"
+"  --client-ca <pem>    ask TLS and QUIC clients for a certificate, verified\n"
+"                       against these CAs; its subject goes in X-Client\n"
+"  --client-cert request|require  a client without one is served (request,\n"
+"                       the default with --client-ca: cert=none) or refused\n"
+"                       with the alert certificate required (require)\n"
+"  --check              check the command line, then exit (httpterm's -c)\n"
+"  --dump-config        print the effective configuration as options, then\n"
+"                       exit (haterm's -C)\n"
+"  --finish <pids>      once serving, drain these older instances (SIGTERM;\n"
+"                       httpterm's -sf): a restart without a refused\n"
+"                       connection; implies --share-port\n"
+"  --terminate <pids>   the same, stopped at once (httpterm's -st)\n"
+"\n"
+"Older tools' options, mapped: haterm's -G 'nbthread <n>' (-t), -G\n"
+"'maxconn <n>' (-n), -G limited-quic (accepted), --tcp-bind-opts accept-proxy\n"
+"(,proxy on every -L), -C, -dS; httpterm's -f <file>, -p <file> (--pidfile),\n"
+"-B <n> (--sndbuf), -P <kB> (--rspbuf), -db, -a, -V, -Da, -c, -sf/-st <pids>.\n"
+"Any other -G, -F, -T, bind option, -m, -de, -dp, -dZ is refused by name.\n"
 "\n"
 "Tunables (sizes take k, m, g):\n"
 "  --bufsize <n>        I/O buffer; also the largest request head (16k)\n"
@@ -271,6 +304,39 @@ static int opt_name(const char *arg)
 	return 0;
 }
 
+/* --finish/--terminate <pid>[,<pid>...]: the instances this one replaces */
+static int opt_replace(int now, const char *arg)
+{
+	char buf[1024], *sv, *t;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	cfg.replace_now = now;
+	for (t = strtok_r(buf, ",", &sv); t; t = strtok_r(NULL, ",", &sv)) {
+		char *end;
+		long v = strtol(t, &end, 10);
+
+		if (*end || v <= 1 || v == getpid() || cfg.nreplace == 64)
+			return log_err("--%s '%s': expected up to 64 pids of other processes, comma-separated",
+				       now ? "terminate" : "finish", arg), -1;
+		cfg.replace_pids[cfg.nreplace++] = (int)v;
+	}
+	/* WHY: the old instances hold the ports until they are gone */
+	cfg.share_port = 1;
+	return 0;
+}
+
+/* --client-cert request|require */
+static int opt_client_cert(const char *arg)
+{
+	if (!strcmp(arg, "request"))
+		cfg.client_cert = CC_REQUEST;
+	else if (!strcmp(arg, "require"))
+		cfg.client_cert = CC_REQUIRE;
+	else
+		return log_err("--client-cert '%s': expected request or require", arg), -1;
+	return 0;
+}
+
 static int opt_tunable(int c, const char *arg)
 {
 	uint64_t v;
@@ -335,10 +401,28 @@ static int opt_one(int c, const char *arg)
 	case 'c': cfg.curve = arg; return 0;
 	case O_CERT: cfg.cert = arg; return 0;
 	case O_KEY: cfg.key = arg; return 0;
+	case O_CLIENT_CA: cfg.client_ca = arg; return 0;
+	case O_CLIENT_CERT: return opt_client_cert(arg);
+	case O_CHECK: cfg.check = 1; return 0;
+	case O_DUMP: cfg.dump = 1; return 0;
+	case O_FINISH: case O_TERMINATE: return opt_replace(c == O_TERMINATE, arg);
 	case O_SPLICE: cfg.splice = 1; return 0;
 	}
 	log_err("unknown option (try -h)");
 	return -1;
+}
+
+/* whether the hxterm option word <w> takes the next word as its value */
+static int takes_arg(const char *w)
+{
+	if (w[0] != '-')
+		return 0;
+	if (w[1] != '-')
+		return w[1] && strchr("Ltnbc", w[1]) && !w[2];
+	for (const struct option *o = longopts; o->name; o++)
+		if (!strcmp(w + 2, o->name))
+			return o->has_arg == required_argument;
+	return 0;
 }
 
 int config_parse(int argc, char **argv)
@@ -346,7 +430,11 @@ int config_parse(int argc, char **argv)
 	int c;
 
 	config_defaults();
+	if (compat_argv(argc, argv, takes_arg, &argc, &cmdline) < 0)
+		return -1;
+	argv = cmdline;
 	opterr = 0;
+	optind = 1;
 	while ((c = getopt_long(argc, argv, ":L:t:n:b:c:Dqdvh", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			config_usage(stdout);
@@ -373,6 +461,18 @@ int config_parse(int argc, char **argv)
 		log_err("--cert and --key go together");
 		return -1;
 	}
+	if (cfg.client_cert && !cfg.client_ca)
+		return log_err("--client-cert needs --client-ca (the CAs to verify client certificates with)"), -1;
+	if (cfg.client_ca && !cfg.client_cert)
+		cfg.client_cert = CC_REQUEST;
+	if (!cfg.naddrs) {
+		const char *why;
+
+		cfg.naddrs = listen_parse(":8000:8443", cfg.addrs, CFG_MAX_LISTEN, &why);
+		cfg.listen_default = 1;
+	}
+	for (int i = 0; i < cfg.naddrs && compat_accept_proxy; i++)
+		cfg.addrs[i].proxy = 1;
 	/* after every option: the caps apply to the defaults too */
 	if (cfg.defaults && opt_defaults(cfg.defaults) < 0)
 		return -1;

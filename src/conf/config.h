@@ -12,5 +12,7 @@ extern struct config cfg;
  * (-h, -v), or -1 after printing one line on stderr (exit status 2). */
 int config_parse(int argc, char **argv);
 void config_usage(FILE *f);
+/* the effective configuration as the options that give it (--dump-config) */
+void config_dump(FILE *f);
 
 #endif

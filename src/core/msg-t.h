@@ -21,9 +21,10 @@ struct hreq {
 	struct ist xhx;      /* X-Hxterm header value, empty if none */
 	struct ist inm;      /* If-None-Match value, empty if none */
 	struct ist echo;     /* request headers as text, for E=1 */
+	struct ist client;   /* X-Client's value (PROXY header, certificate), empty: none */
 };
 
-#define RESP_MAX_FIELDS (8 + PLAN_MAX_FIELDS)
+#define RESP_MAX_FIELDS (9 + PLAN_MAX_FIELDS)
 
 /* body sources */
 enum body_src {

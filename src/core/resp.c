@@ -222,6 +222,8 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 		*b++ = '"';
 		add_field(rs, "Alt-Svc", "alt-svc", v, (size_t)(b - v));
 	}
+	if (rq->client.len)
+		add_field(rs, "X-Client", "x-client", rq->client.ptr, rq->client.len);
 	for (int i = 0; i < p->nhdr; i++)
 		rs->f[rs->nf++] = p->hdr[i];
 	rs->pad = 0;

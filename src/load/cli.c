@@ -93,6 +93,8 @@ static void usage(FILE *f)
 "  --resolve <H:P:ADDR>  the address of H:P (P may be *), as curl (repeatable)\n"
 "  --unix-socket <path>  connect to this Unix-domain socket (http://, h2c://,\n"
 "                  https://), the URL naming the Host\n"
+"  --proxy-protocol v1|v2  start each connection with a PROXY protocol header\n"
+"                  carrying its own addresses (as a proxy does; TCP only)\n"
 "  --cert <file>   client certificate (PEM) for mutual TLS\n"
 "  --key <file>    its key (default: in the certificate file)\n"
 "  --cacert <file> verify the server's certificate and name against these CAs\n"
@@ -228,7 +230,7 @@ static void parse_args(int argc, char **argv)
 {
 	enum { O_METHOD = 256, O_BODY, O_TIMEOUT, O_H1, O_H2, O_H3, O_VERIFY, O_JSON, O_SNI, O_CONNECT_TO,
 	       O_RESOLVE, O_UNIX, O_CERT, O_KEY, O_CACERT, O_CLOSE, O_NO_RESUME, O_LABEL, O_HTML, O_LOG,
-	       O_INTERVAL, O_START_AT, O_URLS, O_STAGES, O_FAIL_ON };
+	       O_INTERVAL, O_START_AT, O_URLS, O_STAGES, O_FAIL_ON, O_PROXY_PROTO };
 	static const struct option lo[] = {
 		{ "method", 1, NULL, O_METHOD }, { "body", 1, NULL, O_BODY }, { "timeout", 1, NULL, O_TIMEOUT },
 		{ "h1", 0, NULL, O_H1 }, { "h2", 0, NULL, O_H2 }, { "h3", 0, NULL, O_H3 },
@@ -240,6 +242,7 @@ static void parse_args(int argc, char **argv)
 		{ "label", 1, NULL, O_LABEL }, { "html", 1, NULL, O_HTML }, { "log", 1, NULL, O_LOG },
 		{ "interval", 1, NULL, O_INTERVAL }, { "start-at", 1, NULL, O_START_AT },
 		{ "urls", 1, NULL, O_URLS }, { "stages", 1, NULL, O_STAGES }, { "fail-on", 1, NULL, O_FAIL_ON },
+		{ "proxy-protocol", 1, NULL, O_PROXY_PROTO },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *err;
@@ -277,6 +280,11 @@ static void parse_args(int argc, char **argv)
 		case O_CACERT: lc_opts.cacert = optarg; break;
 		case O_CLOSE: lc_opts.close = 1; break;
 		case O_NO_RESUME: lc_opts.no_resume = 1; break;
+		case O_PROXY_PROTO:
+			if (strcmp(optarg, "v1") && strcmp(optarg, "v2"))
+				lc_die("--proxy-protocol '%s': expected v1 or v2", optarg);
+			lc_opts.proxy_proto = optarg[1] - '0';
+			break;
 		case O_LABEL: lc_opts.label = optarg; break;
 		case O_HTML: lc_opts.html = optarg; break;
 		case O_LOG: lc_opts.log = optarg; break;
@@ -319,6 +327,8 @@ static void check_args(void)
 		lc_die("%s", "--h3 needs an https:// URL");
 	if (lc_opts.force == LC_H3 && lc_route.unix_path)
 		lc_die("%s", "--h3 runs over UDP: no --unix-socket");
+	if (lc_opts.force == LC_H3 && lc_opts.proxy_proto)
+		lc_die("%s", "--proxy-protocol is for TCP: not with --h3");
 	if ((lc_opts.cert || lc_opts.key || lc_opts.cacert) && !lc_target.tls)
 		lc_die("%s", "--cert, --key and --cacert need an https:// URL");
 	if (lc_opts.key && !lc_opts.cert)

@@ -49,6 +49,7 @@ struct lc_opts {
 	int verify, json, quiet;
 	int close;                   /* --close: one request per connection */
 	int no_resume;               /* --no-resume: a full TLS handshake every time */
+	int proxy_proto;             /* --proxy-protocol: 1 or 2, 0: none */
 	enum lc_proto force;         /* --h1 / --h2 / --h3 */
 	const char *method;
 	uint64_t body;               /* --body: request body bytes */

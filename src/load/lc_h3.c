@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "common.h"
 #include "lc.h"
+#include "lc_tls.h"
 #include "qh3.h"
 #include "qtls.h"
 #include "qwrite.h"
@@ -305,6 +306,25 @@ static void q_timer(struct loop *l, struct timer *t)
 	q_arm(q);
 }
 
+/* WHY: a server that refuses the handshake (a client certificate it
+ * wants) says why in its CONNECTION_CLOSE, a TLS alert as CRYPTO_ERROR,
+ * maybe after the client saw its handshake done: 1 when so */
+static int refused(struct lc_conn *c, struct q *q)
+{
+	ngtcp2_connection_close_error ce;
+	char msg[600];
+
+	ngtcp2_conn_get_connection_close_error(q->conn, &ce);
+	if (ce.type != NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_TRANSPORT ||
+	    (ce.error_code & ~(uint64_t)0xff) != NGTCP2_CRYPTO_ERROR)
+		return 0;
+	snprintf(msg, sizeof(msg), "the server at %s refused the QUIC handshake: alert %s%s", c->tg->where,
+		 lc_tls_alert_name((int)(ce.error_code & 0xff)),
+		 lc_opts.cert ? "" : " (does it want a client certificate? --cert)");
+	lc_fatal_set(msg);
+	return 1;
+}
+
 static int lc_h3_io(struct lc_conn *c)
 {
 	struct q *q = c->proto_state;
@@ -325,7 +345,9 @@ static int lc_h3_io(struct lc_conn *c)
 		}
 		rv = ngtcp2_conn_read_pkt(q->conn, &path, &pi, buf, (size_t)n, ts());
 		if (rv) {
-			lc_error(c, rv == NGTCP2_ERR_CRYPTO ? E_TLS : E_RESET);
+			int tls = rv == NGTCP2_ERR_CRYPTO || !q->ready || (rv == NGTCP2_ERR_DRAINING && refused(c, q));
+
+			lc_error(c, tls ? E_TLS : E_RESET);
 			return -1;
 		}
 	}

@@ -115,16 +115,20 @@ void lc_tls_why(SSL *ssl, char *buf, size_t n)
 	ERR_clear_error();
 }
 
+const char *lc_tls_alert_name(int alert)
+{
+	const char *s;
+
+	/* WHY by hand: OpenSSL 3.0 names no TLS 1.3 alert */
+	if (alert == 116)
+		return "certificate required";
+	s = SSL_alert_desc_string_long(alert);
+	return strcmp(s, "unknown") ? s : "of an unknown kind";
+}
+
 const char *lc_tls_alert(SSL *ssl)
 {
 	struct lc_conn *c = SSL_get_app_data(ssl);
-	const char *s;
 
-	if (!c || !c->alert)
-		return NULL;
-	/* WHY by hand: OpenSSL 3.0 names no TLS 1.3 alert */
-	if (c->alert == 116)
-		return "certificate required";
-	s = SSL_alert_desc_string_long(c->alert);
-	return strcmp(s, "unknown") ? s : "of an unknown kind";
+	return c && c->alert ? lc_tls_alert_name(c->alert) : NULL;
 }

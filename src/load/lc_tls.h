@@ -12,5 +12,7 @@ SSL *lc_tls_new(struct lc_conn *c);
 void lc_tls_why(SSL *ssl, char *buf, size_t n);
 /* the alert that ended an established session on <ssl>, or NULL */
 const char *lc_tls_alert(SSL *ssl);
+/* the name of the TLS alert <alert> */
+const char *lc_tls_alert_name(int alert);
 
 #endif

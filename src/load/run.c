@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "common.h"
 #include "lc.h"
+#include "pp.h"
 #include "lc_tls.h"
 #include "timer.h"
 #include "tls.h"
@@ -278,7 +279,8 @@ void lc_error(struct lc_conn *c, enum lc_err kind)
 		char msg[600];
 
 		snprintf(msg, sizeof(msg), "the server at %s closed the connection without a byte, 3 times "
-			 "(a TLS port? use https://)", lc_target.where);
+			 "(a TLS port? use https://%s)", lc_target.where,
+			 lc_opts.proxy_proto ? "" : "; one that wants a PROXY header? --proxy-protocol");
 		lc_fatal_set(msg);
 	}
 	if ((kind == E_CONNECT || kind == E_TLS) && !any_success && !fatal_seen) {
@@ -522,9 +524,31 @@ static int alpn_check(struct lc_conn *c)
 	return -1;
 }
 
-/* the socket is connected: TLS or the protocol */
+/* --proxy-protocol: the header before anything else, with the socket's
+ * own addresses (a Unix socket's: v1 UNKNOWN, v2 LOCAL) */
+static int proxy_send(struct lc_conn *c)
+{
+	struct sockaddr_storage src = { 0 }, dst = { 0 };
+	socklen_t sl = sizeof(src), dl = sizeof(dst);
+	char h[PP_V1_MAX + 1];
+	size_t n;
+
+	getsockname(c->x.fd, (struct sockaddr *)&src, &sl);
+	getpeername(c->x.fd, (struct sockaddr *)&dst, &dl);
+	n = pp_write(h, lc_opts.proxy_proto, (struct sockaddr *)&src, (struct sockaddr *)&dst);
+	/* WHY no retry: a fresh socket's send buffer takes 52 bytes whole */
+	if (send(c->x.fd, h, n, MSG_NOSIGNAL) != (ssize_t)n) {
+		lc_error(c, E_CONNECT);
+		return -1;
+	}
+	return 0;
+}
+
+/* the socket is connected: the PROXY header, TLS, then the protocol */
 static int conn_ready(struct lc_conn *c)
 {
+	if (c->state == LS_CONNECTING && lc_opts.proxy_proto && proxy_send(c) < 0)
+		return -1;
 	if (lc_target.tls && c->state != LS_TLS) {
 		if (!(c->x.ssl = lc_tls_new(c)))
 			return -1;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "listen.h"
@@ -92,9 +94,50 @@ static int resolve(const char *host, struct listen_addr *out, int max, const cha
 	return n;
 }
 
+/* ",proxy,mode=0660" after an address: into <la> */
+static int parse_opts(char *o, struct listen_addr *la, const char **why)
+{
+	for (char *sv, *t = strtok_r(o, ",", &sv); t; t = strtok_r(NULL, ",", &sv)) {
+		char *end;
+		unsigned long m;
+
+		if (!strcmp(t, "proxy")) {
+			la->proxy = 1;
+		} else if (!strncmp(t, "mode=", 5)) {
+			m = strtoul(t + 5, &end, 8);
+			if (!t[5] || *end || m > 0777 || strspn(t + 5, "01234567") != strlen(t + 5))
+				return *why = "mode= takes octal permissions (0660)", -1;
+			if (la->ss.ss_family != AF_UNIX)
+				return *why = "mode= is for unix: sockets", -1;
+			la->mode = (uint16_t)m;
+		} else {
+			return *why = "unknown listener option (proxy, mode=<octal>)", -1;
+		}
+	}
+	return 0;
+}
+
+static int parse_unix(const char *path, char *opts, struct listen_addr *out, int max, const char **why)
+{
+	struct sockaddr_un *su = (struct sockaddr_un *)&out->ss;
+
+	if (max <= 0)
+		return *why = "too many listen addresses (at most 256 in all, -h)", -1;
+	memset(out, 0, sizeof(*out));
+	if (!*path || strlen(path) >= sizeof(su->sun_path))
+		return *why = "unix: takes a path of 1 to 107 bytes", -1;
+	su->sun_family = AF_UNIX;
+	strcpy(su->sun_path, path);
+	out->sslen = (socklen_t)sizeof(*su);
+	snprintf(out->text, sizeof(out->text), "%s", path);
+	if (opts && parse_opts(opts, out, why) < 0)
+		return -1;
+	return 1;
+}
+
 int listen_parse(const char *arg, struct listen_addr *out, int max, const char **why)
 {
-	char buf[300], *ports, *colon;
+	char buf[300], *ports, *colon, *opts;
 	const char *host;
 	uint16_t cp, tp = 0;
 	unsigned nc, nt = 0;
@@ -102,6 +145,10 @@ int listen_parse(const char *arg, struct listen_addr *out, int max, const char *
 
 	if ((size_t)snprintf(buf, sizeof(buf), "%s", arg) >= sizeof(buf))
 		return *why = "address too long", -1;
+	if ((opts = strchr(buf, ',')))
+		*opts++ = 0;
+	if (!strncmp(buf, "unix:", 5))
+		return parse_unix(buf + 5, opts, out, max, why);
 	if (buf[0] == '[') {
 		char *rb = strchr(buf, ']');
 
@@ -143,6 +190,13 @@ int listen_parse(const char *arg, struct listen_addr *out, int max, const char *
 			la->tls_port = colon ? (uint16_t)(tp + p) : 0;
 			n++;
 		}
+	for (int k = 0; k < n && opts; k++) {
+		char o[300];
+
+		snprintf(o, sizeof(o), "%s", opts);
+		if (parse_opts(o, &out[k], why) < 0)
+			return -1;
+	}
 	return n;
 }
 
@@ -184,10 +238,67 @@ static int listen_sock(const struct listen_addr *la, uint16_t port, int type)
 	return fd;
 }
 
+/* whether a process answers on the Unix socket <la>: 1 yes, 0 no (or no
+ * file), -1 with errno EEXIST when the path is no socket */
+static int unix_owned(const struct listen_addr *la)
+{
+	const struct sockaddr_un *su = (const struct sockaddr_un *)&la->ss;
+	struct stat st;
+	int fd, r;
+
+	if (lstat(su->sun_path, &st) < 0)
+		return 0;
+	if (!S_ISSOCK(st.st_mode))
+		return errno = EEXIST, -1;
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return -1;
+	r = connect(fd, (const struct sockaddr *)su, la->sslen) == 0;
+	close(fd);
+	return r;
+}
+
+int listen_unix(const struct listen_addr *la, int take_over, ino_t *ino)
+{
+	const struct sockaddr_un *su = (const struct sockaddr_un *)&la->ss;
+	struct stat st;
+	int fd, err, r = unix_owned(la);
+
+	if (r < 0 || (r > 0 && !take_over))
+		return r > 0 ? (errno = EADDRINUSE, -1) : -1;
+	unlink(su->sun_path); /* WHY: a socket file nobody answers on is stale */
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
+		return -1;
+	if (bind(fd, (const struct sockaddr *)su, la->sslen) < 0 ||
+	    (la->mode && chmod(su->sun_path, la->mode) < 0) || listen(fd, 4096) < 0 ||
+	    stat(su->sun_path, &st) < 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	*ino = st.st_ino;
+	return fd;
+}
+
+void listen_unix_remove(const struct listen_addr *la, ino_t ino)
+{
+	const struct sockaddr_un *su = (const struct sockaddr_un *)&la->ss;
+	struct stat there;
+
+	if (stat(su->sun_path, &there) == 0 && there.st_ino == ino)
+		unlink(su->sun_path);
+}
+
 int listen_free(const struct listen_addr *la, uint16_t port, int type)
 {
 	struct sockaddr_storage ss = la->ss;
 	int fd, one = 1, zero = 0, err = 0;
+
+	if (ss.ss_family == AF_UNIX) {
+		int r = unix_owned(la);
+
+		return r ? (r > 0 ? (errno = EADDRINUSE, -1) : -1) : 0;
+	}
 
 	if (ss.ss_family == AF_INET)
 		((struct sockaddr_in *)&ss)->sin_port = htons(port);
@@ -222,10 +333,31 @@ int listen_udp(const struct listen_addr *la, uint16_t port)
 
 void listen_name(const struct listen_addr *la, uint16_t port, char *buf, size_t len)
 {
-	if (la->any)
+	if (la->ss.ss_family == AF_UNIX)
+		snprintf(buf, len, "unix:%s", la->text);
+	else if (la->any)
 		snprintf(buf, len, "*:%u", port);
 	else if (la->ss.ss_family == AF_INET6)
 		snprintf(buf, len, "[%s]:%u", la->text, port);
 	else
 		snprintf(buf, len, "%s:%u", la->text, port);
+}
+
+void sa_name(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN];
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
+
+		inet_ntop(AF_INET, &a->sin_addr, ip, sizeof(ip));
+		snprintf(buf, len, "%s:%u", ip, ntohs(a->sin_port));
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
+
+		inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof(ip));
+		snprintf(buf, len, "[%s]:%u", ip, ntohs(a->sin6_port));
+	} else {
+		snprintf(buf, len, "%s", ss->ss_family == AF_UNIX ? "unix" : "?");
+	}
 }

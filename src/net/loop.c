@@ -58,6 +58,11 @@ int loop_modify(struct loop *l, struct ev *e, uint32_t events)
 	return epoll_ctl(l->epfd, EPOLL_CTL_MOD, e->fd, &ee);
 }
 
+int loop_forget(struct loop *l, struct ev *e)
+{
+	return epoll_ctl(l->epfd, EPOLL_CTL_DEL, e->fd, NULL);
+}
+
 void loop_clock(struct loop *l)
 {
 	l->now_us = (uint64_t)clock_ns() / 1000;

@@ -38,6 +38,10 @@ int loop_rewatch(struct loop *l, struct ev *e, uint32_t events);
 /* changes what <e> waits for (0: nothing, it stays registered) */
 int loop_modify(struct loop *l, struct ev *e, uint32_t events);
 
+/* <e> is no longer watched (its fd goes to an owner that may not use
+ * epoll: the ring) */
+int loop_forget(struct loop *l, struct ev *e);
+
 /* reads the clock into now_us / now_ms */
 void loop_clock(struct loop *l);
 

@@ -12,6 +12,7 @@
 
 #include "alog.h"
 #include "config.h"
+#include "listen.h"
 #include "log.h"
 #include "session-t.h"
 #include "timer.h"
@@ -232,33 +233,30 @@ static char *jesc(char *o, const char *s, size_t n)
 	return o;
 }
 
-static void peer_text(struct alog_peer peer, char *buf, size_t n)
+/* the client: the PROXY header's source when there was one, else the
+ * socket's peer */
+static void peer_text(struct cpeer peer, char *buf, size_t n)
 {
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss = { 0 };
 	socklen_t len = sizeof(ss);
-	const struct sockaddr_storage *a = peer.addr;
-	char ip[INET6_ADDRSTRLEN] = "?";
-	unsigned port = 0;
+	const struct cinfo *ci = peer.ci ? *peer.ci : NULL;
 
-	if (peer.fd >= 0 && getpeername(peer.fd, (struct sockaddr *)&ss, &len) == 0)
-		a = &ss;
-	if (a && a->ss_family == AF_INET) {
-		inet_ntop(AF_INET, &((const struct sockaddr_in *)a)->sin_addr, ip, sizeof(ip));
-		port = ntohs(((const struct sockaddr_in *)a)->sin_port);
-	} else if (a && a->ss_family == AF_INET6) {
-		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, ip, sizeof(ip));
-		port = ntohs(((const struct sockaddr_in6 *)a)->sin6_port);
-	}
-	snprintf(buf, n, strchr(ip, ':') ? "[%s]:%u" : "%s:%u", ip, port);
+	if (ci)
+		ss = ci->src;
+	else if (peer.fd >= 0 && getpeername(peer.fd, (struct sockaddr *)&ss, &len) < 0)
+		ss.ss_family = AF_UNSPEC;
+	else if (peer.fd < 0 && peer.addr)
+		ss = *peer.addr;
+	sa_name(&ss, buf, n);
 }
 
-void alog_write(struct worker *w, enum st_proto p, const struct exch *x, struct alog_peer peer, uint32_t nreq,
+void alog_write(struct worker *w, enum st_proto p, const struct exch *x, struct cpeer peer, uint32_t nreq,
 		int64_t gen_ns)
 {
 	struct alog_w *a = w->alog;
 	struct timespec now;
 	size_t tl = x->rq.target.len;
-	char who[64], *o;
+	char who[INET6_ADDRSTRLEN + 16], *o;
 
 	if (a->seen++ % cfg.access_sample)
 		return;
@@ -279,9 +277,15 @@ void alog_write(struct worker *w, enum st_proto p, const struct exch *x, struct 
 	o += sprintf(o, "{\"time\": %lld.%06ld, \"thread\": %d, \"proto\": \"%s\", \"client\": \"%s\", \"target\": \"",
 		     (long long)now.tv_sec, now.tv_nsec / 1000, w->id, st_proto_names[p], who);
 	o = jesc(o, x->rq.target.ptr, tl);
-	o += sprintf(o, "%s\", \"status\": %u, \"bytes\": %llu, \"wait_ms\": %llu, \"gen_us\": %.3f, \"conn_req\": %u}\n",
+	o += sprintf(o, "%s\", \"status\": %u, \"bytes\": %llu, \"wait_ms\": %llu, \"gen_us\": %.3f, \"conn_req\": %u",
 		     tl < x->rq.target.len ? "..." : "", x->rs.status, (unsigned long long)x->rs.body,
 		     (unsigned long long)x->plan.wait_ms, gen_ns / 1e3, nreq);
+	if (x->rq.client.len) {
+		o = memcpy(o, ", \"x_client\": \"", 15) + 15;
+		o = jesc(o, x->rq.client.ptr, x->rq.client.len);
+		*o++ = '"';
+	}
+	o = memcpy(o, "}\n", 2) + 2;
 	a->b->len = (size_t)(o - a->b->p);
 	if (a->b->len > ALOG_ROOM)
 		flush_w(a);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "client.h"
 #include "gen.h"
 #include "stats.h"
 
@@ -32,7 +33,7 @@ struct alog_peer {
 
 /* One response head went out on <w> (call it when w->alog is set): logs
  * it when the sample takes it. */
-void alog_write(struct worker *w, enum st_proto p, const struct exch *x, struct alog_peer peer, uint32_t nreq,
+void alog_write(struct worker *w, enum st_proto p, const struct exch *x, struct cpeer peer, uint32_t nreq,
 		int64_t gen_ns);
 
 #endif

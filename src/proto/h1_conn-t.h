@@ -87,6 +87,7 @@ struct h1c {
 	int64_t t_first;     /* ns: first byte of the request being read, 0 none */
 	struct ist settings; /* HTTP2-Settings of an Upgrade: h2c request */
 	struct exch *ex;     /* the exchange being served, from a pool; NULL idle */
+	struct cinfo *ci;    /* the client beyond the socket (X-Client), or NULL */
 
 	/* --io-uring, clear text: the ring transport (x.rio points here) */
 	struct rio rio;

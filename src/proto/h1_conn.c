@@ -86,6 +86,8 @@ void h1_release(struct h1c *c)
 	c->rio.st = 0;
 	c->x.rio = NULL;
 	h1_buffers_put(c);
+	free(c->ci);
+	c->ci = NULL;
 	if (c->ev.fd >= 0)
 		close(c->ev.fd);
 	c->ev.fd = -1;
@@ -118,7 +120,7 @@ static void h1_free(struct h1c *c)
 /* the connection goes on as HTTP/2 with the bytes still unread */
 static int h1_handoff(struct h1c *c, const char *buf, size_t len, const struct exch *up)
 {
-	struct handoff h = { buf, len, c->alt_port, up ? c->settings : (struct ist){ NULL, 0 }, up };
+	struct handoff h = { buf, len, c->alt_port, up ? c->settings : (struct ist){ NULL, 0 }, up, c->ci };
 	/* WHY no ring: that transport is this connection's; HTTP/2 makes its own */
 	struct xprt x = { c->x.fd, c->x.ssl, NULL };
 
@@ -127,6 +129,7 @@ static int h1_handoff(struct h1c *c, const char *buf, size_t len, const struct e
 		return 0;
 	}
 	c->x.ssl = NULL;
+	c->ci = NULL;
 	c->x.fd = c->ev.fd = -1;
 	c->flags |= H1C_DEAD | H1C_HANDOFF;
 	return 0;
@@ -359,6 +362,7 @@ static int h1_got_head(struct h1c *c, int n)
 	c->settings = in.settings;
 	c->ex->rq.echo = (struct ist){ c->in + hstart, c->ex->rq.head_size };
 	ex_plan(c->ex, &cfg.gen, &c->w->rng);
+	c->ex->rq.client = cinfo_for((struct cpeer){ c->x.fd, NULL, &c->ci }, c->ex);
 	return 0;
 }
 
@@ -502,7 +506,7 @@ static void h1_start_response(struct h1c *c)
 	ex_respond(c->ex, &cfg.gen, now);
 	st_response(&c->w->st, (enum st_proto)c->stp, c->ex->rs.status, now - c->ex->rq.t_head);
 	if (c->w->alog)
-		alog_write(c->w, (enum st_proto)c->stp, c->ex, (struct alog_peer){ c->x.fd, NULL }, c->nreq,
+		alog_write(c->w, (enum st_proto)c->stp, c->ex, (struct cpeer){ c->x.fd, NULL, &c->ci }, c->nreq,
 			   now - c->ex->rq.t_head);
 	c->chunk_left = 0;
 	c->flags &= ~H1C_NOSPLICE;
@@ -813,6 +817,7 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->last_act = w->loop.now_ms;
 	c->idle_ms = cfg.idle_ms;
 	c->alt_port = h->alt_port;
+	c->ci = h->ci;
 	oq_reset(&c->oq);
 	list_add(&h1w(w)->conns, &c->node);
 	/* WHY: the listener defers accept until the request is there, so it is

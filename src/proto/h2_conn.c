@@ -62,6 +62,7 @@ struct h2c {
 	uint64_t rst_sec;    /* second of the reset count */
 	uint32_t rst_count;
 	uint16_t alt_port;   /* Alt-Svc h3 port, 0: none */
+	struct cinfo *ci;    /* the client beyond the socket (X-Client), or NULL */
 	struct list streams; /* live streams, freed with the connection */
 	struct big *big;     /* oversized frames staged outside the scratch */
 	struct oq oq;
@@ -93,7 +94,7 @@ static struct h2s *h2s_get(struct h2c *c, int32_t id)
 	if (c->scan_at <= w->loop.now_ms)
 		c->scan_at = w->loop.now_ms + H2_SCAN_MS;
 	c->total++;
-	xs_init(&s->x, w, &h2s_ops, (enum st_proto)c->sp, c->total, (struct alog_peer){ c->ev.fd, NULL });
+	xs_init(&s->x, w, &h2s_ops, (enum st_proto)c->sp, c->total, (struct cpeer){ c->ev.fd, NULL, &c->ci });
 	list_add(&c->streams, &s->node);
 	c->nstreams++;
 	return s;
@@ -561,6 +562,8 @@ static void h2c_free(struct h2c *c)
 	nghttp2_session_del(c->sess);
 	c->sess = NULL;
 	xprt_release(&c->x);
+	free(c->ci);
+	c->ci = NULL;
 	list_del(&c->node);
 	sess_conn_gone(w);
 	st_conn_close(&w->st, (enum st_proto)c->sp, c->total, c->why);
@@ -816,10 +819,12 @@ static int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->rst_count = 0;
 	c->scan_at = 0;
 	c->alt_port = h->alt_port;
+	c->ci = h->ci;
 	c->last_act = w->loop.now_ms;
 	oq_reset(&c->oq);
 	if (h2c_session(c) < 0 || (h->ex && h2c_upgrade(c, h) < 0) ||
 	    (h->len && nghttp2_session_mem_recv(c->sess, (const uint8_t *)h->buf, h->len) < 0)) {
+		c->ci = NULL; /* WHY: the caller still owns it */
 		h2s_put_all(c);
 		nghttp2_session_del(c->sess);
 		list_add(&h2w(w)->free, &c->node);

@@ -26,7 +26,7 @@ static struct h3s *h3s_new(struct h3c *c, int64_t id)
 	s->id = id;
 	s->fault = 0;
 	c->total++;
-	xs_init(&s->x, w, &h3s_ops, SP_H3, c->total, (struct alog_peer){ -1, &c->peer });
+	xs_init(&s->x, w, &h3s_ops, SP_H3, c->total, (struct cpeer){ -1, &c->peer, &c->ci });
 	list_add(&c->streams, &s->node);
 	c->nstreams++;
 	return s;

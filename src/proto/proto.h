@@ -10,6 +10,7 @@
 #include "xprt.h"
 
 struct worker;
+struct cinfo;
 
 /* the rows, in the order of the table; also the index of each protocol's
  * per-thread state in worker->ps[] */
@@ -22,6 +23,9 @@ struct handoff {
 	uint16_t alt_port;           /* announce h3 on this UDP port (TLS), 0: no */
 	struct ist settings;         /* an h2c Upgrade: HTTP2-Settings */
 	const struct exch *ex;       /* an h2c Upgrade: the exchange that goes on */
+	struct cinfo *ci;            /* the client beyond the socket, or NULL: the
+				      * protocol owns it once start() took the
+				      * connection */
 };
 
 /* Return conventions: int functions give 0, or -1 after which the caller

@@ -61,6 +61,7 @@ struct h3c {
 	uint32_t flags;
 	uint32_t nfaults;    /* streams whose x=/X= point was reached */
 	uint64_t close_code; /* application error for QC_CLOSE */
+	struct cinfo *ci;    /* --client-cert: who the certificate names, or NULL */
 };
 
 struct cidmap;

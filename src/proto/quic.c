@@ -16,7 +16,9 @@
 #include "log.h"
 #include "quic.h"
 #include "qh3.h"
+#include "client.h"
 #include "qtls.h"
+#include "tls_auth.h"
 #include "qwrite.h"
 #include "timer.h"
 #include "tls_ctx.h"
@@ -287,6 +289,15 @@ static int handshake_done_cb(ngtcp2_conn *conn, void *user)
 	if (cfg.debug)
 		log_debug("thread %d: QUIC handshake done, signed with %s", c->w->id,
 			  gnutls_sign_get_name(gnutls_sign_algorithm_get(c->tls)));
+	if (cfg.client_cert) {
+		char subj[512];
+
+		tls_auth_gnutls_subject(c->tls, subj, sizeof(subj));
+		/* WHY fail: a request must never be answered without the
+		 * certificate's name it was asked for */
+		if (!(c->ci = cinfo_new(-1, &c->peer, NULL, subj)))
+			return NGTCP2_ERR_CALLBACK_FAILURE;
+	}
 	return 0;
 }
 
@@ -364,6 +375,7 @@ static struct h3c *h3c_new(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt
 	h3c_params(&tp, hd, &scid, odcid);
 	if (ngtcp2_conn_server_new(&c->conn, &hd->scid, &scid, &path, hd->version, &quic_cbs,
 				   &st, &tp, NULL, c) || qtls_session(&qtls, &c->tls, 1, &c->conn, &c->ref) ||
+	    (tls_auth_gnutls_session(c->tls), 0) ||
 	    cid_add(qw(w)->cids, &scid, c) || cid_add(qw(w)->cids, &c->odcid, c)) {
 		if (c->conn)
 			ngtcp2_conn_del(c->conn);
@@ -403,6 +415,7 @@ static void h3c_free(struct h3c *c)
 		nghttp3_conn_del(c->h3);
 	ngtcp2_conn_del(c->conn);
 	gnutls_deinit(c->tls);
+	free(c->ci);
 	list_del(&c->node);
 	qw(w)->nconns--;
 	free(c);
@@ -711,7 +724,7 @@ static int quic_init(void)
 		log_err("GnuTLS refused the certificate or key for QUIC");
 		return -1;
 	}
-	return 0;
+	return tls_auth_gnutls(qtls.cred);
 }
 
 static void quic_free(void)

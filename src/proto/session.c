@@ -1,16 +1,21 @@
 /* The session layer: a TCP connection from accept to its protocol (TLS handshake, ALPN, h2 preface, Upgrade), over the protocol table. */
+#include <errno.h>
 #include <openssl/ssl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include "client.h"
 #include "config.h"
 #include "log.h"
+#include "pp.h"
 #include "session.h"
 #include "timer.h"
 #include "tls.h"
+#include "tls_auth.h"
 #include "tls_ctx.h"
 #include "uring.h"
 
@@ -23,13 +28,18 @@ static const struct proto *const protocols[P_MAX] = {
 
 static atomic_int conn_count;
 
-/* a TLS connection whose handshake is in progress */
-struct tlshs {
+/* a connection before its protocol: a PROXY header to read, a TLS
+ * handshake in progress, or both in that order */
+struct pre {
 	struct ev ev;
 	struct xprt x;
 	struct timer tm;
 	struct worker *w;
+	uint16_t tls_port;   /* the TLS port it came to, 0: clear text */
 	uint16_t alt_port;
+	uint8_t proxy;       /* the PROXY header is still to read */
+	uint8_t linger;      /* the handshake failed: its alert read, then close */
+	struct cinfo *ci;    /* what the PROXY header said, NULL: nothing */
 	struct list node;    /* on w->hs, or w->free_hs */
 };
 
@@ -112,9 +122,9 @@ static void conn_open(struct worker *w)
 	ctr_add(&w->st.accepted, 1);
 }
 
-/* ---------- TLS handshakes ---------- */
+/* ---------- before the protocol: PROXY header, TLS handshake ---------- */
 
-static void hs_unlink(struct tlshs *h)
+static void pre_unlink(struct pre *h)
 {
 	struct worker *w = h->w;
 
@@ -123,98 +133,211 @@ static void hs_unlink(struct tlshs *h)
 	list_add(&w->free_hs, &h->node);
 }
 
-/* the handshake failed, timed out, or the server stops: the connection goes */
-static void hs_close(struct tlshs *h)
+static void pre_end(struct pre *h)
 {
 	struct worker *w = h->w;
 
 	xprt_release(&h->x);
 	close(h->x.fd);
-	hs_unlink(h);
+	free(h->ci);
+	h->ci = NULL;
+	pre_unlink(h);
 	sess_conn_gone(w);
 }
 
-/* done: the protocol ALPN chose (HTTP/1.1 when none) takes the connection */
-static void hs_done(struct tlshs *h)
+/* it failed, timed out, or the server stops: the connection goes, counted
+ * by <why> */
+static void pre_close(struct pre *h, enum st_pre why)
+{
+	ctr_add(&h->w->st.pre_close[why], 1);
+	pre_end(h);
+}
+
+/* what the peer still sends is read and dropped until it closes (or the
+ * second is over): 1 when the connection is gone */
+static int pre_drain(struct pre *h)
+{
+	char buf[4096];
+	long n;
+
+	while ((n = recv(h->x.fd, buf, sizeof(buf), 0)) > 0)
+		;
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	pre_end(h);
+	return 1;
+}
+
+/* WHY linger: a TLS 1.3 client sends its request right after its
+ * Finished; closing at once with those bytes unread turns the close into
+ * a RST that can destroy the alert (certificate required) on its way */
+static void pre_linger(struct pre *h, enum st_pre why)
+{
+	struct worker *w = h->w;
+
+	ctr_add(&w->st.pre_close[why], 1);
+	xprt_release(&h->x);
+	h->x.ssl = NULL;
+	h->linger = 1;
+	shutdown(h->x.fd, SHUT_WR);
+	loop_cancel(&w->loop, &h->tm);
+	if (loop_arm(&w->loop, &h->tm, w->loop.now_us + 1000000) < 0)
+		pre_end(h);
+	else
+		pre_drain(h);
+}
+
+/* the subject of the client's verified certificate, "" when it sent none,
+ * NULL when none is asked for */
+static const char *pre_cert(SSL *ssl, char *buf, size_t len)
+{
+	if (!cfg.client_cert)
+		return NULL;
+	tls_auth_subject(ssl, buf, len);
+	return buf;
+}
+
+/* done: the protocol ALPN chose (HTTP/1.1 when none, or on clear text)
+ * takes the connection */
+static void pre_done(struct pre *h)
 {
 	struct worker *w = h->w;
 	struct xprt x = h->x;
-	struct handoff ho = { .alt_port = h->alt_port };
-	enum proto_id id = tls_is_h2(x.ssl) ? P_H2 : P_H1;
+	struct handoff ho = { .alt_port = h->alt_port, .ci = h->ci };
+	enum proto_id id = x.ssl && tls_is_h2(x.ssl) ? P_H2 : P_H1;
+	char subj[512];
+	const char *cert = x.ssl ? pre_cert(x.ssl, subj, sizeof(subj)) : NULL;
 
-	ctr_add(&w->st.tls[SSL_version(x.ssl) == TLS1_3_VERSION][SSL_session_reused(x.ssl)], 1);
-	hs_unlink(h);
-	if (protocols[id]->start(w, &x, &ho) < 0) {
+	if (x.ssl)
+		ctr_add(&w->st.tls[SSL_version(x.ssl) == TLS1_3_VERSION][SSL_session_reused(x.ssl)], 1);
+	if (cert && !ho.ci)
+		ho.ci = cinfo_new(x.fd, NULL, NULL, cert);
+	else if (cert)
+		cinfo_cert(ho.ci, cert);
+	h->ci = NULL;
+	/* WHY: clear text after a PROXY header may go to the ring, which
+	 * never takes the epoll registration over from us */
+	if (!x.ssl)
+		loop_forget(&w->loop, &h->ev);
+	pre_unlink(h);
+	if ((cert && !ho.ci) || protocols[id]->start(w, &x, &ho) < 0) {
+		free(ho.ci);
 		xprt_release(&x);
 		close(x.fd);
 		sess_conn_gone(w);
 	}
 }
 
-static void hs_step(struct tlshs *h)
+/* the PROXY header, peeked then taken whole so that what follows it (a
+ * ClientHello, a request) stays in the socket: 0 read, HX_AGAIN, or -1
+ * after closing */
+static int pre_proxy(struct pre *h)
 {
-	int r = tls_handshake(h->x.ssl);
+	char buf[PP_MAX];
+	struct pp_info pi;
+	const char *why = "";
+	long n = recv(h->x.fd, buf, sizeof(buf), MSG_PEEK), r;
 
-	if (r < 0)
-		hs_close(h);
-	else if (r > 0)
-		hs_done(h);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return HX_AGAIN;
+	if (n <= 0)
+		return pre_close(h, SPR_PEER), -1;
+	if ((r = pp_parse(buf, (size_t)n, &pi, &why)) == HX_AGAIN)
+		return HX_AGAIN;
+	if (r < 0) {
+		if (cfg.debug)
+			log_debug("thread %d fd %d: %s", h->w->id, h->x.fd, why);
+		return pre_close(h, SPR_PROXY_BAD), -1;
+	}
+	if (recv(h->x.fd, buf, (size_t)r, 0) != r || !(h->ci = cinfo_new(h->x.fd, NULL, &pi, NULL)))
+		return pre_close(h, SPR_ERROR), -1;
+	ctr_add(&h->w->st.proxy_hdr[pi.version - 1], 1);
+	h->proxy = 0;
+	return 0;
 }
 
-static void hs_io(struct loop *l, struct ev *e, uint32_t events)
+static void pre_step(struct pre *h)
+{
+	int r;
+
+	if (h->linger) {
+		pre_drain(h);
+		return;
+	}
+	if (h->proxy && pre_proxy(h) != 0)
+		return;
+	if (!h->tls_port)
+		return pre_done(h);
+	if (!h->x.ssl && !(h->x.ssl = tls_new(h->x.fd)))
+		return pre_close(h, SPR_ERROR);
+	r = tls_handshake(h->x.ssl);
+	if (r < 0)
+		pre_linger(h, SPR_TLS_FAILED);
+	else if (r > 0)
+		pre_done(h);
+}
+
+static void pre_io(struct loop *l, struct ev *e, uint32_t events)
 {
 	(void)l, (void)events;
-	hs_step(container_of(e, struct tlshs, ev));
+	pre_step(container_of(e, struct pre, ev));
 }
 
-/* WHY: --head-timeout covers a handshake left half-done too (slowloris) */
-static void hs_timeout(struct loop *l, struct timer *t)
+/* WHY: --head-timeout covers a PROXY header or a handshake left half-done
+ * too (slowloris) */
+static void pre_timeout(struct loop *l, struct timer *t)
 {
+	struct pre *h = container_of(t, struct pre, tm);
+
 	(void)l;
-	hs_close(container_of(t, struct tlshs, tm));
+	if (h->linger)
+		pre_end(h);
+	else
+		pre_close(h, h->proxy ? SPR_PROXY_TIMEOUT : SPR_TLS_TIMEOUT);
 }
 
-static int hs_start(struct worker *w, int fd, uint16_t tls_port)
+static int pre_start(struct worker *w, int fd, uint16_t tls_port, int proxy)
 {
 	struct list *n = list_pop(&w->free_hs);
-	struct tlshs *h = n ? list_elem(n, struct tlshs, node) : malloc(sizeof(*h));
-	SSL *ssl;
+	struct pre *h = n ? list_elem(n, struct pre, node) : malloc(sizeof(*h));
 
 	if (!h)
 		return -1;
-	if (!(ssl = tls_new(fd))) {
-		list_add(&w->free_hs, &h->node);
-		return -1;
-	}
-	*h = (struct tlshs){ .ev = { fd, hs_io }, .x = { fd, ssl, NULL }, .tm = { 0, 0, hs_timeout }, .w = w,
-			     .alt_port = (!cfg.no_h3 && !cfg.no_alt_svc) ? tls_port : 0,
- };
+	*h = (struct pre){ .ev = { fd, pre_io }, .x = { fd, NULL, NULL }, .tm = { 0, 0, pre_timeout }, .w = w,
+			   .tls_port = tls_port, .proxy = (uint8_t)proxy,
+			   .alt_port = (tls_port && !cfg.no_h3 && !cfg.no_alt_svc) ? tls_port : 0 };
 	list_add(&w->hs, &h->node);
 	conn_open(w);
 	if (loop_watch(&w->loop, &h->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0 ||
 	    loop_arm(&w->loop, &h->tm, w->loop.now_us + cfg.head_ms * 1000) < 0) {
-		hs_close(h);
+		pre_close(h, SPR_ERROR);
 		return 0;
 	}
-	/* WHY: with TCP_DEFER_ACCEPT the ClientHello is already there */
-	hs_step(h);
+	/* WHY: with TCP_DEFER_ACCEPT the first bytes are already there */
+	pre_step(h);
 	return 0;
 }
 
-static void hs_close_all(struct worker *w)
+static void pre_close_all(struct worker *w)
 {
-	while (!list_empty(&w->hs))
-		hs_close(list_elem(w->hs.next, struct tlshs, node));
+	while (!list_empty(&w->hs)) {
+		struct pre *h = list_elem(w->hs.next, struct pre, node);
+
+		if (h->linger)
+			pre_end(h);
+		else
+			pre_close(h, SPR_DRAIN);
+	}
 }
 
 /* ---------- connections ---------- */
 
-int sess_accept(struct worker *w, int fd, uint16_t tls_port)
+int sess_accept(struct worker *w, int fd, uint16_t tls_port, int proxy)
 {
 	struct xprt x = { fd, NULL, NULL };
 
-	if (tls_port)
-		return hs_start(w, fd, tls_port);
+	if (tls_port || proxy)
+		return pre_start(w, fd, tls_port, proxy);
 	conn_open(w);
 	if (protocols[P_H1]->start(w, &x, &(struct handoff){ 0 }) < 0) {
 		ctr_add(&w->st.conns, (uint64_t)-1);
@@ -228,16 +351,16 @@ int sess_accept(struct worker *w, int fd, uint16_t tls_port)
 void sess_drain(struct worker *w)
 {
 	w->draining = 1;
-	hs_close_all(w);
+	pre_close_all(w);
 	for (int i = 0; i < P_MAX; i++)
 		protocols[i]->drain(w);
 }
 
 void sess_thread_free(struct worker *w)
 {
-	hs_close_all(w);
+	pre_close_all(w);
 	for (struct list *n; (n = list_pop(&w->free_hs));)
-		free(list_elem(n, struct tlshs, node));
+		free(list_elem(n, struct pre, node));
 	for (int i = 0; i < P_MAX; i++)
 		protocols[i]->close_all(w);
 	/* WHY here: what the ring still does ends, so that no protocol frees a

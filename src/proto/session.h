@@ -27,11 +27,12 @@ void sess_thread_free(struct worker *w);
 /* the protocols' own sockets on <la> (QUIC on its TLS port) */
 int sess_listen(struct worker *w, const struct listen_addr *la);
 
-/* An accepted socket <fd>, from the TLS port <tls_port> or the clear one
- * (0): a TLS handshake then the protocol ALPN chose, or HTTP/1.x at once
- * (which may switch to h2c). Counted for -n from here; -1: the caller
- * closes <fd>, nothing was counted. */
-int sess_accept(struct worker *w, int fd, uint16_t tls_port);
+/* An accepted socket <fd>, from the TLS port <tls_port> or a clear one
+ * (0), of a listener that takes a PROXY header first (<proxy>) or not: the
+ * header, a TLS handshake then the protocol ALPN chose, or HTTP/1.x (which
+ * may switch to h2c). Counted for -n from here; -1: the caller closes
+ * <fd>, nothing was counted. */
+int sess_accept(struct worker *w, int fd, uint16_t tls_port, int proxy);
 /* A protocol hands its connection to the protocol <id> (the h2 preface,
  * Upgrade: h2c). Returns 0, or -1 when <id> could not take it. */
 int sess_switch(struct worker *w, enum proto_id id, struct xprt *x, const struct handoff *h);

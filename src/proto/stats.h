@@ -18,7 +18,12 @@ enum st_proto { SP_H1, SP_H1TLS, SP_H2C, SP_H2, SP_H3, SP_MAX };
 enum st_close { SC_PEER, SC_SERVER, SC_IDLE, SC_TIMEOUT, SC_FAULT, SC_BAD, SC_ERROR, SC_DRAIN, SC_MAX,
 		SC_UNSET = 0xff };
 
+/* why a connection ended before its protocol took it */
+enum st_pre { SPR_PROXY_BAD, SPR_PROXY_TIMEOUT, SPR_TLS_FAILED, SPR_TLS_TIMEOUT, SPR_PEER, SPR_DRAIN, SPR_ERROR,
+	      SPR_MAX };
+
 extern const char *const st_proto_names[SP_MAX];
+extern const char *const st_pre_names[SPR_MAX];
 extern const uint64_t st_time_le_us[ST_TIME_B - 1];
 extern const uint64_t st_rpc_le[ST_RPC_B - 1];
 extern const uint16_t st_bad_codes[ST_BAD_B - 1];
@@ -53,6 +58,8 @@ struct wstats {
 	counter bad[ST_BAD_B];             /* HTTP/1 requests refused by the parser */
 	counter fault_reset, fault_close;  /* x= and X= carried out */
 	counter tls[2][2];                 /* TLS handshakes: [1.3][resumed] */
+	counter pre_close[SPR_MAX];        /* closed before a protocol, by reason */
+	counter proxy_hdr[2];              /* PROXY headers taken, v1 and v2 */
 	counter h2_goaway[ST_H2E_B];       /* GOAWAY sent, by error code */
 	counter h2_rst_sent[ST_H2E_B], h2_rst_recv[ST_H2E_B];
 	counter quic_vn, quic_retry, quic_reset, quic_dropped; /* datagrams answered so, or dropped */

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "log.h"
 #include "tls.h"
+#include "tls_auth.h"
 #include "tls_bio.h"
 #include "tls_ctx.h"
 
@@ -39,6 +40,8 @@ static void san_list(char *buf, size_t len)
 	for (int i = 0; i < cfg.naddrs && n < len; i++) {
 		const struct listen_addr *la = &cfg.addrs[i];
 
+		if (la->ss.ss_family == AF_UNIX)
+			continue;
 		if (!la->any && !san_seen(i, la->text))
 			n += (size_t)snprintf(buf + n, len - n, ",IP:%s", la->text);
 		if (n < len && la->host[0] && !san_seen(i, la->host))
@@ -170,6 +173,8 @@ static int generate(void)
 		X509 *x = make_cert(keys[i]);
 
 		r = x ? use_pair(x, keys[i], i, what[i]) : -1;
+		if (!x)
+			log_err("cannot make the %s certificate", what[i]);
 		X509_free(x);
 	}
 	EVP_PKEY_free(keys[0]);
@@ -233,6 +238,8 @@ int tls_init(void)
 	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
 	SSL_CTX_set_alpn_select_cb(ctx, alpn_cb, NULL);
+	if (tls_auth_openssl(ctx) < 0)
+		return -1;
 	return cfg.cert ? load_files() : generate();
 }
 

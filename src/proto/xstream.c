@@ -16,7 +16,7 @@
 static void xs_timer_cb(struct loop *l, struct timer *t);
 
 void xs_init(struct xstream *s, struct worker *w, const struct xs_ops *ops, enum st_proto sp, uint32_t nreq,
-	     struct alog_peer peer)
+	     struct cpeer peer)
 {
 	s->flags = 0;
 	s->tm = (struct timer){ 0, 0, xs_timer_cb };
@@ -128,6 +128,7 @@ void xs_headers_done(struct xstream *s, struct rng *r)
 		ex_refuse(&s->ex, 431, "request header list could not be stored (out of memory)");
 	else
 		ex_plan(&s->ex, &cfg.gen, r);
+	rq->client = cinfo_for(s->peer, &s->ex);
 }
 
 int xs_answer_now(const struct xstream *s, int end)

@@ -55,7 +55,7 @@ struct xstream {
 	struct worker *w;    /* its worker: counters, access log */
 	uint8_t sp;          /* enum st_proto, for them */
 	uint32_t nreq;       /* its number on the connection, from 1 */
-	struct alog_peer peer; /* for the access log */
+	struct cpeer peer;   /* who: X-Client, the access log */
 	uint64_t body_read;  /* request body bytes received */
 	/* request header text "name: value\r\n"..., and what we read of it */
 	char *hb;
@@ -66,7 +66,7 @@ struct xstream {
 };
 
 void xs_init(struct xstream *s, struct worker *w, const struct xs_ops *ops, enum st_proto sp, uint32_t nreq,
-	     struct alog_peer peer);
+	     struct cpeer peer);
 void xs_release(struct xstream *s);
 
 /* Records one request header (lower-case name). Returns 0, or -1 when it

@@ -1,8 +1,10 @@
 /* hxterm's entry point: configuration, prebuilt bodies, workers, signals. */
+#include <errno.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "alog.h"
@@ -24,16 +26,32 @@ static void announce(void)
 		const struct listen_addr *la = &cfg.addrs[i];
 		char name[160];
 
+		const char *pp = la->proxy ? ", PROXY protocol first" : "";
+
 		listen_name(la, la->clear_port, name, sizeof(name));
-		log_info("listening on %s (HTTP/1.x, h2c)", name);
+		log_info("listening on %s (HTTP/1.x, h2c%s)", name, pp);
 		if (!la->tls_port)
 			continue;
 		listen_name(la, la->tls_port, name, sizeof(name));
-		log_info("listening on %s (TLS: HTTP/1.1, h2%s)", name,
-			 cfg.no_h3 ? "" : "; UDP: HTTP/3");
+		log_info("listening on %s (TLS: HTTP/1.1, h2%s%s)", name, pp,
+			 cfg.no_h3 ? "" : la->proxy ? "; UDP: HTTP/3, no PROXY header" : "; UDP: HTTP/3");
 	}
 	log_info("%s ready, %d thread%s, id=%s", "hxterm " HX_VERSION, cfg.threads,
 		 cfg.threads > 1 ? "s" : "", cfg.name);
+}
+
+/* --finish/--terminate (httpterm's -sf/-st), once this one serves: the old
+ * instances drain (one SIGTERM) or stop at once (a second one) */
+static void replace_old(void)
+{
+	for (int round = 0; round < 1 + cfg.replace_now; round++) {
+		if (round)
+			usleep(50000); /* WHY: two signals at once would merge into one */
+		for (int i = 0; i < cfg.nreplace; i++)
+			if (kill(cfg.replace_pids[i], SIGTERM) < 0 && !round)
+				log_err("--%s: pid %d: %s", cfg.replace_now ? "terminate" : "finish", cfg.replace_pids[i],
+					strerror(errno));
+	}
 }
 
 /* SIGUSR1: the figures of /stats.json, on stderr */
@@ -97,10 +115,15 @@ int main(int argc, char **argv)
 
 	if (r)
 		return r > 0 ? 0 : 2;
-	if (!cfg.naddrs) {
-		const char *why;
-
-		cfg.naddrs = listen_parse(":8000:8443", cfg.addrs, CFG_MAX_LISTEN, &why);
+	if (cfg.dump) {
+		config_dump(stdout);
+		return 0;
+	}
+	if (cfg.check) {
+		log_info("the command line is valid");
+		return 0;
+	}
+	if (cfg.listen_default) {
 		log_info("no -L given: listening on every interface, :8000 (clear) and :8443 "
 			 "(TLS, QUIC), any request may ask up to --max-size %llu bytes and "
 			 "--max-wait %llu ms; for this machine alone: -L 127.0.0.1:8000:8443",
@@ -133,6 +156,7 @@ int main(int argc, char **argv)
 	announce();
 	if (daemon_ready(cfg.pidfile) < 0)
 		return 2;
+	replace_old();
 	run_until_stopped();
 	/* WHY the stats thread first: it reads the workers' counters, which
 	 * workers_join() frees */

@@ -22,6 +22,7 @@ struct tot {
 	uint64_t bad[ST_BAD_B], fault_reset, fault_close, tls[2][2];
 	uint64_t goaway[ST_H2E_B], rst_sent[ST_H2E_B], rst_recv[ST_H2E_B];
 	uint64_t quic_vn, quic_retry, quic_reset, quic_dropped;
+	uint64_t pre_close[SPR_MAX], proxy_hdr[2];
 };
 
 static int64_t started_ns;
@@ -74,6 +75,10 @@ static void sum(struct tot *T)
 		for (int v = 0; v < 2; v++)
 			for (int r = 0; r < 2; r++)
 				T->tls[v][r] += ctr_get(&w->tls[v][r]);
+		for (int r = 0; r < SPR_MAX; r++)
+			T->pre_close[r] += ctr_get(&w->pre_close[r]);
+		for (int v = 0; v < 2; v++)
+			T->proxy_hdr[v] += ctr_get(&w->proxy_hdr[v]);
 		for (int i = 0; i < ST_H2E_B; i++) {
 			T->goaway[i] += ctr_get(&w->h2_goaway[i]);
 			T->rst_sent[i] += ctr_get(&w->h2_rst_sent[i]);
@@ -224,6 +229,16 @@ static void metrics_conns(struct sbuf *b, const struct tot *T)
 		for (int r = 0; r < 2; r++)
 			put(b, "hxterm_tls_handshakes_total{version=\"%s\",resumed=\"%s\"} %llu\n", v ? "1.3" : "1.2",
 			    r ? "true" : "false", (unsigned long long)T->tls[v][r]);
+	head(b, "hxterm_proxy_headers_total", "counter", "PROXY protocol headers taken, by version.");
+	for (int v = 0; v < 2; v++)
+		put(b, "hxterm_proxy_headers_total{version=\"%d\"} %llu\n", v + 1, (unsigned long long)T->proxy_hdr[v]);
+	head(b, "hxterm_early_closes_total", "counter",
+	     "TCP connections closed before a protocol took them, by reason: a PROXY header bad or missing, or not "
+	     "whole in time (--head-timeout); a TLS handshake failed, or not done in time; the peer left; a drain; "
+	     "an error.");
+	for (int r = 0; r < SPR_MAX; r++)
+		put(b, "hxterm_early_closes_total{reason=\"%s\"} %llu\n", st_pre_names[r],
+		    (unsigned long long)T->pre_close[r]);
 }
 
 static void metrics_faults(struct sbuf *b, const struct tot *T)
@@ -360,6 +375,11 @@ void stats_json(struct sbuf *b)
 	put(b, ", \"tls_handshakes\": {\"1.2\": %llu, \"1.3\": %llu, \"resumed\": %llu}",
 	    (unsigned long long)(T.tls[0][0] + T.tls[0][1]), (unsigned long long)(T.tls[1][0] + T.tls[1][1]),
 	    (unsigned long long)(T.tls[0][1] + T.tls[1][1]));
+	put(b, ", \"proxy_headers\": {\"v1\": %llu, \"v2\": %llu}, \"early_closes\": {",
+	    (unsigned long long)T.proxy_hdr[0], (unsigned long long)T.proxy_hdr[1]);
+	for (int r = 0; r < SPR_MAX; r++)
+		put(b, "%s\"%s\": %llu", r ? ", " : "", st_pre_names[r], (unsigned long long)T.pre_close[r]);
+	put(b, "}");
 	put(b, ", \"h2_goaways_sent\": {");
 	for (int i = 0; i < ST_H2E_B; i++)
 		put(b, "%s\"%s\": %llu", i ? ", " : "", st_h2e_names[i], (unsigned long long)T.goaway[i]);

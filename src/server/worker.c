@@ -1,5 +1,6 @@
 /* Worker threads: one loop each, shared nothing; listeners, start, drain, stop. The protocols are the session layer's. */
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -27,6 +28,7 @@ struct listener {
 	struct ev ev;
 	uint16_t port;
 	uint8_t tls;         /* the TLS port: h1 or h2 by ALPN */
+	uint8_t proxy;       /* a PROXY header comes first */
 };
 
 /* a worker thread: what the protocols see, and the server's own part */
@@ -43,6 +45,10 @@ struct wthread {
 static atomic_int hx_stop;  /* leave now */
 static atomic_int hx_drain; /* stop accepting, finish what is in flight */
 static atomic_int running;  /* workers still in their loop */
+/* WHY one socket: a Unix socket cannot be bound once per worker
+ * (SO_REUSEPORT is for TCP and UDP); each worker watches its own dup */
+static int unix_fd[CFG_MAX_LISTEN];
+static ino_t unix_ino[CFG_MAX_LISTEN];
 static struct wthread *workers;
 static struct ev stop_ev;
 
@@ -111,7 +117,7 @@ static void accept_cb(struct loop *l, struct ev *e, uint32_t events)
 		}
 		if (cfg.debug)
 			log_debug("thread %d: accepted fd %d on port %u", t->w.id, fd, lst->port);
-		if (sess_accept(&t->w, fd, lst->tls ? lst->port : 0) < 0)
+		if (sess_accept(&t->w, fd, lst->tls ? lst->port : 0, lst->proxy) < 0)
 			close(fd);
 	}
 }
@@ -160,19 +166,22 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static int worker_listen_one(struct wthread *t, const struct listen_addr *la, uint16_t port, int tls)
+static int worker_listen_one(struct wthread *t, int i, uint16_t port, int tls)
 {
+	const struct listen_addr *la = &cfg.addrs[i];
 	struct listener *l = &t->lst[t->nlst];
 	char name[160];
-	int fd = listen_tcp(la, port);
+	int ux = la->ss.ss_family == AF_UNIX;
+	int fd = ux ? fcntl(unix_fd[i], F_DUPFD_CLOEXEC, 0) : listen_tcp(la, port);
 
 	if (fd < 0) {
 		listen_name(la, port, name, sizeof(name));
 		log_err("cannot listen on %s: %s", name, strerror(errno));
 		return -1;
 	}
-	conn_setup(fd);
-	*l = (struct listener){ .ev = { fd, accept_cb }, .port = port, .tls = (uint8_t)tls };
+	if (!ux)
+		conn_setup(fd);
+	*l = (struct listener){ .ev = { fd, accept_cb }, .port = port, .tls = (uint8_t)tls, .proxy = la->proxy };
 	t->nlst++;
 	return loop_watch(&t->w.loop, &l->ev, EPOLLIN);
 }
@@ -182,8 +191,8 @@ static int worker_listen(struct wthread *t)
 	for (int i = 0; i < cfg.naddrs; i++) {
 		const struct listen_addr *la = &cfg.addrs[i];
 
-		if (worker_listen_one(t, la, la->clear_port, 0) < 0 ||
-		    (la->tls_port && worker_listen_one(t, la, la->tls_port, 1) < 0) ||
+		if (worker_listen_one(t, i, la->clear_port, 0) < 0 ||
+		    (la->tls_port && worker_listen_one(t, i, la->tls_port, 1) < 0) ||
 		    sess_listen(&t->w, la) < 0)
 			return -1;
 	}
@@ -227,6 +236,8 @@ static int ports_free(void)
 	for (int i = 0; i < cfg.naddrs && !cfg.share_port; i++) {
 		const struct listen_addr *la = &cfg.addrs[i];
 
+		if (la->ss.ss_family == AF_UNIX)
+			continue; /* WHY: listen_unix() refuses a socket another process answers on */
 		if (port_free(la, la->clear_port, SOCK_STREAM) < 0 ||
 		    (la->tls_port && port_free(la, la->tls_port, SOCK_STREAM) < 0) ||
 		    (la->tls_port && !cfg.no_h3 && port_free(la, la->tls_port, SOCK_DGRAM) < 0))
@@ -235,9 +246,40 @@ static int ports_free(void)
 	return 0;
 }
 
+/* the Unix sockets, once for every worker */
+static int unix_listen(void)
+{
+	for (int i = 0; i < cfg.naddrs; i++) {
+		const struct listen_addr *la = &cfg.addrs[i];
+		char name[160];
+
+		unix_fd[i] = -1;
+		if (la->ss.ss_family != AF_UNIX)
+			continue;
+		if ((unix_fd[i] = listen_unix(la, cfg.nreplace > 0, &unix_ino[i])) < 0) {
+			listen_name(la, 0, name, sizeof(name));
+			log_err("cannot listen on %s: %s%s", name, strerror(errno),
+				errno == EADDRINUSE ? " (another process answers on it)" :
+				errno == EEXIST ? " (the path exists and is no socket)" : "");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void unix_close(void)
+{
+	for (int i = 0; i < cfg.naddrs; i++)
+		if (unix_fd[i] >= 0) {
+			listen_unix_remove(&cfg.addrs[i], unix_ino[i]);
+			close(unix_fd[i]);
+			unix_fd[i] = -1;
+		}
+}
+
 int workers_start(void)
 {
-	if (ports_free() < 0)
+	if (ports_free() < 0 || unix_listen() < 0)
 		return -1;
 	stop_ev = (struct ev){ eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), stop_cb };
 	workers = calloc((size_t)cfg.threads, sizeof(*workers));
@@ -286,6 +328,7 @@ void workers_join(void)
 	}
 	close(stop_ev.fd);
 	free(workers);
+	unix_close();
 }
 
 void workers_stop(void)

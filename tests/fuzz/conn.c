@@ -1,4 +1,4 @@
-/* libFuzzer driver: whole byte streams into one real connection (HTTP/1, and HTTP/2 after the preface). */
+/* libFuzzer driver: whole byte streams into one real connection (HTTP/1, HTTP/2 after the preface, a PROXY header first when bit 7 of the first byte is set). */
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -46,12 +46,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int sv[2];
 	size_t off = 1, step;
 	int h2 = size && (data[0] & 1);
+	int proxy = size && (data[0] & 0x80); /* WHY bit 7: the step reads bits 1 to 6 */
 
 	if (!ready)
 		setup();
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) < 0)
 		return 0;
-	if (sess_accept(&w, sv[0], 0) < 0) {
+	if (sess_accept(&w, sv[0], 0, proxy) < 0) {
 		close(sv[0]);
 		close(sv[1]);
 		return 0;

@@ -29,24 +29,9 @@ sub run {
 }
 
 sub spawn {
-    my @cmd = @_;
-    my $pid = fork // die;
-    if (!$pid) {
-        open STDOUT, '>', "$dir/kid.out";
-        open STDERR, '>&', \*STDOUT;
-        exec @cmd or POSIX::_exit(127);
-    }
+    my $pid = spawn_bg("$dir/kid.out", @_);
     push @kids, $pid;
     return $pid;
-}
-
-sub wait_port {
-    my ($p) = @_;
-    for (1 .. 100) {
-        return 1 if IO::Socket::INET->new("127.0.0.1:$p");
-        sleep 0.05;
-    }
-    return 0;
 }
 
 # ---------- SNI, --connect-to, --resolve, --cacert against openssl s_server ----------

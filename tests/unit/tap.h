@@ -43,6 +43,12 @@ static inline int tap_ok(int pass, const char *file, int line, const char *fmt, 
 		printf("#          got: '%.*s'\n#     expected: '%s'\n", (int)gl_, (const char *)(got), (want)); \
 } while (0)
 
+#define is_str(got, want, ...) do { \
+	const char *gs_ = (got), *ws_ = (want); \
+	if (!ok(!strcmp(gs_, ws_), __VA_ARGS__)) \
+		printf("#          got: '%s'\n#     expected: '%s'\n", gs_, ws_); \
+} while (0)
+
 static inline int done_testing(void)
 {
 	printf("1..%d\n", tap_n);

@@ -10,7 +10,7 @@ use POSIX ();
 use Exporter 'import';
 
 our @EXPORT = qw(start_hx stop_hx hx_port hx_pid hx_tls_port raw_exchange connect_hx read_all
-                 parse_responses pattern_ok pattern get_hdr curl_hx free_port);
+                 parse_responses pattern_ok pattern get_hdr curl_hx free_port spawn_bg wait_port);
 
 my $bin = $ENV{HXTERM} // 'build/hxterm';
 my ($pid, $port, $tls_port);
@@ -75,6 +75,34 @@ sub stop_hx {
 }
 
 END { stop_hx() if $pid }
+
+my @spawned;
+
+# Starts <@cmd> in the background, stdout and stderr to the file <out>;
+# returns its pid. Whatever is still running at exit gets SIGTERM.
+sub spawn_bg {
+    my ($out, @cmd) = @_;
+    my $kid = fork // die "fork: $!";
+    if (!$kid) {
+        open STDOUT, '>', $out;
+        open STDERR, '>&', \*STDOUT;
+        exec @cmd or POSIX::_exit(127);
+    }
+    push @spawned, $kid;
+    return $kid;
+}
+
+END { kill 'TERM', @spawned if @spawned }
+
+# Waits up to 5 s for a TCP listener on 127.0.0.1:<p>: 1, or 0
+sub wait_port {
+    my ($p) = @_;
+    for (1 .. 100) {
+        return 1 if IO::Socket::INET->new("127.0.0.1:$p");
+        sleep 0.05;
+    }
+    return 0;
+}
 
 sub connect_hx {
     my $c = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => shift // $port,
