@@ -284,37 +284,44 @@ int compat_argv(int argc, char **argv, int (*takes_arg)(const char *opt), int *o
 	struct vec o = { 0 };
 
 	if (push(&o, argv[0]) < 0)
-		return -1;
+		goto fail;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
 		int used, r;
 
 		if (!strcmp(a, "-sf") || !strcmp(a, "-st")) {
 			if (map_pids(&o, a, argc, argv, &i) < 0)
-				return -1;
+				goto fail;
 			continue;
 		}
 		if (!strcmp(a, "--tcp-bind-opts") || !strcmp(a, "--quic-bind-opts")) {
-			if (!next)
-				return log_err("%s: expected the bind options", a), -1;
+			if (!next) {
+				log_err("%s: expected the bind options", a);
+				goto fail;
+			}
 			if (map_bind(a, next, a[2] == 't') < 0)
-				return -1;
+				goto fail;
 			i++;
 			continue;
 		}
 		if ((r = map_short(&o, a, next, &used)) < 0)
-			return -1;
+			goto fail;
 		if (r) {
 			i += used;
 			continue;
 		}
 		if (push(&o, a) < 0)
-			return -1;
+			goto fail;
 		/* WHY: an option's value is copied as it is, never read as an option */
 		if (next && takes_arg(a) && !strchr(a, '=') && push(&o, argv[++i]) < 0)
-			return -1;
+			goto fail;
 	}
 	*outc = o.n;
 	*out = o.v;
 	return 0;
+fail:
+	for (int i = 0; i < o.n; i++)
+		free(o.v[i]);
+	free(o.v);
+	return -1;
 }

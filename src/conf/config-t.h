@@ -45,6 +45,8 @@ struct config {
 	const char *key;            /* --key */
 	const char *client_ca;      /* --client-ca: CAs of client certificates */
 	int client_cert;            /* --client-cert: CC_OFF, CC_REQUEST, CC_REQUIRE */
+	const char *ticket_keys;    /* --ticket-keys: session-ticket keys file */
+	int early_data;             /* --early-data: TLS 1.3 0-RTT */
 	uint32_t h2_streams;        /* --h2-streams: SETTINGS_MAX_CONCURRENT_STREAMS */
 	uint32_t h2_window;         /* --h2-window: SETTINGS_INITIAL_WINDOW_SIZE */
 	uint32_t h2_conn_window;    /* --h2-conn-window */

@@ -24,7 +24,7 @@ enum {
 	O_SNDBUF, O_SPLICE, O_NO_SPLICE, O_MAX_URI, O_MAX_HDRS, O_MAX_BODY,
 	O_IDLE, O_HEAD_TMO, O_BODY_TMO, O_SEND_TMO, O_CERT, O_KEY,
 	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_URING, O_QUIC_RETRY, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_ENC_TABLE, O_H2_RESETS, O_STATS, O_SHARE_PORT, O_PIDFILE, O_ALOG, O_ALOG_SAMPLE,
-	O_CLIENT_CA, O_CLIENT_CERT, O_CHECK, O_DUMP, O_FINISH, O_TERMINATE,
+	O_CLIENT_CA, O_CLIENT_CERT, O_CHECK, O_DUMP, O_FINISH, O_TERMINATE, O_TICKET_KEYS, O_EARLY_DATA,
 };
 
 static const struct option longopts[] = {
@@ -71,6 +71,8 @@ static const struct option longopts[] = {
 	{ "client-ca", required_argument, NULL, O_CLIENT_CA },
 	{ "client-cert", required_argument, NULL, O_CLIENT_CERT },
 	{ "check", no_argument, NULL, O_CHECK },
+	{ "ticket-keys", required_argument, NULL, O_TICKET_KEYS },
+	{ "early-data", no_argument, NULL, O_EARLY_DATA },
 	{ "dump-config", no_argument, NULL, O_DUMP },
 	{ "finish", required_argument, NULL, O_FINISH },
 	{ "terminate", required_argument, NULL, O_TERMINATE },
@@ -125,6 +127,13 @@ void config_usage(FILE *f)
 "  --client-cert request|require  a client without one is served (request,\n"
 "                       the default with --client-ca: cert=none) or refused\n"
 "                       with the alert certificate required (require)\n"
+"  --ticket-keys <file> TLS session-ticket keys, base64 of 48 or 80 bytes a line\n"
+"                       (the first seals new tickets, all open them): every\n"
+"                       instance given the file resumes the others' sessions;\n"
+"                       SIGHUP reads it again (rotation)\n"
+"  --early-data         take TLS 1.3 early data (0-RTT, TCP): requests in it\n"
+"                       say early=1 in X-rsp. Early data can be replayed by\n"
+"                       anyone who saw it: for tests only\n"
 "  --check              check the command line, then exit (httpterm's -c)\n"
 "  --dump-config        print the effective configuration as options, then\n"
 "                       exit (haterm's -C)\n"
@@ -404,6 +413,8 @@ static int opt_one(int c, const char *arg)
 	case O_CLIENT_CA: cfg.client_ca = arg; return 0;
 	case O_CLIENT_CERT: return opt_client_cert(arg);
 	case O_CHECK: cfg.check = 1; return 0;
+	case O_TICKET_KEYS: cfg.ticket_keys = arg; return 0;
+	case O_EARLY_DATA: cfg.early_data = 1; return 0;
 	case O_DUMP: cfg.dump = 1; return 0;
 	case O_FINISH: case O_TERMINATE: return opt_replace(c == O_TERMINATE, arg);
 	case O_SPLICE: cfg.splice = 1; return 0;

@@ -90,6 +90,8 @@ void config_dump(FILE *f)
 	str(f, "--client-ca", cfg.client_ca);
 	if (cfg.client_cert)
 		fprintf(f, "--client-cert %s\n", cfg.client_cert == CC_REQUIRE ? "require" : "request");
+	str(f, "--ticket-keys", cfg.ticket_keys);
+	flag(f, cfg.early_data, "--early-data");
 	dump_tunables(f);
 	flag(f, cfg.no_h3, "--no-h3");
 	flag(f, cfg.quic_retry, "--quic-retry");

@@ -10,6 +10,7 @@
 /* request flags */
 #define RQ_HEAD      0x01 /* HEAD: no body, same headers */
 #define RQ_CAN_CHUNK 0x02 /* the protocol can frame a body without a length */
+#define RQ_EARLY     0x04 /* it came in TLS early data (0-RTT): X-rsp says early=1 */
 
 struct hreq {
 	uint32_t flags;

@@ -108,6 +108,8 @@ static char *add_timing(struct hresp *rs, char *b, const struct hreq *rq,
 	b = fmt_lit(b, ", code=");
 	b = fmt_u64(b, rs->status);
 	b = rs->cache ? fmt_lit(b, ", cache=1, ") : fmt_lit(b, ", cache=0, ");
+	if (rq->flags & RQ_EARLY)
+		b = fmt_lit(b, "early=1, ");
 	if (rs->chunked)
 		b = fmt_lit(b, "chunked, ");
 	b = fmt_lit(b, "size=");

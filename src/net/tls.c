@@ -34,6 +34,32 @@ int tls_handshake(SSL *ssl)
 	return -1;
 }
 
+int tls_read_early(SSL *ssl, char *buf, size_t *len)
+{
+	for (;;) {
+		size_t n = 0;
+		int r = SSL_read_early_data(ssl, buf + *len, TLS_EARLY_MAX - *len, &n);
+
+		*len += n;
+		if (r == SSL_READ_EARLY_DATA_FINISH)
+			return 1;
+		if (r == SSL_READ_EARLY_DATA_SUCCESS)
+			continue;
+		switch (SSL_get_error(ssl, r)) {
+		case SSL_ERROR_WANT_READ:
+		case SSL_ERROR_WANT_WRITE:
+			return 0;
+		}
+		ERR_clear_error();
+		return -1;
+	}
+}
+
+int tls_early_accepted(SSL *ssl)
+{
+	return SSL_get_early_data_status(ssl) == SSL_EARLY_DATA_ACCEPTED;
+}
+
 int tls_is_h2(SSL *ssl)
 {
 	const unsigned char *p;

@@ -88,6 +88,7 @@ struct h1c {
 	struct ist settings; /* HTTP2-Settings of an Upgrade: h2c request */
 	struct exch *ex;     /* the exchange being served, from a pool; NULL idle */
 	struct cinfo *ci;    /* the client beyond the socket (X-Client), or NULL */
+	uint32_t early_left; /* bytes at the start of the input that came as TLS early data */
 
 	/* --io-uring, clear text: the ring transport (x.rio points here) */
 	struct rio rio;

@@ -120,7 +120,8 @@ static void h1_free(struct h1c *c)
 /* the connection goes on as HTTP/2 with the bytes still unread */
 static int h1_handoff(struct h1c *c, const char *buf, size_t len, const struct exch *up)
 {
-	struct handoff h = { buf, len, c->alt_port, up ? c->settings : (struct ist){ NULL, 0 }, up, c->ci };
+	struct handoff h = { .buf = buf, .len = len, .alt_port = c->alt_port,
+			     .settings = up ? c->settings : (struct ist){ NULL, 0 }, .ex = up, .ci = c->ci };
 	/* WHY no ring: that transport is this connection's; HTTP/2 makes its own */
 	struct xprt x = { c->x.fd, c->x.ssl, NULL };
 
@@ -353,7 +354,9 @@ static int h1_got_head(struct h1c *c, int n)
 	c->body_left = in.clen;
 	c->body_read = 0;
 	h1_chunk_init(&c->ck);
-	c->ex->rq.flags = (in.flags & H1I_HEAD ? RQ_HEAD : 0) | (r->minor ? RQ_CAN_CHUNK : 0);
+	c->ex->rq.flags = (in.flags & H1I_HEAD ? RQ_HEAD : 0) | (r->minor ? RQ_CAN_CHUNK : 0) |
+			  (c->nreq == 1 && (uint32_t)n <= c->early_left ? RQ_EARLY : 0);
+	c->early_left = 0; /* WHY: only a first request is told apart (the note in -h) */
 	c->ex->rq.alt_port = c->alt_port;
 	c->ex->rq.head_size = (uint32_t)n - r->skipped;
 	c->ex->rq.target = r->target;
@@ -811,14 +814,27 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->rd = c->wr = c->hend = c->nreq = 0;
 	c->stp = x->ssl ? SP_H1TLS : SP_H1;
 	c->why = SC_UNSET;
-	st_conn_open(&w->st, (enum st_proto)c->stp);
 	c->t_first = 0;
 	c->t_recv = 0;
 	c->last_act = w->loop.now_ms;
 	c->idle_ms = cfg.idle_ms;
 	c->alt_port = h->alt_port;
 	c->ci = h->ci;
+	c->early_left = 0;
 	oq_reset(&c->oq);
+	/* bytes the session read before (TLS early data) are the first input */
+	if (h->len) {
+		if (h->len > c->in_size || h1_buffers_take(c) < 0) {
+			c->ci = NULL; /* WHY: the caller still owns it */
+			h1_buffers_put(c);
+			list_add(&h1w(w)->free, &c->node);
+			return -1;
+		}
+		memcpy(c->in, h->buf, h->len);
+		c->wr = (uint32_t)h->len;
+		c->early_left = h->early ? (uint32_t)h->len : 0;
+	}
+	st_conn_open(&w->st, (enum st_proto)c->stp);
 	list_add(&h1w(w)->conns, &c->node);
 	/* WHY: the listener defers accept until the request is there, so it is
 	 * read at once; a Connection: close exchange then ends before epoll

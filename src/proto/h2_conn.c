@@ -30,6 +30,7 @@
 #define H2C_DEAD     0x04
 #define H2C_BLOCKED  0x08 /* nghttp2 wanted to send but the queue was full */
 #define H2C_RDHUP    0x10 /* the peer shut its side: read on to EOF */
+#define H2C_EARLY    0x20 /* reading TLS early data: its streams say early=1 */
 
 #define H2_SCAN_MS   1000 /* how often open streams are checked for stalls */
 
@@ -274,6 +275,8 @@ static int begin_headers_cb(nghttp2_session *sess, const nghttp2_frame *frame, v
 	s = h2s_get(c, frame->hd.stream_id);
 	if (!s)
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+	if (c->flags & H2C_EARLY)
+		s->x.flags |= XS_EARLY;
 	nghttp2_session_set_stream_user_data(sess, frame->hd.stream_id, s);
 	return 0;
 }
@@ -822,6 +825,8 @@ static int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->ci = h->ci;
 	c->last_act = w->loop.now_ms;
 	oq_reset(&c->oq);
+	if (h->early)
+		c->flags |= H2C_EARLY;
 	if (h2c_session(c) < 0 || (h->ex && h2c_upgrade(c, h) < 0) ||
 	    (h->len && nghttp2_session_mem_recv(c->sess, (const uint8_t *)h->buf, h->len) < 0)) {
 		c->ci = NULL; /* WHY: the caller still owns it */
@@ -830,6 +835,7 @@ static int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 		list_add(&h2w(w)->free, &c->node);
 		return -1;
 	}
+	c->flags &= ~H2C_EARLY;
 	c->x = *x;
 	/* WHY: on the ring, clear text reads and sends through it (h1 had it
 	 * there too, so epoll never had the socket); else the socket may be

@@ -20,6 +20,7 @@ enum proto_id { P_H1, P_H2, P_H3, P_MAX };
 struct handoff {
 	const char *buf;             /* bytes already read, <len> of them */
 	size_t len;
+	uint8_t early;               /* they came as TLS early data (0-RTT) */
 	uint16_t alt_port;           /* announce h3 on this UDP port (TLS), 0: no */
 	struct ist settings;         /* an h2c Upgrade: HTTP2-Settings */
 	const struct exch *ex;       /* an h2c Upgrade: the exchange that goes on */

@@ -39,6 +39,9 @@ struct pre {
 	uint16_t alt_port;
 	uint8_t proxy;       /* the PROXY header is still to read */
 	uint8_t linger;      /* the handshake failed: its alert read, then close */
+	uint8_t early_done;  /* --early-data: the early phase is over */
+	uint32_t early_len;
+	char *early;         /* --early-data: what came in it, or NULL */
 	struct cinfo *ci;    /* what the PROXY header said, NULL: nothing */
 	struct list node;    /* on w->hs, or w->free_hs */
 };
@@ -141,6 +144,8 @@ static void pre_end(struct pre *h)
 	close(h->x.fd);
 	free(h->ci);
 	h->ci = NULL;
+	free(h->early);
+	h->early = NULL;
 	pre_unlink(h);
 	sess_conn_gone(w);
 }
@@ -203,13 +208,16 @@ static void pre_done(struct pre *h)
 {
 	struct worker *w = h->w;
 	struct xprt x = h->x;
-	struct handoff ho = { .alt_port = h->alt_port, .ci = h->ci };
+	struct handoff ho = { .alt_port = h->alt_port, .ci = h->ci, .buf = h->early, .len = h->early_len };
+	char *early = h->early;
 	enum proto_id id = x.ssl && tls_is_h2(x.ssl) ? P_H2 : P_H1;
 	char subj[512];
 	const char *cert = x.ssl ? pre_cert(x.ssl, subj, sizeof(subj)) : NULL;
 
 	if (x.ssl)
 		ctr_add(&w->st.tls[SSL_version(x.ssl) == TLS1_3_VERSION][SSL_session_reused(x.ssl)], 1);
+	ho.early = early && h->early_len && tls_early_accepted(x.ssl);
+	h->early = NULL;
 	if (cert && !ho.ci)
 		ho.ci = cinfo_new(x.fd, NULL, NULL, cert);
 	else if (cert)
@@ -226,6 +234,7 @@ static void pre_done(struct pre *h)
 		close(x.fd);
 		sess_conn_gone(w);
 	}
+	free(early); /* WHY here: start() took a copy of its bytes */
 }
 
 /* the PROXY header, peeked then taken whole so that what follows it (a
@@ -270,6 +279,19 @@ static void pre_step(struct pre *h)
 		return pre_done(h);
 	if (!h->x.ssl && !(h->x.ssl = tls_new(h->x.fd)))
 		return pre_close(h, SPR_ERROR);
+	if (cfg.early_data && !h->early_done) {
+		size_t n = h->early_len;
+
+		if (!h->early && !(h->early = malloc(TLS_EARLY_MAX)))
+			return pre_close(h, SPR_ERROR);
+		r = tls_read_early(h->x.ssl, h->early, &n);
+		h->early_len = (uint32_t)n;
+		if (r < 0)
+			return pre_linger(h, SPR_TLS_FAILED);
+		if (!r)
+			return;
+		h->early_done = 1;
+	}
 	r = tls_handshake(h->x.ssl);
 	if (r < 0)
 		pre_linger(h, SPR_TLS_FAILED);

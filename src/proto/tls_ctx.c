@@ -15,6 +15,7 @@
 #include "tls.h"
 #include "tls_auth.h"
 #include "tls_bio.h"
+#include "tls_keys.h"
 #include "tls_ctx.h"
 
 #define MAX_CERTS 2
@@ -238,7 +239,7 @@ int tls_init(void)
 	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
 	SSL_CTX_set_alpn_select_cb(ctx, alpn_cb, NULL);
-	if (tls_auth_openssl(ctx) < 0)
+	if (tls_auth_openssl(ctx) < 0 || tls_keys_setup(ctx) < 0)
 		return -1;
 	return cfg.cert ? load_files() : generate();
 }
@@ -247,6 +248,7 @@ void tls_free(void)
 {
 	SSL_CTX_free(ctx);
 	ctx = NULL;
+	tls_keys_free();
 	tls_bio_free();
 	for (int i = 0; i < MAX_CERTS; i++) {
 		free(cert_pem[i]);

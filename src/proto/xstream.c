@@ -117,7 +117,7 @@ void xs_headers_done(struct xstream *s, struct rng *r)
 	s->flags |= XS_HEADERS;
 	rq->t_head = clock_ns();
 	rq->head_size = s->hb_len;
-	rq->flags = (s->flags & XS_HEAD ? RQ_HEAD : 0) | RQ_CAN_CHUNK;
+	rq->flags = (s->flags & XS_HEAD ? RQ_HEAD : 0) | (s->flags & XS_EARLY ? RQ_EARLY : 0) | RQ_CAN_CHUNK;
 	rq->target = (struct ist){ s->hb + s->path_off, s->path_len };
 	rq->inm = (struct ist){ s->hb + s->inm_off, s->inm_len };
 	rq->xhx = (struct ist){ s->hb + s->xhx_off, s->xhx_len };

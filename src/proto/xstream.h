@@ -24,6 +24,7 @@
 #define XS_EXPECT    0x40 /* Expect: 100-continue */
 #define XS_HEAD      0x80 /* method HEAD */
 #define XS_NOMEM     0x100 /* a request header could not be stored: 431 */
+#define XS_EARLY     0x200 /* its headers came in TLS early data */
 
 struct xstream;
 

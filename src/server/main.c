@@ -18,6 +18,7 @@
 #include "stats_out.h"
 #include "stats_srv.h"
 #include "tls_ctx.h"
+#include "tls_keys.h"
 #include "worker.h"
 
 static void announce(void)
@@ -91,6 +92,7 @@ static void run_until_stopped(void)
 		sig = draining ? sigtimedwait(&set, NULL, &tick) : sigwaitinfo(&set, NULL);
 		if (sig == SIGHUP) {
 			alog_reopen();
+			tls_keys_reload();
 		} else if (sig == SIGUSR1) {
 			report();
 		} else if ((sig == SIGINT || sig == SIGTERM) && !draining) {

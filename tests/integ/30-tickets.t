@@ -1,0 +1,163 @@
+#!/usr/bin/perl
+# Shared session tickets (--ticket-keys): resumption across two hxterm processes and a restart, rotation on SIGHUP; TLS 1.3 early data (--early-data) on HTTP/1.1 and h2, said in X-rsp; openssl s_client and python3-h2 as clients.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use File::Temp qw(tempdir);
+use MIME::Base64;
+use Time::HiRes qw(sleep);
+use POSIX ();
+use HxTest;
+
+my $hxterm = $ENV{HXTERM} // 'build/hxterm';
+my $dir = tempdir(CLEANUP => 1);
+
+sub key_file {
+    my ($path, @keys) = @_;
+    open my $f, '>', $path or die;
+    print $f "# hxterm ticket keys\n", map { "$_\n" } @keys;
+    close $f;
+}
+sub new_key { my $n = shift // 80; return encode_base64(join('', map { chr int rand 256 } 1 .. $n), '') }
+
+my ($k1, $k2, $k48) = (new_key(), new_key(), new_key(48));
+key_file("$dir/a.keys", $k1);
+key_file("$dir/b.keys", $k1);
+open my $r, '>', "$dir/req" or die;
+print $r "GET /?s=3 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+close $r;
+
+# openssl s_client to 127.0.0.1:<port>: (New|Reused, the X-rsp line, early data status, all output)
+sub sclient {
+    my ($port, $args) = @_;
+    my $out = `timeout 10 openssl s_client -connect 127.0.0.1:$port $args -ign_eof < $dir/req 2>&1`;
+    my ($state) = $out =~ /^(New|Reused), TLSv/m;
+    my ($xrsp) = $out =~ /^X-rsp: ([^\r\n]*)/m;
+    my ($early) = $out =~ /^Early data was (accepted|rejected)/m;
+    return ($state // '', $xrsp // '', $early // '', $out);
+}
+
+# a second hxterm, beside the one of HxTest
+sub start_b {
+    my @args = @_;
+    my ($p, $t) = (free_port(), free_port());
+    my $pid = spawn_bg("$dir/b.out", $hxterm, '-q', '-t', '1', '-L', "127.0.0.1:$p:$t", '--no-h3', @args);
+    wait_port($t) or die 'hxterm B did not start';
+    return ($pid, $t);
+}
+
+{
+    my $err = `$hxterm -q --ticket-keys $dir/nothing 2>&1`;
+    like($err, qr/--ticket-keys .*cannot open it/, 'a missing key file: one line');
+    key_file("$dir/bad.keys", 'not-a-key');
+    $err = `$hxterm -q --ticket-keys $dir/bad.keys 2>&1`;
+    like($err, qr/line 2: not base64 of 48 or 80 bytes/, 'a bad key names its line');
+    is($? >> 8, 2, '... and exits 2');
+}
+
+my $port = start_hx('-tls', '-t', '1', '--no-h3', '--ticket-keys', "$dir/a.keys", '--early-data');
+my $tls = hx_tls_port();
+my ($bpid, $btls) = start_b('--ticket-keys', "$dir/b.keys");
+
+# ---------- one fleet, one set of tickets ----------
+{
+    my ($st, $x) = sclient($tls, "-sess_out $dir/s13");
+    is($st, 'New', 'A: a full TLS 1.3 handshake, its ticket saved');
+    like($x, qr/code=200/, 'A answers');
+    ($st) = sclient($btls, "-sess_in $dir/s13");
+    is($st, 'Reused', 'B, another process with the same --ticket-keys, resumes the session A issued');
+    ($st) = sclient($tls, "-tls1_2 -sess_out $dir/s12");
+    is($st, 'New', 'TLS 1.2: a full handshake on A');
+    ($st) = sclient($btls, "-tls1_2 -sess_in $dir/s12");
+    is($st, 'Reused', 'TLS 1.2: B resumes it too');
+    my ($cpid, $ctls) = start_b();
+    ($st) = sclient($ctls, "-sess_in $dir/s13");
+    is($st, 'New', 'a process without the keys cannot resume it (a full handshake, no error)');
+    kill 'TERM', $cpid;
+    waitpid($cpid, 0);
+}
+
+# ---------- early data ----------
+{
+    my ($st, $x, $early) = sclient($tls, "-sess_in $dir/s13 -early_data $dir/req");
+    is($early, 'accepted', '--early-data: the request sent as early data is accepted');
+    like($x, qr/code=200, cache=1, early=1, size=3/, "X-rsp says early=1: $x");
+    ($st, $x) = sclient($tls, "-sess_in $dir/s13");
+    unlike($x, qr/early=/, 'a resumed request not in early data has no early=1');
+    ($st, $x, $early) = sclient($btls, "-sess_in $dir/s13 -early_data $dir/req");
+    is($early, 'rejected', 'B without --early-data rejects it (the client sends the request again)');
+    like($x, qr/code=200, cache=1, size=3/, '... and answers it, without early=1');
+    my $py = `timeout 30 /usr/bin/python3 - $tls $dir 2>&1 <<'EOF'
+import sys, subprocess, h2.connection, h2.config, h2.events
+port, d = sys.argv[1], sys.argv[2]
+def client(goaway):
+    c = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True, header_encoding='utf-8'))
+    c.initiate_connection()
+    c.send_headers(1, [(':method', 'GET'), (':path', '/?s=5'), (':scheme', 'https'), (':authority', 'x')], end_stream=True)
+    if goaway:
+        c.close_connection()  # WHY: the server then closes, and s_client ends
+    return c
+def run(extra):
+    open(d + '/h2req', 'wb').write(client(True).data_to_send())
+    p = subprocess.run(['openssl', 's_client', '-connect', '127.0.0.1:' + port, '-alpn', 'h2', '-quiet'] + extra,
+                       stdin=open(d + '/h2req', 'rb') if '-early_data' not in extra else subprocess.DEVNULL,
+                       capture_output=True, timeout=5)
+    r = client(False)
+    r.data_to_send()
+    for e in r.receive_data(p.stdout):
+        if isinstance(e, h2.events.ResponseReceived):
+            return dict(e.headers).get('x-rsp')
+print('full:', run(['-sess_out', d + '/sh2']))
+print('early:', run(['-sess_in', d + '/sh2', '-early_data', d + '/h2req']))
+EOF
+`;
+    like($py, qr/^full: id=.*code=200, cache=1, size=5/m, 'h2: a full handshake with ALPN h2');
+    like($py, qr/^early: id=.*code=200, cache=1, early=1, size=5/m, 'h2: a stream whose HEADERS came as early data says early=1');
+}
+
+# ---------- rotation on SIGHUP ----------
+{
+    key_file("$dir/b.keys", $k2);
+    kill 'HUP', $bpid;
+    sleep 0.3;
+    my ($st) = sclient($btls, "-sess_in $dir/s13");
+    is($st, 'New', 'SIGHUP with only a new key: the old tickets no longer open');
+    key_file("$dir/b.keys", $k2, $k1);
+    kill 'HUP', $bpid;
+    sleep 0.3;
+    ($st) = sclient($btls, "-sess_in $dir/s13 -sess_out $dir/s13b");
+    is($st, 'Reused', 'the new key first, the old one second: the old tickets open again');
+    key_file("$dir/b.keys", $k2);
+    kill 'HUP', $bpid;
+    sleep 0.3;
+    ($st) = sclient($btls, "-sess_in $dir/s13b");
+    is($st, 'Reused', 'the ticket B renewed then is sealed with the new key');
+    key_file("$dir/b.keys", 'garbage');
+    kill 'HUP', $bpid;
+    sleep 0.3;
+    ($st) = sclient($btls, "-sess_in $dir/s13b");
+    is($st, 'Reused', 'a bad file on SIGHUP keeps the keys in use');
+    my $log = do { local (@ARGV, $/) = ("$dir/b.out"); <> // '' };
+    like($log, qr/--ticket-keys .*line 2: not base64/, '... and says why on stderr');
+    key_file("$dir/b.keys", $k48);
+    kill 'HUP', $bpid;
+    sleep 0.3;
+    ($st) = sclient($btls, "-sess_out $dir/s48");
+    ($st) = sclient($btls, "-sess_in $dir/s48");
+    is($st, 'Reused', 'a 48-byte key (AES-128) seals and opens tickets');
+}
+
+# ---------- a restart resumes ----------
+stop_hx();
+$port = start_hx('-tls', '-t', '1', '--no-h3', '--ticket-keys', "$dir/a.keys");
+$tls = hx_tls_port();
+{
+    my ($st) = sclient($tls, "-sess_in $dir/s13");
+    is($st, 'Reused', 'a restarted hxterm with the same key file resumes the sessions it issued before');
+}
+kill 'TERM', $bpid;
+waitpid($bpid, 0);
+is(stop_hx(), 0, 'hxterm stops cleanly');
+done_testing();
