@@ -32,7 +32,8 @@ PKGS    := openssl libnghttp2 libngtcp2 libngtcp2_crypto_gnutls libnghttp3 gnutl
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CPPFLAGS += $(PKG_CFLAGS)
-LDLIBS  += $(PKG_LIBS) -lm
+# WHY -lwslay by hand: Debian's libwslay-dev ships no pkg-config file
+LDLIBS  += $(PKG_LIBS) -lwslay -lm
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS) -pthread
 
 ifneq ($(V),1)
@@ -65,7 +66,7 @@ fuzz_src_plan     := src/core/plan.c src/core/num.c src/core/rng.c
 fuzz_src_h1_chunk := src/core/h1_chunk.c
 fuzz_src_pp       := src/core/pp.c
 fuzz_src_conn     = $(filter-out src/server/main.c,$(wildcard $(patsubst %,src/%/*.c,core net conf proto server))) \
-		    $(PKG_LIBS) -pthread
+		    $(PKG_LIBS) -lwslay -pthread
 
 .PRECIOUS: $(BUILD)/tests/unit/%.o
 .PHONY: deb all run check unit integ install uninstall clean deps deps-test format fuzz fuzz-smoke

@@ -208,6 +208,8 @@ static int conn_token(struct ist tok, void *arg)
 		*flags |= H1I_CLOSE;
 	else if (ieq(tok, "keep-alive"))
 		*flags |= H1I_KEEPALIVE;
+	else if (ieq(tok, "upgrade"))
+		*flags |= H1I_CONN_UPG;
 	return 0;
 }
 
@@ -267,6 +269,12 @@ static int analyze_one(const struct h1_hdr *h, struct h1_info *in,
 		in->inm = h->v;
 	else if (ieq(h->n, "upgrade") && ieq(h->v, "h2c"))
 		in->flags |= H1I_UPGRADE;
+	else if (ieq(h->n, "upgrade") && ieq(h->v, "websocket"))
+		in->flags |= H1I_WS;
+	else if (ieq(h->n, "sec-websocket-key"))
+		in->ws_key = h->v;
+	else if (ieq(h->n, "sec-websocket-version"))
+		in->ws_ver = h->v;
 	else if (ieq(h->n, "http2-settings"))
 		in->settings = h->v;
 	return 0;
@@ -295,7 +303,7 @@ int h1_analyze(const struct h1_req *r, struct h1_info *in, uint64_t max_body,
 
 	in->flags = ieq(r->method, "HEAD") ? H1I_HEAD : 0;
 	in->clen = 0;
-	in->xhx = in->inm = in->settings = (struct ist){ NULL, 0 };
+	in->xhx = in->inm = in->settings = in->ws_key = in->ws_ver = (struct ist){ NULL, 0 };
 	if (ieq(r->method, "CONNECT"))
 		return fail(err, 501, "CONNECT is not supported");
 	for (unsigned i = 0; i < r->nhdrs; i++)
@@ -308,6 +316,14 @@ int h1_analyze(const struct h1_req *r, struct h1_info *in, uint64_t max_body,
 					    : "HTTP/1.1 request without Host");
 	if (!in->settings.len)
 		in->flags &= ~H1I_UPGRADE;
+	if ((in->flags & H1I_WS) && !(in->flags & H1I_CONN_UPG))
+		in->flags &= ~H1I_WS; /* WHY: no Connection: upgrade, no upgrade (RFC 9110 7.8) */
+	if ((in->flags & H1I_WS) && (!ieq(r->method, "GET") || r->minor != 1))
+		return fail(err, 400, "a WebSocket handshake is a GET in HTTP/1.1");
+	if ((in->flags & H1I_WS) && in->ws_key.len != 24)
+		return fail(err, 400, "Sec-WebSocket-Key missing or not 16 bytes in base64");
+	if ((in->flags & H1I_WS) && !ieq(in->ws_ver, "13"))
+		return fail(err, 400, "Sec-WebSocket-Version must be 13");
 	if ((in->flags & H1I_CLEN) && in->clen > max_body)
 		return fail(err, 413, "request body larger than --max-body");
 	return 0;

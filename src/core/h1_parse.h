@@ -59,6 +59,8 @@ int h1_parse_resp(const char *buf, size_t len, struct h1_resp *r, struct h1_err 
 #define H1I_EXPECT    0x10 /* Expect: 100-continue */
 #define H1I_HEAD      0x20 /* method HEAD */
 #define H1I_UPGRADE   0x40 /* Upgrade: h2c with HTTP2-Settings */
+#define H1I_WS        0x80 /* Upgrade: websocket with a key, version 13 (RFC 6455) */
+#define H1I_CONN_UPG  0x100 /* Connection: upgrade */
 
 struct h1_info {
 	uint32_t flags;
@@ -66,6 +68,8 @@ struct h1_info {
 	struct ist xhx;      /* X-Hxterm */
 	struct ist inm;      /* If-None-Match */
 	struct ist settings; /* HTTP2-Settings */
+	struct ist ws_key;   /* Sec-WebSocket-Key */
+	struct ist ws_ver;   /* Sec-WebSocket-Version */
 };
 
 /* Reads the framing and the headers hxterm uses; refuses what could be

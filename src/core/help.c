@@ -51,12 +51,22 @@
 "  H=N:V      add response header N: V (V %-decoded, repeatable)\n" \
 "  T=N:V      add trailer N: V (chunked HTTP/1, h2, h3; repeatable)\n" \
 "  E=1        body = the request headers as received\n" \
+"  ws=echo    a WebSocket (HTTP/1.1 Upgrade or h2 extended CONNECT;\n" \
+"             the default for one): each message sent back\n" \
+"  ws=gen     a WebSocket sending n= messages of s= bytes (the body\n" \
+"             pattern; R=1: binary, random), d= ms apart, s= and d=\n" \
+"             drawn per message, then a close 1000; x=/X= count\n" \
+"             message bytes\n" \
+"  n=<n>      ws=gen: how many messages                         1\n" \
 "  h          this page (so is an empty query: /?)\n" \
 "\n" \
 "Response headers:\n" \
 "  X-req: size=<request head bytes>, time=<first byte to end of head> ms\n" \
-"  X-rsp: id=<name>, code=<status>, cache=<0|1>, [chunked, ]size=<bytes>,\n" \
-"         time=<requested wait> ms (<measured end of head to response> real)\n" \
+"  X-rsp: id=<name>, code=<status>, cache=<0|1>, [early=1, ][chunked, ]\n" \
+"         size=<bytes>, time=<requested wait> ms (<measured end of head to\n" \
+"         response> real); early=1: the request came in TLS early data\n" \
+"  X-Client: addr=<client>[, proxy=v1|v2, via=<proxy>][, cert=...]: on\n" \
+"         PROXY listeners, with --client-ca, and with E=1\n" \
 "  Server-Timing: wait;dur=<requested>, gen;dur=<measured>\n" \
 "Body: lines of '.123456789.123456789.123456789.123456789.12345678\\n'\n" \
 "cut at the size, continuous across writes.\n" \
@@ -67,6 +77,7 @@
 "  /?s=1m&k=16k&T=x-done:1   chunked in 16 KiB chunks, with a trailer\n" \
 "  /?t=5~200&s=1k-64k        realistic latency and size spread\n" \
 "  /?s=100k&p=1k&d=10        drip 1 KiB every 10 ms\n" \
-"  /?s=1m&x=300k             reset after 300 KiB\n"
+"  /?s=1m&x=300k             reset after 300 KiB\n" \
+"  /?ws=gen&s=1k-64k&n=100&d=5~100  a WebSocket of 100 messages\n"
 
 const struct ist help_page = IST(HELP_TEXT);

@@ -28,6 +28,10 @@
 #define PF_PIECE     0x00010000 /* p=N */
 #define PF_BAD       0x00020000 /* bad input: answer <status> with <err> */
 
+/* ws= */
+enum { WS_NONE, WS_ECHO, WS_GEN };
+#define PLAN_SPEC 48 /* the text of s= and d=, drawn again per WebSocket message */
+
 struct hfield {
 	const char *name;
 	const char *lname;   /* lower-case name when known (h2/h3), else NULL */
@@ -52,6 +56,10 @@ struct plan {
 	uint64_t idle_ms;    /* w */
 	uint64_t fault_at;   /* x or X */
 	uint64_t pad;        /* z */
+	uint8_t ws;          /* ws=: WS_NONE, WS_ECHO, WS_GEN */
+	uint64_t count;      /* n: WebSocket messages of ws=gen */
+	char spec_s[PLAN_SPEC]; /* s= and d= as written (empty: none), for each message */
+	char spec_d[PLAN_SPEC];
 	struct hfield hdr[PLAN_MAX_FIELDS];
 	struct hfield trl[PLAN_MAX_FIELDS];
 	uint32_t dec_used;

@@ -6,7 +6,7 @@
 #include "plan.h"
 
 /* every key of the language, one letter each */
-#define KEYS "srtcCKkSRAbBepPwdxXzHTE"
+#define KEYS "srtcCKkSRAbBepPwdxXzHTEn"
 
 /* item separators of the query language */
 static inline int is_sep(char c)
@@ -22,6 +22,9 @@ void plan_init(struct plan *p)
 	p->size = p->wait_ms = p->chunk = p->announce = p->body_max = 0;
 	p->piece = p->drip_ms = p->pause_ms = p->idle_ms = p->fault_at = 0;
 	p->pad = 0;
+	p->ws = WS_NONE;
+	p->count = 1;
+	p->spec_s[0] = p->spec_d[0] = 0;
 	p->dec_used = 0;
 	p->err[0] = 0;
 }
@@ -239,7 +242,34 @@ static int plan_number(struct plan *p, char key, uint64_t v,
 			return *err = "padding above 1m", -1;
 		p->pad = v;
 		break;
+	case 'n': p->count = v; break;
 	}
+	return 0;
+}
+
+/* ws=echo|gen: the request asks for a WebSocket */
+static int plan_ws(struct plan *p, const char *v, size_t vlen)
+{
+	if (vlen == 4 && !memcmp(v, "echo", 4))
+		p->ws = WS_ECHO;
+	else if (vlen == 3 && !memcmp(v, "gen", 3))
+		p->ws = WS_GEN;
+	else
+		return -1;
+	return 0;
+}
+
+/* s= and d= as written: a WebSocket draws them again for each message */
+static int plan_spec(struct plan *p, char key, const char *v, size_t vlen)
+{
+	char *d = key == 's' ? p->spec_s : key == 'd' ? p->spec_d : NULL;
+
+	if (!d)
+		return 0;
+	if (vlen >= PLAN_SPEC)
+		return -1;
+	memcpy(d, v, vlen);
+	d[vlen] = 0;
 	return 0;
 }
 
@@ -259,6 +289,11 @@ static int plan_item(struct plan *p, const char *it, size_t len, struct rng *r,
 			return plan_fail(p, it, len, "missing value");
 		return 0;
 	}
+	if (eq - it == 2 && it[0] == 'w' && it[1] == 's') {
+		if (plan_ws(p, eq + 1, len - 3) < 0)
+			return plan_fail(p, it, len, "expected ws=echo or ws=gen");
+		return 0;
+	}
 	if (eq - it != 1 || !it[0] || !strchr(KEYS, it[0]))
 		return 0; /* unknown keys are ignored */
 	v = eq + 1;
@@ -271,6 +306,8 @@ static int plan_item(struct plan *p, const char *it, size_t len, struct rng *r,
 	if (num_draw(v, vlen, r, &n, &err) < 0 ||
 	    plan_number(p, it[0], n, lim, &err) < 0)
 		return plan_fail(p, it, len, err);
+	if (plan_spec(p, it[0], v, vlen) < 0)
+		return plan_fail(p, it, len, "longer than 47 bytes");
 	return 0;
 }
 

@@ -86,6 +86,7 @@ struct h1c {
 
 	int64_t t_first;     /* ns: first byte of the request being read, 0 none */
 	struct ist settings; /* HTTP2-Settings of an Upgrade: h2c request */
+	struct ist ws_key;   /* Sec-WebSocket-Key of an Upgrade: websocket request */
 	struct exch *ex;     /* the exchange being served, from a pool; NULL idle */
 	struct cinfo *ci;    /* the client beyond the socket (X-Client), or NULL */
 	uint32_t early_left; /* bytes at the start of the input that came as TLS early data */

@@ -17,6 +17,7 @@
 #include "resp.h"
 #include "splice.h"
 #include "timer.h"
+#include "ws.h"
 #include "session.h"
 
 #define BODY_ROOM   4096 /* input kept free after a full-size head, for its body */
@@ -117,15 +118,17 @@ static void h1_free(struct h1c *c)
 		h1_release(c);
 }
 
-/* the connection goes on as HTTP/2 with the bytes still unread */
-static int h1_handoff(struct h1c *c, const char *buf, size_t len, const struct exch *up)
+/* the connection goes on as protocol <to> (HTTP/2, WebSocket) with the
+ * bytes still unread */
+static int h1_handoff(struct h1c *c, enum proto_id to, const char *buf, size_t len, const struct exch *up)
 {
 	struct handoff h = { .buf = buf, .len = len, .alt_port = c->alt_port,
-			     .settings = up ? c->settings : (struct ist){ NULL, 0 }, .ex = up, .ci = c->ci };
-	/* WHY no ring: that transport is this connection's; HTTP/2 makes its own */
+			     .settings = up && to == P_H2 ? c->settings : (struct ist){ NULL, 0 }, .ex = up,
+			     .ci = c->ci };
+	/* WHY no ring: that transport is this connection's; the next makes its own */
 	struct xprt x = { c->x.fd, c->x.ssl, NULL };
 
-	if (sess_switch(c->w, P_H2, &x, &h) < 0) {
+	if (sess_switch(c->w, to, &x, &h) < 0) {
 		h1_kill(c, 0, SC_ERROR);
 		return 0;
 	}
@@ -334,6 +337,19 @@ static int h1_ready(struct h1c *c)
 	return 1;
 }
 
+/* a WebSocket handshake without ws= is an echo; ws= without one a 400 */
+static void h1_ws_plan(struct h1c *c)
+{
+	struct plan *p = &c->ex->plan;
+
+	if (p->flags & (PF_BAD | PF_HELP))
+		p->ws = WS_NONE;
+	else if ((c->info & H1I_WS) && !p->ws)
+		p->ws = WS_ECHO;
+	else if (p->ws && !(c->info & H1I_WS))
+		ex_refuse(c->ex, 400, WS_NEED_HANDSHAKE);
+}
+
 static int h1_got_head(struct h1c *c, int n)
 {
 	const struct h1_req *r = &h1w(c->w)->req;
@@ -365,6 +381,8 @@ static int h1_got_head(struct h1c *c, int n)
 	c->settings = in.settings;
 	c->ex->rq.echo = (struct ist){ c->in + hstart, c->ex->rq.head_size };
 	ex_plan(c->ex, &cfg.gen, &c->w->rng);
+	c->ws_key = in.ws_key;
+	h1_ws_plan(c);
 	c->ex->rq.client = cinfo_for((struct cpeer){ c->x.fd, NULL, &c->ci }, c->ex);
 	return 0;
 }
@@ -396,7 +414,34 @@ static int h1_upgrade(struct h1c *c)
 		h1_kill(c, 0, SC_PEER);
 		return 0;
 	}
-	return h1_handoff(c, c->in + c->rd, c->wr - c->rd, c->ex);
+	return h1_handoff(c, P_H2, c->in + c->rd, c->wr - c->rd, c->ex);
+}
+
+/* Upgrade: websocket: 101 with the accept key (RFC 6455 4.2.2), then the
+ * connection is a WebSocket's */
+static int h1_ws_upgrade(struct h1c *c)
+{
+	static const char sw[] = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+				 "Connection: Upgrade\r\nSec-WebSocket-Accept: ";
+	struct ist xc = c->ex->rq.client;
+	char key[29];
+
+	if (h1_flush_now(c) <= 0)
+		return c->flags & H1C_DEAD ? 0 : h1_ready(c);
+	ws_accept_key(c->ws_key, key);
+	oq_ref(&c->oq, sw, sizeof(sw) - 1);
+	oq_copy(&c->oq, key, strlen(key));
+	if (xc.len) {
+		oq_ref(&c->oq, "\r\nX-Client: ", 12);
+		oq_copy(&c->oq, xc.ptr, xc.len);
+	}
+	oq_ref(&c->oq, "\r\n\r\n", 4);
+	ctr_add(&c->w->st.resp[c->stp][1], 1);
+	if (h1_flush_now(c) <= 0) {
+		h1_kill(c, 0, SC_PEER);
+		return 0;
+	}
+	return h1_handoff(c, P_WS, c->in + c->rd, c->wr - c->rd, c->ex);
 }
 
 /* h2c by prior knowledge: 1 handed off, 0 not HTTP/2, HX_AGAIN need more bytes */
@@ -408,7 +453,7 @@ static int h1_preface(struct h1c *c)
 		return 0;
 	if (r == HX_AGAIN)
 		return HX_AGAIN;
-	h1_handoff(c, c->in + c->rd, c->wr - c->rd, NULL);
+	h1_handoff(c, P_H2, c->in + c->rd, c->wr - c->rd, NULL);
 	return 1;
 }
 
@@ -424,6 +469,8 @@ static int h1_route(struct h1c *c)
 	c->flags = (c->flags & ~H1C_KEEP) | (keep ? H1C_KEEP : 0);
 	if ((c->info & H1I_UPGRADE) && !has_body && c->minor && !c->x.ssl)
 		return h1_upgrade(c);
+	if ((c->info & H1I_WS) && c->ex->plan.ws && !has_body)
+		return h1_ws_upgrade(c);
 	if (!has_body)
 		return h1_ready(c);
 	if (!ex_answer_early(c->ex, 0)) {

@@ -20,6 +20,7 @@
 #include "rio.h"
 #include "session.h"
 #include "timer.h"
+#include "ws_stream.h"
 #include "xstream.h"
 
 #define STAGE_MAX   (1 << 20) /* bytes staged per writev */
@@ -41,6 +42,7 @@ struct h2s {
 	struct list node;    /* on the connection's streams or the free list */
 	int32_t id;
 	uint64_t since;      /* ms: its last progress, for its stall deadline */
+	struct wss *wss;     /* an extended CONNECT's WebSocket, or NULL */
 	struct xstream x;
 };
 
@@ -91,6 +93,7 @@ static struct h2s *h2s_get(struct h2c *c, int32_t id)
 		return NULL;
 	s->c = c;
 	s->id = id;
+	s->wss = NULL;
 	s->since = w->loop.now_ms;
 	if (c->scan_at <= w->loop.now_ms)
 		c->scan_at = w->loop.now_ms + H2_SCAN_MS;
@@ -115,6 +118,8 @@ static void h2s_put(struct h2s *s)
 	struct worker *w = s->c->w;
 
 	xs_release(&s->x);
+	wss_free(s->wss);
+	s->wss = NULL;
 	s->c->nstreams--;
 	list_del(&s->node);
 	list_add(&h2w(w)->free_s, &s->node);
@@ -151,10 +156,66 @@ static void h2s_fail(struct xstream *x)
 	nghttp2_submit_rst_stream(s->c->sess, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_INTERNAL_ERROR);
 }
 
+/* ---------- a WebSocket on the stream (extended CONNECT) ---------- */
+
+/* the session's frames as DATA: copied, deferred while there are none */
+static ssize_t ws_read_cb(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t len, uint32_t *flags,
+			  nghttp2_data_source *src, void *user)
+{
+	struct h2s *s = src->ptr;
+	int eof = 0;
+	size_t n = wss_out(s->wss, buf, len, &eof);
+
+	(void)sess, (void)id, (void)user;
+	if (eof)
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return n || eof ? (ssize_t)n : NGHTTP2_ERR_DEFERRED;
+}
+
+/* the session has frames again, or ended: the stream follows */
+static void ws_kick(void *stream)
+{
+	struct h2s *s = stream;
+	struct h2c *c = s->c;
+
+	s->since = c->w->loop.now_ms;
+	if (s->wss->st != WS_GOING && wss_pending(s->wss)) {
+		nghttp2_session_resume_data(c->sess, s->id); /* WHY: what came before the fault goes first */
+	} else if (s->wss->st == WS_RESET || s->wss->st == WS_FAILED) {
+		if (s->wss->st == WS_RESET)
+			ctr_add(&c->w->st.fault_reset, 1);
+		nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_CANCEL);
+	} else if (s->wss->st == WS_CUT) {
+		ctr_add(&c->w->st.fault_close, 1);
+		h2c_why(c, SC_FAULT);
+		nghttp2_session_terminate_session(c->sess, NGHTTP2_NO_ERROR);
+	} else {
+		nghttp2_session_resume_data(c->sess, s->id);
+	}
+	/* WHY a timer at once: from the session's own timer nothing else
+	 * would send what was resumed */
+	if (!timer_queued(&c->tm) || c->tm.expire > c->w->loop.now_us)
+		timer_arm(&c->w->loop.timers, &c->tm, c->w->loop.now_us);
+}
+
+/* an extended CONNECT with ws= (or none: an echo) becomes a WebSocket; the
+ * 200 goes at once, without a length (RFC 8441 5) */
+static int h2s_ws_start(struct h2s *s)
+{
+	struct plan *p = &s->x.ex.plan;
+
+	if (!(s->wss = wss_new(p, &s->c->w->rng, &s->c->w->loop, ws_kick, s)))
+		return -1;
+	p->size = 0;
+	p->flags = (p->flags & ~(PF_CHUNK | PF_LIE | PF_RESET | PF_TRUNC | PF_PIECE)) | PF_NOLEN | PF_ACKFIRST;
+	p->wait_ms = 0;
+	return 0;
+}
+
 static void h2s_respond(struct xstream *x)
 {
 	struct h2s *s = h2s_of(x);
-	nghttp2_data_provider prd = { .source.ptr = s, .read_callback = read_cb };
+	nghttp2_data_provider prd = { .source.ptr = s, .read_callback = s->wss ? ws_read_cb : read_cb };
 	struct xs_nv *nv;
 	long n = xs_head_nv(x, &nv);
 
@@ -162,7 +223,7 @@ static void h2s_respond(struct xstream *x)
 		return h2s_fail(x);
 	ctr_add(&s->c->w->st.requests, 1);
 	if (nghttp2_submit_response(s->c->sess, s->id, (nghttp2_nv *)nv, (size_t)n,
-				    ex_has_body(&x->ex) ? &prd : NULL))
+				    ex_has_body(&x->ex) || s->wss ? &prd : NULL))
 		h2s_fail(x);
 	xs_nv_done(nv);
 }
@@ -357,10 +418,14 @@ static int frame_recv_cb(nghttp2_session *sess, const nghttp2_frame *frame, void
 		if (!(s->x.flags & XS_HEADERS)) {
 			s->x.ex.rq.alt_port = c->alt_port;
 			xs_headers_done(&s->x, &c->w->rng);
+			if (s->x.ex.plan.ws && h2s_ws_start(s) < 0)
+				h2s_fail(&s->x);
 		}
 		h2s_request_in(s, end);
 		break;
 	case NGHTTP2_DATA:
+		if (s && s->wss && end)
+			wss_in(s->wss, NULL, 0, 1);
 		if (s)
 			h2s_request_in(s, end);
 		break;
@@ -377,8 +442,11 @@ static int data_chunk_cb(nghttp2_session *sess, uint8_t flags, int32_t id, const
 {
 	struct h2s *s = nghttp2_session_get_stream_user_data(sess, id);
 
-	(void)flags, (void)data, (void)user;
-	if (s) {
+	(void)flags, (void)user;
+	if (s && s->wss) {
+		s->since = s->c->w->loop.now_ms;
+		wss_in(s->wss, data, len, 0);
+	} else if (s) {
 		s->since = s->c->w->loop.now_ms;
 		s->x.body_read += len;
 		if (s->x.flags & XS_HEADERS)
@@ -743,6 +811,7 @@ static int h2c_session(struct h2c *c)
 		{ NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, cfg.h2_table },
 		{ NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, (uint32_t)cfg.iobuf },
 		{ NGHTTP2_SETTINGS_ENABLE_PUSH, 0 },
+		{ NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL, 1 }, /* WHY: WebSocket (RFC 8441) */
 	};
 
 	if (nghttp2_session_server_new2(&c->sess, cbs, c, opts))

@@ -14,7 +14,7 @@ struct cinfo;
 
 /* the rows, in the order of the table; also the index of each protocol's
  * per-thread state in worker->ps[] */
-enum proto_id { P_H1, P_H2, P_H3, P_MAX };
+enum proto_id { P_H1, P_H2, P_H3, P_WS, P_MAX };
 
 /* what a protocol takes over a TCP connection with */
 struct handoff {
@@ -54,6 +54,6 @@ struct proto {
 	uint32_t (*live)(const struct worker *w);
 };
 
-extern const struct proto proto_h1, proto_h2, proto_h3;
+extern const struct proto proto_h1, proto_h2, proto_h3, proto_ws;
 
 #endif

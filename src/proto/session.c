@@ -24,6 +24,7 @@ static const struct proto *const protocols[P_MAX] = {
 	[P_H1] = &proto_h1,
 	[P_H2] = &proto_h2,
 	[P_H3] = &proto_h3,
+	[P_WS] = &proto_ws,
 };
 
 static atomic_int conn_count;

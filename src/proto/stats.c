@@ -1,7 +1,7 @@
 /* What each worker counts for --stats: the bucket bounds, the labels, the rarer counts. */
 #include "stats.h"
 
-const char *const st_proto_names[SP_MAX] = { "h1", "h1-tls", "h2c", "h2", "h3" };
+const char *const st_proto_names[SP_MAX] = { "h1", "h1-tls", "h2c", "h2", "h3", "ws" };
 
 /* 50 us to 10 s: a target's generation time and its timers' lateness */
 const uint64_t st_time_le_us[ST_TIME_B - 1] = { 50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000,

@@ -7,7 +7,7 @@
 #include "counter.h"
 
 /* the protocols as the metrics label them */
-enum st_proto { SP_H1, SP_H1TLS, SP_H2C, SP_H2, SP_H3, SP_MAX };
+enum st_proto { SP_H1, SP_H1TLS, SP_H2C, SP_H2, SP_H3, SP_WS, SP_MAX };
 
 #define ST_TIME_B 18 /* time buckets: 17 upper bounds and +Inf */
 #define ST_RPC_B  14 /* requests per connection: 13 upper bounds and +Inf */

@@ -10,6 +10,7 @@
 #include "fmt.h"
 #include "gen.h"
 #include "resp.h"
+#include "ws.h"
 #include "session-t.h"
 #include "xstream.h"
 
@@ -92,6 +93,10 @@ int xs_header(struct xstream *s, const uint8_t *n, size_t nl, const uint8_t *v, 
 		s->inm_off = off, s->inm_len = (uint32_t)vl;
 	else if (is_name(n, nl, ":method") && vl == 4 && !memcmp(v, "HEAD", 4))
 		s->flags |= XS_HEAD;
+	else if (is_name(n, nl, ":method") && vl == 7 && !memcmp(v, "CONNECT", 7))
+		s->flags |= XS_CONNECT;
+	else if (is_name(n, nl, ":protocol") && vl == 9 && !strncasecmp((const char *)v, "websocket", 9))
+		s->flags |= XS_WSPROTO;
 	else if (is_name(n, nl, "expect") && vl == 12 && !strncasecmp((const char *)v, "100-continue", 12))
 		s->flags |= XS_EXPECT;
 	return 0;
@@ -108,6 +113,23 @@ int xs_adopt(struct xstream *s, const struct exch *src)
 	ex_adopt(&s->ex, src, s->hb);
 	s->flags |= XS_HEADERS | (src->rq.flags & RQ_HEAD ? XS_HEAD : 0);
 	return 0;
+}
+
+/* an extended CONNECT for a WebSocket without ws= is an echo; ws= without
+ * one a 400; another CONNECT a 501 */
+static void xs_ws_plan(struct xstream *s)
+{
+	struct plan *p = &s->ex.plan;
+	int ws = (s->flags & (XS_CONNECT | XS_WSPROTO)) == (XS_CONNECT | XS_WSPROTO);
+
+	if (p->flags & (PF_BAD | PF_HELP))
+		p->ws = WS_NONE;
+	else if (ws && !p->ws)
+		p->ws = WS_ECHO;
+	else if (p->ws && !ws)
+		ex_refuse(&s->ex, 400, WS_NEED_HANDSHAKE);
+	else if ((s->flags & XS_CONNECT) && !ws)
+		ex_refuse(&s->ex, 501, "CONNECT is not supported (but for a WebSocket, :protocol websocket)");
 }
 
 void xs_headers_done(struct xstream *s, struct rng *r)
@@ -128,6 +150,7 @@ void xs_headers_done(struct xstream *s, struct rng *r)
 		ex_refuse(&s->ex, 431, "request header list could not be stored (out of memory)");
 	else
 		ex_plan(&s->ex, &cfg.gen, r);
+	xs_ws_plan(s);
 	rq->client = cinfo_for(s->peer, &s->ex);
 }
 

@@ -25,6 +25,8 @@
 #define XS_HEAD      0x80 /* method HEAD */
 #define XS_NOMEM     0x100 /* a request header could not be stored: 431 */
 #define XS_EARLY     0x200 /* its headers came in TLS early data */
+#define XS_CONNECT   0x400 /* :method CONNECT */
+#define XS_WSPROTO   0x800 /* :protocol websocket (RFC 8441) */
 
 struct xstream;
 

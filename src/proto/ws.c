@@ -1,0 +1,234 @@
+/* The WebSocket target: ws=echo sends each message back, ws=gen sends n messages of the body pattern (sizes and intervals drawn per message) then closes with 1000; x=/X= cut the message stream. Framing is wslay's. */
+#include <openssl/evp.h>
+#include <string.h>
+#include <wslay/wslay.h>
+
+#include "body.h"
+#include "config.h"
+#include "num.h"
+#include "ws.h"
+
+#define WS_GUID "258EAFA5-E914-47DA-95CA-C5AB0DC85B11" /* RFC 6455 1.3 */
+#define WS_MAX_MSG (16u << 20) /* the largest message echoed (1009 beyond) */
+
+void ws_accept_key(struct ist key, char out[29])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned n = 0;
+	EVP_MD_CTX *m = EVP_MD_CTX_new();
+
+	out[0] = 0;
+	if (!m)
+		return;
+	if (EVP_DigestInit_ex(m, EVP_sha1(), NULL) == 1 && EVP_DigestUpdate(m, key.ptr, key.len) == 1 &&
+	    EVP_DigestUpdate(m, WS_GUID, sizeof(WS_GUID) - 1) == 1 && EVP_DigestFinal_ex(m, md, &n) == 1)
+		EVP_EncodeBlock((unsigned char *)out, md, (int)n);
+	EVP_MD_CTX_free(m);
+}
+
+/* ---------- wslay's callbacks ---------- */
+
+static ssize_t recv_cb(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, int flags, void *u)
+{
+	struct ws *s = u;
+	long n = s->io->recv(s->u, buf, len);
+
+	(void)flags;
+	if (n > 0)
+		return n;
+	if (n == 0)
+		s->eof = 1;
+	wslay_event_set_error(ctx, n == HX_AGAIN ? WSLAY_ERR_WOULDBLOCK : WSLAY_ERR_CALLBACK_FAILURE);
+	return -1;
+}
+
+static ssize_t send_cb(wslay_event_context_ptr ctx, const uint8_t *data, size_t len, int flags, void *u)
+{
+	struct ws *s = u;
+	long n = s->io->send(s->u, data, len);
+
+	(void)flags;
+	if (n > 0)
+		return n;
+	if (n == 0 || n == HX_AGAIN) {
+		s->blocked = 1;
+		wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
+	} else {
+		wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
+	}
+	return -1;
+}
+
+/* payload bytes handed out: the fault point stops them */
+static size_t fault_cap(struct ws *s, size_t n)
+{
+	if (s->fault && s->sent + n >= s->fault_at) {
+		n = (size_t)(s->fault_at - s->sent);
+		s->fault_hit = 1;
+	}
+	return n;
+}
+
+/* ws=echo: each message back as it came */
+static void msg_cb(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_recv_arg *a, void *u)
+{
+	struct ws *s = u;
+	struct wslay_event_msg m = { a->opcode, a->msg, a->msg_length };
+
+	if (a->opcode != WSLAY_TEXT_FRAME && a->opcode != WSLAY_BINARY_FRAME)
+		return; /* WHY: wslay answers pings and close frames itself */
+	s->msgs_in++;
+	if (s->mode != WS_ECHO || s->fault_hit)
+		return;
+	m.msg_length = fault_cap(s, m.msg_length);
+	if (s->fault_hit && !m.msg_length)
+		return;
+	if (wslay_event_queue_msg(ctx, &m) == 0) {
+		s->sent += m.msg_length;
+		s->msgs_out++;
+	}
+}
+
+/* ws=gen: the pattern (or random bytes) of the current message */
+static ssize_t gen_cb(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, const union wslay_event_msg_source *src,
+		      int *eof, void *u)
+{
+	struct ws *s = u;
+	size_t n = (size_t)MIN((uint64_t)len, s->msg_len - s->msg_off), done = 0;
+
+	(void)ctx, (void)src;
+	n = fault_cap(s, n);
+	while (done < n) {
+		const char *p;
+		size_t k = body_slice(s->msg_off + done, n - done, s->random, &p);
+
+		memcpy(buf + done, p, k);
+		done += k;
+	}
+	s->msg_off += n;
+	s->sent += n;
+	if (s->msg_off == s->msg_len) {
+		*eof = 1;
+		s->in_msg = 0;
+		s->msgs_out++;
+	}
+	return (ssize_t)n;
+}
+
+static const struct wslay_event_callbacks cbs = {
+	.recv_callback = recv_cb,
+	.send_callback = send_cb,
+	.on_msg_recv_callback = msg_cb,
+};
+
+/* ---------- the session ---------- */
+
+int ws_init(struct ws *s, const struct plan *p, const struct ws_io *io, void *u, struct rng *r)
+{
+	memset(s, 0, sizeof(*s));
+	s->io = io;
+	s->u = u;
+	s->rng = r;
+	s->mode = p->ws == WS_GEN ? WS_GEN : WS_ECHO;
+	s->random = !!(p->flags & PF_RANDOM);
+	s->fault = p->flags & PF_RESET ? WS_FAULT_RESET : p->flags & PF_TRUNC ? WS_FAULT_CUT : 0;
+	s->fault_at = p->fault_at;
+	s->count = p->count;
+	s->size = p->size;
+	s->drip_ms = p->drip_ms;
+	memcpy(s->spec_s, p->spec_s, PLAN_SPEC);
+	memcpy(s->spec_d, p->spec_d, PLAN_SPEC);
+	if (wslay_event_context_server_init((wslay_event_context_ptr *)&s->ctx, &cbs, s))
+		return -1;
+	wslay_event_config_set_max_recv_msg_length(s->ctx, WS_MAX_MSG);
+	return 0;
+}
+
+void ws_free(struct ws *s)
+{
+	if (s->ctx)
+		wslay_event_context_free(s->ctx);
+	s->ctx = NULL;
+}
+
+/* a number of the plan drawn again: its spec when written, else <dflt> */
+static uint64_t redraw(struct ws *s, const char *spec, uint64_t dflt)
+{
+	uint64_t v;
+	const char *err;
+
+	if (!*spec || num_draw(spec, strlen(spec), s->rng, &v, &err) < 0)
+		return dflt;
+	return v;
+}
+
+/* the next ws=gen message, or the close frame after the last */
+static int gen_next(struct ws *s)
+{
+	struct wslay_event_fragmented_msg m = { s->random ? WSLAY_BINARY_FRAME : WSLAY_TEXT_FRAME, { .data = NULL },
+						 gen_cb };
+
+	if (s->queued == s->count) {
+		s->close_queued = 1;
+		return wslay_event_queue_close(s->ctx, 1000, NULL, 0);
+	}
+	s->msg_len = redraw(s, s->spec_s, s->size);
+	if (s->msg_len > cfg.max_size) {
+		s->close_queued = 1;
+		return wslay_event_queue_close(s->ctx, 1011, (const uint8_t *)"s= above --max-size", 19);
+	}
+	s->msg_off = 0;
+	s->in_msg = 1;
+	s->queued++;
+	/* WHY from the start of this one: d= is the interval between messages */
+	s->next_us = s->now_us + redraw(s, s->spec_d, s->drip_ms) * 1000;
+	return wslay_event_queue_fragmented_msg(s->ctx, &m);
+}
+
+/* what may be queued now: 1 queued something */
+static int gen_due(struct ws *s)
+{
+	if (s->mode != WS_GEN || s->in_msg || s->close_queued || s->fault_hit)
+		return 0;
+	if (s->queued && s->now_us < s->next_us) {
+		s->io->wake_at(s->u, s->next_us);
+		return 0;
+	}
+	return gen_next(s) == 0;
+}
+
+void ws_going_away(struct ws *s)
+{
+	if (!s->close_queued && !s->in_msg) {
+		s->close_queued = 1;
+		wslay_event_queue_close(s->ctx, 1001, NULL, 0);
+	}
+	s->count = s->queued; /* WHY: a message being sent is finished first */
+}
+
+enum ws_state ws_run(struct ws *s, uint64_t now_us)
+{
+	int turn;
+
+	s->now_us = now_us;
+	if (wslay_event_want_read(s->ctx) && wslay_event_recv(s->ctx) != 0)
+		return s->eof && wslay_event_get_close_sent(s->ctx) ? WS_DONE : WS_FAILED;
+	for (turn = 0; turn < 64; turn++) {
+		int queued = gen_due(s);
+
+		s->blocked = 0;
+		if (wslay_event_send(s->ctx) != 0)
+			return WS_FAILED;
+		/* WHY not blocked: the bytes before the fault point are out */
+		if (s->fault_hit && !s->blocked)
+			return s->fault == WS_FAULT_RESET ? WS_RESET : WS_CUT;
+		if (s->blocked || !queued)
+			break;
+	}
+	if (turn == 64)
+		s->io->wake_at(s->u, s->now_us); /* WHY: more is due, the loop runs the others first */
+	if (wslay_event_get_close_sent(s->ctx) && wslay_event_get_close_received(s->ctx) &&
+	    !wslay_event_want_write(s->ctx))
+		return WS_DONE;
+	return s->eof ? WS_FAILED : WS_GOING;
+}

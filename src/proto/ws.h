@@ -1,0 +1,76 @@
+/* A WebSocket session (RFC 6455 framing by wslay) over any byte transport: an HTTP/1.1 connection after its Upgrade, or an HTTP/2 stream after an extended CONNECT. */
+#ifndef HX_WS_H
+#define HX_WS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common.h"
+#include "plan-t.h"
+#include "rng.h"
+
+/* the answer to ws= without a WebSocket handshake */
+#define WS_NEED_HANDSHAKE "ws= needs a WebSocket handshake (Upgrade: websocket, Connection: Upgrade, " \
+	"Sec-WebSocket-Key, Sec-WebSocket-Version: 13) or HTTP/2's extended CONNECT"
+
+/* what the session needs of the transport under it */
+struct ws_io {
+	/* reads at most <len> bytes: > 0, 0 end of stream, HX_AGAIN, -1 error */
+	long (*recv)(void *u, uint8_t *buf, size_t len);
+	/* writes from <buf>: >= 0 bytes taken, HX_AGAIN, -1 error */
+	long (*send)(void *u, const uint8_t *buf, size_t len);
+	/* run the session again at <us> (loop clock): the next ws=gen message */
+	void (*wake_at)(void *u, uint64_t us);
+};
+
+/* what ws_run() says of the session */
+enum ws_state {
+	WS_GOING,   /* wait for I/O or the wake-up */
+	WS_DONE,    /* both close frames went: the transport ends cleanly */
+	WS_RESET,   /* x=: reset the transport (TCP RST, RST_STREAM) */
+	WS_CUT,     /* X=: close the transport, no close frame */
+	WS_FAILED,  /* a protocol error or the peer left: close */
+};
+
+#define WS_FAULT_RESET 1
+#define WS_FAULT_CUT   2
+
+struct ws {
+	void *ctx;                   /* wslay_event_context_ptr */
+	const struct ws_io *io;
+	void *u;
+	struct rng *rng;
+	uint8_t mode;                /* WS_ECHO, WS_GEN */
+	uint8_t random;              /* R=1: binary messages of random bytes */
+	uint8_t in_msg;              /* a generated message is being sent */
+	uint8_t close_queued;
+	uint8_t blocked;             /* the transport took no more */
+	uint8_t eof;                 /* the peer's end of stream */
+	uint8_t fault;               /* WS_FAULT_RESET (x=), WS_FAULT_CUT (X=), 0: none */
+	uint8_t fault_hit;
+	uint64_t fault_at;           /* message payload bytes before the fault */
+	uint64_t sent;               /* message payload bytes handed out so far */
+	uint64_t count, queued;      /* ws=gen: n, and how many begun */
+	uint64_t msg_len, msg_off;   /* the message being generated */
+	uint64_t next_us;            /* ws=gen: the next message not before */
+	uint64_t now_us;
+	uint64_t size, drip_ms;      /* s= and d= when not drawn per message */
+	uint64_t msgs_in, msgs_out;  /* messages received and sent, for the stats */
+	char spec_s[PLAN_SPEC], spec_d[PLAN_SPEC];
+};
+
+/* A session for the plan <p> (ws=, s=, n=, d=, R=, x=, X=) on <io>/<u>.
+ * Returns 0, or -1 out of memory. */
+int ws_init(struct ws *s, const struct plan *p, const struct ws_io *io, void *u, struct rng *r);
+void ws_free(struct ws *s);
+
+/* Reads what came, answers it, sends what is due at <now_us>. */
+enum ws_state ws_run(struct ws *s, uint64_t now_us);
+
+/* A drain: a close frame 1001 (going away), then the session ends */
+void ws_going_away(struct ws *s);
+
+/* Sec-WebSocket-Accept for the client's <key>, 28 characters and a NUL */
+void ws_accept_key(struct ist key, char out[29]);
+
+#endif

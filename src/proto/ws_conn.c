@@ -1,0 +1,242 @@
+/* WebSocket over an HTTP/1.1 connection after its 101 (RFC 6455): the protocol table's "ws" row, a socket (clear or TLS) under a ws session. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+#include "session.h"
+#include "timer.h"
+#include "ws.h"
+
+struct wsc {
+	struct ev ev;
+	struct xprt x;
+	struct timer tm;
+	struct worker *w;
+	struct list node;    /* on the worker's live connections */
+	struct ws ws;
+	uint8_t stp;         /* SP_WS */
+	uint8_t why;         /* why it ends (enum st_close), SC_UNSET: the peer */
+	uint8_t rd_ready;
+	uint64_t last_act;   /* ms: the last bytes either way */
+	uint64_t wake_us;    /* a ws=gen message is due, 0: none */
+	char *pre;           /* bytes read before the switch, still to feed */
+	size_t pre_len, pre_off;
+};
+
+/* WebSocket's state in each worker (worker->ps[P_WS]) */
+struct wsw {
+	struct list conns;
+};
+
+static struct wsw *wsw(const struct worker *w)
+{
+	return w->ps[P_WS];
+}
+
+/* ---------- the transport under the session ---------- */
+
+static long c_recv(void *u, uint8_t *buf, size_t len)
+{
+	struct wsc *c = u;
+	int drained = 0;
+	long n;
+
+	if (c->pre_off < c->pre_len) {
+		n = (long)MIN(len, c->pre_len - c->pre_off);
+		memcpy(buf, c->pre + c->pre_off, (size_t)n);
+		c->pre_off += (size_t)n;
+		return n;
+	}
+	if (!c->rd_ready)
+		return HX_AGAIN;
+	n = xprt_recv(&c->x, buf, len, &drained);
+	if (n == XPRT_AGAIN || drained)
+		c->rd_ready = 0; /* WHY: nothing more until the next epoll edge */
+	if (n > 0) {
+		c->last_act = c->w->loop.now_ms;
+		ctr_add(&c->w->st.bytes_in, (uint64_t)n);
+	}
+	return n == XPRT_AGAIN ? HX_AGAIN : n;
+}
+
+static long c_send(void *u, const uint8_t *buf, size_t len)
+{
+	struct wsc *c = u;
+	struct iovec iov = { (void *)buf, len };
+	long n = xprt_writev(&c->x, &iov, 1, 0);
+
+	if (n > 0) {
+		c->last_act = c->w->loop.now_ms;
+		ctr_add(&c->w->st.bytes_out, (uint64_t)n);
+	}
+	return n == XPRT_AGAIN ? HX_AGAIN : n;
+}
+
+static void c_arm(struct wsc *c);
+
+static void c_wake_at(void *u, uint64_t us)
+{
+	struct wsc *c = u;
+
+	if (!c->wake_us || us < c->wake_us)
+		c->wake_us = us;
+}
+
+static const struct ws_io c_io = { c_recv, c_send, c_wake_at };
+
+/* ---------- the connection ---------- */
+
+static void c_free(struct wsc *c, enum ws_state how)
+{
+	struct worker *w = c->w;
+
+	if (how == WS_RESET) {
+		struct linger l = { 1, 0 };
+
+		setsockopt(c->ev.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	}
+	if (c->why == SC_UNSET)
+		c->why = how == WS_RESET || how == WS_CUT ? SC_FAULT : how == WS_DONE ? SC_SERVER : SC_UNSET;
+	if (how == WS_RESET || how == WS_CUT)
+		ctr_add(how == WS_RESET ? &w->st.fault_reset : &w->st.fault_close, 1);
+	loop_cancel(&w->loop, &c->tm);
+	ws_free(&c->ws);
+	xprt_release(&c->x);
+	close(c->ev.fd);
+	list_del(&c->node);
+	sess_conn_gone(w);
+	st_conn_close(&w->st, SP_WS, 1, c->why);
+	free(c->pre);
+	free(c);
+}
+
+static void c_run(struct wsc *c)
+{
+	enum ws_state st;
+
+	c->wake_us = 0;
+	st = ws_run(&c->ws, c->w->loop.now_us);
+	if (st != WS_GOING) {
+		c_free(c, st);
+		return;
+	}
+	c_arm(c);
+}
+
+/* the next timer: a message due, else the idle timeout */
+static void c_arm(struct wsc *c)
+{
+	uint64_t idle = (c->last_act + cfg.idle_ms) * 1000;
+
+	loop_cancel(&c->w->loop, &c->tm);
+	loop_arm(&c->w->loop, &c->tm, c->wake_us && c->wake_us < idle ? c->wake_us : idle);
+}
+
+static void c_timer(struct loop *l, struct timer *t)
+{
+	struct wsc *c = container_of(t, struct wsc, tm);
+
+	if (!c->wake_us && l->now_ms >= c->last_act + cfg.idle_ms) {
+		c->why = SC_IDLE;
+		c_free(c, WS_FAILED);
+		return;
+	}
+	c_run(c);
+}
+
+static void c_io_cb(struct loop *l, struct ev *e, uint32_t events)
+{
+	struct wsc *c = container_of(e, struct wsc, ev);
+
+	(void)l;
+	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+		c->rd_ready = 1;
+	c_run(c);
+}
+
+/* the connection on <x> after its 101: <h->ex> planned it (ws=, s=, n=,
+ * d=, R=, x=, X=), <h->buf> holds what came after the request */
+static int ws_start(struct worker *w, struct xprt *x, const struct handoff *h)
+{
+	struct wsc *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -1;
+	if (h->len && !(c->pre = malloc(h->len))) {
+		free(c);
+		return -1;
+	}
+	memcpy(c->pre, h->buf, h->len);
+	c->pre_len = h->len;
+	c->x = *x;
+	c->x.rio = NULL;
+	c->ev = (struct ev){ x->fd, c_io_cb };
+	c->tm = (struct timer){ 0, 0, c_timer };
+	c->w = w;
+	c->why = SC_UNSET;
+	c->rd_ready = 1;
+	c->last_act = w->loop.now_ms;
+	if (ws_init(&c->ws, &h->ex->plan, &c_io, c, &w->rng) < 0 ||
+	    loop_rewatch(&w->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
+		ws_free(&c->ws);
+		free(c->pre);
+		free(c);
+		return -1;
+	}
+	free(h->ci); /* WHY: X-Client went in the 101; nothing here shows it */
+	list_add(&wsw(w)->conns, &c->node);
+	st_conn_open(&w->st, SP_WS);
+	c_run(c);
+	return 0;
+}
+
+/* ---------- the table row ---------- */
+
+static int ws_thread_init(struct worker *w)
+{
+	struct wsw *ww = calloc(1, sizeof(*ww));
+
+	if (!ww)
+		return -1;
+	list_init(&ww->conns);
+	w->ps[P_WS] = ww;
+	return 0;
+}
+
+static void ws_drain(struct worker *w)
+{
+	struct list *n, *tmp;
+
+	list_each_safe(n, tmp, &wsw(w)->conns) {
+		struct wsc *c = list_elem(n, struct wsc, node);
+
+		c->why = SC_DRAIN;
+		ws_going_away(&c->ws);
+		c_run(c);
+	}
+}
+
+static void ws_close_all(struct worker *w)
+{
+	while (wsw(w) && !list_empty(&wsw(w)->conns))
+		c_free(list_elem(wsw(w)->conns.next, struct wsc, node), WS_FAILED);
+}
+
+static void ws_thread_free(struct worker *w)
+{
+	free(wsw(w));
+	w->ps[P_WS] = NULL;
+}
+
+const struct proto proto_ws = {
+	.name = "ws",
+	.thread_init = ws_thread_init,
+	.close_all = ws_close_all,
+	.thread_free = ws_thread_free,
+	.start = ws_start,
+	.drain = ws_drain,
+};

@@ -1,0 +1,132 @@
+/* WebSocket over an HTTP/2 stream: DATA payload in, frames out through a bounded buffer, the session run on each and on its timer. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ws_stream.h"
+
+static long s_recv(void *u, uint8_t *buf, size_t len)
+{
+	struct wss *s = u;
+	size_t n = MIN(len, s->in_len - s->in_off);
+
+	if (!n)
+		return s->in_eof ? 0 : HX_AGAIN;
+	memcpy(buf, s->in + s->in_off, n);
+	s->in_off += n;
+	if (s->in_off == s->in_len)
+		s->in_off = s->in_len = 0;
+	return (long)n;
+}
+
+static long s_send(void *u, const uint8_t *buf, size_t len)
+{
+	struct wss *s = u;
+	size_t n = MIN(len, WSS_OUT_MAX - s->out_len);
+
+	if (!n)
+		return HX_AGAIN;
+	memcpy(s->out + s->out_len, buf, n);
+	s->out_len += n;
+	return (long)n;
+}
+
+static void s_wake_at(void *u, uint64_t us)
+{
+	struct wss *s = u;
+
+	/* WHY arm moves it: timer_arm re-queues a timer already queued */
+	if (!s->tm.idx || us < s->tm.expire)
+		loop_arm(s->loop, &s->tm, us);
+}
+
+static const struct ws_io s_io = { s_recv, s_send, s_wake_at };
+
+static void s_run(struct wss *s)
+{
+	size_t had = s->out_len;
+
+	if (s->st == WS_GOING)
+		s->st = ws_run(&s->ws, s->loop->now_us);
+	if (s->out_len != had || s->st != WS_GOING)
+		s->kick(s->stream);
+}
+
+static void s_timer(struct loop *l, struct timer *t)
+{
+	(void)l;
+	s_run(container_of(t, struct wss, tm));
+}
+
+struct wss *wss_new(const struct plan *p, struct rng *r, struct loop *l, void (*kick)(void *), void *stream)
+{
+	struct wss *s = calloc(1, sizeof(*s));
+
+	if (!s || !(s->out = malloc(WSS_OUT_MAX)) || ws_init(&s->ws, p, &s_io, s, r) < 0) {
+		if (s)
+			free(s->out);
+		free(s);
+		return NULL;
+	}
+	s->tm = (struct timer){ 0, 0, s_timer };
+	s->loop = l;
+	s->kick = kick;
+	s->stream = stream;
+	s->st = WS_GOING;
+	/* WHY the timer, not a run now: ws=gen sends before the client says
+	 * anything, once the stream has its session and its 200 */
+	if (loop_arm(l, &s->tm, l->now_us) < 0) {
+		wss_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void wss_free(struct wss *s)
+{
+	if (!s)
+		return;
+	loop_cancel(s->loop, &s->tm);
+	ws_free(&s->ws);
+	free(s->in);
+	free(s->out);
+	free(s);
+}
+
+void wss_in(struct wss *s, const uint8_t *data, size_t len, int eof)
+{
+	if (s->in_len + len > s->in_cap) {
+		size_t cap = MAX(s->in_len + len, s->in_cap * 2);
+		uint8_t *n = realloc(s->in, cap);
+
+		if (!n) {
+			s->st = WS_FAILED; /* WHY: out of memory ends it, never a message lost */
+			s->kick(s->stream);
+			return;
+		}
+		s->in = n;
+		s->in_cap = cap;
+	}
+	if (len)
+		memcpy(s->in + s->in_len, data, len);
+	s->in_len += len;
+	s->in_eof |= (uint8_t)eof;
+	s_run(s);
+}
+
+size_t wss_out(struct wss *s, uint8_t *buf, size_t len, int *eof)
+{
+	size_t n = MIN(len, s->out_len - s->out_off);
+	int full = s->out_len == WSS_OUT_MAX;
+
+	memcpy(buf, s->out + s->out_off, n);
+	s->out_off += n;
+	if (s->out_off == s->out_len) {
+		s->out_off = s->out_len = 0;
+		if (full)
+			s_run(s); /* WHY: the session stopped on a full buffer; it goes on */
+		else if (s->st != WS_GOING && s->st != WS_DONE)
+			s->kick(s->stream); /* WHY: a fault or an error waited for these bytes */
+	}
+	*eof = s->st == WS_DONE && s->out_len == s->out_off;
+	return n;
+}
