@@ -384,7 +384,7 @@ static int q_new(struct q *q, struct lc_conn *c)
 	if (ngtcp2_conn_client_new(&q->conn, &dcid, &scid, &path, NGTCP2_PROTO_VER_V1, &q_cbs, &st,
 				   &tp, NULL, q))
 		return -1;
-	if (qtls_session(&qtls, &q->tls, 0, &q->conn, &q->ref) ||
+	if (qtls_session(&qtls, &q->tls, 0, 0, &q->conn, &q->ref) ||
 	    (c->tg->sni[0] && gnutls_server_name_set(q->tls, GNUTLS_NAME_DNS, c->tg->sni, strlen(c->tg->sni))))
 		return -1;
 	if (c->t->o->cacert)

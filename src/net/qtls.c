@@ -26,12 +26,13 @@ static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
 	return *(ngtcp2_conn **)ref->user_data;
 }
 
-int qtls_session(const struct qtls *t, gnutls_session_t *s, int server, ngtcp2_conn **connp,
+int qtls_session(const struct qtls *t, gnutls_session_t *s, int server, unsigned extra, ngtcp2_conn **connp,
 		 ngtcp2_crypto_conn_ref *ref)
 {
 	static const gnutls_datum_t alpn = { (unsigned char *)"h3", 2 };
-	/* WHY no auto ticket: the server sends none it would not honour */
-	unsigned flags = server ? GNUTLS_SERVER | GNUTLS_NO_AUTO_SEND_TICKET : GNUTLS_CLIENT;
+	/* WHY no auto ticket: the server sends its tickets once the handshake
+	 * is done, in 1-RTT CRYPTO frames */
+	unsigned flags = (server ? GNUTLS_SERVER | GNUTLS_NO_AUTO_SEND_TICKET : GNUTLS_CLIENT) | extra;
 
 	if (gnutls_init(s, flags) || gnutls_priority_set(*s, t->prio) ||
 	    (server ? ngtcp2_crypto_gnutls_configure_server_session(*s) :

@@ -30,9 +30,10 @@ int qtls_init(struct qtls *t);
 void qtls_free(struct qtls *t);
 
 /* A session in <*s> for <*connp>, the connection of its owner: the server
- * or the client side, ALPN h3, <ref> tied to it for ngtcp2's callbacks
- * (they find the connection through <connp>). */
-int qtls_session(const struct qtls *t, gnutls_session_t *s, int server, ngtcp2_conn **connp,
+ * or the client side, ALPN h3, gnutls_init's <extra> flags (early data),
+ * <ref> tied to it for ngtcp2's callbacks (they find the connection
+ * through <connp>). */
+int qtls_session(const struct qtls *t, gnutls_session_t *s, int server, unsigned extra, ngtcp2_conn **connp,
 		 ngtcp2_crypto_conn_ref *ref);
 
 #endif

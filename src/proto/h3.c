@@ -231,6 +231,8 @@ static int begin_headers(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
 	(void)sud;
 	if (!(s = h3s_new(cud, id)))
 		return NGHTTP3_ERR_CALLBACK_FAILURE;
+	if (s->c->flags & QC_EARLY)
+		s->x.flags |= XS_EARLY; /* WHY: its HEADERS came in 0-RTT */
 	nghttp3_conn_set_stream_user_data(h3, id, s);
 	return 0;
 }
@@ -351,13 +353,15 @@ int h3_setup(struct h3c *c)
 	return 0;
 }
 
-int h3_recv_stream(struct h3c *c, int64_t id, const uint8_t *data, size_t len, int fin)
+int h3_recv_stream(struct h3c *c, int64_t id, const uint8_t *data, size_t len, int fin, int early)
 {
 	nghttp3_ssize n;
 
 	if (!c->h3)
 		return -1;
+	c->flags = early ? c->flags | QC_EARLY : c->flags & ~QC_EARLY;
 	n = nghttp3_conn_read_stream(c->h3, id, data, len, fin);
+	c->flags &= ~QC_EARLY;
 	if (n < 0)
 		return -1;
 	consume(c, id, (size_t)n);

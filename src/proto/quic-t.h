@@ -40,6 +40,7 @@ struct h3s {
 #define QC_DEAD     0x01 /* free at the end of this turn */
 #define QC_CLOSE    0x02 /* send CONNECTION_CLOSE, then free (X=, drain) */
 #define QC_DRAINING 0x04 /* peer closed: nothing more to send */
+#define QC_EARLY    0x08 /* reading 0-RTT stream data: its requests say early=1 */
 
 /* a QUIC connection and its HTTP/3 session */
 struct h3c {

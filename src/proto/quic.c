@@ -19,6 +19,7 @@
 #include "client.h"
 #include "qtls.h"
 #include "tls_auth.h"
+#include "tls_keys.h"
 #include "qwrite.h"
 #include "timer.h"
 #include "tls_ctx.h"
@@ -238,7 +239,10 @@ static int remove_cid_cb(ngtcp2_conn *conn, const ngtcp2_cid *cid, void *user)
 	return 0;
 }
 
-static int rx_key_cb(ngtcp2_conn *conn, ngtcp2_crypto_level level, void *user)
+/* WHY the 1-RTT tx key: the server has it as soon as its own flight is
+ * out, before a client's 0-RTT requests are read; the rx key comes only
+ * with the client's Finished */
+static int tx_key_cb(ngtcp2_conn *conn, ngtcp2_crypto_level level, void *user)
 {
 	(void)conn;
 	if (level != NGTCP2_CRYPTO_LEVEL_APPLICATION)
@@ -250,8 +254,8 @@ static int recv_stream_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_
 			  const uint8_t *data, size_t len, void *user, void *suser)
 {
 	(void)conn, (void)off, (void)suser;
-	return h3_recv_stream(user, id, data, len, !!(flags & NGTCP2_STREAM_DATA_FLAG_FIN)) ?
-	       NGTCP2_ERR_CALLBACK_FAILURE : 0;
+	return h3_recv_stream(user, id, data, len, !!(flags & NGTCP2_STREAM_DATA_FLAG_FIN),
+			      !!(flags & NGTCP2_STREAM_DATA_FLAG_EARLY)) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
 }
 
 static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t code,
@@ -289,6 +293,10 @@ static int handshake_done_cb(ngtcp2_conn *conn, void *user)
 	if (cfg.debug)
 		log_debug("thread %d: QUIC handshake done, signed with %s", c->w->id,
 			  gnutls_sign_get_name(gnutls_sign_algorithm_get(c->tls)));
+	/* WHY now: a ticket (0-RTT included) for the next connection, in the
+	 * 1-RTT CRYPTO frames the next write sends */
+	if (gnutls_session_ticket_send(c->tls, 1, 0) < 0 && cfg.debug)
+		log_debug("thread %d: no QUIC session ticket sent", c->w->id);
 	if (cfg.client_cert) {
 		char subj[512];
 
@@ -307,7 +315,7 @@ static const ngtcp2_callbacks quic_cbs = {
 	.rand = rand_cb,
 	.get_new_connection_id = new_cid_cb,
 	.remove_connection_id = remove_cid_cb,
-	.recv_rx_key = rx_key_cb,
+	.recv_tx_key = tx_key_cb,
 	.recv_stream_data = recv_stream_cb,
 	.acked_stream_data_offset = qh3_acked,
 	.stream_close = stream_close_cb,
@@ -374,8 +382,9 @@ static struct h3c *h3c_new(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt
 	st.handshake_timeout = cfg.head_ms * NGTCP2_MILLISECONDS;
 	h3c_params(&tp, hd, &scid, odcid);
 	if (ngtcp2_conn_server_new(&c->conn, &hd->scid, &scid, &path, hd->version, &quic_cbs,
-				   &st, &tp, NULL, c) || qtls_session(&qtls, &c->tls, 1, &c->conn, &c->ref) ||
-	    (tls_auth_gnutls_session(c->tls), 0) ||
+				   &st, &tp, NULL, c) || qtls_session(&qtls, &c->tls, 1, cfg.early_data ? GNUTLS_ENABLE_EARLY_DATA | GNUTLS_NO_END_OF_EARLY_DATA : 0,
+			 &c->conn, &c->ref) ||
+	    (tls_auth_gnutls_session(c->tls), 0) || tls_keys_quic(c->tls) < 0 ||
 	    cid_add(qw(w)->cids, &scid, c) || cid_add(qw(w)->cids, &c->odcid, c)) {
 		if (c->conn)
 			ngtcp2_conn_del(c->conn);

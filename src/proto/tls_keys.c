@@ -30,6 +30,12 @@ struct tkeys {
 };
 
 static struct tkeys *keys;   /* the set in use, under <lock> */
+/* WHY 64 bytes of their own: GnuTLS seals QUIC's tickets with one master
+ * key of that size (rotating from it by itself); it is the SHA-512 of the
+ * file's first key, or random without --ticket-keys */
+static unsigned char quic_key[64];
+static int quic_key_set;
+static gnutls_anti_replay_t anti_replay;
 static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
 
 /* one base64 line into <k>: 0, or -1 with a reason */
@@ -139,12 +145,41 @@ static int ticket_cb(SSL *s, unsigned char name[16], unsigned char *iv, EVP_CIPH
 	return r;
 }
 
+/* the QUIC master key from the first key of <t> (under the lock) */
+static void quic_key_from(const struct tkeys *t)
+{
+	const struct tkey *k = &t->k[0];
+	unsigned char raw[16 + 32 + 32];
+	size_t n = 16 + (size_t)k->aes_len + (size_t)k->hmac_len;
+
+	memcpy(raw, k->name, 16);
+	memcpy(raw + 16, k->aes, (size_t)k->aes_len);
+	memcpy(raw + 16 + k->aes_len, k->hmac, (size_t)k->hmac_len);
+	EVP_Digest(raw, n, quic_key, NULL, EVP_sha512(), NULL);
+	quic_key_set = 1;
+}
+
+/* GnuTLS asks whether a 0-RTT ClientHello was seen before */
+static int replay_add(void *db, time_t exp, const gnutls_datum_t *key, const gnutls_datum_t *data)
+{
+	(void)db, (void)exp, (void)key, (void)data;
+	return 0; /* WHY none kept: the same caveat as on TCP (-h) */
+}
+
 int tls_keys_setup(SSL_CTX *ctx)
 {
 	if (cfg.ticket_keys) {
 		if (!(keys = load(cfg.ticket_keys)))
 			return -1;
 		SSL_CTX_set_tlsext_ticket_key_evp_cb(ctx, ticket_cb);
+		quic_key_from(keys);
+	} else {
+		quic_key_set = RAND_bytes(quic_key, sizeof(quic_key)) == 1;
+	}
+	if (cfg.early_data && !cfg.no_h3) {
+		if (gnutls_anti_replay_init(&anti_replay) < 0)
+			return log_err("cannot set up QUIC 0-RTT (GnuTLS anti-replay)"), -1;
+		gnutls_anti_replay_set_add_function(anti_replay, replay_add);
 	}
 	if (cfg.early_data) {
 		/* WHY no anti-replay: the cache it needs is one process's, and
@@ -168,6 +203,7 @@ int tls_keys_reload(void)
 	pthread_rwlock_wrlock(&lock);
 	old = keys;
 	keys = t;
+	quic_key_from(t);
 	pthread_rwlock_unlock(&lock);
 	free(old);
 	log_info("--ticket-keys %s: %d key%s loaded", cfg.ticket_keys, t->n, t->n > 1 ? "s" : "");
@@ -178,4 +214,28 @@ void tls_keys_free(void)
 {
 	free(keys);
 	keys = NULL;
+	if (anti_replay)
+		gnutls_anti_replay_deinit(anti_replay);
+	anti_replay = NULL;
+}
+
+int tls_keys_quic(gnutls_session_t s)
+{
+	unsigned char k[64];
+	gnutls_datum_t d = { k, sizeof(k) };
+	int r;
+
+	if (!quic_key_set)
+		return 0;
+	pthread_rwlock_rdlock(&lock);
+	memcpy(k, quic_key, sizeof(k));
+	pthread_rwlock_unlock(&lock);
+	r = gnutls_session_ticket_enable_server(s, &d);
+	if (r >= 0 && anti_replay) {
+		gnutls_anti_replay_enable(s, anti_replay);
+		/* WHY all ones: QUIC says early data is limited by its own
+		 * flow control, and the ticket must carry 0xffffffff */
+		gnutls_record_set_max_early_data_size(s, 0xffffffffu);
+	}
+	return r < 0 ? -1 : 0;
 }

@@ -2,6 +2,8 @@
 #ifndef HX_TLS_KEYS_H
 #define HX_TLS_KEYS_H
 
+#include <gnutls/gnutls.h>
+
 typedef struct ssl_ctx_st SSL_CTX;
 
 /* Loads --ticket-keys into <ctx>'s ticket callback and turns early data on
@@ -13,5 +15,10 @@ int tls_keys_setup(SSL_CTX *ctx);
 int tls_keys_reload(void);
 
 void tls_keys_free(void);
+
+/* QUIC: session tickets on the server session <s> (GnuTLS), sealed with a
+ * key derived from the file's first key, or the process's own; 0-RTT with
+ * --early-data. Returns 0 or -1. */
+int tls_keys_quic(gnutls_session_t s);
 
 #endif
