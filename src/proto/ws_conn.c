@@ -170,7 +170,8 @@ static int ws_start(struct worker *w, struct xprt *x, const struct handoff *h)
 		free(c);
 		return -1;
 	}
-	memcpy(c->pre, h->buf, h->len);
+	if (h->len)
+		memcpy(c->pre, h->buf, h->len);
 	c->pre_len = h->len;
 	c->x = *x;
 	c->x.rio = NULL;
