@@ -56,7 +56,10 @@ static void usage(FILE *f)
 "       hxload [options] --urls FILE\n"
 "       hxload merge [--json] [--html FILE] [--fail-on SPEC] [--label L] RUN.json...\n"
 "  URL: http://host:port/path (HTTP/1.1), https://... (ALPN: h2, else\n"
-"  HTTP/1.1), h2c://host:port/path (HTTP/2 by prior knowledge)\n"
+"  HTTP/1.1), h2c://host:port/path (HTTP/2 by prior knowledge),\n"
+"  ws://host:port/path, wss://... (WebSocket: each request a message; echo:\n"
+"  one of --body bytes (64) sent, its echo timed and checked; a path with\n"
+"  ws=gen: each message the server sends, timed from the one before)\n"
 "Load:\n"
 "  -t <n>          threads, each with its own connections (1)\n"
 "  -c <n>          connections in all (10)\n"
@@ -327,6 +330,8 @@ static void check_args(void)
 		lc_die("%s", "--h3 needs an https:// URL");
 	if (lc_opts.force == LC_H3 && lc_route.unix_path)
 		lc_die("%s", "--h3 runs over UDP: no --unix-socket");
+	if (lc_target.proto == LC_WS && lc_opts.force)
+		lc_die("%s", "a ws:// or wss:// URL is a WebSocket over HTTP/1.1: no --h1, --h2 or --h3");
 	if (lc_opts.force == LC_H3 && lc_opts.proxy_proto)
 		lc_die("%s", "--proxy-protocol is for TCP: not with --h3");
 	if ((lc_opts.cert || lc_opts.key || lc_opts.cacert) && !lc_target.tls)

@@ -25,7 +25,7 @@ typedef struct ssl_session_st SSL_SESSION;
 #define LC_LATE_US    1000      /* open loop: sent this long after its time is late */
 #define LC_STATUS_MAX 1000      /* statuses 100..999 are counted */
 
-enum lc_proto { LC_AUTO, LC_H1, LC_H2, LC_H3, LC_NPROTO };
+enum lc_proto { LC_AUTO, LC_H1, LC_H2, LC_H3, LC_WS, LC_NPROTO };
 
 /* error kinds, as reported */
 enum lc_err { E_CONNECT, E_TLS, E_TIMEOUT, E_RESET, E_PROTOCOL, E_BODY, E_MAX };
@@ -220,7 +220,7 @@ struct lc_protocol {
 	void (*free)(struct lc_conn *c);
 };
 
-extern const struct lc_protocol lc_h1, lc_h2, lc_h3;
+extern const struct lc_protocol lc_h1, lc_h2, lc_h3, lc_ws;
 
 /* ---------- run.c: threads, connections, what the protocols call ---------- */
 

@@ -44,7 +44,7 @@ int lc_tls_init(void)
 
 	if (lc_target.proto == LC_H2)
 		alpn = alpn_h2, len = sizeof(alpn_h2) - 1;
-	else if (lc_target.proto == LC_H1)
+	else if (lc_target.proto == LC_H1 || lc_target.proto == LC_WS)
 		alpn = alpn_h1, len = sizeof(alpn_h1) - 1;
 	if (!(lc_tls = tls_client_ctx(alpn, len)))
 		return -1;

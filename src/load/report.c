@@ -20,7 +20,7 @@ const struct lc_counter lc_counters[] = {
 	C("schedule", "end_answered", end_answered), C("schedule", "end_timeout", end_timeout),
 	C("connections", "opened", conns), C("connections", "resumed", resumed),
 	C("connections", "h1", by_proto[LC_H1]), C("connections", "h2", by_proto[LC_H2]),
-	C("connections", "h3", by_proto[LC_H3]),
+	C("connections", "h3", by_proto[LC_H3]), C("connections", "ws", by_proto[LC_WS]),
 };
 #undef C
 const size_t lc_ncounters = ARRAY_SIZE(lc_counters);
@@ -216,7 +216,7 @@ static void schedule_text(FILE *f, const struct lc_stats *T, const struct lc_met
 
 void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 {
-	static const char *const pn[LC_NPROTO] = { "", "h1", "h2", "h3" };
+	static const char *const pn[LC_NPROTO] = { "", "h1", "h2", "h3", "ws" };
 	uint64_t errs = lc_stats_errors(T);
 
 	if (m->label[0])

@@ -24,7 +24,8 @@
 #define TICK_US 100000 /* housekeeping: timeouts, intervals, the end */
 
 /* the client protocols, by enum lc_proto (LC_AUTO: chosen by ALPN) */
-static const struct lc_protocol *const protos[] = { [LC_H1] = &lc_h1, [LC_H2] = &lc_h2, [LC_H3] = &lc_h3 };
+static const struct lc_protocol *const protos[] = { [LC_H1] = &lc_h1, [LC_H2] = &lc_h2, [LC_H3] = &lc_h3,
+						     [LC_WS] = &lc_ws };
 
 static atomic_int interrupted;
 static atomic_int fatal_seen;        /* nothing can work: a connection never made, a mismatch */

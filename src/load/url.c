@@ -78,8 +78,12 @@ void lc_url_parse(const char *url, int first)
 		p = url + 8, port = 443, tls = 1;
 	else if (!strncmp(url, "h2c://", 6))
 		p = url + 6, port = 80, proto = LC_H2;
+	else if (!strncmp(url, "ws://", 5))
+		p = url + 5, port = 80, proto = LC_WS;
+	else if (!strncmp(url, "wss://", 6))
+		p = url + 6, port = 443, tls = 1, proto = LC_WS;
 	else
-		lc_die("bad URL '%s': use http://, https:// or h2c://", url);
+		lc_die("bad URL '%s': use http://, https://, h2c://, ws:// or wss://", url);
 	end = p + strcspn(p, "/?#");
 	hl = (size_t)(end - p);
 	if (!hl)

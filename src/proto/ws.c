@@ -38,6 +38,7 @@ static ssize_t recv_cb(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
 		return n;
 	if (n == 0)
 		s->eof = 1;
+	s->rblocked = 1;
 	wslay_event_set_error(ctx, n == HX_AGAIN ? WSLAY_ERR_WOULDBLOCK : WSLAY_ERR_CALLBACK_FAILURE);
 	return -1;
 }
@@ -211,8 +212,12 @@ enum ws_state ws_run(struct ws *s, uint64_t now_us)
 	int turn;
 
 	s->now_us = now_us;
-	if (wslay_event_want_read(s->ctx) && wslay_event_recv(s->ctx) != 0)
-		return s->eof && wslay_event_get_close_sent(s->ctx) ? WS_DONE : WS_FAILED;
+	/* WHY a loop: wslay stops at a short read (a TLS record's end) with
+	 * more bytes there; until the transport says it has none */
+	s->rblocked = 0;
+	for (turn = 0; turn < 64 && !s->rblocked && wslay_event_want_read(s->ctx); turn++)
+		if (wslay_event_recv(s->ctx) != 0)
+			return s->eof && wslay_event_get_close_sent(s->ctx) ? WS_DONE : WS_FAILED;
 	for (turn = 0; turn < 64; turn++) {
 		int queued = gen_due(s);
 
@@ -222,7 +227,8 @@ enum ws_state ws_run(struct ws *s, uint64_t now_us)
 		/* WHY not blocked: the bytes before the fault point are out */
 		if (s->fault_hit && !s->blocked)
 			return s->fault == WS_FAULT_RESET ? WS_RESET : WS_CUT;
-		if (s->blocked || !queued)
+		/* WHY want_write: wslay returns after a partial write */
+		if (s->blocked || (!queued && !wslay_event_want_write(s->ctx)))
 			break;
 	}
 	if (turn == 64)

@@ -45,6 +45,7 @@ struct ws {
 	uint8_t in_msg;              /* a generated message is being sent */
 	uint8_t close_queued;
 	uint8_t blocked;             /* the transport took no more */
+	uint8_t rblocked;            /* the transport had no more to read */
 	uint8_t eof;                 /* the peer's end of stream */
 	uint8_t fault;               /* WS_FAULT_RESET (x=), WS_FAULT_CUT (X=), 0: none */
 	uint8_t fault_hit;
