@@ -55,6 +55,7 @@ static void usage(FILE *f)
 "Usage: hxload [options] URL\n"
 "       hxload [options] --urls FILE\n"
 "       hxload merge [--json] [--html FILE] [--fail-on SPEC] [--label L] RUN.json...\n"
+"       hxload compare [--json] [--resamples N] A.json... [vs B.json...]\n"
 "  URL: http://host:port/path (HTTP/1.1), https://... (ALPN: h2, else\n"
 "  HTTP/1.1), h2c://host:port/path (HTTP/2 by prior knowledge),\n"
 "  ws://host:port/path, wss://... (WebSocket: each request a message; echo:\n"
@@ -107,7 +108,10 @@ static void usage(FILE *f)
 "Results:\n"
 "  --verify        check every body byte against hxterm's pattern and the\n"
 "                  length against X-rsp's size\n"
-"  --json          one JSON object with every figure and the full histograms\n"
+"  --json          one JSON object with every figure and the full histograms,\n"
+"                  and each second's (or --interval's): what compare resamples\n"
+"  --server-pid <pid>  the target runs on this machine: its CPU time (from\n"
+"                  /proc) per request and per MiB, in the report\n"
 "  --label <text>  a name for this run in the report and the JSON\n"
 "  --interval <t>  one JSON line per interval on stdout while it runs\n"
 "  --html <file>   a self-contained HTML report (charts, no external assets)\n"
@@ -233,7 +237,7 @@ static void parse_args(int argc, char **argv)
 {
 	enum { O_METHOD = 256, O_BODY, O_TIMEOUT, O_H1, O_H2, O_H3, O_VERIFY, O_JSON, O_SNI, O_CONNECT_TO,
 	       O_RESOLVE, O_UNIX, O_CERT, O_KEY, O_CACERT, O_CLOSE, O_NO_RESUME, O_LABEL, O_HTML, O_LOG,
-	       O_INTERVAL, O_START_AT, O_URLS, O_STAGES, O_FAIL_ON, O_PROXY_PROTO };
+	       O_INTERVAL, O_START_AT, O_URLS, O_STAGES, O_FAIL_ON, O_PROXY_PROTO, O_SERVER_PID };
 	static const struct option lo[] = {
 		{ "method", 1, NULL, O_METHOD }, { "body", 1, NULL, O_BODY }, { "timeout", 1, NULL, O_TIMEOUT },
 		{ "h1", 0, NULL, O_H1 }, { "h2", 0, NULL, O_H2 }, { "h3", 0, NULL, O_H3 },
@@ -245,7 +249,7 @@ static void parse_args(int argc, char **argv)
 		{ "label", 1, NULL, O_LABEL }, { "html", 1, NULL, O_HTML }, { "log", 1, NULL, O_LOG },
 		{ "interval", 1, NULL, O_INTERVAL }, { "start-at", 1, NULL, O_START_AT },
 		{ "urls", 1, NULL, O_URLS }, { "stages", 1, NULL, O_STAGES }, { "fail-on", 1, NULL, O_FAIL_ON },
-		{ "proxy-protocol", 1, NULL, O_PROXY_PROTO },
+		{ "proxy-protocol", 1, NULL, O_PROXY_PROTO }, { "server-pid", 1, NULL, O_SERVER_PID },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *err;
@@ -283,6 +287,7 @@ static void parse_args(int argc, char **argv)
 		case O_CACERT: lc_opts.cacert = optarg; break;
 		case O_CLOSE: lc_opts.close = 1; break;
 		case O_NO_RESUME: lc_opts.no_resume = 1; break;
+		case O_SERVER_PID: lc_opts.server_pid = (int)num_arg("--server-pid", optarg, 1, 1 << 30); break;
 		case O_PROXY_PROTO:
 			if (strcmp(optarg, "v1") && strcmp(optarg, "v2"))
 				lc_die("--proxy-protocol '%s': expected v1 or v2", optarg);

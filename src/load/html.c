@@ -124,7 +124,7 @@ int lc_report_html(const char *file, const struct lc_stats *T, const struct lc_m
 	fputs(chart_css, f);
 	fputs(page_body, f);
 	fprintf(f, "{\"report\": ");
-	lc_report_json(f, T, m, 0);
+	lc_report_json(f, T, m, 0, NULL);
 	fprintf(f, ", \"spectrum\": {");
 	spectrum(f, "latency", &T->h[H_LAT], 1);
 	spectrum(f, "server", &T->h[H_SRV], 0);

@@ -78,12 +78,33 @@ static void series_add(struct lc_series *s, const struct lc_ival *v)
 	s->v[s->n++] = *v;
 }
 
+/* --server-pid: the CPU time (user and system) it has used, in us; 0 when
+ * it cannot be read (the run then says so) */
+static uint64_t server_cpu_us(void)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", lc_opts.server_pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* WHY after the last ')': the command name may hold spaces */
+	if (!(p = strrchr(buf, ')')) || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return 0;
+	return (ut + st) * 1000000ULL / (uint64_t)sysconf(_SC_CLK_TCK);
+}
+
 /* the main thread while the run goes: intervals, the progress line */
-static void monitor(struct lc_thread *ts, uint64_t start, struct lc_series *ser)
+static void monitor(struct lc_thread *ts, uint64_t start, struct lc_series *ser, struct lc_stats *T)
 {
 	static struct lc_ival v;
 	int tty = !lc_opts.quiet && !lc_opts.json && !lc_opts.interval_us && isatty(2);
-	uint64_t last = 0, next_line = start + 1000000;
+	uint64_t last = 0, next_line = start + 1000000, cpu0 = 0, cpu = 0;
 	unsigned k = 0;
 
 	for (;;) {
@@ -95,7 +116,18 @@ static void monitor(struct lc_thread *ts, uint64_t start, struct lc_series *ser)
 			alive += !atomic_load_explicit(&ts[i].ended, memory_order_acquire);
 			done += ts[i].progress;
 		}
+		/* WHY sampled here: the window opens after the warm-up; a read
+		 * every 20 ms, at most that far from an interval's edge */
+		if (lc_opts.server_pid && !cpu0 && mono_us() >= ts[0].record_from_us)
+			cpu0 = cpu = server_cpu_us();
 		while (lc_opts.series_us && (r = ival_take(ts, k, &v)) > 0) {
+			if (lc_opts.server_pid && cpu0) {
+				uint64_t now = server_cpu_us();
+
+				v.srv_cpu_us = now > cpu ? now - cpu : 0;
+				T->srv_cpu_us += v.srv_cpu_us;
+				cpu = now;
+			}
 			series_add(ser, &v);
 			if (lc_opts.interval_us)
 				lc_ival_json(stdout, &v, ts[0].record_from_us, k);
@@ -139,7 +171,7 @@ int lc_finish(const struct lc_stats *T, const struct lc_meta *m, const struct lc
 	      int json, const char *html, const char *fail_on)
 {
 	if (json)
-		lc_report_json(stdout, T, m, 1);
+		lc_report_json(stdout, T, m, 1, s);
 	else
 		lc_report_text(stdout, T, m);
 	fflush(stdout);
@@ -195,7 +227,13 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "merge"))
 		return lc_merge_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "compare"))
+		return lc_compare_main(argc - 1, argv + 1);
 	lc_cli(argc, argv);
+	if (lc_opts.server_pid && !server_cpu_us() && kill(lc_opts.server_pid, 0) < 0) {
+		fprintf(stderr, "hxload: --server-pid %d: no such process here\n", lc_opts.server_pid);
+		return 2;
+	}
 	if (lc_target.tls && lc_tls_init() < 0)
 		lc_die("%s", "cannot create the TLS context");
 	/* WHY before the threads: the libraries' globals are made once */
@@ -203,7 +241,9 @@ int main(int argc, char **argv)
 		lc_die("%s", "cannot initialise the HTTP/2 or QUIC library (or read --cert, --cacert)");
 	if (lc_opts.log && lc_log_open(lc_opts.log) < 0)
 		lc_die("--log: cannot create '%s'", lc_opts.log);
-	lc_opts.series_us = lc_opts.interval_us ? lc_opts.interval_us : lc_opts.html ? 1000000 : 0;
+	/* WHY with --json: its intervals are what hxload compare resamples */
+	lc_opts.series_us = lc_opts.interval_us ? lc_opts.interval_us :
+			    lc_opts.html || lc_opts.json || lc_opts.server_pid ? 1000000 : 0;
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -217,7 +257,7 @@ int main(int argc, char **argv)
 		lc_thread_init(&ts[i], i, start);
 	for (int i = 0; i < lc_opts.threads; i++)
 		pthread_create(&ts[i].th, NULL, lc_thread_main, &ts[i]);
-	monitor(ts, start, &ser);
+	monitor(ts, start, &ser, &T);
 	for (int i = 0; i < lc_opts.threads; i++) {
 		pthread_join(ts[i].th, NULL);
 		lc_stats_add(&T, &ts[i].st);

@@ -50,6 +50,7 @@ struct lc_opts {
 	int close;                   /* --close: one request per connection */
 	int no_resume;               /* --no-resume: a full TLS handshake every time */
 	int proxy_proto;             /* --proxy-protocol: 1 or 2, 0: none */
+	int server_pid;              /* --server-pid: its CPU time is measured, 0: none */
 	enum lc_proto force;         /* --h1 / --h2 / --h3 */
 	const char *method;
 	uint64_t body;               /* --body: request body bytes */
@@ -156,12 +157,14 @@ struct lc_stats {
 	uint64_t end_timeout;        /* of those, counted as timeouts */
 	uint64_t conns, resumed;     /* connections made (TLS: resumed) */
 	uint64_t by_proto[LC_NPROTO]; /* connections by protocol */
+	uint64_t srv_cpu_us;         /* --server-pid: its CPU time in the window */
 };
 
 /* one --interval's figures, as a thread publishes them */
 struct lc_ival {
 	uint64_t from_us, to_us;
 	uint64_t reqs, errors, bytes;
+	uint64_t srv_cpu_us;         /* --server-pid: its CPU time in the interval */
 	struct hist lat;
 };
 
@@ -338,7 +341,8 @@ extern const size_t lc_ncounters;
 void lc_stats_add(struct lc_stats *T, const struct lc_stats *s);
 uint64_t lc_stats_errors(const struct lc_stats *s);
 void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m);
-void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, int full);
+/* <s>: the intervals, with their histograms (for hxload compare), or NULL */
+void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, int full, const struct lc_series *ser);
 /* one --interval line */
 void lc_ival_json(FILE *f, const struct lc_ival *v, uint64_t start_us, unsigned k);
 /* --html FILE: a self-contained page; 0 or -1 (errno) */
@@ -350,6 +354,8 @@ int lc_check_parse(const char *spec, const char **err);
 int lc_check(const char *spec, const struct lc_stats *T, const struct lc_meta *m);
 /* hxload merge [options] FILE...: returns the exit status */
 int lc_merge_main(int argc, char **argv);
+/* hxload compare A.json... [vs B.json...]: the exit status */
+int lc_compare_main(int argc, char **argv);
 /* the report, its checks and its page, from merged figures: the exit status */
 int lc_finish(const struct lc_stats *T, const struct lc_meta *m, const struct lc_series *s,
 	      int json, const char *html, const char *fail_on);

@@ -7,93 +7,7 @@
 #include "common.h"
 #include "json.h"
 #include "lc.h"
-
-static char *slurp(const char *file)
-{
-	FILE *f = fopen(file, "r");
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (n + 65536 + 1 > cap) {
-			char *nb = realloc(buf, cap = cap * 2 + 65536 + 1);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-		}
-		size_t r = fread(buf + n, 1, cap - n - 1, f);
-
-		if (!r)
-			break;
-		n += r;
-	}
-	fclose(f);
-	buf[n] = 0;
-	return buf;
-}
-
-static uint64_t u(const struct json *o, const char *key)
-{
-	double v = json_num(o, key, 0);
-
-	return v > 0 ? (uint64_t)v : 0;
-}
-
-static int hist_read(struct hist *h, const struct json *o)
-{
-	const struct json *b = json_get(o, "buckets");
-
-	memset(h, 0, sizeof(*h));
-	if (!b || b->type != JSON_ARR)
-		return -1;
-	h->n = u(o, "n");
-	h->min = u(o, "min");
-	h->max = u(o, "max");
-	h->sum = u(o, "sum");
-	h->sumsq = json_num(o, "sumsq", 0);
-	for (size_t i = 0; i < b->n; i++) {
-		const struct json *p = &b->kid[i];
-
-		if (p->type != JSON_ARR || p->n != 2 || p->kid[0].num < 0 || p->kid[0].num >= HIST_BUCKETS)
-			return -1;
-		h->b[(unsigned)p->kid[0].num / HIST_SUB][(unsigned)p->kid[0].num % HIST_SUB] += (uint32_t)p->kid[1].num;
-	}
-	return 0;
-}
-
-/* one run's object into <s> */
-static int run_read(const struct json *r, struct lc_stats *s)
-{
-	const struct json *hs = json_get(r, "histograms"), *e = json_get(r, "errors"),
-			  *st = json_get(r, "status");
-
-	if (!hs || !e || !st || !json_get(r, "schedule") || !json_get(r, "connections"))
-		return -1;
-	memset(s, 0, sizeof(*s));
-	for (int i = 0; i < H_MAX; i++) {
-		const struct json *h = json_get(hs, lc_hist_names[i]);
-
-		if (!h || hist_read(&s->h[i], h) < 0)
-			return -1;
-	}
-	for (int i = 0; i < E_MAX; i++)
-		s->errors[i] = u(e, lc_err_names[i]);
-	for (size_t i = 0; i < st->n; i++) {
-		int code = atoi(st->key[i]);
-
-		if (code >= 100 && code < LC_STATUS_MAX)
-			s->status[code] = (uint64_t)st->kid[i].num;
-	}
-	for (size_t k = 0; k < lc_ncounters; k++)
-		LC_CTR(s, k) = u(lc_counters[k].group ? json_get(r, lc_counters[k].group) : r, lc_counters[k].name);
-	return 0;
-}
+#include "runs.h"
 
 /* "a" then "a+b": labels and hosts of the merged runs */
 static void join(char *dst, size_t n, const char *add)
@@ -126,39 +40,21 @@ static void meta_read(const struct json *r, struct lc_meta *m)
 		snprintf(m->url, sizeof(m->url), "several URLs");
 }
 
-/* each line of <file> that is a run (interval lines are skipped) */
-static int file_read(const char *file, struct lc_stats *T, struct lc_meta *m)
+struct merge_acc {
+	struct lc_stats *T;
+	struct lc_meta *m;
+};
+
+static int merge_one(const struct json *j, void *arg)
 {
-	char *buf = slurp(file), *line, *save = NULL;
-	int found = 0;
+	struct merge_acc *acc = arg;
+	static struct lc_stats s;
 
-	if (!buf) {
-		fprintf(stderr, "hxload merge: cannot read '%s'\n", file);
+	if (lc_run_read(j, &s) < 0)
 		return -1;
-	}
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		const char *err;
-		struct json *j;
-		static struct lc_stats s;
-
-		if (!strstr(line, "\"histograms\""))
-			continue;
-		if (!(j = json_parse(line, &err)) || run_read(j, &s) < 0) {
-			fprintf(stderr, "hxload merge: '%s': not an hxload --json result (%s)\n", file,
-				j ? "fields missing" : err);
-			json_free(j);
-			free(buf);
-			return -1;
-		}
-		meta_read(j, m);
-		lc_stats_add(T, &s);
-		json_free(j);
-		found++;
-	}
-	free(buf);
-	if (!found)
-		fprintf(stderr, "hxload merge: '%s': no hxload --json result in it\n", file);
-	return found ? 0 : -1;
+	meta_read(j, acc->m);
+	lc_stats_add(acc->T, &s);
+	return 0;
 }
 
 int lc_merge_main(int argc, char **argv)
@@ -201,7 +97,7 @@ int lc_merge_main(int argc, char **argv)
 		return 2;
 	}
 	for (int i = optind; i < argc; i++)
-		if (file_read(argv[i], &T, &m) < 0)
+		if (lc_runs_each("merge", argv[i], merge_one, &(struct merge_acc){ &T, &m }) < 0)
 			return 2;
 	if (label)
 		snprintf(m.label, sizeof(m.label), "%s", label);

@@ -21,6 +21,7 @@ const struct lc_counter lc_counters[] = {
 	C("connections", "opened", conns), C("connections", "resumed", resumed),
 	C("connections", "h1", by_proto[LC_H1]), C("connections", "h2", by_proto[LC_H2]),
 	C("connections", "h3", by_proto[LC_H3]), C("connections", "ws", by_proto[LC_WS]),
+	C("server_cpu", "us", srv_cpu_us),
 };
 #undef C
 const size_t lc_ncounters = ARRAY_SIZE(lc_counters);
@@ -139,7 +140,36 @@ static void counters_json(FILE *f, const struct lc_stats *T, const char *group)
 			fprintf(f, ", \"%s\": %llu", lc_counters[k].name, (unsigned long long)LC_CTR(T, k));
 }
 
-void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, int full)
+/* the intervals, each with its latency histogram: hxload compare
+ * resamples them */
+static void intervals_json(FILE *f, const struct lc_series *s, uint64_t start)
+{
+	fprintf(f, ", \"intervals\": [");
+	for (size_t i = 0; i < s->n; i++) {
+		const struct lc_ival *v = &s->v[i];
+
+		fprintf(f, "%s{\"t\": %.3f, \"seconds\": %.6f, \"requests\": %llu, \"errors\": %llu, "
+			"\"bytes\": %llu, \"server_cpu_us\": %llu", i ? ", " : "", (double)(v->to_us - start) / 1e6,
+			(double)(v->to_us - v->from_us) / 1e6, (unsigned long long)v->reqs,
+			(unsigned long long)v->errors, (unsigned long long)v->bytes, (unsigned long long)v->srv_cpu_us);
+		hist_json(f, "latency", &v->lat, 0);
+		fprintf(f, "}");
+	}
+	fprintf(f, "]");
+}
+
+static void server_cpu_json(FILE *f, const struct lc_stats *T)
+{
+	if (!T->srv_cpu_us)
+		return;
+	fprintf(f, ", \"server_cpu\": {\"us_per_request\": %.3f, \"us_per_mib\": %.3f",
+		T->reqs ? (double)T->srv_cpu_us / (double)T->reqs : 0,
+		T->bytes ? (double)T->srv_cpu_us / ((double)T->bytes / 1048576.0) : 0);
+	counters_json(f, T, "server_cpu");
+	fprintf(f, "}");
+}
+
+void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, int full, const struct lc_series *ser)
 {
 	int first = 1;
 
@@ -163,6 +193,7 @@ void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, 
 	fprintf(f, "}, \"connections\": {\"requests_per_connection\": %.2f", mean_rpc(T));
 	counters_json(f, T, "connections");
 	fprintf(f, "}");
+	server_cpu_json(f, T);
 	for (int i = 0; i < H_RPC; i++)
 		if (i == H_LAT || T->h[i].n)
 			pct_json(f, lc_hist_names[i], &T->h[i]);
@@ -172,6 +203,8 @@ void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, 
 			hist_json(f, lc_hist_names[i], &T->h[i], !i);
 		fprintf(f, "}");
 	}
+	if (ser && ser->n)
+		intervals_json(f, ser, ser->v[0].from_us);
 	fprintf(f, "}\n");
 }
 
@@ -232,6 +265,12 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 		if (T->by_proto[p])
 			fprintf(f, ", %s %llu", pn[p], (unsigned long long)T->by_proto[p]);
 	fprintf(f, "; %.1f requests each; %llu TLS resumed\n", mean_rpc(T), (unsigned long long)T->resumed);
+	if (T->srv_cpu_us)
+		fprintf(f, "server   CPU %.3f s: %.2f us per request, %.1f us per MiB\n", T->srv_cpu_us / 1e6,
+			T->reqs ? (double)T->srv_cpu_us / (double)T->reqs : 0,
+			T->bytes ? (double)T->srv_cpu_us / ((double)T->bytes / 1048576.0) : 0);
+	else if (lc_opts.server_pid)
+		fprintf(f, "server   CPU: pid %d used none in the window (is it the server?)\n", lc_opts.server_pid);
 	if (errs) {
 		fprintf(f, "errors  ");
 		for (int i = 0; i < E_MAX; i++)

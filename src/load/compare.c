@@ -1,0 +1,291 @@
+/* hxload compare: two settings' runs side by side, each metric's difference with a bootstrap confidence interval over the runs' intervals (or the runs), and a verdict that says when there is none to tell. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "rng.h"
+#include "runs.h"
+
+#define MAX_UNITS 100000 /* intervals (or runs) of one side */
+
+/* what is resampled: an interval of a run, or a whole run */
+struct unit {
+	double secs, reqs, bytes, cpu_us;
+	struct hist lat;
+};
+
+struct side {
+	struct unit *u;
+	size_t n, cap, runs, run_units; /* units; runs read; units that are whole runs */
+	int cpu;                     /* every unit has the server's CPU time */
+	char label[256];
+};
+
+/* the metrics, each a function of a pooled set of units */
+enum { M_RPS, M_P50, M_P90, M_P99, M_P999, M_CPU_REQ, M_CPU_MIB, M_MAX };
+static const char *const m_names[M_MAX] = { "req/s", "p50 (ms)", "p90 (ms)", "p99 (ms)", "p99.9 (ms)",
+					    "CPU us/req", "CPU us/MiB" };
+static const char *const m_keys[M_MAX] = { "requests_per_second", "p50_ms", "p90_ms", "p99_ms", "p999_ms",
+					   "server_cpu_us_per_request", "server_cpu_us_per_mib" };
+static const double m_q[M_MAX] = { 0, 0.5, 0.9, 0.99, 0.999, 0, 0 };
+
+/* the totals of a set of units */
+struct pool {
+	double secs, reqs, bytes, cpu_us;
+	struct hist lat;
+};
+
+static void pool_add(struct pool *p, const struct unit *u)
+{
+	p->secs += u->secs;
+	p->reqs += u->reqs;
+	p->bytes += u->bytes;
+	p->cpu_us += u->cpu_us;
+	hist_merge(&p->lat, &u->lat);
+}
+
+static double metric(const struct pool *p, int m)
+{
+	switch (m) {
+	case M_RPS: return p->secs > 0 ? p->reqs / p->secs : 0;
+	case M_CPU_REQ: return p->reqs > 0 ? p->cpu_us / p->reqs : 0;
+	case M_CPU_MIB: return p->bytes > 0 ? p->cpu_us / (p->bytes / 1048576.0) : 0;
+	}
+	return hist_quantile(&p->lat, m_q[m]) / 1e3;
+}
+
+static struct unit *side_push(struct side *s)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		struct unit *nu = s->n < MAX_UNITS ? realloc(s->u, cap * sizeof(*nu)) : NULL;
+
+		if (!nu)
+			return NULL;
+		s->u = nu;
+		s->cap = cap;
+	}
+	memset(&s->u[s->n], 0, sizeof(s->u[0]));
+	return &s->u[s->n++];
+}
+
+/* one run: its intervals (the last, partial one included: the pools weigh
+ * by time), or the run as one unit when it has none */
+static int side_run(const struct json *r, void *arg)
+{
+	struct side *s = arg;
+	const struct json *iv = json_get(r, "intervals"), *cpu = json_get(r, "server_cpu");
+	static struct lc_stats st;
+	struct unit *u;
+
+	if (lc_run_read(r, &st) < 0)
+		return -1;
+	if (!s->runs++)
+		snprintf(s->label, sizeof(s->label), "%s", json_str(r, "label"));
+	s->cpu &= cpu != NULL;
+	for (size_t i = 0; iv && iv->type == JSON_ARR && i < iv->n; i++) {
+		const struct json *v = &iv->kid[i];
+
+		if (!(u = side_push(s)))
+			return -1;
+		u->secs = json_num(v, "seconds", 0);
+		u->reqs = json_num(v, "requests", 0);
+		u->bytes = json_num(v, "bytes", 0);
+		u->cpu_us = json_num(v, "server_cpu_us", 0);
+		if (!json_get(v, "latency") || lc_hist_read(&u->lat, json_get(v, "latency")) < 0)
+			return -1;
+	}
+	if (iv && iv->n)
+		return 0;
+	if (!(u = side_push(s)))
+		return -1;
+	s->run_units++;
+	u->secs = json_num(r, "seconds", 0);
+	u->reqs = (double)st.reqs;
+	u->bytes = (double)st.bytes;
+	u->cpu_us = (double)st.srv_cpu_us;
+	u->lat = st.h[H_LAT];
+	return 0;
+}
+
+static void pool_all(const struct side *s, struct pool *p)
+{
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < s->n; i++)
+		pool_add(p, &s->u[i]);
+}
+
+static void pool_resample(const struct side *s, struct rng *r, struct pool *p)
+{
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < s->n; i++)
+		pool_add(p, &s->u[rng_range(r, 0, s->n - 1)]);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct result {
+	double a, b, diff, lo, hi;   /* values, B vs A in %, its 95 % interval */
+	int valid;
+};
+
+/* the words of a verdict: better or worse, as the metric goes */
+static const char *verdict(int m, const struct result *x)
+{
+	int up = x->lo > 0, down = x->hi < 0;
+
+	if (!up && !down)
+		return "no difference detectable";
+	if (m == M_RPS)
+		return up ? "faster" : "slower";
+	if (m >= M_CPU_REQ)
+		return up ? "more server CPU" : "less server CPU";
+	return up ? "higher" : "lower";
+}
+
+static void bootstrap(const struct side *A, const struct side *B, int nres, struct result *res)
+{
+	static struct pool pa, pb;
+	double *d[M_MAX];
+	struct rng r;
+
+	rng_seed(&r, 0x6878636d70ULL); /* WHY fixed: the same files give the same interval */
+	pool_all(A, &pa);
+	pool_all(B, &pb);
+	for (int m = 0; m < M_MAX; m++) {
+		res[m].a = metric(&pa, m);
+		res[m].b = metric(&pb, m);
+		res[m].valid = res[m].a > 0 && (m < M_CPU_REQ || (A->cpu && B->cpu));
+		res[m].diff = res[m].valid ? (res[m].b / res[m].a - 1) * 100 : 0;
+		d[m] = calloc((size_t)nres, sizeof(double));
+	}
+	for (int k = 0; k < nres; k++) {
+		pool_resample(A, &r, &pa);
+		pool_resample(B, &r, &pb);
+		for (int m = 0; m < M_MAX; m++) {
+			double a = metric(&pa, m);
+
+			if (d[m])
+				d[m][k] = a > 0 ? (metric(&pb, m) / a - 1) * 100 : 0;
+		}
+	}
+	for (int m = 0; m < M_MAX; m++) {
+		if (!d[m]) {
+			res[m].valid = 0;
+			continue;
+		}
+		qsort(d[m], (size_t)nres, sizeof(double), cmp_dbl);
+		res[m].lo = d[m][(int)floor(0.025 * (nres - 1))];
+		res[m].hi = d[m][(int)ceil(0.975 * (nres - 1))];
+		free(d[m]);
+	}
+}
+
+static void report_text(const struct side *A, const struct side *B, const struct result *res, const char *unit)
+{
+	printf("A: %zu run%s%s%s, %zu %s\nB: %zu run%s%s%s, %zu %s\n", A->runs, A->runs > 1 ? "s" : "",
+	       A->label[0] ? " " : "", A->label, A->n, unit, B->runs, B->runs > 1 ? "s" : "", B->label[0] ? " " : "",
+	       B->label, B->n, unit);
+	printf("%-12s %12s %12s %9s  %-20s %s\n", "metric", "A", "B", "B vs A", "95 % interval", "verdict");
+	for (int m = 0; m < M_MAX; m++) {
+		char ci[64];
+
+		if (!res[m].valid)
+			continue;
+		snprintf(ci, sizeof(ci), "%+.1f .. %+.1f %%", res[m].lo, res[m].hi);
+		printf("%-12s %12.3f %12.3f %+8.1f %%  %-20s %s\n", m_names[m], res[m].a, res[m].b, res[m].diff, ci,
+		       verdict(m, &res[m]));
+	}
+	if (res[M_RPS].lo > 0 || res[M_RPS].hi < 0)
+		printf("verdict: B is %.1f %% %s than A (95 %% CI %.1f to %.1f %%)\n", fabs(res[M_RPS].diff),
+		       res[M_RPS].lo > 0 ? "faster" : "slower", fabs(res[M_RPS].lo > 0 ? res[M_RPS].lo : res[M_RPS].hi),
+		       fabs(res[M_RPS].lo > 0 ? res[M_RPS].hi : res[M_RPS].lo));
+	else
+		printf("verdict: no difference in throughput detectable (95 %% CI %+.1f to %+.1f %%)\n", res[M_RPS].lo,
+		       res[M_RPS].hi);
+}
+
+static void report_json(const struct side *A, const struct side *B, const struct result *res, const char *unit)
+{
+	printf("{\"compare\": 1, \"unit\": \"%s\", \"a\": {\"runs\": %zu, \"units\": %zu}, \"b\": {\"runs\": %zu, "
+	       "\"units\": %zu}, \"metrics\": {", unit, A->runs, A->n, B->runs, B->n);
+	for (int m = 0, first = 1; m < M_MAX; m++) {
+		if (!res[m].valid)
+			continue;
+		printf("%s\"%s\": {\"a\": %.6g, \"b\": %.6g, \"diff_pct\": %.3f, \"ci_lo_pct\": %.3f, "
+		       "\"ci_hi_pct\": %.3f, \"verdict\": \"%s\"}", first ? "" : ", ", m_keys[m], res[m].a, res[m].b,
+		       res[m].diff, res[m].lo, res[m].hi, verdict(m, &res[m]));
+		first = 0;
+	}
+	printf("}, \"verdict\": \"%s\"}\n", verdict(M_RPS, &res[M_RPS]));
+}
+
+static int usage(FILE *f, int rc)
+{
+	fprintf(f, "Usage: hxload compare [--json] [--resamples N] A.json [B.json]\n"
+		   "       hxload compare [--json] [--resamples N] A1.json A2.json... vs B1.json B2.json...\n"
+		   "Tells whether B differs from A: for the rate, the latency percentiles and (with\n"
+		   "--server-pid on both) the server's CPU per request and per MiB, the difference\n"
+		   "and its 95 %% confidence interval, from a bootstrap over the runs' intervals\n"
+		   "(--json records one a second) or, without them, over the runs; a difference\n"
+		   "whose interval holds 0 is called not detectable.\n");
+	return rc;
+}
+
+int lc_compare_main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "json", 0, NULL, 'J' }, { "resamples", 1, NULL, 'R' }, { "help", 0, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct side A = { .cpu = 1 }, B = { .cpu = 1 };
+	struct result res[M_MAX];
+	int c, json = 0, nres = 2000, vs = -1, i;
+	const char *unit;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		if (c == 'J')
+			json = 1;
+		else if (c == 'R' && (nres = atoi(optarg)) >= 100 && nres <= 1000000)
+			;
+		else
+			return c == 'h' ? usage(stdout, 0) : (fprintf(stderr, "hxload compare: bad option '%s' or "
+					  "--resamples out of 100..1000000 (try -h)\n", argv[optind - 1]), 2);
+	}
+	for (i = optind; i < argc; i++)
+		if (!strcmp(argv[i], "vs"))
+			vs = i;
+	/* WHY: without "vs", two files are A and B */
+	if (vs < 0 && argc - optind != 2)
+		return usage(stderr, 2);
+	for (i = optind; i < argc; i++) {
+		struct side *s = vs < 0 ? (i == optind ? &A : &B) : i < vs ? &A : &B;
+
+		if (i != vs && lc_runs_each("compare", argv[i], side_run, s) < 0)
+			return 2;
+	}
+	/* WHY two: a bootstrap over one unit says nothing */
+	if (A.n < 2 || B.n < 2) {
+		fprintf(stderr, "hxload compare: each side needs two intervals or runs at least (run with --json, "
+			"or give several runs a side)\n");
+		return 2;
+	}
+	unit = A.run_units || B.run_units ? "runs" : "intervals";
+	bootstrap(&A, &B, nres, res);
+	if (json)
+		report_json(&A, &B, res, unit);
+	else
+		report_text(&A, &B, res, unit);
+	free(A.u);
+	free(B.u);
+	return 0;
+}

@@ -1,0 +1,124 @@
+/* hxload's --json results read back, for merge and compare: the runs of a file, their histograms and counters. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "runs.h"
+
+static char *slurp(const char *file)
+{
+	FILE *f = fopen(file, "r");
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (n + 65536 + 1 > cap) {
+			char *nb = realloc(buf, cap = cap * 2 + 65536 + 1);
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		size_t r = fread(buf + n, 1, cap - n - 1, f);
+
+		if (!r)
+			break;
+		n += r;
+	}
+	fclose(f);
+	buf[n] = 0;
+	return buf;
+}
+
+static uint64_t u(const struct json *o, const char *key)
+{
+	double v = json_num(o, key, 0);
+
+	return v > 0 ? (uint64_t)v : 0;
+}
+
+int lc_hist_read(struct hist *h, const struct json *o)
+{
+	const struct json *b = json_get(o, "buckets");
+
+	memset(h, 0, sizeof(*h));
+	if (!b || b->type != JSON_ARR)
+		return -1;
+	h->n = u(o, "n");
+	h->min = u(o, "min");
+	h->max = u(o, "max");
+	h->sum = u(o, "sum");
+	h->sumsq = json_num(o, "sumsq", 0);
+	for (size_t i = 0; i < b->n; i++) {
+		const struct json *p = &b->kid[i];
+
+		if (p->type != JSON_ARR || p->n != 2 || p->kid[0].num < 0 || p->kid[0].num >= HIST_BUCKETS)
+			return -1;
+		h->b[(unsigned)p->kid[0].num / HIST_SUB][(unsigned)p->kid[0].num % HIST_SUB] += (uint32_t)p->kid[1].num;
+	}
+	return 0;
+}
+
+int lc_run_read(const struct json *r, struct lc_stats *s)
+{
+	const struct json *hs = json_get(r, "histograms"), *e = json_get(r, "errors"),
+			  *st = json_get(r, "status");
+
+	if (!hs || !e || !st || !json_get(r, "schedule") || !json_get(r, "connections"))
+		return -1;
+	memset(s, 0, sizeof(*s));
+	for (int i = 0; i < H_MAX; i++) {
+		const struct json *h = json_get(hs, lc_hist_names[i]);
+
+		if (!h || lc_hist_read(&s->h[i], h) < 0)
+			return -1;
+	}
+	for (int i = 0; i < E_MAX; i++)
+		s->errors[i] = u(e, lc_err_names[i]);
+	for (size_t i = 0; i < st->n; i++) {
+		int code = atoi(st->key[i]);
+
+		if (code >= 100 && code < LC_STATUS_MAX)
+			s->status[code] = (uint64_t)st->kid[i].num;
+	}
+	for (size_t k = 0; k < lc_ncounters; k++)
+		LC_CTR(s, k) = u(lc_counters[k].group ? json_get(r, lc_counters[k].group) : r, lc_counters[k].name);
+	return 0;
+}
+
+int lc_runs_each(const char *who, const char *file, int (*each)(const struct json *run, void *arg), void *arg)
+{
+	char *buf = slurp(file), *line, *save = NULL;
+	int found = 0;
+
+	if (!buf) {
+		fprintf(stderr, "hxload %s: cannot read '%s'\n", who, file);
+		return -1;
+	}
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *err;
+		struct json *j;
+
+		if (!strstr(line, "\"histograms\""))
+			continue; /* WHY: --interval lines are not runs */
+		if (!(j = json_parse(line, &err)) || each(j, arg) < 0) {
+			fprintf(stderr, "hxload %s: '%s': not an hxload --json result (%s)\n", who, file,
+				j ? "fields missing" : err);
+			json_free(j);
+			free(buf);
+			return -1;
+		}
+		json_free(j);
+		found++;
+	}
+	free(buf);
+	if (!found)
+		fprintf(stderr, "hxload %s: '%s': no hxload --json result in it\n", who, file);
+	return found ? 0 : -1;
+}

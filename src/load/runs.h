@@ -1,0 +1,20 @@
+/* hxload's --json results read back, for merge and compare. */
+#ifndef HX_RUNS_H
+#define HX_RUNS_H
+
+#include "hist.h"
+#include "json.h"
+#include "lc.h"
+
+/* Calls <each>(run, <arg>) for each run (a --json result line) of <file>.
+ * Returns 0, or -1 after one line on stderr (<who>: "merge", "compare"):
+ * the file unreadable, holding no run, or <each> refusing one. */
+int lc_runs_each(const char *who, const char *file, int (*each)(const struct json *run, void *arg), void *arg);
+
+/* a histogram as --json writes it ({n, min, max, sum, sumsq, buckets}): 0 or -1 */
+int lc_hist_read(struct hist *h, const struct json *o);
+
+/* a run's counters and histograms into <s>: 0 or -1 (fields missing) */
+int lc_run_read(const struct json *r, struct lc_stats *s);
+
+#endif
