@@ -151,6 +151,8 @@ static const char *verdict(int m, const struct result *x)
 	return up ? "higher" : "lower";
 }
 
+static double level = 95; /* --level: the confidence of the intervals, % */
+
 static void bootstrap(const struct side *A, const struct side *B, int nres, struct result *res)
 {
 	static struct pool pa, pb;
@@ -183,8 +185,8 @@ static void bootstrap(const struct side *A, const struct side *B, int nres, stru
 			continue;
 		}
 		qsort(d[m], (size_t)nres, sizeof(double), cmp_dbl);
-		res[m].lo = d[m][(int)floor(0.025 * (nres - 1))];
-		res[m].hi = d[m][(int)ceil(0.975 * (nres - 1))];
+		res[m].lo = d[m][(int)floor((1 - level / 100) / 2 * (nres - 1))];
+		res[m].hi = d[m][(int)ceil((1 + level / 100) / 2 * (nres - 1))];
 		free(d[m]);
 	}
 }
@@ -194,7 +196,8 @@ static void report_text(const struct side *A, const struct side *B, const struct
 	printf("A: %zu run%s%s%s, %zu %s\nB: %zu run%s%s%s, %zu %s\n", A->runs, A->runs > 1 ? "s" : "",
 	       A->label[0] ? " " : "", A->label, A->n, unit, B->runs, B->runs > 1 ? "s" : "", B->label[0] ? " " : "",
 	       B->label, B->n, unit);
-	printf("%-12s %12s %12s %9s  %-20s %s\n", "metric", "A", "B", "B vs A", "95 % interval", "verdict");
+	printf("%-12s %12s %12s %9s  %g %% interval%*s %s\n", "metric", "A", "B", "B vs A", level, level >= 10 ? 8 : 9,
+	       "", "verdict");
 	for (int m = 0; m < M_MAX; m++) {
 		char ci[64];
 
@@ -205,18 +208,19 @@ static void report_text(const struct side *A, const struct side *B, const struct
 		       verdict(m, &res[m]));
 	}
 	if (res[M_RPS].lo > 0 || res[M_RPS].hi < 0)
-		printf("verdict: B is %.1f %% %s than A (95 %% CI %.1f to %.1f %%)\n", fabs(res[M_RPS].diff),
-		       res[M_RPS].lo > 0 ? "faster" : "slower", fabs(res[M_RPS].lo > 0 ? res[M_RPS].lo : res[M_RPS].hi),
+		printf("verdict: B is %.1f %% %s than A (%g %% CI %.1f to %.1f %%)\n", fabs(res[M_RPS].diff),
+		       res[M_RPS].lo > 0 ? "faster" : "slower", level,
+		       fabs(res[M_RPS].lo > 0 ? res[M_RPS].lo : res[M_RPS].hi),
 		       fabs(res[M_RPS].lo > 0 ? res[M_RPS].hi : res[M_RPS].lo));
 	else
-		printf("verdict: no difference in throughput detectable (95 %% CI %+.1f to %+.1f %%)\n", res[M_RPS].lo,
-		       res[M_RPS].hi);
+		printf("verdict: no difference in throughput detectable (%g %% CI %+.1f to %+.1f %%)\n", level,
+		       res[M_RPS].lo, res[M_RPS].hi);
 }
 
 static void report_json(const struct side *A, const struct side *B, const struct result *res, const char *unit)
 {
-	printf("{\"compare\": 1, \"unit\": \"%s\", \"a\": {\"runs\": %zu, \"units\": %zu}, \"b\": {\"runs\": %zu, "
-	       "\"units\": %zu}, \"metrics\": {", unit, A->runs, A->n, B->runs, B->n);
+	printf("{\"compare\": 1, \"unit\": \"%s\", \"level\": %g, \"a\": {\"runs\": %zu, \"units\": %zu}, "
+	       "\"b\": {\"runs\": %zu, \"units\": %zu}, \"metrics\": {", unit, level, A->runs, A->n, B->runs, B->n);
 	for (int m = 0, first = 1; m < M_MAX; m++) {
 		if (!res[m].valid)
 			continue;
@@ -230,11 +234,12 @@ static void report_json(const struct side *A, const struct side *B, const struct
 
 static int usage(FILE *f, int rc)
 {
-	fprintf(f, "Usage: hxload compare [--json] [--resamples N] A.json [B.json]\n"
-		   "       hxload compare [--json] [--resamples N] A1.json A2.json... vs B1.json B2.json...\n"
+	fprintf(f, "Usage: hxload compare [--json] [--resamples N] [--level PCT] A.json B.json\n"
+		   "       hxload compare [options] A1.json A2.json... vs B1.json B2.json...\n"
 		   "Tells whether B differs from A: for the rate, the latency percentiles and (with\n"
 		   "--server-pid on both) the server's CPU per request and per MiB, the difference\n"
-		   "and its 95 %% confidence interval, from a bootstrap over the runs' intervals\n"
+		   "and its confidence interval (--level, 95 %%), from a bootstrap (--resamples,\n"
+		   "2000) over the runs' intervals\n"
 		   "(--json records one a second) or, without them, over the runs; a difference\n"
 		   "whose interval holds 0 is called not detectable.\n");
 	return rc;
@@ -243,7 +248,8 @@ static int usage(FILE *f, int rc)
 int lc_compare_main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "json", 0, NULL, 'J' }, { "resamples", 1, NULL, 'R' }, { "help", 0, NULL, 'h' },
+		{ "json", 0, NULL, 'J' }, { "resamples", 1, NULL, 'R' }, { "level", 1, NULL, 'C' },
+		{ "help", 0, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct side A = { .cpu = 1 }, B = { .cpu = 1 };
@@ -257,9 +263,12 @@ int lc_compare_main(int argc, char **argv)
 			json = 1;
 		else if (c == 'R' && (nres = atoi(optarg)) >= 100 && nres <= 1000000)
 			;
+		else if (c == 'C' && (level = atof(optarg)) >= 50 && level < 100)
+			;
 		else
-			return c == 'h' ? usage(stdout, 0) : (fprintf(stderr, "hxload compare: bad option '%s' or "
-					  "--resamples out of 100..1000000 (try -h)\n", argv[optind - 1]), 2);
+			return c == 'h' ? usage(stdout, 0) : (fprintf(stderr, "hxload compare: bad option '%s', "
+					  "--resamples out of 100..1000000 or --level out of 50..99.99 (try -h)\n",
+					  argv[optind - 1]), 2);
 	}
 	for (i = optind; i < argc; i++)
 		if (!strcmp(argv[i], "vs"))
