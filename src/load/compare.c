@@ -17,9 +17,12 @@ struct unit {
 	struct hist lat;
 };
 
+#define MAX_RUNS 1024
+
 struct side {
 	struct unit *u;
 	size_t n, cap, runs, run_units; /* units; runs read; units that are whole runs */
+	size_t first[MAX_RUNS + 1];  /* run k's units are [first[k], first[k + 1]) */
 	int cpu;                     /* every unit has the server's CPU time */
 	char label[256];
 };
@@ -81,10 +84,11 @@ static int side_run(const struct json *r, void *arg)
 	static struct lc_stats st;
 	struct unit *u;
 
-	if (lc_run_read(r, &st) < 0)
+	if (lc_run_read(r, &st) < 0 || s->runs == MAX_RUNS)
 		return -1;
-	if (!s->runs++)
+	if (!s->runs)
 		snprintf(s->label, sizeof(s->label), "%s", json_str(r, "label"));
+	s->first[s->runs++] = s->n;
 	s->cpu &= cpu != NULL;
 	for (size_t i = 0; iv && iv->type == JSON_ARR && i < iv->n; i++) {
 		const struct json *v = &iv->kid[i];
@@ -118,11 +122,23 @@ static void pool_all(const struct side *s, struct pool *p)
 		pool_add(p, &s->u[i]);
 }
 
+/* WHY two levels when a side has several runs of intervals: its runs, then
+ * intervals within each; the intervals of one run share its minute of the
+ * machine, and resampling them alone would hide how much runs differ */
 static void pool_resample(const struct side *s, struct rng *r, struct pool *p)
 {
 	memset(p, 0, sizeof(*p));
-	for (size_t i = 0; i < s->n; i++)
-		pool_add(p, &s->u[rng_range(r, 0, s->n - 1)]);
+	if (s->runs < 2 || s->run_units) {
+		for (size_t i = 0; i < s->n; i++)
+			pool_add(p, &s->u[rng_range(r, 0, s->n - 1)]);
+		return;
+	}
+	for (size_t k = 0; k < s->runs; k++) {
+		size_t run = rng_range(r, 0, s->runs - 1), a = s->first[run], n = s->first[run + 1] - a;
+
+		for (size_t i = 0; i < n; i++)
+			pool_add(p, &s->u[a + rng_range(r, 0, n - 1)]);
+	}
 }
 
 static int cmp_dbl(const void *a, const void *b)
@@ -282,13 +298,16 @@ int lc_compare_main(int argc, char **argv)
 		if (i != vs && lc_runs_each("compare", argv[i], side_run, s) < 0)
 			return 2;
 	}
+	A.first[A.runs] = A.n;
+	B.first[B.runs] = B.n;
 	/* WHY two: a bootstrap over one unit says nothing */
 	if (A.n < 2 || B.n < 2) {
 		fprintf(stderr, "hxload compare: each side needs two intervals or runs at least (run with --json, "
 			"or give several runs a side)\n");
 		return 2;
 	}
-	unit = A.run_units || B.run_units ? "runs" : "intervals";
+	unit = A.run_units || B.run_units ? "runs" : A.runs > 1 || B.runs > 1 ? "runs, then their intervals" :
+	       "intervals";
 	bootstrap(&A, &B, nres, res);
 	if (json)
 		report_json(&A, &B, res, unit);
