@@ -267,16 +267,16 @@ static int analyze_one(const struct h1_hdr *h, struct h1_info *in,
 		in->xhx = h->v;
 	else if (ieq(h->n, "if-none-match"))
 		in->inm = h->v;
-	else if (ieq(h->n, "upgrade") && ieq(h->v, "h2c"))
-		in->flags |= H1I_UPGRADE;
-	else if (ieq(h->n, "upgrade") && ieq(h->v, "websocket"))
-		in->flags |= H1I_WS;
-	else if (ieq(h->n, "sec-websocket-key"))
-		in->ws_key = h->v;
-	else if (ieq(h->n, "sec-websocket-version"))
-		in->ws_ver = h->v;
+	else if (ieq(h->n, "upgrade"))
+		in->flags |= ieq(h->v, "h2c") ? H1I_UPGRADE : ieq(h->v, "websocket") ? H1I_WS : 0;
 	else if (ieq(h->n, "http2-settings"))
 		in->settings = h->v;
+	/* WHY the length first: the two WebSocket names cost every other
+	 * header a compare (bench/cg: 2.5 % of an h1 request before) */
+	else if (h->n.len > 16 && ieq(h->n, "sec-websocket-key"))
+		in->ws_key = h->v;
+	else if (h->n.len > 16 && ieq(h->n, "sec-websocket-version"))
+		in->ws_ver = h->v;
 	return 0;
 }
 

@@ -69,9 +69,9 @@ struct cinfo *cinfo_new(int fd, const struct sockaddr_storage *peer, const struc
 	return ci;
 }
 
-struct ist cinfo_for(struct cpeer p, const struct exch *x)
+struct ist cinfo_make(struct cpeer p, const struct exch *x)
 {
-	if (p.ci && !*p.ci && (x->plan.flags & PF_ECHO))
-		*p.ci = cinfo_new(p.fd, p.addr, NULL, NULL);
-	return cinfo_text(p.ci ? *p.ci : NULL);
+	(void)x;
+	*p.ci = cinfo_new(p.fd, p.addr, NULL, NULL);
+	return cinfo_text(*p.ci);
 }

@@ -6,9 +6,8 @@
 #include <sys/socket.h>
 
 #include "common.h"
+#include "gen.h"
 #include "pp.h"
-
-struct exch;
 
 /* one per connection that has something to say, NULL otherwise */
 struct cinfo {
@@ -35,10 +34,19 @@ struct cpeer {
 	struct cinfo **ci;                    /* the connection's, made later maybe */
 };
 
+/* the cinfo of a connection that has none, made now from its socket (E=1
+ * asked for it): its text */
+struct ist cinfo_make(struct cpeer p, const struct exch *x);
+
 /* X-Client for the exchange <x> planned on a connection: its cinfo's text,
- * made now from the socket when E=1 asks and the connection has none;
- * empty when neither */
-struct ist cinfo_for(struct cpeer p, const struct exch *x);
+ * made now when E=1 asks and the connection has none; empty when neither.
+ * WHY inline: asked for every request, mostly of a connection with none */
+static inline struct ist cinfo_for(struct cpeer p, const struct exch *x)
+{
+	if (p.ci && *p.ci)
+		return (struct ist){ (*p.ci)->text, (*p.ci)->len };
+	return p.ci && (x->plan.flags & PF_ECHO) ? cinfo_make(p, x) : (struct ist){ "", 0 };
+}
 
 /* X-Client's value, empty for NULL */
 static inline struct ist cinfo_text(const struct cinfo *ci)

@@ -382,7 +382,8 @@ static int h1_got_head(struct h1c *c, int n)
 	c->ex->rq.echo = (struct ist){ c->in + hstart, c->ex->rq.head_size };
 	ex_plan(c->ex, &cfg.gen, &c->w->rng);
 	c->ws_key = in.ws_key;
-	h1_ws_plan(c);
+	if ((c->info & H1I_WS) || c->ex->plan.ws)
+		h1_ws_plan(c);
 	c->ex->rq.client = cinfo_for((struct cpeer){ c->x.fd, NULL, &c->ci }, c->ex);
 	return 0;
 }
