@@ -19,12 +19,9 @@ SSL *tls_accept_new(SSL_CTX *ctx, int fd)
 	return ssl;
 }
 
-int tls_handshake(SSL *ssl)
+/* a step that did not finish: 0 when it waits for I/O, -1 when it failed */
+static int step_result(SSL *ssl, int r)
 {
-	int r = SSL_do_handshake(ssl);
-
-	if (r == 1)
-		return 1;
 	switch (SSL_get_error(ssl, r)) {
 	case SSL_ERROR_WANT_READ:
 	case SSL_ERROR_WANT_WRITE:
@@ -32,6 +29,13 @@ int tls_handshake(SSL *ssl)
 	}
 	ERR_clear_error();
 	return -1;
+}
+
+int tls_handshake(SSL *ssl)
+{
+	int r = SSL_do_handshake(ssl);
+
+	return r == 1 ? 1 : step_result(ssl, r);
 }
 
 int tls_read_early(SSL *ssl, char *buf, size_t *len)
@@ -43,15 +47,8 @@ int tls_read_early(SSL *ssl, char *buf, size_t *len)
 		*len += n;
 		if (r == SSL_READ_EARLY_DATA_FINISH)
 			return 1;
-		if (r == SSL_READ_EARLY_DATA_SUCCESS)
-			continue;
-		switch (SSL_get_error(ssl, r)) {
-		case SSL_ERROR_WANT_READ:
-		case SSL_ERROR_WANT_WRITE:
-			return 0;
-		}
-		ERR_clear_error();
-		return -1;
+		if (r != SSL_READ_EARLY_DATA_SUCCESS)
+			return step_result(ssl, r);
 	}
 }
 
