@@ -12,8 +12,7 @@ size_t body_max_slice; /* set once by body_init() */
 
 const char body_pad[PAD_RUN] = { [0 ... PAD_RUN - 1] = 'x' };
 
-static const char line[BODY_LINE + 1] =
-	".123456789.123456789.123456789.123456789.12345678\n";
+const char body_line[BODY_LINE + 1] = ".123456789.123456789.123456789.123456789.12345678\n";
 
 int body_init(size_t size)
 {
@@ -25,7 +24,7 @@ int body_init(size_t size)
 	if (!pattern || !noise)
 		return -1;
 	for (size_t i = 0; i < plen; i++)
-		pattern[i] = line[i % BODY_LINE];
+		pattern[i] = body_line[i % BODY_LINE];
 	rng_seed(&r, 0x68787465726dULL);
 	for (size_t i = 0; i < size; i += 8) {
 		uint64_t v = rng_u64(&r);

@@ -7,6 +7,9 @@
 
 #define BODY_LINE 50
 
+/* the line the pattern repeats, for those who check it (hxload) */
+extern const char body_line[BODY_LINE + 1];
+
 /* Builds the shared buffers once, before the workers start: <size> is the
  * longest slice a caller may ask for (the response-buffer tunable). */
 int body_init(size_t size);

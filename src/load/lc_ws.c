@@ -6,10 +6,11 @@
 #include <strings.h>
 #include <wslay/wslay.h>
 
+#include "body.h"
 #include "common.h"
 #include "lc.h"
+#include "wskey.h"
 
-#define WS_GUID "258EAFA5-E914-47DA-95CA-C5AB0DC85B11" /* RFC 6455 1.3 */
 #define WS_DEFAULT_MSG 64 /* echo: a message's bytes without --body */
 
 struct wsl {
@@ -27,20 +28,6 @@ struct wsl {
 static struct wsl *wsl_of(struct lc_conn *c)
 {
 	return c->proto_state;
-}
-
-/* base64(SHA-1(key GUID)), RFC 6455 4.1 */
-static void accept_of(const char *key, char out[29])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned n = 0;
-	EVP_MD_CTX *m = EVP_MD_CTX_new();
-
-	out[0] = 0;
-	if (m && EVP_DigestInit_ex(m, EVP_sha1(), NULL) == 1 && EVP_DigestUpdate(m, key, strlen(key)) == 1 &&
-	    EVP_DigestUpdate(m, WS_GUID, sizeof(WS_GUID) - 1) == 1 && EVP_DigestFinal_ex(m, md, &n) == 1)
-		EVP_EncodeBlock((unsigned char *)out, md, (int)n);
-	EVP_MD_CTX_free(m);
 }
 
 /* ---------- wslay's callbacks ---------- */
@@ -174,9 +161,9 @@ static int ws_start(struct lc_conn *c)
 	    wslay_event_context_client_init(&w->ctx, &cbs, w))
 		return lc_error(c, E_PROTOCOL), -1;
 	for (size_t i = 0; i < w->msg_len; i++)
-		w->msg[i] = (uint8_t)".123456789.123456789.123456789.123456789.12345678\n"[i % 50];
+		w->msg[i] = (uint8_t)body_line[i % BODY_LINE];
 	EVP_EncodeBlock((unsigned char *)key, raw, sizeof(raw));
-	accept_of(key, w->accept);
+	ws_accept_of(key, strlen(key), w->accept);
 	n = snprintf(head, sizeof(head), "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
 		     "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\nUser-Agent: hxload/%s\r\n\r\n", path,
 		     c->tg->authority, key, HX_VERSION);

@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "body.h"
 #include "clock.h"
 #include "common.h"
 #include "lc.h"
@@ -133,13 +134,11 @@ void lc_head(struct lc_conn *c, struct lc_ex *e, unsigned status)
 		e->ttfb_us = c->t->loop.now_us > e->sent_us ? c->t->loop.now_us - e->sent_us : 1;
 }
 
-static const char line[] = ".123456789.123456789.123456789.123456789.12345678\n";
-
 void lc_verify(struct lc_ex *e, const char *p, size_t n)
 {
 	if (lc_opts.verify && !e->bad && !e->random) {
 		for (size_t i = 0; i < n; i++)
-			if (p[i] != line[(e->bytes + i) % 50]) {
+			if (p[i] != body_line[(e->bytes + i) % BODY_LINE]) {
 				e->bad = 1;
 				break;
 			}

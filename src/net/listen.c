@@ -294,11 +294,6 @@ int listen_free(const struct listen_addr *la, uint16_t port, int type)
 	struct sockaddr_storage ss = la->ss;
 	int fd, one = 1, zero = 0, err = 0;
 
-	if (ss.ss_family == AF_UNIX) {
-		int r = unix_owned(la);
-
-		return r ? (r > 0 ? (errno = EADDRINUSE, -1) : -1) : 0;
-	}
 
 	if (ss.ss_family == AF_INET)
 		((struct sockaddr_in *)&ss)->sin_port = htons(port);

@@ -237,16 +237,13 @@ static char *jesc(char *o, const char *s, size_t n)
  * socket's peer */
 static void peer_text(struct cpeer peer, char *buf, size_t n)
 {
-	struct sockaddr_storage ss = { 0 };
-	socklen_t len = sizeof(ss);
+	struct sockaddr_storage ss;
 	const struct cinfo *ci = peer.ci ? *peer.ci : NULL;
 
 	if (ci)
 		ss = ci->src;
-	else if (peer.fd >= 0 && getpeername(peer.fd, (struct sockaddr *)&ss, &len) < 0)
-		ss.ss_family = AF_UNSPEC;
-	else if (peer.fd < 0 && peer.addr)
-		ss = *peer.addr;
+	else
+		cpeer_addr(peer.fd, peer.addr, &ss);
 	sa_name(&ss, buf, n);
 }
 

@@ -39,19 +39,26 @@ void cinfo_cert(struct cinfo *ci, const char *cert)
 		put(ci, ", cert=%s", "none", 4);
 }
 
+void cpeer_addr(int fd, const struct sockaddr_storage *peer, struct sockaddr_storage *out)
+{
+	socklen_t sl = sizeof(*out);
+
+	memset(out, 0, sizeof(*out));
+	if (fd >= 0 && getpeername(fd, (struct sockaddr *)out, &sl) < 0)
+		out->ss_family = AF_UNSPEC;
+	else if (fd < 0 && peer)
+		*out = *peer;
+}
+
 struct cinfo *cinfo_new(int fd, const struct sockaddr_storage *peer, const struct pp_info *pi, const char *cert)
 {
 	struct cinfo *ci = malloc(sizeof(*ci));
-	struct sockaddr_storage sock = { 0 };
-	socklen_t sl = sizeof(sock);
+	struct sockaddr_storage sock;
 	char a[INET6_ADDRSTRLEN + 16], via[INET6_ADDRSTRLEN + 16];
 
 	if (!ci)
 		return NULL;
-	if (fd >= 0 && getpeername(fd, (struct sockaddr *)&sock, &sl) < 0)
-		sock.ss_family = AF_UNSPEC;
-	if (fd < 0 && peer)
-		sock = *peer;
+	cpeer_addr(fd, peer, &sock);
 	ci->src = pi && !pi->local ? pi->src : sock;
 	ci->len = 0;
 	sa_name(&ci->src, a, sizeof(a));
@@ -69,9 +76,8 @@ struct cinfo *cinfo_new(int fd, const struct sockaddr_storage *peer, const struc
 	return ci;
 }
 
-struct ist cinfo_make(struct cpeer p, const struct exch *x)
+struct ist cinfo_make(struct cpeer p)
 {
-	(void)x;
 	*p.ci = cinfo_new(p.fd, p.addr, NULL, NULL);
 	return cinfo_text(*p.ci);
 }

@@ -34,9 +34,19 @@ struct cpeer {
 	struct cinfo **ci;                    /* the connection's, made later maybe */
 };
 
+/* the address a request came from: <fd>'s peer, or (fd -1) <peer>; family
+ * AF_UNSPEC when neither says */
+void cpeer_addr(int fd, const struct sockaddr_storage *peer, struct sockaddr_storage *out);
+
+/* X-Client's value, empty for NULL */
+static inline struct ist cinfo_text(const struct cinfo *ci)
+{
+	return ci ? (struct ist){ ci->text, ci->len } : (struct ist){ "", 0 };
+}
+
 /* the cinfo of a connection that has none, made now from its socket (E=1
  * asked for it): its text */
-struct ist cinfo_make(struct cpeer p, const struct exch *x);
+struct ist cinfo_make(struct cpeer p);
 
 /* X-Client for the exchange <x> planned on a connection: its cinfo's text,
  * made now when E=1 asks and the connection has none; empty when neither.
@@ -44,14 +54,8 @@ struct ist cinfo_make(struct cpeer p, const struct exch *x);
 static inline struct ist cinfo_for(struct cpeer p, const struct exch *x)
 {
 	if (p.ci && *p.ci)
-		return (struct ist){ (*p.ci)->text, (*p.ci)->len };
-	return p.ci && (x->plan.flags & PF_ECHO) ? cinfo_make(p, x) : (struct ist){ "", 0 };
-}
-
-/* X-Client's value, empty for NULL */
-static inline struct ist cinfo_text(const struct cinfo *ci)
-{
-	return ci ? (struct ist){ ci->text, ci->len } : (struct ist){ "", 0 };
+		return cinfo_text(*p.ci);
+	return p.ci && (x->plan.flags & PF_ECHO) ? cinfo_make(p) : cinfo_text(NULL);
 }
 
 #endif

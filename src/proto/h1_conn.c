@@ -18,6 +18,7 @@
 #include "splice.h"
 #include "timer.h"
 #include "ws.h"
+#include "wskey.h"
 #include "session.h"
 
 #define BODY_ROOM   4096 /* input kept free after a full-size head, for its body */
@@ -337,19 +338,6 @@ static int h1_ready(struct h1c *c)
 	return 1;
 }
 
-/* a WebSocket handshake without ws= is an echo; ws= without one a 400 */
-static void h1_ws_plan(struct h1c *c)
-{
-	struct plan *p = &c->ex->plan;
-
-	if (p->flags & (PF_BAD | PF_HELP))
-		p->ws = WS_NONE;
-	else if ((c->info & H1I_WS) && !p->ws)
-		p->ws = WS_ECHO;
-	else if (p->ws && !(c->info & H1I_WS))
-		ex_refuse(c->ex, 400, WS_NEED_HANDSHAKE);
-}
-
 static int h1_got_head(struct h1c *c, int n)
 {
 	const struct h1_req *r = &h1w(c->w)->req;
@@ -383,7 +371,7 @@ static int h1_got_head(struct h1c *c, int n)
 	ex_plan(c->ex, &cfg.gen, &c->w->rng);
 	c->ws_key = in.ws_key;
 	if ((c->info & H1I_WS) || c->ex->plan.ws)
-		h1_ws_plan(c);
+		ws_plan(c->ex, !!(c->info & H1I_WS));
 	c->ex->rq.client = cinfo_for((struct cpeer){ c->x.fd, NULL, &c->ci }, c->ex);
 	return 0;
 }
@@ -429,7 +417,7 @@ static int h1_ws_upgrade(struct h1c *c)
 
 	if (h1_flush_now(c) <= 0)
 		return c->flags & H1C_DEAD ? 0 : h1_ready(c);
-	ws_accept_key(c->ws_key, key);
+	ws_accept_of(c->ws_key.ptr, c->ws_key.len, key);
 	oq_ref(&c->oq, sw, sizeof(sw) - 1);
 	oq_copy(&c->oq, key, strlen(key));
 	if (xc.len) {

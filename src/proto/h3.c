@@ -359,7 +359,8 @@ int h3_recv_stream(struct h3c *c, int64_t id, const uint8_t *data, size_t len, i
 
 	if (!c->h3)
 		return -1;
-	c->flags = early ? c->flags | QC_EARLY : c->flags & ~QC_EARLY;
+	if (early)
+		c->flags |= QC_EARLY;
 	n = nghttp3_conn_read_stream(c->h3, id, data, len, fin);
 	c->flags &= ~QC_EARLY;
 	if (n < 0)

@@ -384,7 +384,7 @@ static struct h3c *h3c_new(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt
 	if (ngtcp2_conn_server_new(&c->conn, &hd->scid, &scid, &path, hd->version, &quic_cbs,
 				   &st, &tp, NULL, c) || qtls_session(&qtls, &c->tls, 1, cfg.early_data ? GNUTLS_ENABLE_EARLY_DATA | GNUTLS_NO_END_OF_EARLY_DATA : 0,
 			 &c->conn, &c->ref) ||
-	    (tls_auth_gnutls_session(c->tls), 0) || tls_keys_quic(c->tls) < 0 ||
+	    tls_auth_gnutls_session(c->tls) < 0 || tls_keys_quic(c->tls) < 0 ||
 	    cid_add(qw(w)->cids, &scid, c) || cid_add(qw(w)->cids, &c->odcid, c)) {
 		if (c->conn)
 			ngtcp2_conn_del(c->conn);

@@ -71,11 +71,12 @@ int tls_auth_gnutls(gnutls_certificate_credentials_t cred)
 	return 0;
 }
 
-void tls_auth_gnutls_session(gnutls_session_t s)
+int tls_auth_gnutls_session(gnutls_session_t s)
 {
 	if (cfg.client_cert)
 		gnutls_certificate_server_set_request(s, cfg.client_cert == CC_REQUIRE ? GNUTLS_CERT_REQUIRE :
 											  GNUTLS_CERT_REQUEST);
+	return 0;
 }
 
 void tls_auth_gnutls_subject(gnutls_session_t s, char *buf, size_t len)

@@ -13,9 +13,10 @@ typedef struct ssl_ctx_st SSL_CTX;
  * against --client-ca. Returns 0, or -1 after one line. Nothing when off. */
 int tls_auth_openssl(SSL_CTX *ctx);
 
-/* The same on QUIC's credentials, and on each of its server sessions */
+/* The same on QUIC's credentials, and on each of its server sessions (0;
+ * an int to sit in its set-up chain) */
 int tls_auth_gnutls(gnutls_certificate_credentials_t cred);
-void tls_auth_gnutls_session(gnutls_session_t s);
+int tls_auth_gnutls_session(gnutls_session_t s);
 
 /* The subject of the verified client certificate (RFC 4514), "" when none
  * came, into <buf> */

@@ -1,5 +1,4 @@
 /* The WebSocket target: ws=echo sends each message back, ws=gen sends n messages of the body pattern (sizes and intervals drawn per message) then closes with 1000; x=/X= cut the message stream. Framing is wslay's. */
-#include <openssl/evp.h>
 #include <string.h>
 #include <wslay/wslay.h>
 
@@ -8,22 +7,19 @@
 #include "num.h"
 #include "ws.h"
 
-#define WS_GUID "258EAFA5-E914-47DA-95CA-C5AB0DC85B11" /* RFC 6455 1.3 */
 #define WS_MAX_MSG (16u << 20) /* the largest message echoed (1009 beyond) */
 
-void ws_accept_key(struct ist key, char out[29])
+void ws_plan(struct exch *x, int handshake)
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned n = 0;
-	EVP_MD_CTX *m = EVP_MD_CTX_new();
+	struct plan *p = &x->plan;
 
-	out[0] = 0;
-	if (!m)
-		return;
-	if (EVP_DigestInit_ex(m, EVP_sha1(), NULL) == 1 && EVP_DigestUpdate(m, key.ptr, key.len) == 1 &&
-	    EVP_DigestUpdate(m, WS_GUID, sizeof(WS_GUID) - 1) == 1 && EVP_DigestFinal_ex(m, md, &n) == 1)
-		EVP_EncodeBlock((unsigned char *)out, md, (int)n);
-	EVP_MD_CTX_free(m);
+	if (p->flags & (PF_BAD | PF_HELP))
+		p->ws = WS_NONE;
+	else if (handshake && !p->ws)
+		p->ws = WS_ECHO;
+	else if (p->ws && !handshake)
+		ex_refuse(x, 400, "ws= needs a WebSocket handshake (Upgrade: websocket, Connection: Upgrade, "
+			  "Sec-WebSocket-Key, Sec-WebSocket-Version: 13) or HTTP/2's extended CONNECT");
 }
 
 /* ---------- wslay's callbacks ---------- */

@@ -6,12 +6,9 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "gen.h"
 #include "plan-t.h"
 #include "rng.h"
-
-/* the answer to ws= without a WebSocket handshake */
-#define WS_NEED_HANDSHAKE "ws= needs a WebSocket handshake (Upgrade: websocket, Connection: Upgrade, " \
-	"Sec-WebSocket-Key, Sec-WebSocket-Version: 13) or HTTP/2's extended CONNECT"
 
 /* what the session needs of the transport under it */
 struct ws_io {
@@ -68,10 +65,13 @@ void ws_free(struct ws *s);
 /* Reads what came, answers it, sends what is due at <now_us>. */
 enum ws_state ws_run(struct ws *s, uint64_t now_us);
 
+/* The WebSocket part of <x>'s plan once its request is known (<handshake>:
+ * it asked for a WebSocket): a handshake without ws= is an echo, ws=
+ * without one a 400, a bad item or the help page no WebSocket */
+void ws_plan(struct exch *x, int handshake);
+
 /* A drain: a close frame 1001 (going away), then the session ends */
 void ws_going_away(struct ws *s);
 
-/* Sec-WebSocket-Accept for the client's <key>, 28 characters and a NUL */
-void ws_accept_key(struct ist key, char out[29]);
 
 #endif

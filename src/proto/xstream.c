@@ -115,20 +115,13 @@ int xs_adopt(struct xstream *s, const struct exch *src)
 	return 0;
 }
 
-/* an extended CONNECT for a WebSocket without ws= is an echo; ws= without
- * one a 400; another CONNECT a 501 */
+/* an extended CONNECT is a WebSocket's (ws_plan); another CONNECT a 501 */
 static void xs_ws_plan(struct xstream *s)
 {
-	struct plan *p = &s->ex.plan;
 	int ws = (s->flags & (XS_CONNECT | XS_WSPROTO)) == (XS_CONNECT | XS_WSPROTO);
 
-	if (p->flags & (PF_BAD | PF_HELP))
-		p->ws = WS_NONE;
-	else if (ws && !p->ws)
-		p->ws = WS_ECHO;
-	else if (p->ws && !ws)
-		ex_refuse(&s->ex, 400, WS_NEED_HANDSHAKE);
-	else if ((s->flags & XS_CONNECT) && !ws)
+	ws_plan(&s->ex, ws);
+	if ((s->flags & XS_CONNECT) && !ws && !(s->ex.plan.flags & (PF_BAD | PF_HELP)))
 		ex_refuse(&s->ex, 501, "CONNECT is not supported (but for a WebSocket, :protocol websocket)");
 }
 
