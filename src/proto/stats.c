@@ -29,7 +29,7 @@ unsigned st_h2e(uint32_t code)
 }
 
 const char *const st_pre_names[SPR_MAX] = { "proxy_bad", "proxy_timeout", "tls_failed", "tls_timeout", "peer",
-					    "drain", "error" };
+					    "drain", "error", "out_of_fds" };
 const char *const st_close_names[SC_MAX] = { "peer", "server", "idle", "timeout", "fault", "bad_request", "error",
 					     "drain" };
 

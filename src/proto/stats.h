@@ -20,7 +20,7 @@ enum st_close { SC_PEER, SC_SERVER, SC_IDLE, SC_TIMEOUT, SC_FAULT, SC_BAD, SC_ER
 
 /* why a connection ended before its protocol took it */
 enum st_pre { SPR_PROXY_BAD, SPR_PROXY_TIMEOUT, SPR_TLS_FAILED, SPR_TLS_TIMEOUT, SPR_PEER, SPR_DRAIN, SPR_ERROR,
-	      SPR_MAX };
+	      SPR_NOFD, SPR_MAX };
 
 extern const char *const st_proto_names[SP_MAX];
 extern const char *const st_pre_names[SPR_MAX];

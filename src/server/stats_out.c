@@ -235,7 +235,7 @@ static void metrics_conns(struct sbuf *b, const struct tot *T)
 	head(b, "hxterm_early_closes_total", "counter",
 	     "TCP connections closed before a protocol took them, by reason: a PROXY header bad or missing, or not "
 	     "whole in time (--head-timeout); a TLS handshake failed, or not done in time; the peer left; a drain; "
-	     "an error.");
+	     "an error; out of file descriptors (answered 503, or a TLS alert).");
 	for (int r = 0; r < SPR_MAX; r++)
 		put(b, "hxterm_early_closes_total{reason=\"%s\"} %llu\n", st_pre_names[r],
 		    (unsigned long long)T->pre_close[r]);

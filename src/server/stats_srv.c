@@ -13,11 +13,13 @@
 #include "config.h"
 #include "listen.h"
 #include "log.h"
+#include "nofd.h"
 #include "stats_out.h"
 #include "stats_srv.h"
 
 static int lfd = -1;
 static int stop_pipe[2] = { -1, -1 };
+static struct nofd reserve = { -1, 0 }; /* out of descriptors, a scrape is still answered */
 static pthread_t th;
 
 static void send_all(int fd, const char *p, size_t n)
@@ -121,10 +123,17 @@ static void *stats_main(void *arg)
 		if (!(p[0].revents & POLLIN))
 			continue;
 		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
-			continue; /* WHY: EAGAIN (another thread raced), EMFILE: the next poll retries */
-		exchange(fd);
-		close(fd);
+		/* WHY the reserve: out of descriptors is when the figures are
+		 * wanted most, and the pending scrape would spin poll() */
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+			fd = nofd_accept(&reserve, lfd, 0);
+		if (fd >= 0) {
+			exchange(fd);
+			close(fd);
+		} else if (errno == EMFILE || errno == ENFILE) {
+			poll(NULL, 0, 100); /* WHY: no reserve either: wait, do not spin */
+		}
+		nofd_restore(&reserve);
 	}
 	return NULL;
 }
@@ -149,7 +158,7 @@ int stats_start(void)
 {
 	if (lfd < 0)
 		return 0;
-	if (pipe2(stop_pipe, O_CLOEXEC) < 0 || pthread_create(&th, NULL, stats_main, NULL)) {
+	if (pipe2(stop_pipe, O_CLOEXEC) < 0 || nofd_init(&reserve) < 0 || pthread_create(&th, NULL, stats_main, NULL)) {
 		log_err("--stats: cannot start its thread");
 		return -1;
 	}
@@ -166,5 +175,6 @@ void stats_stop(void)
 	close(lfd);
 	close(stop_pipe[0]);
 	close(stop_pipe[1]);
+	nofd_free(&reserve);
 	lfd = -1;
 }

@@ -18,6 +18,7 @@
 #include "config.h"
 #include "listen.h"
 #include "log.h"
+#include "nofd.h"
 #include "session.h"
 #include "worker.h"
 
@@ -37,6 +38,7 @@ struct wthread {
 	pthread_t th;
 	struct listener lst[2 * CFG_MAX_LISTEN];
 	int nlst;
+	struct nofd reserve; /* out of descriptors: the connections are answered with it */
 	int paused;          /* listeners off: -n reached or out of descriptors */
 	uint64_t fd_wait;    /* ms: out of descriptors, no accept before then */
 	uint64_t drain_end;  /* ms: end of a graceful drain, 0 when none */
@@ -105,10 +107,17 @@ static void accept_cb(struct loop *l, struct ev *e, uint32_t events)
 		}
 		fd = accept4(e->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
-			/* WHY a pause: the pending connection stays readable, so the
-			 * listeners re-enabled at the next turn would spin on EMFILE
-			 * (12,000 failed accepts a second); a closing connection
-			 * frees a descriptor and ends the pause early */
+			/* WHY the reserve: a connection left in the backlog waits
+			 * for a descriptor with no word why (or spins the loop on
+			 * EMFILE, 12,000 failed accepts a second); taken with the
+			 * reserve, it is answered at once and the client knows */
+			if ((errno == EMFILE || errno == ENFILE) &&
+			    nofd_refuse(&t->reserve, e->fd, lst->tls, t->w.loop.now_ms) == 0) {
+				ctr_add(&t->w.st.pre_close[SPR_NOFD], 1);
+				continue;
+			}
+			/* WHY a pause: no reserve left (another thread took the
+			 * slot); a closing connection ends it early */
 			if (errno == EMFILE || errno == ENFILE) {
 				listeners_set(t, 0);
 				t->fd_wait = t->w.loop.now_ms + EMFILE_PAUSE_MS;
@@ -214,6 +223,8 @@ static int worker_init(struct wthread *t, int id)
 		return -1;
 	if (cfg.splice)
 		spl_init(&w->spl);
+	if (nofd_init(&t->reserve) < 0)
+		return log_err("out of descriptors at start-up"), -1;
 	return worker_listen(t);
 }
 
@@ -325,6 +336,7 @@ void workers_join(void)
 		for (int j = 0; j < t->nlst; j++)
 			close(t->lst[j].ev.fd);
 		loop_free(&t->w.loop);
+		nofd_free(&t->reserve);
 	}
 	close(stop_ev.fd);
 	free(workers);

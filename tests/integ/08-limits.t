@@ -43,17 +43,20 @@ SKIP: {
 }
 
 # WHY: at the descriptor limit the listeners once came back at every turn and
-# both workers spun on failing accepts (EMFILE); now they pause, and a
-# connection that closes lets the next one in
+# both workers spun on failing accepts (EMFILE); now the connection at the
+# head of the backlog is taken with a reserve descriptor and answered (503 on
+# clear, a fatal TLS alert on TLS), so nothing waits without a word and
+# nothing spins
 SKIP: {
-    skip 'prlimit is not installed', 3 unless -x '/usr/bin/prlimit';
+    skip 'prlimit is not installed', 9 unless -x '/usr/bin/prlimit';
     my $bin = $ENV{HXTERM} // 'build/hxterm';
-    my $p = free_port();
+    my ($p, $tp, $sp) = (free_port(), free_port(), free_port());
+    my $err = "/tmp/hx-nofd-$$.err";
     my $pid = fork // die;
     if (!$pid) {
-        open STDERR, '>', '/dev/null';
-        exec '/usr/bin/prlimit', '--nofile=64', $bin, '-q', '-t', '1', '--no-h3', '-L', "127.0.0.1:$p",
-            split(' ', $ENV{HX_ARGS} // '');
+        open STDERR, '>', $err;
+        exec '/usr/bin/prlimit', '--nofile=64', $bin, '-t', '1', '--no-h3', '-L', "127.0.0.1:$p:$tp",
+            '--stats', "127.0.0.1:$sp", split(' ', $ENV{HX_ARGS} // '');
         exit 127;
     }
     for (1 .. 100) { last if IO::Socket::IP->new("127.0.0.1:$p"); select undef, undef, undef, 0.05 }
@@ -69,15 +72,44 @@ SKIP: {
     select undef, undef, undef, 2;
     my $share = ($ticks->() - $c0) / (POSIX::sysconf(POSIX::_SC_CLK_TCK()) || 100) / 2;
     ok($share < 0.05, sprintf('at the descriptor limit (%d clients, 64 fds): %.1f %% of a core (< 5 %%)', scalar @fill, 100 * $share));
-    close $_ for @fill[0 .. 59];
-    my $late = $fill[60]; # the first behind the closed ones in the backlog
-    print $late "Host: x\r\nConnection: close\r\n\r\n";
-    my ($got) = read_all($late, 5);
-    like($got // '', qr/^HTTP\/1.1 200 /, 'once connections close, a waiting one is served');
-    close $_ for @fill[60 .. $#fill];
+    my (@held, @refused, @other);
+    for my $s (@fill) {
+        my ($got) = read_all($s, 0.01);
+        if ($got eq '') { push @held, $s }
+        elsif ($got =~ /^HTTP\/1.1 503 .*\r\nContent-Length: (\d+)\r\n.*\r\n\r\n(.*)\z/s && length $2 == $1) { push @refused, [$s, $2] }
+        else { push @other, $got }
+    }
+    ok(@held >= 30 && @refused >= 30 && !@other,
+       sprintf('%d connections held, %d past the limit answered 503 at once, %d otherwise', scalar @held, scalar @refused, scalar @other));
+    is($refused[0][1] // '', "hxterm is out of file descriptors (raise ulimit -n)\n", '... with the reason in one line');
+    my $t = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $tp);
+    my ($alert) = $t ? read_all($t, 2) : ('');
+    is(unpack('H*', $alert), '15030100020250', 'on the TLS port: a fatal internal_error alert a TLS client can name');
+    $t->close if $t;
+    open my $ef, '<', $err;
+    my @warn = grep { /out of file descriptors \(64 open at most\)/ } <$ef>;
+    is(scalar @warn, 1, 'one warning on stderr, naming the limit, however many were refused');
+    my ($m) = raw_exchange_at($sp, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    like($m // '', qr/^hxterm_early_closes_total\{reason="out_of_fds"\} [1-9]/m, 'at the limit, the stats port still answers (its own reserve)');
+    close $_ for @held;
+    $_->[0]->close for @refused;
+    select undef, undef, undef, 0.3;
+    my ($got) = raw_exchange_at($p, "GET /?s=5 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    like($got // '', qr/^HTTP\/1.1 200 /, 'once connections close, new ones are served');
+    ($got) = raw_exchange_at($sp, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    my ($n) = ($got // '') =~ /^hxterm_early_closes_total\{reason="out_of_fds"\} (\d+)$/m;
+    is($n, scalar(@refused) + 1, 'each refusal counted in hxterm_early_closes_total{reason="out_of_fds"}');
     kill 'TERM', $pid;
     waitpid $pid, 0;
     is($? >> 8, 0, 'and the server stops cleanly');
+    unlink $err;
+}
+
+sub raw_exchange_at {
+    my ($port, $req) = @_;
+    my $c = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port) or return;
+    print $c $req;
+    return read_all($c, 3);
 }
 
 # make install puts the binary and the man page under DESTDIR
