@@ -258,6 +258,14 @@ static int recv_stream_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_
 			      !!(flags & NGTCP2_STREAM_DATA_FLAG_EARLY)) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
 }
 
+/* <c> ends with nothing in flight (a drain): CONNECTION_CLOSE at the next quic_done() */
+static void h3c_close_soon(struct h3c *c)
+{
+	c->flags |= QC_CLOSE;
+	c->close_code = NGHTTP3_H3_NO_ERROR;
+	c->why = c->why == SC_UNSET ? SC_DRAIN : c->why;
+}
+
 static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t code,
 			   void *user, void *suser)
 {
@@ -272,6 +280,11 @@ static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64
 		return NGTCP2_ERR_CALLBACK_FAILURE;
 	if (!(id & 2)) /* a bidi stream of the client: let it open another */
 		ngtcp2_conn_extend_max_streams_bidi(conn, 1);
+	/* WHY at once: the last exchange of a drain is done (acknowledged, or
+	 * ngtcp2 would not close the stream); waiting for the client to leave
+	 * kept the process up for --drain-timeout */
+	if (c->w->draining && !c->nstreams)
+		h3c_close_soon(c);
 	return 0;
 }
 
@@ -668,9 +681,7 @@ static void quic_drain(struct worker *w)
 		struct h3c *c = list_elem(n, struct h3c, node);
 
 		if (!c->nstreams) {
-			c->flags |= QC_CLOSE;
-			c->close_code = NGHTTP3_H3_NO_ERROR;
-			c->why = c->why == SC_UNSET ? SC_DRAIN : c->why;
+			h3c_close_soon(c);
 			quic_done(c);
 		} else if (c->h3) {
 			nghttp3_conn_submit_shutdown_notice(c->h3);
@@ -684,9 +695,7 @@ static void quic_close_all(struct worker *w)
 	while (qw(w) && !list_empty(&qw(w)->conns)) {
 		struct h3c *c = list_elem(qw(w)->conns.next, struct h3c, node);
 
-		c->why = c->why == SC_UNSET ? SC_DRAIN : c->why;
-		c->flags |= QC_CLOSE;
-		c->close_code = NGHTTP3_H3_NO_ERROR;
+		h3c_close_soon(c);
 		quic_done(c);
 	}
 }

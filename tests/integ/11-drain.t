@@ -92,6 +92,51 @@ ok($share < 0.05, sprintf('draining with a t=3000 request in flight: %.1f %% of 
 ok(@r == 1 && $r[0]{status} == 200 && $r[0]{body} eq '.1234', 'the t=3000 request completes during the drain');
 is(wait_exit($pid, 5), 0, 'and the process exits 0');
 
+# HTTP/3: an idle connection gets CONNECTION_CLOSE at once and a busy one
+# once its last exchange is done, so the process leaves then; it once waited
+# for the clients to go (--drain-timeout, 10 s here)
+SKIP: {
+    skip 'gtlsclient is not installed', 5 unless -x '/usr/bin/gtlsclient';
+    my ($cp, $tp) = (free_port(), free_port());
+    my $qpid = fork // die;
+    if (!$qpid) {
+        open STDERR, '>', '/dev/null';
+        exec $bin, '-q', '-L', "127.0.0.1:$cp:$tp", '-t', '2', '--drain-timeout', '10000',
+            split(' ', $ENV{HX_ARGS} // '') or POSIX::_exit(127);
+    }
+    for (1 .. 100) { last if IO::Socket::INET->new(PeerAddr => "127.0.0.1:$cp"); sleep 0.05 }
+    my $dir = "/tmp/hx-drain-h3-$$";
+    mkdir "$dir-idle"; mkdir "$dir-busy";
+    # WHY no --exit-on-all-streams-close: the clients stay on their connections
+    my $client = sub {
+        my ($d, $q) = @_;
+        my $c = fork // die;
+        if (!$c) {
+            open STDOUT, '>', '/dev/null'; open STDERR, '>', '/dev/null';
+            exec('timeout', '20', 'gtlsclient', '-q', "--download=$d", '127.0.0.1', $tp, "https://127.0.0.1:$tp/$q")
+                or POSIX::_exit(127);
+        }
+        return $c;
+    };
+    my $idle_c = $client->("$dir-idle", '?s=3');
+    my $t_busy = time;
+    my $busy_c = $client->("$dir-busy", '?s=10&t=1500');
+    sleep 0.5;
+    my $t0 = time;
+    kill 'TERM', $qpid;
+    my $st = wait_exit($qpid, 8);
+    my $gone = time - $t0;
+    is($st, 0, 'h3: the drain ends with exit 0');
+    my $done_at = $t_busy + 1.5 - $t0; # when the busy exchange could end, from the signal
+    ok($gone >= $done_at - 0.05 && $gone < $done_at + 1,
+       sprintf('... %.2f s after SIGTERM, within a second of the t=1500 exchange\'s end (%.2f s)', $gone, $done_at));
+    is(wait_exit($idle_c, 3) >> 8, 0, '... the idle connection was closed, so its client left (exit 0)');
+    is(wait_exit($busy_c, 3) >> 8, 0, '... and the busy one\'s client too');
+    my $body = do { local (@ARGV, $/) = glob("$dir-busy/*"); <> } // '';
+    is($body, HxTest::pattern(10), '... after its whole response');
+    system('rm', '-rf', "$dir-idle", "$dir-busy");
+}
+
 # a second signal does not wait
 $port = free_port();
 $pid = spawn($port, '--drain-timeout', '20000');
