@@ -60,6 +60,7 @@ struct config {
 	uint32_t quic_max_conns;    /* --quic-max-conns: per thread */
 	int no_h3;                  /* --no-h3 */
 	int quic_retry;             /* --quic-retry: validate addresses with Retry */
+	uint32_t quic_retry_half;   /* --quic-retry-threshold: half-open per thread, then Retry */
 	int no_alt_svc;             /* --no-alt-svc */
 	int no_defer_accept;        /* --no-defer-accept */
 	int io_uring;               /* --io-uring */

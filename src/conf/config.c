@@ -23,7 +23,7 @@ enum {
 	O_NAME = 256, O_DEFAULTS, O_MAX_SIZE, O_MAX_WAIT, O_BUFSIZE, O_RSPBUF,
 	O_SNDBUF, O_SPLICE, O_NO_SPLICE, O_MAX_URI, O_MAX_HDRS, O_MAX_BODY,
 	O_IDLE, O_HEAD_TMO, O_BODY_TMO, O_SEND_TMO, O_CERT, O_KEY,
-	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_URING, O_QUIC_RETRY, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_ENC_TABLE, O_H2_RESETS, O_STATS, O_SHARE_PORT, O_PIDFILE, O_ALOG, O_ALOG_SAMPLE,
+	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_URING, O_QUIC_RETRY, O_QUIC_RETRY_HALF, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_ENC_TABLE, O_H2_RESETS, O_STATS, O_SHARE_PORT, O_PIDFILE, O_ALOG, O_ALOG_SAMPLE,
 	O_CLIENT_CA, O_CLIENT_CERT, O_CHECK, O_DUMP, O_FINISH, O_TERMINATE, O_TICKET_KEYS, O_EARLY_DATA,
 };
 
@@ -53,6 +53,7 @@ static const struct option longopts[] = {
 	{ "quic-max-conns", required_argument, NULL, O_QUIC_CONNS },
 	{ "no-h3", no_argument, NULL, O_NO_H3 },
 	{ "quic-retry", no_argument, NULL, O_QUIC_RETRY },
+	{ "quic-retry-threshold", required_argument, NULL, O_QUIC_RETRY_HALF },
 	{ "no-alt-svc", no_argument, NULL, O_NO_ALTSVC },
 	{ "no-defer-accept", no_argument, NULL, O_NO_DEFER },
 	{ "io-uring", no_argument, NULL, O_URING },
@@ -194,6 +195,8 @@ void config_usage(FILE *f)
 "  --quic-max-conns <n> QUIC connections per thread (10000)\n"
 "  --no-h3              no HTTP/3 on the TLS ports' UDP twins\n"
 "  --quic-retry         validate client addresses with a QUIC Retry first\n"
+"  --quic-retry-threshold <n>  half-open QUIC connections per thread beyond\n"
+"                       which new clients get a Retry first (100)\n"
 "  --no-alt-svc         no alt-svc: h3 header on TLS responses\n"
 "  --no-defer-accept    accept connections before their first bytes (default:\n"
 "                       TCP_DEFER_ACCEPT, the kernel holds a silent new\n"
@@ -253,6 +256,7 @@ static void config_defaults(void)
 	cfg.h3_window = 256 << 10;
 	cfg.qpack_table = 0;
 	cfg.quic_max_conns = 10000;
+	cfg.quic_retry_half = 100;
 	if (gethostname(cfg.name, sizeof(cfg.name) - 1) < 0)
 		snprintf(cfg.name, sizeof(cfg.name), "%s", "hxterm");
 }
@@ -370,6 +374,7 @@ static int opt_tunable(int c, const char *arg)
 	case O_H3_WINDOW: if (opt_num("--h3-window", arg, 1024, 1U << 30, &v) < 0) return -1; cfg.h3_window = (uint32_t)v; break;
 	case O_QPACK: if (opt_num("--qpack-table", arg, 0, 1 << 20, &v) < 0) return -1; cfg.qpack_table = (uint32_t)v; break;
 	case O_QUIC_CONNS: if (opt_num("--quic-max-conns", arg, 1, 1 << 24, &v) < 0) return -1; cfg.quic_max_conns = (uint32_t)v; break;
+	case O_QUIC_RETRY_HALF: if (opt_num("--quic-retry-threshold", arg, 0, 1 << 24, &v) < 0) return -1; cfg.quic_retry_half = (uint32_t)v; break;
 	case O_DRAIN: return opt_num("--drain-timeout", arg, 0, 86400000, &cfg.drain_ms);
 	case O_ALOG_SAMPLE: return opt_num("--access-log-sample", arg, 1, 1000000000, &cfg.access_sample);
 	case 'b': if (opt_num("-b", arg, 1024, 16384, &v) < 0) return -1; cfg.rsa_bits = (int)v; break;

@@ -61,6 +61,7 @@ static void dump_tunables(FILE *f)
 	num(f, "--h3-window", cfg.h3_window);
 	num(f, "--qpack-table", cfg.qpack_table);
 	num(f, "--quic-max-conns", cfg.quic_max_conns);
+	num(f, "--quic-retry-threshold", cfg.quic_retry_half);
 }
 
 void config_dump(FILE *f)

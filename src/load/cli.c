@@ -56,6 +56,7 @@ static void usage(FILE *f)
 "       hxload [options] --urls FILE\n"
 "       hxload merge [--json] [--html FILE] [--fail-on SPEC] [--label L] RUN.json...\n"
 "       hxload compare [--json] [--resamples N] A.json... [vs B.json...]\n"
+"       hxload quic-flood [--count N] [--rate N] [--random] [--json] HOST:PORT\n"
 "  URL: http://host:port/path (HTTP/1.1), https://... (ALPN: h2, else\n"
 "  HTTP/1.1), h2c://host:port/path (HTTP/2 by prior knowledge),\n"
 "  ws://host:port/path, wss://... (WebSocket: each request a message; echo:\n"

@@ -229,6 +229,8 @@ int main(int argc, char **argv)
 		return lc_merge_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "compare"))
 		return lc_compare_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "quic-flood"))
+		return lc_qflood_main(argc - 1, argv + 1);
 	lc_cli(argc, argv);
 	if (lc_opts.server_pid && !server_cpu_us() && kill(lc_opts.server_pid, 0) < 0) {
 		fprintf(stderr, "hxload: --server-pid %d: no such process here\n", lc_opts.server_pid);

@@ -356,6 +356,8 @@ int lc_check(const char *spec, const struct lc_stats *T, const struct lc_meta *m
 int lc_merge_main(int argc, char **argv);
 /* hxload compare A.json... [vs B.json...]: the exit status */
 int lc_compare_main(int argc, char **argv);
+/* hxload quic-flood [options] HOST:PORT: the exit status */
+int lc_qflood_main(int argc, char **argv);
 /* the report, its checks and its page, from merged figures: the exit status */
 int lc_finish(const struct lc_stats *T, const struct lc_meta *m, const struct lc_series *s,
 	      int json, const char *html, const char *fail_on);

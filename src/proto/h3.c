@@ -331,7 +331,7 @@ int h3_init(void)
 	return 0;
 }
 
-/* the HTTP/3 session once 1-RTT keys exist: control and QPACK streams */
+/* the HTTP/3 session, at the end of the handshake or with 0-RTT's first stream: control and QPACK streams */
 int h3_setup(struct h3c *c)
 {
 	nghttp3_settings st;
@@ -357,7 +357,7 @@ int h3_recv_stream(struct h3c *c, int64_t id, const uint8_t *data, size_t len, i
 {
 	nghttp3_ssize n;
 
-	if (!c->h3)
+	if (!c->h3 && h3_setup(c) < 0)
 		return -1;
 	if (early)
 		c->flags |= QC_EARLY;

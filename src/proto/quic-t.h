@@ -41,6 +41,7 @@ struct h3s {
 #define QC_CLOSE    0x02 /* send CONNECTION_CLOSE, then free (X=, drain) */
 #define QC_DRAINING 0x04 /* peer closed: nothing more to send */
 #define QC_EARLY    0x08 /* reading 0-RTT stream data: its requests say early=1 */
+#define QC_HALF     0x10 /* half-open: no handshake done yet (counted in qw.nhalf) */
 
 /* a QUIC connection and its HTTP/3 session */
 struct h3c {
@@ -73,6 +74,8 @@ struct qw {
 	int nudp;
 	struct list conns;   /* live connections */
 	uint32_t nconns;
+	uint32_t nhalf;      /* of them, half-open (--quic-retry-threshold) */
+	uint32_t peak;       /* the most since memory was last handed back */
 	struct cidmap *cids; /* connection IDs to connections */
 	struct list free_qs;
 	uint8_t *txbuf;      /* packets built for one sendmsg (GSO) */

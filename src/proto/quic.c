@@ -1,5 +1,6 @@
 /* QUIC on the TLS port's UDP twin: sockets, connection IDs, ngtcp2 connections, GnuTLS. */
 #include <errno.h>
+#include <malloc.h>
 #include <gnutls/crypto.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
@@ -14,6 +15,7 @@
 #include "config.h"
 #include "listen.h"
 #include "log.h"
+#include "qinit.h"
 #include "quic.h"
 #include "qh3.h"
 #include "client.h"
@@ -27,6 +29,7 @@
 
 #define RX_BATCH   16
 #define RX_SIZE    2048
+#define QUIC_TRIM_PEAK 256 /* connections a thread held before its last close trims the heap */
 #define TX_MAX_PKT 64          /* packets per GSO sendmsg */
 #define TX_BUF     (TX_MAX_PKT * 1500)
 #define MAP_BITS   12
@@ -242,20 +245,21 @@ static int remove_cid_cb(ngtcp2_conn *conn, const ngtcp2_cid *cid, void *user)
 /* WHY the 1-RTT tx key: the server has it as soon as its own flight is
  * out, before a client's 0-RTT requests are read; the rx key comes only
  * with the client's Finished */
-static int tx_key_cb(ngtcp2_conn *conn, ngtcp2_crypto_level level, void *user)
-{
-	(void)conn;
-	if (level != NGTCP2_CRYPTO_LEVEL_APPLICATION)
-		return 0;
-	return h3_setup(user) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
-}
-
 static int recv_stream_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t off,
 			  const uint8_t *data, size_t len, void *user, void *suser)
 {
 	(void)conn, (void)off, (void)suser;
 	return h3_recv_stream(user, id, data, len, !!(flags & NGTCP2_STREAM_DATA_FLAG_FIN),
 			      !!(flags & NGTCP2_STREAM_DATA_FLAG_EARLY)) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
+}
+
+/* <c>'s handshake is done, or <c> goes: no longer half-open */
+static void h3c_whole(struct h3c *c)
+{
+	if (c->flags & QC_HALF) {
+		c->flags &= ~QC_HALF;
+		qw(c->w)->nhalf--;
+	}
 }
 
 /* <c> ends with nothing in flight (a drain): CONNECTION_CLOSE at the next quic_done() */
@@ -303,6 +307,11 @@ static int handshake_done_cb(ngtcp2_conn *conn, void *user)
 	struct h3c *c = user;
 
 	(void)conn;
+	h3c_whole(c);
+	/* WHY not at the 1-RTT key: a half-open connection held its HTTP/3
+	 * session (about 47 KB of nghttp3's and ngtcp2's) for nothing */
+	if (!c->h3 && h3_setup(c) < 0)
+		return NGTCP2_ERR_CALLBACK_FAILURE;
 	if (cfg.debug)
 		log_debug("thread %d: QUIC handshake done, signed with %s", c->w->id,
 			  gnutls_sign_get_name(gnutls_sign_algorithm_get(c->tls)));
@@ -328,7 +337,6 @@ static const ngtcp2_callbacks quic_cbs = {
 	.rand = rand_cb,
 	.get_new_connection_id = new_cid_cb,
 	.remove_connection_id = remove_cid_cb,
-	.recv_tx_key = tx_key_cb,
 	.recv_stream_data = recv_stream_cb,
 	.acked_stream_data_offset = qh3_acked,
 	.stream_close = stream_close_cb,
@@ -407,13 +415,29 @@ static struct h3c *h3c_new(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt
 		return NULL;
 	}
 	c->why = SC_UNSET;
+	c->flags |= QC_HALF;
 	list_add(&qw(w)->conns, &c->node);
 	qw(w)->nconns++;
+	qw(w)->nhalf++;
+	if (qw(w)->nconns > qw(w)->peak)
+		qw(w)->peak = qw(w)->nconns;
 	ctr_add(&w->st.accepted, 1);
 	st_conn_open(&w->st, SP_H3);
 	if (cfg.debug)
 		log_debug("thread %d: new QUIC connection (%u on this thread)", w->id, qw(w)->nconns);
 	return c;
+}
+
+/* WHY: a flood's connections (64 KB each half-open) left the heap at its
+ * peak for good (4,000 of them: 358 MB); once the last is gone, hand what
+ * is free back to the system. Not for a few: a churn of one connection at
+ * a time would trim at every close */
+static void quic_trim(struct worker *w)
+{
+	if (qw(w)->nconns == 0 && qw(w)->peak >= QUIC_TRIM_PEAK) {
+		qw(w)->peak = 0;
+		malloc_trim(0);
+	}
 }
 
 static void h3c_free(struct h3c *c)
@@ -430,6 +454,7 @@ static void h3c_free(struct h3c *c)
 	if (ids != inl)
 		free(ids);
 	cid_del(qw(w)->cids, &c->odcid);
+	h3c_whole(c);
 	timer_cancel(&w->loop.timers, &c->tm);
 	st_conn_close(&w->st, SP_H3, c->total, c->why);
 	h3_free_streams(c);
@@ -441,6 +466,7 @@ static void h3c_free(struct h3c *c)
 	list_del(&c->node);
 	qw(w)->nconns--;
 	free(c);
+	quic_trim(w);
 }
 
 /* after any work on <c>: close it, or re-arm its timer */
@@ -544,23 +570,31 @@ static void send_retry(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt_hd 
 		send_raw(ep, buf, (size_t)n, peer, peerlen);
 }
 
-/* Returns 1 to go on (with <odcid> set after a valid Retry token), 0 to drop */
+/* Retry first: --quic-retry, or past --quic-retry-threshold half-open */
+static int retry_first(const struct worker *w)
+{
+	return cfg.quic_retry || qw(w)->nhalf >= cfg.quic_retry_half;
+}
+
+/* Returns 1 to go on, 2 with <odcid> set by a valid Retry token, 0 to drop */
 static int address_check(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt_hd *hd,
 			 const struct sockaddr_storage *peer, socklen_t peerlen, ngtcp2_cid *odcid)
 {
-	if (!cfg.quic_retry)
-		return 1;
-	if (!hd->token.len) {
-		ctr_add(&w->st.quic_retry, 1);
-		send_retry(w, ep, hd, peer, peerlen);
+	/* WHY any mode: a client answering a Retry sent under pressure comes
+	 * back with its token after the pressure is gone */
+	if (hd->token.len && hd->token.base[0] == NGTCP2_CRYPTO_TOKEN_MAGIC_RETRY) {
+		if (!ngtcp2_crypto_verify_retry_token(odcid, hd->token.base, hd->token.len, retry_secret,
+						      sizeof(retry_secret), hd->version,
+						      (const ngtcp2_sockaddr *)peer, peerlen, &hd->dcid,
+						      10 * NGTCP2_SECONDS, (ngtcp2_tstamp)clock_ns()))
+			return 2;
+		ctr_add(&w->st.quic_dropped, 1); /* a token that is not ours, or too old */
 		return 0;
 	}
-	if (hd->token.base[0] == NGTCP2_CRYPTO_TOKEN_MAGIC_RETRY &&
-	    !ngtcp2_crypto_verify_retry_token(odcid, hd->token.base, hd->token.len, retry_secret,
-					      sizeof(retry_secret), hd->version, (const ngtcp2_sockaddr *)peer,
-					      peerlen, &hd->dcid, 10 * NGTCP2_SECONDS, (ngtcp2_tstamp)clock_ns()))
+	if (!retry_first(w))
 		return 1;
-	ctr_add(&w->st.quic_dropped, 1); /* a token that is not ours, or too old */
+	ctr_add(&w->st.quic_retry, 1);
+	send_retry(w, ep, hd, peer, peerlen);
 	return 0;
 }
 
@@ -592,13 +626,18 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 		}
 		ngtcp2_cid odcid;
 
-		if (ngtcp2_accept(&hd, p, len) || qw(w)->nconns >= cfg.quic_max_conns || w->draining) {
+		int ac;
+
+		/* WHY qinit_open: a forged or random Initial once made a
+		 * connection and a GnuTLS session before its decryption failed */
+		if (ngtcp2_accept(&hd, p, len) || qw(w)->nconns >= cfg.quic_max_conns || w->draining ||
+		    qinit_open(p, len) < 0) {
 			ctr_add(&w->st.quic_dropped, 1);
 			return;
 		}
-		if (!address_check(w, ep, &hd, peer, peerlen, &odcid))
+		if (!(ac = address_check(w, ep, &hd, peer, peerlen, &odcid)))
 			return;
-		if (!(c = h3c_new(w, ep, &hd, peer, peerlen, cfg.quic_retry ? &odcid : NULL)))
+		if (!(c = h3c_new(w, ep, &hd, peer, peerlen, ac == 2 ? &odcid : NULL)))
 			return;
 	}
 	path = (ngtcp2_path){ { (ngtcp2_sockaddr *)&ep->local, ep->locallen },
