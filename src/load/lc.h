@@ -16,6 +16,7 @@
 #include "xprt.h"
 
 typedef struct ssl_ctx_st SSL_CTX;
+#define LC_TICKETS 16 /* TLS sessions kept per thread, to resume */
 typedef struct ssl_session_st SSL_SESSION;
 
 #define LC_MAX_DEPTH  1024      /* -m */
@@ -184,7 +185,8 @@ struct lc_thread {
 	uint64_t started, done;
 	uint64_t fresh;              /* connections opened that have not started a request */
 	struct rng rng;              /* --urls: the path of each request */
-	SSL_SESSION *sess;           /* the last TLS session, to resume */
+	SSL_SESSION *sess[LC_TICKETS]; /* TLS sessions to resume, the newest last */
+	int nsess;
 	/* open loop: intended send times waiting for a free slot */
 	uint64_t next_due_us, due_k;  /* the next send time, this thread's k-th */
 	uint64_t *due;

@@ -176,7 +176,10 @@ for my $p ([ '--h1', 'h1' ], [ '', 'h2' ]) {
     my ($j) = run("--json -c 4 -n 400 --close $p->[0] 'https://127.0.0.1:$tls/?s=1k'");
     is($j->{connections}{opened}, 400, "--close $p->[1]: 400 connections for 400 requests");
     is($j->{connections}{$p->[1]}, 400, "... all $p->[1] (ALPN)");
-    ok($j->{connections}{resumed} >= 320, "... $j->{connections}{resumed} resumed");
+    # WHY 390: the first 4 are full handshakes; each TLS 1.3 ticket is offered
+    # once (OpenSSL offers none a resumption already spent), and one ticket
+    # shared by all once gave 311 to 396
+    ok($j->{connections}{resumed} >= 390, "... $j->{connections}{resumed} resumed");
     ok($j->{tls_ms}{n} == 400 && $j->{connect_ms}{n} == 400, '... a connect and a TLS time each');
     ($j) = run("--json -c 4 -n 200 --close --no-resume $p->[0] 'https://127.0.0.1:$tls/?s=1k'");
     is($j->{connections}{resumed}, 0, "--no-resume $p->[1]: 0 resumed");
