@@ -11,6 +11,7 @@
 
 #define LOOP_EVENTS 256
 #define LOOP_MAX_WAIT_US 1000000 /* a turn at least every second */
+#define LOOP_TIMER_EVERY 8       /* events between two looks at the timers */
 
 int loop_init(struct loop *l)
 {
@@ -79,11 +80,26 @@ static uint64_t loop_timeout(const struct loop *l, uint64_t max_us)
 	return MIN(MIN(t, max_us), LOOP_MAX_WAIT_US);
 }
 
+void loop_drop(struct loop *l, struct ev *e)
+{
+	for (int i = 0; i < l->npending; i++)
+		if (l->pending[i] == e)
+			l->pending[i] = NULL;
+}
+
+static void loop_timers(struct loop *l)
+{
+	struct timer *t;
+
+	while ((t = timer_pop(&l->timers, l->now_us)))
+		t->cb(l, t);
+}
+
 void loop_turn(struct loop *l, uint64_t max_wait_us)
 {
 	struct epoll_event evs[LOOP_EVENTS];
+	void *ptrs[LOOP_EVENTS];
 	uint64_t wait_us = loop_timeout(l, max_wait_us);
-	struct timer *t;
 	int n = 0;
 
 	if (l->ring) {
@@ -97,11 +113,32 @@ void loop_turn(struct loop *l, uint64_t max_wait_us)
 		n = ev_wait(l->epfd, evs, LOOP_EVENTS, wait_us);
 		loop_clock(l);
 	}
+	/* WHY timers first: after the events, every wait due at the wake-up
+	 * also waited for the whole batch (256 accepts or closes) */
+	for (int i = 0; i < n; i++)
+		ptrs[i] = evs[i].data.ptr;
+	l->pending = ptrs;
+	l->npending = n;
+	loop_timers(l);
 	for (int i = 0; i < n; i++) {
-		struct ev *e = evs[i].data.ptr;
+		struct ev *e = ptrs[i];
 
-		e->cb(l, e, evs[i].events);
+		/* WHY: from here on, a free only drops the events after it */
+		l->pending = ptrs + i + 1;
+		l->npending = n - i - 1;
+		if (e)
+			e->cb(l, e, evs[i].events);
+		/* WHY between events too: a batch of 256 new connections takes
+		 * milliseconds, and a wait due meanwhile would wait for all */
+		if ((i & (LOOP_TIMER_EVERY - 1)) == LOOP_TIMER_EVERY - 1) {
+			loop_clock(l);
+			loop_timers(l);
+		}
 	}
-	while ((t = timer_pop(&l->timers, l->now_us)))
-		t->cb(l, t);
+	l->pending = NULL;
+	l->npending = 0;
+	/* WHY the clock again: with the turn's first reading, the next wait
+	 * would sleep for a timer that came due during the events */
+	loop_clock(l);
+	loop_timers(l);
 }

@@ -21,6 +21,8 @@ struct loop {
 	uint64_t now_ms;     /* the same in milliseconds */
 	struct theap timers;
 	struct uring *ring;  /* --io-uring: the ring this loop waits on, else NULL */
+	void **pending;      /* a turn's events not run yet (loop_drop), else NULL */
+	int npending;
 };
 
 /* Return convention of the loop's functions: 0, or -1 with errno set. */
@@ -42,11 +44,16 @@ int loop_modify(struct loop *l, struct ev *e, uint32_t events);
  * epoll: the ring) */
 int loop_forget(struct loop *l, struct ev *e);
 
+/* <e>'s object is freed (or its socket given to another): a turn's event
+ * for it not run yet is dropped. Every object that loop_watch()ed an <ev>
+ * calls it when it goes: timers run before the turn's events. */
+void loop_drop(struct loop *l, struct ev *e);
+
 /* reads the clock into now_us / now_ms */
 void loop_clock(struct loop *l);
 
 /* One turn: waits at most <max_wait_us> (less when a timer is due sooner),
- * runs the ready events, then the expired timers. */
+ * runs the timers due, then the ready events, then the timers due by then. */
 void loop_turn(struct loop *l, uint64_t max_wait_us);
 
 static inline int loop_arm(struct loop *l, struct timer *t, uint64_t expire_us)

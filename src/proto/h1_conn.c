@@ -93,6 +93,7 @@ void h1_release(struct h1c *c)
 	if (c->ev.fd >= 0)
 		close(c->ev.fd);
 	c->ev.fd = -1;
+	loop_drop(&w->loop, &c->ev);
 	list_add(&h1w(w)->free, &c->node);
 }
 

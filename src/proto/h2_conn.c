@@ -620,6 +620,7 @@ static void h2c_recycle(struct h2c *c)
 {
 	big_free(c);
 	close(c->ev.fd);
+	loop_drop(&c->w->loop, &c->ev);
 	c->x.rio = NULL;
 	list_add(&h2w(c->w)->free, &c->node);
 }

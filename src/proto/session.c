@@ -133,6 +133,7 @@ static void pre_unlink(struct pre *h)
 	struct worker *w = h->w;
 
 	loop_cancel(&w->loop, &h->tm);
+	loop_drop(&w->loop, &h->ev);
 	list_del(&h->node);
 	list_add(&w->free_hs, &h->node);
 }

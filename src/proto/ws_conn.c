@@ -107,6 +107,7 @@ static void c_free(struct wsc *c, enum ws_state how)
 	ws_free(&c->ws);
 	xprt_release(&c->x);
 	close(c->ev.fd);
+	loop_drop(&w->loop, &c->ev);
 	list_del(&c->node);
 	sess_conn_gone(w);
 	st_conn_close(&w->st, SP_WS, 1, c->why);
