@@ -606,8 +606,15 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 	ngtcp2_pkt_info pi = { 0 };
 	struct h3c *c;
 	ngtcp2_path path;
-	int rv = ngtcp2_pkt_decode_version_cid(&vc, p, len, QUIC_SCIDLEN);
+	int rv;
 
+	/* WHY first: ngtcp2 0.12 asserts on an empty datagram, and one
+	 * empty UDP packet aborted the process (found by fuzz/quic) */
+	if (!len) {
+		ctr_add(&w->st.quic_dropped, 1);
+		return;
+	}
+	rv = ngtcp2_pkt_decode_version_cid(&vc, p, len, QUIC_SCIDLEN);
 	if (rv == NGTCP2_ERR_VERSION_NEGOTIATION) {
 		ctr_add(&w->st.quic_vn, 1);
 		send_vn(w, ep, &vc, peer, peerlen);
