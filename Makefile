@@ -59,7 +59,7 @@ UNIT     := fmt plan h1_parse h1_chunk body timer resp gen hist oq pp qinit loop
 UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT))
 
 # fuzzers: libFuzzer drivers, one per decoder we wrote (clang, ASan+UBSan)
-FUZZ         := h1_parse plan h1_chunk conn pp
+FUZZ         := h1_parse plan h1_chunk conn pp h2 quic
 FUZZ_SECONDS ?= 60
 fuzz_src_h1_parse := src/core/h1_parse.c
 fuzz_src_plan     := src/core/plan.c src/core/num.c src/core/rng.c
@@ -67,6 +67,8 @@ fuzz_src_h1_chunk := src/core/h1_chunk.c
 fuzz_src_pp       := src/core/pp.c
 fuzz_src_conn     = $(filter-out src/server/main.c,$(wildcard $(patsubst %,src/%/*.c,core net conf proto server))) \
 		    $(PKG_LIBS) -lwslay -pthread
+fuzz_src_h2       = $(fuzz_src_conn)
+fuzz_src_quic     = $(fuzz_src_conn)
 
 .PRECIOUS: $(BUILD)/tests/unit/%.o
 .PHONY: deb all run check unit integ install uninstall clean deps deps-test format fuzz fuzz-smoke

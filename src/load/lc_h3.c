@@ -343,6 +343,8 @@ static int lc_h3_io(struct lc_conn *c)
 			lc_error(c, q->ready ? E_RESET : E_CONNECT);
 			return -1;
 		}
+		if (!n)
+			continue; /* WHY: ngtcp2 0.12 asserts on an empty datagram (the server's did) */
 		rv = ngtcp2_conn_read_pkt(q->conn, &path, &pi, buf, (size_t)n, ts());
 		if (rv) {
 			int tls = rv == NGTCP2_ERR_CRYPTO || !q->ready || (rv == NGTCP2_ERR_DRAINING && refused(c, q));
