@@ -71,7 +71,7 @@ fuzz_src_h2       = $(fuzz_src_conn)
 fuzz_src_quic     = $(fuzz_src_conn)
 
 .PRECIOUS: $(BUILD)/tests/unit/%.o
-.PHONY: deb all run check unit integ install uninstall clean deps deps-test format fuzz fuzz-smoke
+.PHONY: deb all run check unit integ install uninstall clean deps deps-test format fuzz fuzz-smoke fuzz-long
 
 all: $(BUILD)/hxterm $(BUILD)/hxload hxterm
 
@@ -144,6 +144,12 @@ fuzz-smoke: fuzz
 			{ tail -40 build-fuzz/$$f.log; exit 1; }; \
 		grep -E "stat::number_of_executed_units|stat::average_exec_per_sec" build-fuzz/$$f.log; \
 	done
+
+# every fuzzer for 10 million executions or an hour (FUZZ_RUNS, FUZZ_LONG_SECONDS,
+# FUZZ_JOBS at a time), the grown corpus minimised into tests/fuzz/corpus, a
+# summary line each in build-fuzz/fuzz-long.txt
+fuzz-long: fuzz
+	@scripts/fuzz-long $(FUZZ)
 
 # WHY no build here: `sudo make install` must never run apt-get (the build's
 # deps step); it installs what `make` built, or says to build first

@@ -1,0 +1,124 @@
+/* libFuzzer driver: UDP datagrams into the QUIC port: length-prefixed records, optionally after a real client Initial whose connection the records then address (its DCID on long headers, the server's on short ones). */
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "body.h"
+#include "config.h"
+#include "listen.h"
+#include "qhello.h"
+#include "session.h"
+#include "tls_ctx.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static struct worker w;
+static struct qtls qt;
+static struct sockaddr_in srv;
+static int ready;
+
+static void setup(void)
+{
+	static char *argv[] = { "hxterm", "-q", "--max-wait", "50", "--head-timeout", "200",
+				"--idle-timeout", "200", "--max-size", "16k", "-L", "127.0.0.1:1:2", NULL };
+	struct listen_addr la;
+	socklen_t sl = sizeof(srv);
+	int fd;
+
+	signal(SIGPIPE, SIG_IGN);
+	config_parse(12, argv);
+	body_init(cfg.rspbuf);
+	if (tls_init() < 0 || sess_init() < 0 || qtls_init(&qt) < 0)
+		abort();
+	loop_init(&w.loop);
+	sess_thread_init(&w);
+	/* WHY a port of our own: -L names placeholder ports; bind a free one and hand it to the protocol */
+	la = cfg.addrs[0];
+	fd = listen_udp(&la, 0);
+	if (fd < 0 || getsockname(fd, (struct sockaddr *)&srv, &sl) < 0)
+		abort();
+	close(fd);
+	la.tls_port = ntohs(srv.sin_port);
+	if (sess_listen(&w, &la) < 0)
+		abort();
+	ready = 1;
+}
+
+/* turns of the loop; the server's SCID from its first long-header answer */
+static void spin(int cfd, int turns, uint8_t *scid, int *have)
+{
+	uint8_t b[2048];
+
+	for (int i = 0; i < turns; i++) {
+		ssize_t n;
+
+		loop_turn(&w.loop, 0);
+		while ((n = recv(cfd, b, sizeof(b), MSG_DONTWAIT)) > 0)
+			if (!*have && (b[0] & 0x80) && n > 6 + b[5] + 1 + 18 && b[6 + b[5]] == 18) {
+				memcpy(scid, b + 7 + b[5], 18);
+				*have = 1;
+			}
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t hello[1500], d[2048], dcid[20], scid[18];
+	struct sockaddr_in me;
+	socklen_t ml = sizeof(me);
+	size_t off = 1, dcidlen = 0;
+	int cfd, have = 0;
+
+	if (!ready)
+		setup();
+	if (!size || (cfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return 0;
+	if (connect(cfd, (struct sockaddr *)&srv, sizeof(srv)) < 0 || getsockname(cfd, (struct sockaddr *)&me, &ml) < 0) {
+		close(cfd);
+		return 0;
+	}
+	if (data[0] & 1) {
+		long n = qhello_write(&qt, NULL, (struct sockaddr *)&me, ml, (struct sockaddr *)&srv, sizeof(srv), hello,
+				      sizeof(hello));
+
+		if (n > 6 && hello[5] <= 20) {
+			dcidlen = hello[5];
+			memcpy(dcid, hello + 6, dcidlen);
+			(void)!send(cfd, hello, (size_t)n, 0);
+			spin(cfd, 3, scid, &have);
+		}
+	}
+	while (off + 2 <= size) {
+		size_t len = (size_t)(data[off] << 8 | data[off + 1]) % sizeof(d);
+
+		off += 2;
+		if (len > size - off)
+			len = size - off;
+		memcpy(d, data + off, len);
+		off += len;
+		/* WHY the patching: random bytes never name a live connection */
+		if (len && (d[0] & 0x80) && dcidlen && len >= 6 + dcidlen && d[5] == dcidlen)
+			memcpy(d + 6, dcid, dcidlen);
+		else if (len >= 19 && !(d[0] & 0x80) && have)
+			memcpy(d + 1, scid, 18);
+		(void)!send(cfd, d, len, 0);
+		spin(cfd, 1, scid, &have);
+	}
+	spin(cfd, 3, scid, &have);
+	close(cfd);
+	/* whatever is left goes now: nothing may leak */
+	sess_thread_free(&w);
+	sess_thread_init(&w);
+	{
+		struct listen_addr la = cfg.addrs[0];
+
+		la.tls_port = ntohs(srv.sin_port);
+		if (sess_listen(&w, &la) < 0)
+			abort();
+	}
+	return 0;
+}
