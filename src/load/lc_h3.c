@@ -17,6 +17,7 @@
 #include "lc.h"
 #include "lc_tls.h"
 #include "qh3.h"
+#include "qmem.h"
 #include "qtls.h"
 #include "qwrite.h"
 #include "timer.h"
@@ -31,6 +32,7 @@ struct q {
 	struct lc_conn *c;
 	struct timer tm;
 	int ready;               /* HTTP/3 streams bound */
+	struct qmem qm;          /* ngtcp2's memory, freed whole at the end (its leak) */
 };
 
 static struct qtls qtls;
@@ -383,8 +385,9 @@ static int q_new(struct q *q, struct lc_conn *c)
 	tp.initial_max_data = 64 << 20;
 	tp.initial_max_streams_uni = 3;
 	tp.max_idle_timeout = 30 * NGTCP2_SECONDS;
+	qmem_init(&q->qm);
 	if (ngtcp2_conn_client_new(&q->conn, &dcid, &scid, &path, NGTCP2_PROTO_VER_V1, &q_cbs, &st,
-				   &tp, NULL, q))
+				   &tp, &q->qm.mem, q))
 		return -1;
 	if (qtls_session(&qtls, &q->tls, 0, 0, &q->conn, &q->ref) ||
 	    (c->tg->sni[0] && gnutls_server_name_set(q->tls, GNUTLS_NAME_DNS, c->tg->sni, strlen(c->tg->sni))))
@@ -448,8 +451,10 @@ static void lc_h3_free(struct lc_conn *c)
 		q_goodbye(q);
 	if (q->h3)
 		nghttp3_conn_del(q->h3);
-	if (q->conn)
+	if (q->conn) {
 		ngtcp2_conn_del(q->conn);
+		qmem_release(&q->qm);
+	}
 	if (q->tls)
 		gnutls_deinit(q->tls);
 	free(q);

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "list.h"
+#include "qmem.h"
 #include "loop.h"
 #include "session-t.h"
 #include "timer-t.h"
@@ -64,6 +65,7 @@ struct h3c {
 	uint32_t nfaults;    /* streams whose x=/X= point was reached */
 	uint64_t close_code; /* application error for QC_CLOSE */
 	struct cinfo *ci;    /* --client-cert: who the certificate names, or NULL */
+	struct qmem qm;      /* ngtcp2's memory for it, freed whole at the end */
 };
 
 struct cidmap;

@@ -63,6 +63,7 @@ struct wstats {
 	counter h2_goaway[ST_H2E_B];       /* GOAWAY sent, by error code */
 	counter h2_rst_sent[ST_H2E_B], h2_rst_recv[ST_H2E_B];
 	counter quic_vn, quic_retry, quic_reset, quic_dropped; /* datagrams answered so, or dropped */
+	counter quic_reclaimed;            /* blocks ngtcp2 left at a connection's end, freed */
 };
 
 /* an HTTP/2 error code's slot in the counters above */

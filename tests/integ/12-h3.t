@@ -8,6 +8,7 @@ use Test::More;
 use File::Temp qw(tempdir);
 use POSIX ();
 use Time::HiRes qw(sleep);
+use JSON::PP ();
 use HxTest;
 
 my $port = start_hx('-tls', '-t', '2');
@@ -123,4 +124,23 @@ is(stop_hx(), 0, 'clean stop (-d)');
 my $log = slurp($errf) // '';
 like($log, qr/QUIC handshake done, signed with ECDSA/, 'the QUIC handshake is signed with ECDSA');
 unlink $errf;
+
+# many small DATA frames (k=) from several connections at once: ngtcp2 0.12
+# leaks STREAM frame chains when such frames are split or merged (its issue
+# 1244); hxterm frees what ngtcp2 still holds when a connection ends, so a
+# sanitized build's leak check at exit stays quiet (an 8 s run once left
+# 12 to 37 blocks)
+{
+    my $sp = HxTest::free_port();
+    start_hx('-tls', '-t', '1', '--stats', "127.0.0.1:$sp");
+    $tls = hx_tls_port();
+    my $hxload = $ENV{HXLOAD} // 'build/hxload';
+    my $j = JSON::PP::decode_json(`$hxload --h3 --json -c 6 -m 6 -d 3 'https://127.0.0.1:$tls/?s=1-3000&k=1-50' 2>/dev/null` || '{}');
+    my $errs = 0;
+    $errs += $_ for values %{ $j->{errors} // { none => 1 } };
+    ok(($j->{requests} // 0) > 100 && !$errs, "h3 with k=1-50: " . ($j->{requests} // 0) . " responses, $errs errors");
+    my $m = `curl -s http://127.0.0.1:$sp/metrics`;
+    like($m, qr/^hxterm_quic_reclaimed_blocks_total \d+$/m, 'what ngtcp2 left behind is counted (hxterm_quic_reclaimed_blocks_total)');
+    is(stop_hx(), 0, 'clean stop: no leak reported in a sanitized build');
+}
 done_testing();
