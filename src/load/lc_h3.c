@@ -71,6 +71,8 @@ static int h3_header(nghttp3_conn *h3, int64_t id, int32_t token, nghttp3_rcbuf 
 
 static void consume(struct q *q, int64_t id, size_t n)
 {
+	if (lc_opts.h3_no_credit)
+		return;
 	ngtcp2_conn_extend_max_stream_offset(q->conn, id, n);
 	ngtcp2_conn_extend_max_offset(q->conn, n);
 }
@@ -380,7 +382,7 @@ static int q_new(struct q *q, struct lc_conn *c)
 	st.initial_ts = ts();
 	st.handshake_timeout = c->t->o->timeout_us * NGTCP2_MICROSECONDS;
 	ngtcp2_transport_params_default(&tp);
-	tp.initial_max_stream_data_bidi_local = 8 << 20;
+	tp.initial_max_stream_data_bidi_local = lc_opts.h3_no_credit ? 1024 : 8 << 20;
 	tp.initial_max_stream_data_uni = 1 << 20;
 	tp.initial_max_data = 64 << 20;
 	tp.initial_max_streams_uni = 3;

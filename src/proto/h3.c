@@ -25,6 +25,7 @@ static struct h3s *h3s_new(struct h3c *c, int64_t id)
 	s->c = c;
 	s->id = id;
 	s->fault = 0;
+	s->since = w->loop.now_ms;
 	c->total++;
 	xs_init(&s->x, w, &h3s_ops, SP_H3, c->total, (struct cpeer){ -1, &c->peer, &c->ci });
 	list_add(&c->streams, &s->node);
@@ -328,6 +329,49 @@ int h3_init(void)
 		.end_stream = end_stream,
 		.reset_stream = reset_stream,
 	};
+	return 0;
+}
+
+/* Each stream against the timeout of its state, where ngtcp2 has none (its
+ * idle timeout counts ACKs as life): a header section never ended
+ * (--head-timeout), a request body that stopped (--body-timeout), a response
+ * held by the peer's flow control (--send-timeout); each stream is reset
+ * with H3_REQUEST_CANCELLED, the connection closed when its own window is
+ * shut. A t= wait or a d= pause is no stall. 1: the connection is to close. */
+int h3_scan(struct h3c *c)
+{
+	uint64_t now = c->w->loop.now_ms;
+	int conn_shut = ngtcp2_conn_get_max_data_left(c->conn) == 0;
+	struct list *n, *tmp;
+
+	c->scan_at = now + H3_SCAN_MS;
+	list_each_safe(n, tmp, &c->streams) {
+		struct h3s *s = list_elem(n, struct h3s, node);
+		uint32_t f = s->x.flags;
+		uint64_t limit;
+		enum st_h3t why;
+
+		if (!(f & XS_HEADERS))
+			limit = cfg.head_ms, why = SH3_HEAD;
+		else if (!(f & (XS_ENDREQ | XS_RESPONDED)))
+			limit = cfg.body_ms, why = SH3_BODY;
+		/* WHY not ex_left(): nghttp3 takes the whole body at once (by
+		 * reference), the bytes wait in it, not in the generator */
+		else if ((f & XS_RESPONDED) && !s->x.ex.paused && !timer_queued(&s->x.tm) &&
+			 (conn_shut || ngtcp2_conn_get_max_stream_data_left(c->conn, s->id) == 0))
+			limit = cfg.send_ms, why = SH3_SEND;
+		else {
+			s->since = now; /* waiting t=, paused, or moving: no stall */
+			continue;
+		}
+		if (now < s->since + limit)
+			continue;
+		ctr_add(&c->w->st.h3_timeouts[why], 1);
+		if (why == SH3_SEND && conn_shut)
+			return 1;
+		s->since = now;
+		ngtcp2_conn_shutdown_stream(c->conn, s->id, NGHTTP3_H3_REQUEST_CANCELLED);
+	}
 	return 0;
 }
 

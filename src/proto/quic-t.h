@@ -34,6 +34,7 @@ struct h3s {
 	int64_t id;
 	uint8_t fault;       /* x=/X= point reached: act after the writes */
 	uint8_t fault_act;   /* EXA_RESET or EXA_CLOSE */
+	uint64_t since;      /* ms: when it last moved (h3_scan) */
 	struct xstream x;
 };
 
@@ -66,6 +67,7 @@ struct h3c {
 	uint64_t close_code; /* application error for QC_CLOSE */
 	struct cinfo *ci;    /* --client-cert: who the certificate names, or NULL */
 	struct qmem qm;      /* ngtcp2's memory for it, freed whole at the end */
+	uint64_t scan_at;    /* ms: the next look at its streams' stalls (h3_scan) */
 };
 
 struct cidmap;

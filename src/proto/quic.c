@@ -492,8 +492,15 @@ void quic_done(struct h3c *c)
 		return;
 	}
 	exp = ngtcp2_conn_get_expiry(c->conn);
+	exp = exp == UINT64_MAX ? UINT64_MAX : (exp + 999) / 1000;
+	/* WHY: open streams are looked at for stalls at least every H3_SCAN_MS */
+	if (c->nstreams) {
+		if (!c->scan_at)
+			c->scan_at = c->w->loop.now_ms + H3_SCAN_MS;
+		exp = MIN(exp, c->scan_at * 1000);
+	}
 	if (exp != UINT64_MAX)
-		timer_arm(&c->w->loop.timers, &c->tm, (exp + 999) / 1000);
+		timer_arm(&c->w->loop.timers, &c->tm, exp);
 }
 
 static void h3c_timer_cb(struct loop *l, struct timer *t)
@@ -502,6 +509,14 @@ static void h3c_timer_cb(struct loop *l, struct timer *t)
 	int rv = ngtcp2_conn_handle_expiry(c->conn, (ngtcp2_tstamp)clock_ns());
 
 	(void)l;
+	if (!c->nstreams)
+		c->scan_at = 0;
+	else if (!rv && c->w->loop.now_ms >= c->scan_at && h3_scan(c)) {
+		/* WHY close: the connection's own window is shut, no stream can move */
+		c->why = SC_TIMEOUT;
+		c->flags |= QC_CLOSE;
+		c->close_code = NGHTTP3_H3_NO_ERROR;
+	}
 	if (rv)
 		h3c_fail(c, rv);
 	else

@@ -7,6 +7,9 @@
 
 /* for the HTTP/3 layer (h3.c) */
 int h3_setup(struct h3c *c);
+/* its streams' stalls (see h3.c), every H3_SCAN_MS: 1 when the connection is to close */
+#define H3_SCAN_MS 1000
+int h3_scan(struct h3c *c);
 int h3_recv_stream(struct h3c *c, int64_t id, const uint8_t *data, size_t len, int fin, int early);
 void h3_free_streams(struct h3c *c);
 void h3_faults(struct h3c *c);

@@ -18,6 +18,9 @@ enum st_proto { SP_H1, SP_H1TLS, SP_H2C, SP_H2, SP_H3, SP_WS, SP_MAX };
 enum st_close { SC_PEER, SC_SERVER, SC_IDLE, SC_TIMEOUT, SC_FAULT, SC_BAD, SC_ERROR, SC_DRAIN, SC_MAX,
 		SC_UNSET = 0xff };
 
+/* HTTP/3 streams reset for a stall, by the timeout (h3_scan) */
+enum st_h3t { SH3_HEAD, SH3_BODY, SH3_SEND, SH3_MAX };
+
 /* why a connection ended before its protocol took it */
 enum st_pre { SPR_PROXY_BAD, SPR_PROXY_TIMEOUT, SPR_TLS_FAILED, SPR_TLS_TIMEOUT, SPR_PEER, SPR_DRAIN, SPR_ERROR,
 	      SPR_NOFD, SPR_MAX };
@@ -64,6 +67,7 @@ struct wstats {
 	counter h2_rst_sent[ST_H2E_B], h2_rst_recv[ST_H2E_B];
 	counter quic_vn, quic_retry, quic_reset, quic_dropped; /* datagrams answered so, or dropped */
 	counter quic_reclaimed;            /* blocks ngtcp2 left at a connection's end, freed */
+	counter h3_timeouts[SH3_MAX];      /* streams reset (or the connection closed) for a stall */
 };
 
 /* an HTTP/2 error code's slot in the counters above */

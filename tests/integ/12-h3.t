@@ -143,4 +143,25 @@ unlink $errf;
     like($m, qr/^hxterm_quic_reclaimed_blocks_total \d+$/m, 'what ngtcp2 left behind is counted (hxterm_quic_reclaimed_blocks_total)');
     is(stop_hx(), 0, 'clean stop: no leak reported in a sanitized build');
 }
+
+# a client that stops reading at the QUIC level (stream windows of 1 KiB,
+# never extended) once held its stream for ever: ngtcp2's idle timeout
+# counts its ACKs as life; now --send-timeout resets it, and a t= wait is
+# no stall
+{
+    my $sp = HxTest::free_port();
+    start_hx('-tls', '-t', '1', '--send-timeout', '1500', '--stats', "127.0.0.1:$sp");
+    $tls = hx_tls_port();
+    my $hxload = $ENV{HXLOAD} // 'build/hxload';
+    my $t0 = Time::HiRes::time();
+    my $j = JSON::PP::decode_json(`$hxload --h3 --h3-no-credit --json -c 1 -n 1 --timeout 15s 'https://127.0.0.1:$tls/?s=200k' 2>/dev/null` || '{}');
+    my $took = Time::HiRes::time() - $t0;
+    ok(($j->{errors}{reset} // 0) == 1 && $took >= 1.4 && $took < 1.5 + 1 + 1.5,
+       sprintf('--send-timeout 1500: the stalled stream is reset after %.2f s (within the timeout and a second, and start-up)', $took));
+    my $m = `curl -s http://127.0.0.1:$sp/metrics`;
+    like($m, qr/^hxterm_h3_stream_timeouts_total\{state="send"\} 1$/m, '... counted in hxterm_h3_stream_timeouts_total{state="send"}');
+    $j = JSON::PP::decode_json(`$hxload --h3 --h3-no-credit --json -c 1 -n 1 --timeout 15s 'https://127.0.0.1:$tls/?s=100&t=2500' 2>/dev/null` || '{}');
+    is($j->{requests} // 0, 1, 'a t=2500 wait under --send-timeout 1500 is no stall: answered');
+    is(stop_hx(), 0, 'clean stop');
+}
 done_testing();
