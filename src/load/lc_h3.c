@@ -125,21 +125,6 @@ static const nghttp3_callbacks h3_cbs = {
 
 /* ---------- ngtcp2 ---------- */
 
-static void rand_cb(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx)
-{
-	(void)ctx;
-	gnutls_rnd(GNUTLS_RND_RANDOM, dest, len);
-}
-
-static int new_cid_cb(ngtcp2_conn *conn, ngtcp2_cid *cid, uint8_t *token, size_t len, void *user)
-{
-	(void)conn, (void)user;
-	gnutls_rnd(GNUTLS_RND_RANDOM, cid->data, len);
-	cid->datalen = len;
-	gnutls_rnd(GNUTLS_RND_RANDOM, token, NGTCP2_STATELESS_RESET_TOKENLEN);
-	return 0;
-}
-
 static int handshake_done_cb(ngtcp2_conn *conn, void *user)
 {
 	struct q *q = user;
@@ -187,8 +172,8 @@ static const ngtcp2_callbacks q_cbs = {
 	.client_initial = ngtcp2_crypto_client_initial_cb,
 	.recv_retry = ngtcp2_crypto_recv_retry_cb,
 	QTLS_CALLBACKS,
-	.rand = rand_cb,
-	.get_new_connection_id = new_cid_cb,
+	.rand = qtls_client_rand,
+	.get_new_connection_id = qtls_client_new_cid,
 	.handshake_completed = handshake_done_cb,
 	.recv_stream_data = recv_stream_cb,
 	.acked_stream_data_offset = qh3_acked,

@@ -6,27 +6,12 @@
 
 #include "qhello.h"
 
-static void rand_cb(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx)
-{
-	(void)ctx;
-	gnutls_rnd(GNUTLS_RND_NONCE, dest, len);
-}
-
-static int new_cid_cb(ngtcp2_conn *conn, ngtcp2_cid *cid, uint8_t *token, size_t len, void *user)
-{
-	(void)conn, (void)user;
-	gnutls_rnd(GNUTLS_RND_NONCE, cid->data, len);
-	cid->datalen = len;
-	gnutls_rnd(GNUTLS_RND_NONCE, token, NGTCP2_STATELESS_RESET_TOKENLEN);
-	return 0;
-}
-
 static const ngtcp2_callbacks cbs = {
 	.client_initial = ngtcp2_crypto_client_initial_cb,
 	.recv_retry = ngtcp2_crypto_recv_retry_cb,
 	QTLS_CALLBACKS,
-	.rand = rand_cb,
-	.get_new_connection_id = new_cid_cb,
+	.rand = qtls_client_rand,
+	.get_new_connection_id = qtls_client_new_cid,
 };
 
 static ngtcp2_tstamp now_ns(void)

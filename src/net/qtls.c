@@ -1,4 +1,5 @@
 /* QUIC's TLS 1.3 with GnuTLS (ngtcp2's crypto backend): the credentials, priorities and sessions both endpoints need. */
+#include <gnutls/crypto.h>
 #include <ngtcp2/ngtcp2_crypto_gnutls.h>
 
 #include "qtls.h"
@@ -19,6 +20,21 @@ void qtls_free(struct qtls *t)
 		gnutls_priority_deinit(t->prio);
 	t->cred = NULL;
 	t->prio = NULL;
+}
+
+void qtls_client_rand(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx)
+{
+	(void)ctx;
+	gnutls_rnd(GNUTLS_RND_RANDOM, dest, len);
+}
+
+int qtls_client_new_cid(ngtcp2_conn *conn, ngtcp2_cid *cid, uint8_t *token, size_t len, void *user)
+{
+	(void)conn, (void)user;
+	gnutls_rnd(GNUTLS_RND_RANDOM, cid->data, len);
+	cid->datalen = len;
+	gnutls_rnd(GNUTLS_RND_RANDOM, token, NGTCP2_STATELESS_RESET_TOKENLEN);
+	return 0;
 }
 
 static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)

@@ -25,6 +25,10 @@ struct qtls {
 	.get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb, \
 	.version_negotiation = ngtcp2_crypto_version_negotiation_cb
 
+/* A client's ngtcp2 randomness (GnuTLS's): for .rand and .get_new_connection_id */
+void qtls_client_rand(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx);
+int qtls_client_new_cid(ngtcp2_conn *conn, ngtcp2_cid *cid, uint8_t *token, size_t len, void *user);
+
 /* Return convention: 0, or -1 (GnuTLS refused, out of memory). */
 int qtls_init(struct qtls *t);
 void qtls_free(struct qtls *t);

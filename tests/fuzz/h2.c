@@ -1,18 +1,14 @@
 /* libFuzzer driver: HTTP/2 frames after a valid preface and SETTINGS, each framed from a record (type, flags, stream, length, payload) so every input reaches nghttp2's frame layer and our callbacks. */
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "body.h"
-#include "config.h"
-#include "session.h"
+#include "srv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static struct worker w;
 static int ready;
 
 static void setup(void)
@@ -21,24 +17,10 @@ static void setup(void)
 				"--idle-timeout", "20", "--body-timeout", "20", "--send-timeout", "20",
 				"--max-size", "16k", NULL };
 
-	signal(SIGPIPE, SIG_IGN);
-	config_parse(14, argv);
-	body_init(cfg.rspbuf);
+	srv_setup(argv);
 	sess_init();
-	loop_init(&w.loop);
-	sess_thread_init(&w);
+	srv_thread();
 	ready = 1;
-}
-
-static void spin(int peer, int turns)
-{
-	char sink[65536];
-
-	for (int i = 0; i < turns; i++) {
-		loop_turn(&w.loop, 0);
-		while (peer >= 0 && read(peer, sink, sizeof(sink)) > 0)
-			;
-	}
 }
 
 /* A record: type, flags, stream (odd ids 1..255 from one byte, 0 when the
@@ -66,19 +48,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t out[9 + 20000];
 	static const char hello[] = H2_PREFACE "\0\0\0\4\0\0\0\0\0";
-	int sv[2];
+	int peer;
 	size_t off = 0;
 
 	if (!ready)
 		setup();
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) < 0)
+	if ((peer = srv_connect(0)) < 0)
 		return 0;
-	if (sess_accept(&w, sv[0], 0, 0) < 0) {
-		close(sv[0]);
-		close(sv[1]);
-		return 0;
-	}
-	if (write(sv[1], hello, sizeof(hello) - 1) < 0)
+	if (write(peer, hello, sizeof(hello) - 1) < 0)
 		off = size;
 	while (off < size) {
 		size_t used = frame(data + off, size - off, out), len;
@@ -86,16 +63,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!used)
 			break;
 		len = (size_t)(out[0] << 16 | out[1] << 8 | out[2]);
-		if (write(sv[1], out, 9 + len) < 0)
+		if (write(peer, out, 9 + len) < 0)
 			break;
 		off += used;
-		spin(sv[1], 1);
+		srv_spin(peer, 1);
 	}
-	shutdown(sv[1], SHUT_WR);
-	spin(sv[1], 20);
-	close(sv[1]);
-	spin(-1, 5);
-	sess_thread_free(&w);
-	sess_thread_init(&w);
+	srv_end(peer);
 	return 0;
 }

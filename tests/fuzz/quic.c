@@ -1,22 +1,18 @@
 /* libFuzzer driver: UDP datagrams into the QUIC port: length-prefixed records, optionally after a real client Initial whose connection the records then address (its DCID on long headers, the server's on short ones). */
 #include <netinet/in.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "body.h"
-#include "config.h"
 #include "listen.h"
 #include "qhello.h"
-#include "session.h"
+#include "srv.h"
 #include "tls_ctx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static struct worker w;
 static struct qtls qt;
 static struct sockaddr_in srv;
 static int ready;
@@ -29,13 +25,10 @@ static void setup(void)
 	socklen_t sl = sizeof(srv);
 	int fd;
 
-	signal(SIGPIPE, SIG_IGN);
-	config_parse(12, argv);
-	body_init(cfg.rspbuf);
+	srv_setup(argv);
 	if (tls_init() < 0 || sess_init() < 0 || qtls_init(&qt) < 0)
 		abort();
-	loop_init(&w.loop);
-	sess_thread_init(&w);
+	srv_thread();
 	/* WHY a port of our own: -L names placeholder ports; bind a free one and hand it to the protocol */
 	la = cfg.addrs[0];
 	fd = listen_udp(&la, 0);

@@ -9,15 +9,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from hxtap import done, ok, start  # noqa: E402
-
-
-def rss_kb(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return -1
+from hxtap import done, ok, rss_kb, start  # noqa: E402
 
 
 def client_ok(tls):

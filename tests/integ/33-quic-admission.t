@@ -9,7 +9,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from hxtap import BIN, done, free_port, ok, start  # noqa: E402
+from hxtap import BIN, done, free_port, ok, rss_kb, start  # noqa: E402
 
 HXLOAD = os.environ.get("HXLOAD", "build/hxload")
 
@@ -31,14 +31,6 @@ def flood(tls, *args):
         return json.loads(r.stdout)
     except ValueError:
         return {"sent": 0, "answers": {}, "raw": r.stdout + r.stderr}
-
-
-def rss_kb(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return -1
 
 
 def client(tls, query):

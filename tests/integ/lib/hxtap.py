@@ -28,6 +28,18 @@ def free_port():
     return p
 
 
+def rss_kb(pid):
+    """the resident set of process <pid> in kB, -1 when it is gone"""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return -1
+
+
 def start(*args, tls=False):
     """hxterm -t 1 on free ports with <args> (and HX_ARGS, as HxTest.pm does), once it
     accepts: (process, clear port), or (process, clear port, TLS port) with <tls>"""

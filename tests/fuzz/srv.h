@@ -1,0 +1,72 @@
+/* For the fuzz drivers that run a real worker (conn, h2, quic): hxterm's set-up from a command line, and turns of the loop that drain what it writes. */
+#ifndef HX_FUZZ_SRV_H
+#define HX_FUZZ_SRV_H
+
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "body.h"
+#include "config.h"
+#include "session.h"
+
+static struct worker w;
+
+/* <argv> (NULL-terminated) as hxterm's command line, then one worker */
+static inline void srv_setup(char **argv)
+{
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	signal(SIGPIPE, SIG_IGN); /* the server may close while the input still flows */
+	config_parse(argc, argv);
+	body_init(cfg.rspbuf);
+}
+
+static inline void srv_thread(void)
+{
+	loop_init(&w.loop);
+	sess_thread_init(&w);
+}
+
+/* turns of the loop, reading and dropping what the server writes to <peer> */
+static inline void srv_spin(int peer, int turns)
+{
+	char sink[65536];
+
+	for (int i = 0; i < turns; i++) {
+		loop_turn(&w.loop, 0);
+		while (peer >= 0 && read(peer, sink, sizeof(sink)) > 0)
+			;
+	}
+}
+
+/* the client's end of a new connection the worker accepted, or -1 */
+static inline int srv_connect(int proxy)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) < 0)
+		return -1;
+	if (sess_accept(&w, sv[0], 0, proxy) < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	return sv[1];
+}
+
+/* the client is done: its close, what the server does then, and whatever
+ * still waits (t=, drip) goes now: nothing may leak */
+static inline void srv_end(int peer)
+{
+	shutdown(peer, SHUT_WR);
+	srv_spin(peer, 20);
+	close(peer);
+	srv_spin(-1, 5);
+	sess_thread_free(&w);
+	sess_thread_init(&w);
+}
+
+#endif
