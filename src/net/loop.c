@@ -83,8 +83,8 @@ static uint64_t loop_timeout(const struct loop *l, uint64_t max_us)
 void loop_drop(struct loop *l, struct ev *e)
 {
 	for (int i = 0; i < l->npending; i++)
-		if (l->pending[i] == e)
-			l->pending[i] = NULL;
+		if (l->pending[i].data.ptr == e)
+			l->pending[i].data.ptr = NULL;
 }
 
 static void loop_timers(struct loop *l)
@@ -98,7 +98,6 @@ static void loop_timers(struct loop *l)
 void loop_turn(struct loop *l, uint64_t max_wait_us)
 {
 	struct epoll_event evs[LOOP_EVENTS];
-	void *ptrs[LOOP_EVENTS];
 	uint64_t wait_us = loop_timeout(l, max_wait_us);
 	int n = 0;
 
@@ -115,16 +114,14 @@ void loop_turn(struct loop *l, uint64_t max_wait_us)
 	}
 	/* WHY timers first: after the events, every wait due at the wake-up
 	 * also waited for the whole batch (256 accepts or closes) */
-	for (int i = 0; i < n; i++)
-		ptrs[i] = evs[i].data.ptr;
-	l->pending = ptrs;
+	l->pending = evs;
 	l->npending = n;
 	loop_timers(l);
 	for (int i = 0; i < n; i++) {
-		struct ev *e = ptrs[i];
+		struct ev *e = evs[i].data.ptr;
 
 		/* WHY: from here on, a free only drops the events after it */
-		l->pending = ptrs + i + 1;
+		l->pending = evs + i + 1;
 		l->npending = n - i - 1;
 		if (e)
 			e->cb(l, e, evs[i].events);

@@ -8,6 +8,7 @@
 
 struct loop;
 struct uring;
+struct epoll_event;
 
 /* what epoll hands back: every registered object starts with one */
 struct ev {
@@ -21,7 +22,7 @@ struct loop {
 	uint64_t now_ms;     /* the same in milliseconds */
 	struct theap timers;
 	struct uring *ring;  /* --io-uring: the ring this loop waits on, else NULL */
-	void **pending;      /* a turn's events not run yet (loop_drop), else NULL */
+	struct epoll_event *pending; /* a turn's events not run yet (loop_drop), else NULL */
 	int npending;
 };
 
