@@ -109,6 +109,8 @@ static void usage(FILE *f)
 "  --h3-no-credit  HTTP/3: stream windows of 1 KiB never extended, a client\n"
 "                  that stops reading at the QUIC level (a target's or a\n"
 "                  proxy's send timeout should end it)\n"
+"  --h3-no-body    HTTP/3: the request head with --body's length, never the\n"
+"                  body (a target's or a proxy's body timeout should end it)\n"
 "Results:\n"
 "  --verify        check every body byte against hxterm's pattern and the\n"
 "                  length against X-rsp's size\n"
@@ -240,7 +242,7 @@ static int have_d, have_stages;
 static void parse_args(int argc, char **argv)
 {
 	enum { O_METHOD = 256, O_BODY, O_TIMEOUT, O_H1, O_H2, O_H3, O_VERIFY, O_JSON, O_SNI, O_CONNECT_TO,
-	       O_RESOLVE, O_UNIX, O_CERT, O_KEY, O_CACERT, O_CLOSE, O_NO_RESUME, O_H3_NO_CREDIT, O_LABEL, O_HTML, O_LOG,
+	       O_RESOLVE, O_UNIX, O_CERT, O_KEY, O_CACERT, O_CLOSE, O_NO_RESUME, O_H3_NO_CREDIT, O_H3_NO_BODY, O_LABEL, O_HTML, O_LOG,
 	       O_INTERVAL, O_START_AT, O_URLS, O_STAGES, O_FAIL_ON, O_PROXY_PROTO, O_SERVER_PID };
 	static const struct option lo[] = {
 		{ "method", 1, NULL, O_METHOD }, { "body", 1, NULL, O_BODY }, { "timeout", 1, NULL, O_TIMEOUT },
@@ -250,7 +252,7 @@ static void parse_args(int argc, char **argv)
 		{ "resolve", 1, NULL, O_RESOLVE }, { "unix-socket", 1, NULL, O_UNIX },
 		{ "cert", 1, NULL, O_CERT }, { "key", 1, NULL, O_KEY }, { "cacert", 1, NULL, O_CACERT },
 		{ "close", 0, NULL, O_CLOSE }, { "no-resume", 0, NULL, O_NO_RESUME },
-		{ "h3-no-credit", 0, NULL, O_H3_NO_CREDIT },
+		{ "h3-no-credit", 0, NULL, O_H3_NO_CREDIT }, { "h3-no-body", 0, NULL, O_H3_NO_BODY },
 		{ "label", 1, NULL, O_LABEL }, { "html", 1, NULL, O_HTML }, { "log", 1, NULL, O_LOG },
 		{ "interval", 1, NULL, O_INTERVAL }, { "start-at", 1, NULL, O_START_AT },
 		{ "urls", 1, NULL, O_URLS }, { "stages", 1, NULL, O_STAGES }, { "fail-on", 1, NULL, O_FAIL_ON },
@@ -293,6 +295,7 @@ static void parse_args(int argc, char **argv)
 		case O_CLOSE: lc_opts.close = 1; break;
 		case O_NO_RESUME: lc_opts.no_resume = 1; break;
 		case O_H3_NO_CREDIT: lc_opts.h3_no_credit = 1; break;
+		case O_H3_NO_BODY: lc_opts.h3_no_body = 1; break;
 		case O_SERVER_PID: lc_opts.server_pid = (int)num_arg("--server-pid", optarg, 1, 1 << 30); break;
 		case O_PROXY_PROTO:
 			if (strcmp(optarg, "v1") && strcmp(optarg, "v2"))

@@ -51,6 +51,7 @@ struct lc_opts {
 	int close;                   /* --close: one request per connection */
 	int no_resume;               /* --no-resume: a full TLS handshake every time */
 	int h3_no_credit;            /* --h3-no-credit: stream windows never extended */
+	int h3_no_body;              /* --h3-no-body: the request body never sent */
 	int proxy_proto;             /* --proxy-protocol: 1 or 2, 0: none */
 	int server_pid;              /* --server-pid: its CPU time is measured, 0: none */
 	enum lc_proto force;         /* --h1 / --h2 / --h3 */

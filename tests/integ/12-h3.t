@@ -164,4 +164,20 @@ unlink $errf;
     is($j->{requests} // 0, 1, 'a t=2500 wait under --send-timeout 1500 is no stall: answered');
     is(stop_hx(), 0, 'clean stop');
 }
+
+# a request body that never comes (its head says 10 KiB): --body-timeout
+{
+    my $sp = HxTest::free_port();
+    start_hx('-tls', '-t', '1', '--body-timeout', '1500', '--stats', "127.0.0.1:$sp");
+    $tls = hx_tls_port();
+    my $hxload = $ENV{HXLOAD} // 'build/hxload';
+    my $t0 = Time::HiRes::time();
+    my $j = JSON::PP::decode_json(`$hxload --h3 --h3-no-body --method POST --body 10k -H 'Content-Length: 10240' --json -c 1 -n 1 --timeout 15s 'https://127.0.0.1:$tls/?s=10' 2>/dev/null` || '{}');
+    my $took = Time::HiRes::time() - $t0;
+    ok(($j->{errors}{reset} // 0) == 1 && $took >= 1.4 && $took < 1.5 + 1 + 1.5,
+       sprintf('--body-timeout 1500: the stream whose body stopped is reset after %.2f s', $took));
+    like(`curl -s http://127.0.0.1:$sp/metrics`, qr/^hxterm_h3_stream_timeouts_total\{state="body"\} 1$/m,
+         '... counted in hxterm_h3_stream_timeouts_total{state="body"}');
+    is(stop_hx(), 0, 'clean stop');
+}
 done_testing();
