@@ -125,9 +125,41 @@ static void malformed(void)
 	}
 }
 
+/* WHY every offset: header values are checked eight bytes at a time, and a
+ * control byte must be caught in any lane, a tab and obs-text let through */
+static void control_bytes(void)
+{
+	int caught = 0, passed = 0, tabs = 0;
+
+	for (int k = 0; k < 41; k++) {
+		for (int c = 0; c < 256; c++) {
+			char head[160], val[42];
+			int bad = (c < ' ' && c != '\t') || c == 0x7f;
+
+			if (c == '\r' || c == '\n' || c == 0)
+				continue; /* WHY: those end the line (or the string), tested above */
+			memset(val, 'v', 41);
+			val[41] = 0;
+			val[k] = (char)c;
+			if (k == 0 && (c == ' ' || c == '\t'))
+				continue; /* WHY: leading whitespace is trimmed, not checked */
+			snprintf(head, sizeof(head), "GET / HTTP/1.1\r\nHost: x\r\nX-Long: %s\r\n\r\n", val);
+			if (bad)
+				caught += parse_len(head, strlen(head)) < 0 && err.status == 400;
+			else
+				passed += parse_len(head, strlen(head)) > 0;
+			tabs += c == '\t' && parse_len(head, strlen(head)) > 0;
+		}
+	}
+	is_int(caught, 41 * 29, "a control byte at any of 41 offsets of a value is a 400 (%d)", caught);
+	is_int(passed, 41 * 224 - 2, "any other byte (tab, obs-text) at any offset passes (%d)", passed);
+	is_int(tabs, 40, "a tab inside a value passes at every offset but the first (%d)", tabs);
+}
+
 int main(void)
 {
 	valid();
 	malformed();
+	control_bytes();
 	return done_testing();
 }
