@@ -1,4 +1,4 @@
-/* The event loop of one thread: epoll (or io_uring watching it), the timer heap, and a clock read once per turn. */
+/* The event loop of one thread: epoll (or io_uring watching it), the timer heap run before and between the events, and the clock. */
 #ifndef HX_LOOP_H
 #define HX_LOOP_H
 
