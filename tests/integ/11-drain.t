@@ -128,8 +128,10 @@ SKIP: {
     my $gone = time - $t0;
     is($st, 0, 'h3: the drain ends with exit 0');
     my $done_at = $t_busy + 1.5 - $t0; # when the busy exchange could end, from the signal
-    ok($gone >= $done_at - 0.05 && $gone < $done_at + 1,
-       sprintf('... %.2f s after SIGTERM, within a second of the t=1500 exchange\'s end (%.2f s)', $gone, $done_at));
+    # WHY more under a sanitizer: its exit checks the heap for leaks
+    my $slack = HxTest::sanitized() ? 3 : 1;
+    ok($gone >= $done_at - 0.05 && $gone < $done_at + $slack,
+       sprintf('... %.2f s after SIGTERM, within %d s of the t=1500 exchange\'s end (%.2f s)', $gone, $slack, $done_at));
     is(wait_exit($idle_c, 3) >> 8, 0, '... the idle connection was closed, so its client left (exit 0)');
     is(wait_exit($busy_c, 3) >> 8, 0, '... and the busy one\'s client too');
     my $body = do { local (@ARGV, $/) = glob("$dir-busy/*"); <> } // '';

@@ -16,6 +16,12 @@ my $bin = $ENV{HXTERM} // 'build/hxterm';
 my ($pid, $port, $tls_port);
 my $LINE = ".123456789.123456789.123456789.123456789.12345678\n";
 
+# 1 when HXTERM is an ASan or TSan build: slower, and its exit checks for leaks
+sub sanitized {
+    my $bin = $ENV{HXTERM} // 'build/hxterm';
+    return scalar(`nm -D $bin 2>/dev/null` =~ /__(?:asan|tsan)_init/);
+}
+
 sub free_port {
     my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => '127.0.0.1', LocalPort => 0,
                                   Proto => 'tcp') or die "no free port: $!";
