@@ -242,9 +242,6 @@ static int remove_cid_cb(ngtcp2_conn *conn, const ngtcp2_cid *cid, void *user)
 	return 0;
 }
 
-/* WHY the 1-RTT tx key: the server has it as soon as its own flight is
- * out, before a client's 0-RTT requests are read; the rx key comes only
- * with the client's Finished */
 static int recv_stream_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t off,
 			  const uint8_t *data, size_t len, void *user, void *suser)
 {
@@ -262,12 +259,13 @@ static void h3c_whole(struct h3c *c)
 	}
 }
 
-/* <c> ends with nothing in flight (a drain): CONNECTION_CLOSE at the next quic_done() */
-static void h3c_close_soon(struct h3c *c)
+/* <c> ends (a drain, a stall): CONNECTION_CLOSE at the next quic_done(),
+ * counted as <why> unless it already has a reason */
+static void h3c_close_soon(struct h3c *c, enum st_close why)
 {
 	c->flags |= QC_CLOSE;
 	c->close_code = NGHTTP3_H3_NO_ERROR;
-	c->why = c->why == SC_UNSET ? SC_DRAIN : c->why;
+	c->why = c->why == SC_UNSET ? why : c->why;
 }
 
 static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t code,
@@ -288,7 +286,7 @@ static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64
 	 * ngtcp2 would not close the stream); waiting for the client to leave
 	 * kept the process up for --drain-timeout */
 	if (c->w->draining && !c->nstreams)
-		h3c_close_soon(c);
+		h3c_close_soon(c, SC_DRAIN);
 	return 0;
 }
 
@@ -430,10 +428,10 @@ static struct h3c *h3c_new(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt
 	return c;
 }
 
-/* WHY: a flood's connections (64 KB each half-open) left the heap at its
- * peak for good (4,000 of them: 358 MB); once the last is gone, hand what
- * is free back to the system. Not for a few: a churn of one connection at
- * a time would trim at every close */
+/* WHY: a flood's connections (86 kB each half-open) left the heap at its
+ * peak for good (2,000 of them: 278 MB after they timed out); once the
+ * last is gone, hand what is free back to the system. Not for a few: a
+ * churn of one connection at a time would trim at every close */
 static void quic_trim(struct worker *w)
 {
 	if (qw(w)->nconns == 0 && qw(w)->peak >= QUIC_TRIM_PEAK) {
@@ -511,12 +509,8 @@ static void h3c_timer_cb(struct loop *l, struct timer *t)
 	(void)l;
 	if (!c->nstreams)
 		c->scan_at = 0;
-	else if (!rv && c->w->loop.now_ms >= c->scan_at && h3_scan(c)) {
-		/* WHY close: the connection's own window is shut, no stream can move */
-		c->why = SC_TIMEOUT;
-		c->flags |= QC_CLOSE;
-		c->close_code = NGHTTP3_H3_NO_ERROR;
-	}
+	else if (!rv && c->w->loop.now_ms >= c->scan_at && h3_scan(c))
+		h3c_close_soon(c, SC_TIMEOUT); /* WHY: its own window is shut, no stream can move */
 	if (rv)
 		h3c_fail(c, rv);
 	else
@@ -653,7 +647,6 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 			return;
 		}
 		ngtcp2_cid odcid;
-
 		int ac;
 
 		/* WHY qinit_open: a forged or random Initial once made a
@@ -748,7 +741,7 @@ static void quic_drain(struct worker *w)
 		struct h3c *c = list_elem(n, struct h3c, node);
 
 		if (!c->nstreams) {
-			h3c_close_soon(c);
+			h3c_close_soon(c, SC_DRAIN);
 			quic_done(c);
 		} else if (c->h3) {
 			nghttp3_conn_submit_shutdown_notice(c->h3);
@@ -762,7 +755,7 @@ static void quic_close_all(struct worker *w)
 	while (qw(w) && !list_empty(&qw(w)->conns)) {
 		struct h3c *c = list_elem(qw(w)->conns.next, struct h3c, node);
 
-		h3c_close_soon(c);
+		h3c_close_soon(c, SC_DRAIN);
 		quic_done(c);
 	}
 }

@@ -2,6 +2,7 @@
 #ifndef HX_NOFD_H
 #define HX_NOFD_H
 
+#include <errno.h>
 #include <stdint.h>
 
 /* one per worker: the descriptor held back, when the last warning went out */
@@ -9,6 +10,12 @@ struct nofd {
 	int fd;
 	uint64_t warned_ms;
 };
+
+/* <err> (an errno) says the process or the system is out of descriptors */
+static inline int nofd_out(int err)
+{
+	return err == EMFILE || err == ENFILE;
+}
 
 int nofd_init(struct nofd *r);
 void nofd_free(struct nofd *r);

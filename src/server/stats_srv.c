@@ -125,12 +125,12 @@ static void *stats_main(void *arg)
 		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 		/* WHY the reserve: out of descriptors is when the figures are
 		 * wanted most, and the pending scrape would spin poll() */
-		if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+		if (fd < 0 && nofd_out(errno))
 			fd = nofd_accept(&reserve, lfd, 0);
 		if (fd >= 0) {
 			exchange(fd);
 			close(fd);
-		} else if (errno == EMFILE || errno == ENFILE) {
+		} else if (nofd_out(errno)) {
 			poll(NULL, 0, 100); /* WHY: no reserve either: wait, do not spin */
 		}
 		nofd_restore(&reserve);

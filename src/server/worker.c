@@ -111,14 +111,14 @@ static void accept_cb(struct loop *l, struct ev *e, uint32_t events)
 			 * for a descriptor with no word why (or spins the loop on
 			 * EMFILE, 12,000 failed accepts a second); taken with the
 			 * reserve, it is answered at once and the client knows */
-			if ((errno == EMFILE || errno == ENFILE) &&
+			if (nofd_out(errno) &&
 			    nofd_refuse(&t->reserve, e->fd, lst->tls, t->w.loop.now_ms) == 0) {
 				ctr_add(&t->w.st.pre_close[SPR_NOFD], 1);
 				continue;
 			}
 			/* WHY a pause: no reserve left (another thread took the
 			 * slot); a closing connection ends it early */
-			if (errno == EMFILE || errno == ENFILE) {
+			if (nofd_out(errno)) {
 				listeners_set(t, 0);
 				t->fd_wait = t->w.loop.now_ms + EMFILE_PAUSE_MS;
 			}
