@@ -172,7 +172,7 @@ for my $mode ('-sf', '-st') {
     sleep 0.2;
     my $t0 = time;
     my $new = start_at($p, $mode, $old);
-    my $old_gone = gone($old, 7);
+    my $old_gone = gone($old, 10);
     my $took = time - $t0;
     my ($buf) = read_all($c, 3);
     if ($mode eq '-sf') {
