@@ -22,13 +22,10 @@ static int ready;
 #define BATCH 8    /* records sent before the server's turn, at most */
 #define RECORDS 64 /* records an input may send, at most */
 
-/* WHY --quic-retry-threshold 8: with at most RECORDS datagrams an input
- * could not reach the default 100 half-open connections, nor the Retry path */
 static void setup(void)
 {
 	static char *argv[] = { "hxterm", "-q", "--max-wait", "50", "--head-timeout", "200",
-				"--idle-timeout", "200", "--max-size", "16k", "--quic-retry-threshold", "8",
-				"-L", "127.0.0.1:1:2", NULL };
+				"--idle-timeout", "200", "--max-size", "16k", "-L", "127.0.0.1:1:2", NULL };
 	struct listen_addr la;
 	socklen_t sl = sizeof(srv);
 	int fd;

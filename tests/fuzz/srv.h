@@ -30,9 +30,9 @@ static inline void srv_thread(void)
 	sess_thread_init(&w);
 }
 
-/* turns of the loop, reading and dropping what the server writes to <peer>;
- * 1 once the server has closed its end (the rest of the turns are skipped) */
-static inline int srv_spin(int peer, int turns)
+/* turns of the loop, reading and dropping what the server writes to <peer>,
+ * until the server has closed its end */
+static inline void srv_spin(int peer, int turns)
 {
 	char sink[65536];
 	ssize_t n = -1;
@@ -41,10 +41,11 @@ static inline int srv_spin(int peer, int turns)
 		loop_turn(&w.loop, 0);
 		while (peer >= 0 && (n = read(peer, sink, sizeof(sink))) > 0)
 			;
+		/* WHY stop at the server's close: the turns after it found
+		 * nothing to do, and they were most of a short input's system calls */
 		if (n == 0)
-			return 1;
+			return;
 	}
-	return 0;
 }
 
 /* the client's end of a new connection the worker accepted, or -1 */
@@ -70,8 +71,6 @@ static inline int srv_connect(int proxy)
 static inline void srv_end(int peer)
 {
 	shutdown(peer, SHUT_WR);
-	/* WHY stop at the server's close: the turns after it found nothing to do,
-	 * and they were most of a short input's system calls */
 	srv_spin(peer, 20);
 	close(peer);
 	srv_spin(-1, 2);
