@@ -23,7 +23,7 @@ enum {
 	O_NAME = 256, O_DEFAULTS, O_MAX_SIZE, O_MAX_WAIT, O_BUFSIZE, O_RSPBUF,
 	O_SNDBUF, O_SPLICE, O_NO_SPLICE, O_MAX_URI, O_MAX_HDRS, O_MAX_BODY,
 	O_IDLE, O_HEAD_TMO, O_BODY_TMO, O_SEND_TMO, O_CERT, O_KEY,
-	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_URING, O_QUIC_RETRY, O_QUIC_RETRY_HALF, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_ENC_TABLE, O_H2_RESETS, O_STATS, O_SHARE_PORT, O_PIDFILE, O_ALOG, O_ALOG_SAMPLE,
+	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_URING, O_QUIC_RETRY, O_QUIC_RETRY_HALF, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_ENC_TABLE, O_H2_RESETS, O_H2_ENGINE, O_STATS, O_SHARE_PORT, O_PIDFILE, O_ALOG, O_ALOG_SAMPLE,
 	O_CLIENT_CA, O_CLIENT_CERT, O_CHECK, O_DUMP, O_FINISH, O_TERMINATE, O_TICKET_KEYS, O_EARLY_DATA,
 };
 
@@ -69,6 +69,7 @@ static const struct option longopts[] = {
 	{ "access-log", required_argument, NULL, O_ALOG },
 	{ "access-log-sample", required_argument, NULL, O_ALOG_SAMPLE },
 	{ "h2-max-resets", required_argument, NULL, O_H2_RESETS },
+	{ "h2-engine", required_argument, NULL, O_H2_ENGINE },
 	{ "client-ca", required_argument, NULL, O_CLIENT_CA },
 	{ "client-cert", required_argument, NULL, O_CLIENT_CERT },
 	{ "check", no_argument, NULL, O_CHECK },
@@ -189,6 +190,8 @@ void config_usage(FILE *f)
 "  --h2-enc-table <n>   HPACK table for response headers, at most what the\n"
 "                       client allows (1024)\n"
 "  --h2-max-resets <n>  RST_STREAM a second before GOAWAY ENHANCE_YOUR_CALM (200)\n"
+"  --h2-engine <e>      HTTP/2 framing: nghttp2 (its session) or hx (our own,\n"
+"                       over nghttp2's HPACK codec) (nghttp2)\n"
 "  --h3-streams <n>     HTTP/3 max concurrent streams (100)\n"
 "  --h3-window <n>      QUIC stream flow-control window (256k)\n"
 "  --qpack-table <n>    QPACK dynamic table capacity (0)\n"
@@ -252,6 +255,7 @@ static void config_defaults(void)
 	cfg.h2_table = 4096;
 	cfg.h2_enc_table = 1024;
 	cfg.h2_max_resets = 200;
+	cfg.h2_engine = H2ENG_NGHTTP2;
 	cfg.h3_streams = 100;
 	cfg.h3_window = 256 << 10;
 	cfg.qpack_table = 0;
@@ -384,6 +388,14 @@ static int opt_tunable(int c, const char *arg)
 	case O_H2_FRAME: if (opt_num("--h2-frame", arg, 16384, (1 << 24) - 1, &v) < 0) return -1; cfg.h2_frame = (uint32_t)v; break;
 	case O_H2_TABLE: if (opt_num("--h2-table", arg, 0, 1 << 20, &v) < 0) return -1; cfg.h2_table = (uint32_t)v; break;
 	case O_H2_ENC_TABLE: if (opt_num("--h2-enc-table", arg, 0, 1 << 20, &v) < 0) return -1; cfg.h2_enc_table = (uint32_t)v; break;
+	case O_H2_ENGINE:
+		if (!strcmp(arg, "hx"))
+			cfg.h2_engine = H2ENG_HX;
+		else if (!strcmp(arg, "nghttp2"))
+			cfg.h2_engine = H2ENG_NGHTTP2;
+		else
+			return log_err("--h2-engine: '%s' is neither hx nor nghttp2", arg), -1;
+		break;
 	case O_H2_RESETS: if (opt_num("--h2-max-resets", arg, 1, 1000000, &v) < 0) return -1; cfg.h2_max_resets = (uint32_t)v; break;
 	default: return 1;
 	}

@@ -57,6 +57,7 @@ static void dump_tunables(FILE *f)
 	num(f, "--h2-table", cfg.h2_table);
 	num(f, "--h2-enc-table", cfg.h2_enc_table);
 	num(f, "--h2-max-resets", cfg.h2_max_resets);
+	fprintf(f, "--h2-engine %s\n", cfg.h2_engine == H2ENG_HX ? "hx" : "nghttp2");
 	num(f, "--h3-streams", cfg.h3_streams);
 	num(f, "--h3-window", cfg.h3_window);
 	num(f, "--qpack-table", cfg.qpack_table);

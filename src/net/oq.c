@@ -61,14 +61,20 @@ void oq_ref(struct oq *q, const void *p, size_t len)
 	q->bytes += len;
 }
 
-void oq_copy(struct oq *q, const void *p, size_t len)
+void oq_claim(struct oq *q, size_t len)
 {
 	char *dst = q->sc + q->sc_used;
 
 	BUG_ON(q->sc_used + len > q->sc_size + OQ_RESERVE);
-	memcpy(dst, p, len);
 	q->sc_used += (uint32_t)len;
 	oq_ref(q, dst, len);
+}
+
+void oq_copy(struct oq *q, const void *p, size_t len)
+{
+	BUG_ON(q->sc_used + len > q->sc_size + OQ_RESERVE);
+	memcpy(q->sc + q->sc_used, p, len);
+	oq_claim(q, len);
 }
 
 /* drops <n> sent bytes from the front; returns 1 when nothing is left */

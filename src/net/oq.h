@@ -49,6 +49,10 @@ void oq_ref(struct oq *q, const void *p, size_t len);
 /* copies <len> bytes into the scratch area and stages them */
 void oq_copy(struct oq *q, const void *p, size_t len);
 
+/* stages the <len> bytes written in place at the scratch area's end
+ * (sc + sc_used), as oq_copy() would have put them */
+void oq_claim(struct oq *q, size_t len);
+
 /* WHY: framing may run into the reserve (a chunk's closing CRLF right after
  * a copy that filled the room); the room is then 0, never a wrapped count */
 static inline size_t oq_sc_room(const struct oq *q)

@@ -243,8 +243,10 @@ size_t xs_fields(struct xstream *s, struct hfield *out, size_t max, char *lbuf)
 	for (int i = 0; i < s->ex.rs.nf && n < max; i++)
 		if (!forbidden(&s->ex.rs.f[i]))
 			out[n++] = lower(&s->ex.rs.f[i], &lbuf);
-	while (n < max && resp_pad_next(&s->ex.rs, &f))
+	while (n < max && resp_pad_next(&s->ex.rs, &f)) {
+		f.name = f.lname; /* WHY: a multiplexed head has lower-case names only */
 		out[n++] = f;
+	}
 	return n;
 }
 

@@ -1,0 +1,1113 @@
+/* The HTTP/2 engine of our own (--h2-engine hx): framing, stream states, flow control and flood limits, over nghttp2's HPACK codec. */
+#include <nghttp2/nghttp2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "h2_eng.h"
+#include "log.h"
+#include "plan.h"
+#include "session-t.h"
+#include "ws_stream.h"
+
+/* frame types and flags (RFC 9113 6) */
+enum { FR_DATA, FR_HEADERS, FR_PRIORITY, FR_RST, FR_SETTINGS, FR_PUSH, FR_PING, FR_GOAWAY, FR_WINDOW, FR_CONT };
+#define FL_END_STREAM  0x01
+#define FL_ACK         0x01
+#define FL_END_HEADERS 0x04
+#define FL_PADDED      0x08
+#define FL_PRIORITY    0x20
+
+#define WIN_MAX        0x7fffffff
+
+/* flood limits, as nghttp2's session has them */
+#define HX_MAX_ACKS     1000 /* SETTINGS and PING acks unsent (its max_outbound_ack) */
+#define HX_MAX_SETTINGS 32   /* entries in one SETTINGS frame (its max_settings) */
+#define HX_MAX_CONTS    8    /* CONTINUATION frames in a header block (its max_continuations) */
+#define HX_MAX_GLITCHES 1000 /* empty DATA or CONTINUATION frames a second */
+#define HX_RESETS       16   /* streams we reset lately: what the peer still sends on them is ignored */
+
+/* h2s.st */
+#define H2S_RCLOSED 0x01     /* END_STREAM received */
+#define H2S_LCLOSED 0x02     /* END_STREAM staged: the stream goes once the peer's side is closed */
+#define H2S_RESET   0x04     /* RST_STREAM staged: the stream goes at the next send */
+
+/* h2x.gone */
+#define HX_SENT     0x01     /* our GOAWAY is staged: new streams are ignored */
+#define HX_RECV     0x02     /* the peer's GOAWAY came */
+#define HX_CLOSING  0x04     /* the connection ends once what is staged went out */
+
+static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+#define PREFACE_LEN 24
+
+struct buf {
+	uint8_t *p;
+	uint32_t n, cap;
+};
+
+struct h2x {
+	struct h2c *c;
+	nghttp2_hd_inflater *inf;
+	nghttp2_hd_deflater *def;
+	uint32_t pre;            /* bytes of the client preface matched */
+	uint8_t fh[9];           /* the frame header being read */
+	uint8_t fh_n;
+	uint8_t ftype, fflags;
+	uint32_t flen;
+	int32_t fsid;
+	struct buf fb;           /* a frame's payload split across reads */
+	struct buf hb;           /* a header block across CONTINUATION frames */
+	int32_t hb_sid;          /* its stream, 0: none under way */
+	uint8_t hb_end;          /* its HEADERS frame had END_STREAM */
+	uint8_t hb_conts;
+	uint8_t hb_kind;         /* HB_*: what it is for */
+	uint8_t gone;            /* HX_* */
+	uint8_t settings;        /* the client's first SETTINGS came */
+	uint8_t acked;           /* our SETTINGS were acknowledged */
+	uint8_t reset_i;
+	int32_t reset[HX_RESETS];
+	struct buf ctl;          /* frames for the next send, in their order */
+	struct buf enc;          /* the HPACK encoder's output */
+	int32_t last_sid;        /* the highest stream the client opened */
+	int64_t win_out;         /* the connection's window for our DATA */
+	int64_t win_in;          /* ours for the peer's */
+	uint32_t peer_iwin;      /* its SETTINGS_INITIAL_WINDOW_SIZE */
+	uint32_t peer_frame;     /* its SETTINGS_MAX_FRAME_SIZE */
+	uint32_t acks;           /* acks in <ctl> */
+	uint32_t glitches;
+	uint64_t glitch_sec;
+	struct list ready;       /* streams with DATA to send, or to sweep */
+};
+
+#define HX(c) ((struct h2x *)(c)->sess)
+
+/* ---------- bytes ---------- */
+
+static int buf_room(struct buf *b, size_t more)
+{
+	size_t need = (size_t)b->n + more, cap;
+	uint8_t *p;
+
+	if (need <= b->cap)
+		return 0;
+	if (need > UINT32_MAX / 2)
+		return -1;
+	cap = MAX(need, (size_t)b->cap * 2);
+	cap = MAX(cap, 256);
+	if (!(p = realloc(b->p, cap)))
+		return -1;
+	b->p = p;
+	b->cap = (uint32_t)cap;
+	return 0;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v;
+}
+
+static void fr_head(uint8_t *o, size_t len, uint8_t type, uint8_t flags, int32_t sid)
+{
+	o[0] = (uint8_t)(len >> 16), o[1] = (uint8_t)(len >> 8), o[2] = (uint8_t)len;
+	o[3] = type, o[4] = flags;
+	put32(o + 5, (uint32_t)sid);
+}
+
+/* a control frame for the next send; out of memory ends the connection */
+static void ctl_frame(struct h2x *h, uint8_t type, uint8_t flags, int32_t sid, const void *p, size_t len)
+{
+	if (buf_room(&h->ctl, 9 + len) < 0) {
+		h->c->flags |= H2C_DEAD;
+		return;
+	}
+	fr_head(h->ctl.p + h->ctl.n, len, type, flags, sid);
+	if (len)
+		memcpy(h->ctl.p + h->ctl.n + 9, p, len);
+	h->ctl.n += (uint32_t)(9 + len);
+}
+
+/* ---------- errors ---------- */
+
+/* a connection error (RFC 9113 5.4.1): GOAWAY, then the end */
+static void conn_err(struct h2x *h, uint32_t code)
+{
+	uint8_t p[8];
+
+	if (h->gone & HX_CLOSING)
+		return;
+	if (cfg.debug && code)
+		log_debug("thread %d fd %d: HTTP/2 connection error %u, GOAWAY", h->c->w->id, h->c->ev.fd, code);
+	put32(p, (uint32_t)h->last_sid);
+	put32(p + 4, code);
+	ctl_frame(h, FR_GOAWAY, 0, 0, p, 8);
+	h->gone |= HX_SENT | HX_CLOSING;
+	h2c_sent_goaway(h->c, code);
+}
+
+static int was_reset(const struct h2x *h, int32_t sid)
+{
+	for (int i = 0; i < HX_RESETS; i++)
+		if (h->reset[i] == sid)
+			return 1;
+	return 0;
+}
+
+/* RST_STREAM for a stream we do not hold (refused, or gone) */
+static void rst_id(struct h2x *h, int32_t sid, uint32_t code)
+{
+	uint8_t p[4];
+
+	put32(p, code);
+	ctl_frame(h, FR_RST, 0, sid, p, 4);
+	h->reset[h->reset_i++ % HX_RESETS] = sid;
+	h2c_sent_rst(h->c, code);
+}
+
+/* a stream error (RFC 9113 5.4.2): RST_STREAM; the stream goes at the next
+ * send, so that whoever called holds no freed stream */
+static void hx_rst(struct h2s *s, uint32_t code)
+{
+	struct h2x *h = HX(s->c);
+
+	if (s->st & H2S_RESET)
+		return;
+	rst_id(h, s->id, code);
+	s->st |= H2S_RESET;
+	if (!list_empty(&s->ready))
+		list_del(&s->ready);
+	list_add(&h->ready, &s->ready);
+}
+
+/* an empty frame that does nothing: too many a second end the connection */
+static int glitch(struct h2x *h)
+{
+	uint64_t sec = h->c->w->loop.now_ms / 1000;
+
+	if (sec != h->glitch_sec) {
+		h->glitch_sec = sec;
+		h->glitches = 0;
+	}
+	if (++h->glitches <= HX_MAX_GLITCHES)
+		return 0;
+	conn_err(h, H2E_CALM);
+	return 1;
+}
+
+/* ---------- streams ---------- */
+
+static struct h2s *find(struct h2x *h, int32_t sid)
+{
+	struct list *n, *tmp;
+
+	list_each_safe(n, tmp, &h->c->streams) {
+		struct h2s *s = list_elem(n, struct h2s, node);
+
+		if (s->id == sid)
+			return s->st & H2S_RESET ? NULL : s;
+	}
+	return NULL;
+}
+
+/* our END_STREAM is staged: the stream goes now or once the peer's side closes */
+static void local_end(struct h2x *h, struct h2s *s)
+{
+	s->st |= H2S_LCLOSED;
+	if (!list_empty(&s->ready))
+		list_del(&s->ready);
+	if (s->st & H2S_RCLOSED)
+		list_add(&h->ready, &s->ready); /* swept at the next send */
+}
+
+static void stream_init(struct h2x *h, struct h2s *s)
+{
+	s->win_out = h->peer_iwin;
+	/* WHY: until our SETTINGS are acknowledged, the peer may use 65535 */
+	s->win_in = h->acked ? cfg.h2_window : MAX(cfg.h2_window, 65535);
+	s->st = 0;
+}
+
+/* ---------- the request: a header block ---------- */
+
+#define PS_METHOD 0x01
+#define PS_SCHEME 0x02
+#define PS_PATH   0x04
+#define PS_AUTH   0x08
+#define PS_PROTO  0x10
+
+/* what a header list said, to check it (RFC 9113 8.1.1, 8.2, 8.3) */
+struct hv {
+	uint8_t seen;     /* PS_* */
+	uint8_t regular;  /* a regular field came */
+	uint8_t connect;  /* :method CONNECT */
+	uint8_t options;  /* :method OPTIONS */
+	uint8_t star;     /* :path * */
+	uint8_t slash;    /* :path starts with / */
+};
+
+static int is(const uint8_t *n, size_t nl, const char *lit, size_t ll)
+{
+	return nl == ll && !memcmp(n, lit, ll);
+}
+#define IS(n, nl, lit) is(n, nl, lit, sizeof(lit) - 1)
+
+static unsigned pseudo_bit(const uint8_t *n, size_t nl)
+{
+	return IS(n, nl, ":method") ? PS_METHOD : IS(n, nl, ":scheme") ? PS_SCHEME :
+	       IS(n, nl, ":path") ? PS_PATH : IS(n, nl, ":authority") ? PS_AUTH :
+	       IS(n, nl, ":protocol") ? PS_PROTO : 0;
+}
+
+static int pseudo_ok(struct hv *v, unsigned bit, const uint8_t *val, size_t vl)
+{
+	if (!bit || (v->seen & bit) || v->regular)
+		return 0;
+	v->seen |= (uint8_t)bit;
+	if (bit == PS_METHOD) {
+		v->connect = IS(val, vl, "CONNECT");
+		v->options = IS(val, vl, "OPTIONS");
+		return nghttp2_check_method(val, vl);
+	}
+	if (bit == PS_PATH) {
+		v->star = IS(val, vl, "*");
+		v->slash = vl && val[0] == '/';
+		return vl && nghttp2_check_path(val, vl);
+	}
+	return nghttp2_check_header_value_rfc9113(val, vl);
+}
+
+/* content-length: digits, one value however often it is repeated */
+static int length_ok(struct h2s *s, const uint8_t *val, size_t vl)
+{
+	uint64_t n = 0;
+
+	if (!vl || vl > 19)
+		return 0;
+	for (size_t i = 0; i < vl; i++) {
+		if (val[i] < '0' || val[i] > '9')
+			return 0;
+		n = n * 10 + (uint64_t)(val[i] - '0');
+	}
+	if (s->cl != UINT64_MAX && s->cl != n)
+		return 0;
+	s->cl = n;
+	return 1;
+}
+
+/* one field of a request's header list (trailers: of its trailers):
+ * 1 when it breaks the rules, the stream then reset */
+static int field(struct hv *v, struct h2s *s, const nghttp2_nv *nv, int trailers)
+{
+	const uint8_t *n = nv->name, *val = nv->value;
+	size_t nl = nv->namelen, vl = nv->valuelen;
+
+	if (!nl)
+		return 1;
+	if (n[0] == ':') {
+		if (trailers || !pseudo_ok(v, pseudo_bit(n, nl), val, vl))
+			return 1;
+	} else {
+		v->regular = 1;
+		if (!nghttp2_check_header_name(n, nl) || !nghttp2_check_header_value_rfc9113(val, vl))
+			return 1;
+		/* connection-specific fields (RFC 9113 8.2.2) */
+		if (IS(n, nl, "connection") || IS(n, nl, "keep-alive") || IS(n, nl, "proxy-connection") ||
+		    IS(n, nl, "transfer-encoding") || IS(n, nl, "upgrade") ||
+		    (IS(n, nl, "te") && !IS(val, vl, "trailers")))
+			return 1;
+		if (!trailers && IS(n, nl, "content-length") && !length_ok(s, val, vl))
+			return 1;
+	}
+	if (!trailers)
+		xs_header(&s->x, n, nl, val, vl);
+	return 0;
+}
+
+/* the pseudo-header fields a request needs (RFC 9113 8.3.1, 8.5; RFC 8441 4) */
+static int pseudo_complete(const struct hv *v)
+{
+	if (v->seen & PS_PROTO)
+		return v->connect && (v->seen & (PS_SCHEME | PS_PATH | PS_AUTH)) == (PS_SCHEME | PS_PATH | PS_AUTH) &&
+		       v->slash;
+	if (v->connect)
+		return (v->seen & (PS_SCHEME | PS_PATH | PS_AUTH)) == PS_AUTH;
+	return (v->seen & (PS_METHOD | PS_SCHEME | PS_PATH)) == (PS_METHOD | PS_SCHEME | PS_PATH) &&
+	       (v->slash || (v->star && v->options));
+}
+
+/* Decodes a header block into <s> (NULL: decoded for the table's sake
+ * only). Returns 0, 1 when the list breaks the rules, -1 on a compression
+ * error (the connection is then closing). */
+static int decode(struct h2x *h, const uint8_t *in, size_t n, struct h2s *s, int trailers)
+{
+	struct hv v = { 0 };
+	int bad = 0;
+
+	for (;;) {
+		nghttp2_nv nv;
+		int fl = 0;
+		ssize_t r = nghttp2_hd_inflate_hd2(h->inf, &nv, &fl, in, n, 1);
+
+		if (r < 0) {
+			conn_err(h, H2E_COMPRESSION);
+			return -1;
+		}
+		in += r;
+		n -= (size_t)r;
+		if ((fl & NGHTTP2_HD_INFLATE_EMIT) && s && !bad)
+			bad = field(&v, s, &nv, trailers);
+		if (fl & NGHTTP2_HD_INFLATE_FINAL) {
+			nghttp2_hd_inflate_end_headers(h->inf);
+			break;
+		}
+		if (!(fl & NGHTTP2_HD_INFLATE_EMIT) && !n)
+			break;
+	}
+	if (!s || trailers)
+		return bad;
+	return bad || !pseudo_complete(&v);
+}
+
+/* the request's end (END_STREAM), its length checked against content-length */
+static void remote_end(struct h2x *h, struct h2s *s)
+{
+	int32_t sid = s->id;
+
+	if (s->cl != UINT64_MAX && s->x.body_read != s->cl && !s->wss)
+		return hx_rst(s, H2E_PROTOCOL);
+	s->st |= H2S_RCLOSED;
+	h2s_end_in(s);
+	if ((s = find(h, sid)) && (s->st & H2S_LCLOSED) && list_empty(&s->ready))
+		list_add(&h->ready, &s->ready); /* swept at the next send */
+}
+
+/* what a header block is for, known from its HEADERS frame */
+enum { HB_OPEN, HB_REFUSED, HB_BAD, HB_IGNORED, HB_TRAILERS, HB_CLOSED };
+
+/* A HEADERS frame on <sid>: what its block is for. A new stream is held at
+ * once, so that a block never ended times out as a stream (--head-timeout). */
+static int block_kind(struct h2x *h, int32_t sid)
+{
+	struct h2c *c = h->c;
+	struct h2s *s = find(h, sid);
+
+	if (s)
+		return HB_TRAILERS;
+	if (sid <= h->last_sid)
+		return HB_CLOSED;
+	h->last_sid = sid;
+	if (h->gone & HX_SENT) /* WHY: after our GOAWAY, new streams are not processed (RFC 9113 6.8) */
+		return HB_IGNORED;
+	if (c->nstreams >= cfg.h2_streams || !(s = h2s_get(c, sid)))
+		return HB_REFUSED;
+	stream_init(h, s);
+	return HB_OPEN;
+}
+
+/* a new stream's request head */
+static void request_head(struct h2x *h, struct h2s *s, const uint8_t *in, size_t n, int end)
+{
+	int r = decode(h, in, n, s, 0);
+
+	if (r < 0)
+		return h2s_put(s);
+	if (r > 0)
+		return hx_rst(s, H2E_PROTOCOL);
+	if (end)
+		s->st |= H2S_RCLOSED;
+	h2s_head_in(s, end); /* WHY last: it may answer, and the stream be done */
+}
+
+/* a complete header block on <sid>, for <kind> */
+static void header_block(struct h2x *h, int32_t sid, int kind, const uint8_t *in, size_t n, int end)
+{
+	struct h2s *s = kind == HB_OPEN || kind == HB_TRAILERS ? find(h, sid) : NULL;
+	int r;
+
+	if (!s) { /* decoded all the same, for the table */
+		if (decode(h, in, n, NULL, 0) == 0 && (kind == HB_REFUSED || kind == HB_BAD))
+			rst_id(h, sid, kind == HB_BAD ? H2E_PROTOCOL : H2E_REFUSED);
+		else if (kind == HB_CLOSED && !was_reset(h, sid) && !(h->gone & HX_CLOSING))
+			conn_err(h, H2E_STREAM_CLOSED);
+		return;
+	}
+	if (kind == HB_OPEN)
+		return request_head(h, s, in, n, end);
+	/* trailers of the request */
+	if ((r = decode(h, in, n, s, 1)) < 0)
+		return;
+	if (r > 0)
+		return hx_rst(s, H2E_PROTOCOL);
+	if (s->st & H2S_RCLOSED)
+		return hx_rst(s, H2E_STREAM_CLOSED);
+	if (!end)
+		return hx_rst(s, H2E_PROTOCOL);
+	remote_end(h, s);
+}
+
+/* ---------- frames in ---------- */
+
+/* strips the padding; -1 when it is longer than the frame (the connection ends) */
+static int unpad(struct h2x *h, const uint8_t **p, uint32_t *len)
+{
+	uint8_t pad;
+
+	if (!(h->fflags & FL_PADDED))
+		return 0;
+	if (*len < 1 || (pad = (*p)[0]) >= *len) {
+		conn_err(h, H2E_PROTOCOL);
+		return -1;
+	}
+	*p += 1;
+	*len -= 1u + pad;
+	return 0;
+}
+
+/* our windows for the peer's DATA, opened again once half used */
+static void refill(struct h2x *h, struct h2s *s)
+{
+	uint8_t p[4];
+
+	if (h->win_in < cfg.h2_conn_window / 2) {
+		put32(p, (uint32_t)(cfg.h2_conn_window - h->win_in));
+		ctl_frame(h, FR_WINDOW, 0, 0, p, 4);
+		h->win_in = cfg.h2_conn_window;
+	}
+	if (s && !(s->st & H2S_RCLOSED) && s->win_in < cfg.h2_window / 2) {
+		put32(p, (uint32_t)(cfg.h2_window - s->win_in));
+		ctl_frame(h, FR_WINDOW, 0, s->id, p, 4);
+		s->win_in = cfg.h2_window;
+	}
+}
+
+static void fr_data(struct h2x *h, const uint8_t *p, uint32_t len)
+{
+	uint32_t flow = len; /* WHY: the padding counts against the windows too */
+	int32_t sid = h->fsid;
+	struct h2s *s;
+
+	if (!sid)
+		return conn_err(h, H2E_PROTOCOL);
+	if (unpad(h, &p, &len) < 0)
+		return;
+	if (flow > h->win_in)
+		return conn_err(h, H2E_FLOW);
+	h->win_in -= flow;
+	if (!(s = find(h, sid)) || (s->st & H2S_RCLOSED)) {
+		if (sid > h->last_sid)
+			return conn_err(h, H2E_PROTOCOL); /* an idle stream */
+		if (s)
+			hx_rst(s, H2E_STREAM_CLOSED);
+		else if (!was_reset(h, sid))
+			rst_id(h, sid, H2E_STREAM_CLOSED);
+		return refill(h, NULL);
+	}
+	if (flow > s->win_in) {
+		hx_rst(s, H2E_FLOW);
+		return refill(h, NULL);
+	}
+	s->win_in -= flow;
+	if (!len && !(h->fflags & FL_END_STREAM) && glitch(h))
+		return;
+	if (s->cl != UINT64_MAX && !s->wss && s->x.body_read + len > s->cl)
+		return hx_rst(s, H2E_PROTOCOL);
+	if (len)
+		h2s_data_in(s, p, len);
+	if (!(s = find(h, sid)))
+		return refill(h, NULL);
+	if (h->fflags & FL_END_STREAM)
+		remote_end(h, s);
+	refill(h, find(h, sid));
+}
+
+static void fr_headers(struct h2x *h, const uint8_t *p, uint32_t len)
+{
+	int32_t sid = h->fsid;
+	int kind, selfdep = 0;
+
+	if (!sid || !(sid & 1))
+		return conn_err(h, H2E_PROTOCOL);
+	if (unpad(h, &p, &len) < 0)
+		return;
+	if (h->fflags & FL_PRIORITY) {
+		if (len < 5)
+			return conn_err(h, H2E_FRAME_SIZE);
+		selfdep = (int32_t)(get32(p) & WIN_MAX) == sid;
+		p += 5;
+		len -= 5;
+	}
+	kind = block_kind(h, sid);
+	if (selfdep) { /* a stream error (5.3.1), its block decoded all the same */
+		if (kind == HB_OPEN)
+			h2s_put(find(h, sid));
+		kind = HB_BAD;
+	}
+	if (h->fflags & FL_END_HEADERS)
+		return header_block(h, sid, kind, p, len, h->fflags & FL_END_STREAM);
+	h->hb.n = 0;
+	if (buf_room(&h->hb, len) < 0)
+		return conn_err(h, H2E_INTERNAL);
+	memcpy(h->hb.p, p, len);
+	h->hb.n = len;
+	h->hb_sid = sid;
+	h->hb_kind = (uint8_t)kind;
+	h->hb_end = h->fflags & FL_END_STREAM;
+	h->hb_conts = 0;
+}
+
+static void fr_cont(struct h2x *h, const uint8_t *p, uint32_t len)
+{
+	int32_t sid = h->hb_sid;
+
+	if (!sid)
+		return conn_err(h, H2E_PROTOCOL);
+	if (++h->hb_conts > HX_MAX_CONTS)
+		return conn_err(h, H2E_CALM);
+	if (!len && !(h->fflags & FL_END_HEADERS) && glitch(h))
+		return;
+	if (buf_room(&h->hb, len) < 0)
+		return conn_err(h, H2E_INTERNAL);
+	memcpy(h->hb.p + h->hb.n, p, len);
+	h->hb.n += len;
+	if (!(h->fflags & FL_END_HEADERS))
+		return;
+	h->hb_sid = 0;
+	header_block(h, sid, h->hb_kind, h->hb.p, h->hb.n, h->hb_end);
+}
+
+static void fr_priority(struct h2x *h, const uint8_t *p, uint32_t len)
+{
+	if (!h->fsid)
+		return conn_err(h, H2E_PROTOCOL);
+	if (len != 5)
+		return rst_id(h, h->fsid, H2E_FRAME_SIZE);
+	if ((int32_t)(get32(p) & WIN_MAX) == h->fsid)
+		rst_id(h, h->fsid, H2E_PROTOCOL);
+}
+
+static void fr_rst(struct h2x *h, const uint8_t *p, uint32_t len)
+{
+	struct h2s *s;
+
+	if (len != 4)
+		return conn_err(h, H2E_FRAME_SIZE);
+	if (!h->fsid || h->fsid > h->last_sid)
+		return conn_err(h, H2E_PROTOCOL);
+	if ((s = find(h, h->fsid)))
+		h2s_put(s);
+	h2c_recv_rst(h->c, get32(p));
+}
+
+/* the peer's settings (a SETTINGS frame, or HTTP2-Settings): 0, or -1 with
+ * the connection closing */
+static int settings_apply(struct h2x *h, const uint8_t *p, size_t len)
+{
+	if (len % 6) {
+		conn_err(h, H2E_FRAME_SIZE);
+		return -1;
+	}
+	if (len / 6 > HX_MAX_SETTINGS) {
+		conn_err(h, H2E_CALM);
+		return -1;
+	}
+	for (; len; p += 6, len -= 6) {
+		uint16_t id = (uint16_t)(p[0] << 8 | p[1]);
+		uint32_t v = get32(p + 2);
+		struct list *n, *tmp;
+
+		switch (id) {
+		case NGHTTP2_SETTINGS_HEADER_TABLE_SIZE:
+			if (nghttp2_hd_deflate_change_table_size(h->def, v))
+				return conn_err(h, H2E_INTERNAL), -1;
+			break;
+		case NGHTTP2_SETTINGS_ENABLE_PUSH:
+		case NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL:
+			if (v > 1)
+				return conn_err(h, H2E_PROTOCOL), -1;
+			break;
+		case NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE:
+			if (v > WIN_MAX)
+				return conn_err(h, H2E_FLOW), -1;
+			/* WHY every stream: the change applies to the windows open now (6.9.2) */
+			list_each_safe(n, tmp, &h->c->streams) {
+				struct h2s *s = list_elem(n, struct h2s, node);
+
+				s->win_out += (int64_t)v - h->peer_iwin;
+				if (s->win_out > WIN_MAX)
+					return conn_err(h, H2E_FLOW), -1;
+			}
+			h->peer_iwin = v;
+			break;
+		case NGHTTP2_SETTINGS_MAX_FRAME_SIZE:
+			if (v < 16384 || v > 16777215)
+				return conn_err(h, H2E_PROTOCOL), -1;
+			h->peer_frame = v;
+			break;
+		}
+	}
+	return 0;
+}
+
+static void fr_settings(struct h2x *h, const uint8_t *p, uint32_t len)
+{
+	if (h->fsid)
+		return conn_err(h, H2E_PROTOCOL);
+	if (h->fflags & FL_ACK) {
+		if (len)
+			return conn_err(h, H2E_FRAME_SIZE);
+		if (!h->acked && nghttp2_hd_inflate_change_table_size(h->inf, cfg.h2_table))
+			return conn_err(h, H2E_INTERNAL);
+		h->acked = 1;
+		return;
+	}
+	if (settings_apply(h, p, len) < 0)
+		return;
+	if (!h->settings && cfg.h2_conn_window > 65535) {
+		/* WHY only now: a client that never sent its preface gets the
+		 * GOAWAY, nothing more than our SETTINGS before it */
+		uint8_t inc[4];
+
+		put32(inc, cfg.h2_conn_window - 65535);
+		ctl_frame(h, FR_WINDOW, 0, 0, inc, 4);
+	}
+	h->settings = 1;
+	ctl_frame(h, FR_SETTINGS, FL_ACK, 0, NULL, 0);
+	if (++h->acks > HX_MAX_ACKS)
+		conn_err(h, H2E_CALM);
+}
+
+static void fr_ping(struct h2x *h, const uint8_t *p, uint32_t len)
+{
+	if (len != 8)
+		return conn_err(h, H2E_FRAME_SIZE);
+	if (h->fsid)
+		return conn_err(h, H2E_PROTOCOL);
+	if (h->fflags & FL_ACK)
+		return;
+	ctl_frame(h, FR_PING, FL_ACK, 0, p, 8);
+	if (++h->acks > HX_MAX_ACKS)
+		conn_err(h, H2E_CALM);
+}
+
+static void fr_goaway(struct h2x *h, uint32_t len)
+{
+	if (h->fsid)
+		return conn_err(h, H2E_PROTOCOL);
+	if (len < 8)
+		return conn_err(h, H2E_FRAME_SIZE);
+	h->gone |= HX_RECV;
+}
+
+static void fr_window(struct h2x *h, const uint8_t *p, uint32_t len)
+{
+	uint32_t inc;
+	struct h2s *s;
+
+	if (len != 4)
+		return conn_err(h, H2E_FRAME_SIZE);
+	inc = get32(p) & WIN_MAX;
+	if (!h->fsid) {
+		if (!inc)
+			return conn_err(h, H2E_PROTOCOL);
+		if (h->win_out + inc > WIN_MAX)
+			return conn_err(h, H2E_FLOW);
+		h->win_out += inc;
+		return;
+	}
+	if (!(s = find(h, h->fsid))) {
+		if (h->fsid > h->last_sid)
+			conn_err(h, H2E_PROTOCOL); /* an idle stream */
+		return;
+	}
+	if (!inc)
+		return hx_rst(s, H2E_PROTOCOL);
+	if (s->win_out + inc > WIN_MAX)
+		return hx_rst(s, H2E_FLOW);
+	s->win_out += inc;
+}
+
+static void frame(struct h2x *h, const uint8_t *p, uint32_t len)
+{
+	switch (h->ftype) {
+	case FR_DATA: return fr_data(h, p, len);
+	case FR_HEADERS: return fr_headers(h, p, len);
+	case FR_PRIORITY: return fr_priority(h, p, len);
+	case FR_RST: return fr_rst(h, p, len);
+	case FR_SETTINGS: return fr_settings(h, p, len);
+	case FR_PUSH: return conn_err(h, H2E_PROTOCOL); /* a client never promises */
+	case FR_PING: return fr_ping(h, p, len);
+	case FR_GOAWAY: return fr_goaway(h, len);
+	case FR_WINDOW: return fr_window(h, p, len);
+	case FR_CONT: return fr_cont(h, p, len);
+	default: return; /* WHY: unknown types are ignored (RFC 9113 5.5) */
+	}
+}
+
+/* a frame header read: whether its frame may follow (else the connection ends) */
+static int frame_head(struct h2x *h)
+{
+	h->flen = (uint32_t)h->fh[0] << 16 | (uint32_t)h->fh[1] << 8 | h->fh[2];
+	h->ftype = h->fh[3];
+	h->fflags = h->fh[4];
+	h->fsid = (int32_t)(get32(h->fh + 5) & WIN_MAX);
+	if (h->flen > cfg.h2_frame)
+		return conn_err(h, H2E_FRAME_SIZE), 0;
+	/* WHY: a header block is one piece: nothing comes between its frames (6.10) */
+	if (h->hb_sid && (h->ftype != FR_CONT || h->fsid != h->hb_sid))
+		return conn_err(h, H2E_PROTOCOL), 0;
+	if (!h->settings && h->ftype != FR_SETTINGS) /* the preface ends with SETTINGS (3.4) */
+		return conn_err(h, H2E_PROTOCOL), 0;
+	return 1;
+}
+
+static int hx_recv(struct h2c *c, const uint8_t *p, size_t n)
+{
+	struct h2x *h = HX(c);
+
+	while (n && !(h->gone & HX_CLOSING) && !(c->flags & H2C_DEAD)) {
+		size_t k;
+
+		if (h->pre < PREFACE_LEN) {
+			k = MIN(n, PREFACE_LEN - h->pre);
+			if (memcmp(p, preface + h->pre, k)) {
+				h->ctl.n = 0; /* WHY: a bad preface gets a GOAWAY, nothing else */
+				return -1;
+			}
+			h->pre += (uint32_t)k;
+			p += k, n -= k;
+			continue;
+		}
+		if (h->fh_n < 9) {
+			k = MIN(n, 9u - h->fh_n);
+			memcpy(h->fh + h->fh_n, p, k);
+			h->fh_n = (uint8_t)(h->fh_n + k);
+			p += k, n -= k;
+			if (h->fh_n < 9 || !frame_head(h))
+				continue;
+			h->fb.n = 0;
+		}
+		if (!h->fb.n && n >= h->flen) { /* all of it here: read in place */
+			h->fh_n = 0;
+			frame(h, p, h->flen);
+			p += h->flen, n -= h->flen;
+			continue;
+		}
+		if (buf_room(&h->fb, h->flen - h->fb.n) < 0)
+			return -1;
+		k = MIN(n, h->flen - h->fb.n);
+		memcpy(h->fb.p + h->fb.n, p, k);
+		h->fb.n += (uint32_t)k;
+		p += k, n -= k;
+		if (h->fb.n == h->flen) {
+			h->fh_n = 0;
+			h->fb.n = 0;
+			frame(h, h->fb.p, h->flen);
+		}
+	}
+	return 0;
+}
+
+/* ---------- frames out ---------- */
+
+/* a header list as HEADERS and CONTINUATION frames into <ctl> */
+static int headers_out(struct h2x *h, int32_t sid, const struct xs_nv *nv, size_t n, uint8_t flags)
+{
+	const nghttp2_nv *ng = (const nghttp2_nv *)nv;
+	size_t bound = nghttp2_hd_deflate_bound(h->def, ng, n), off = 0;
+	uint8_t type = FR_HEADERS;
+	ssize_t len;
+
+	h->enc.n = 0;
+	if (buf_room(&h->enc, bound) < 0)
+		return -1;
+	if ((len = nghttp2_hd_deflate_hd(h->def, h->enc.p, bound, ng, n)) < 0)
+		return -1;
+	if (buf_room(&h->ctl, (size_t)len + 9 * ((size_t)len / h->peer_frame + 1)) < 0)
+		return -1;
+	do {
+		size_t k = MIN((size_t)len - off, h->peer_frame);
+		uint8_t fl = (uint8_t)((type == FR_HEADERS ? flags : 0) | (off + k == (size_t)len ? FL_END_HEADERS : 0));
+
+		fr_head(h->ctl.p + h->ctl.n, k, type, fl, sid);
+		memcpy(h->ctl.p + h->ctl.n + 9, h->enc.p + off, k);
+		h->ctl.n += (uint32_t)(9 + k);
+		off += k;
+		type = FR_CONT;
+	} while (off < (size_t)len);
+	return 0;
+}
+
+static int hx_respond(struct h2s *s, const struct xs_nv *nv, size_t n, int body)
+{
+	struct h2x *h = HX(s->c);
+
+	if (headers_out(h, s->id, nv, n, body ? 0 : FL_END_STREAM) < 0)
+		return -1;
+	if (!body) {
+		local_end(h, s);
+		return 0;
+	}
+	if (list_empty(&s->ready))
+		list_add(h->ready.prev, &s->ready);
+	return 0;
+}
+
+static int hx_info(struct h2s *s)
+{
+	static const struct xs_nv cont[] = { { (uint8_t *)":status", (uint8_t *)"100", 7, 3, 0 } };
+
+	return headers_out(HX(s->c), s->id, cont, 1, 0);
+}
+
+static void hx_resume(struct h2s *s)
+{
+	struct h2x *h = HX(s->c);
+
+	if (list_empty(&s->ready) && !(s->st & (H2S_LCLOSED | H2S_RESET)))
+		list_add(h->ready.prev, &s->ready);
+}
+
+/* the body ended: its trailers <nv>, or an empty DATA with END_STREAM
+ * when no frame carried it */
+static void body_end(struct h2x *h, struct h2s *s, const struct xs_nv *nv, size_t nt, int carried)
+{
+	if (nt) {
+		if (headers_out(h, s->id, nv, nt, FL_END_STREAM) < 0)
+			return hx_rst(s, H2E_INTERNAL);
+	} else if (!carried) {
+		ctl_frame(h, FR_DATA, FL_END_STREAM, s->id, NULL, 0);
+	}
+	local_end(h, s);
+}
+
+/* one DATA frame of at most <max> bytes from the generator */
+static void body_frame(struct h2x *h, struct h2s *s, size_t max)
+{
+	struct xs_nv nv[PLAN_MAX_FIELDS];
+	char lbuf[PLAN_DEC_SIZE];
+	struct ex_action a;
+	uint8_t hd[9];
+	enum h2_next r = h2s_next(s, max, &a);
+	size_t nt = 0;
+
+	switch (r) {
+	case H2N_RESET:
+		return hx_rst(s, H2E_INTERNAL);
+	case H2N_WAIT:
+		list_del(&s->ready); /* WHY: back on the list by ops->resume */
+		return;
+	case H2N_END:
+		return body_end(h, s, nv, xs_trailers_nv(&s->x, nv, lbuf), 0);
+	case H2N_LAST:
+		nt = xs_trailers_nv(&s->x, nv, lbuf);
+		break;
+	case H2N_DATA:
+		break;
+	}
+	fr_head(hd, a.len, FR_DATA, r == H2N_LAST && !nt ? FL_END_STREAM : 0, s->id);
+	h2s_stage_body(h->c, s, hd, &a);
+	s->win_out -= (int64_t)a.len;
+	h->win_out -= (int64_t)a.len;
+	if (r == H2N_LAST)
+		body_end(h, s, nv, nt, 1);
+}
+
+/* one DATA frame of the WebSocket session's bytes, copied */
+static int ws_frame(struct h2x *h, struct h2s *s, size_t max)
+{
+	struct oq *q = &h->c->oq;
+	size_t room = oq_sc_room(q);
+	uint8_t *hd;
+	int eof = 0;
+	size_t n;
+
+	if (room < 9 + 1)
+		return -1;
+	hd = (uint8_t *)q->sc + q->sc_used;
+	n = wss_out(s->wss, hd + 9, MIN(max, room - 9), &eof);
+	if (!n && !eof) {
+		list_del(&s->ready); /* WHY: back on the list by ws_kick */
+		return 0;
+	}
+	fr_head(hd, n, FR_DATA, eof ? FL_END_STREAM : 0, s->id);
+	oq_claim(q, 9 + n);
+	s->win_out -= (int64_t)n;
+	h->win_out -= (int64_t)n;
+	if (eof)
+		local_end(h, s);
+	return 0;
+}
+
+/* a stream done with, or reset: back to the shell */
+static int sweep(struct h2s *s)
+{
+	if (!(s->st & H2S_RESET) && (s->st & (H2S_LCLOSED | H2S_RCLOSED)) != (H2S_LCLOSED | H2S_RCLOSED))
+		return 0;
+	h2s_put(s);
+	return 1;
+}
+
+/* The next DATA frame, round robin over the streams that have one:
+ * 1 made (or a stream left the list), 0 none can go now, -1 no room */
+static int data_out(struct h2x *h)
+{
+	struct list *n, *tmp;
+
+	list_each_safe(n, tmp, &h->ready) {
+		struct h2s *s = list_elem(n, struct h2s, ready);
+		size_t max;
+
+		if (sweep(s))
+			return 1;
+		if (s->win_out <= 0 || h->win_out <= 0)
+			continue;
+		max = (size_t)MIN(MIN(s->win_out, h->win_out), (int64_t)h->peer_frame);
+		if (!h2c_room(h->c, max))
+			return -1;
+		list_del(&s->ready);
+		list_add(h->ready.prev, &s->ready); /* WHY: to the back, for the next stream's turn */
+		if (s->wss)
+			return ws_frame(h, s, max) < 0 ? -1 : 1;
+		body_frame(h, s, max);
+		return 1;
+	}
+	return 0;
+}
+
+static int hx_send(struct h2c *c)
+{
+	struct h2x *h = HX(c);
+
+	for (;;) {
+		int r;
+
+		if (c->flags & H2C_DEAD)
+			return -1;
+		if (h->ctl.n) {
+			if ((oq_iov_room(&c->oq) < 2 || c->oq.bytes >= H2_STAGE_MAX) && h2c_flush(c) <= 0)
+				return c->flags & H2C_DEAD ? -1 : 0;
+			if (h2c_stage(c, h->ctl.p, h->ctl.n) < 0)
+				return c->flags |= H2C_DEAD, -1;
+			h->ctl.n = 0;
+			h->acks = 0;
+		}
+		if ((r = data_out(h)) == 0)
+			break;
+		if (r < 0 && h2c_flush(c) <= 0)
+			return c->flags & H2C_DEAD ? -1 : 0;
+	}
+	return h2c_flush(c) < 0 ? -1 : 0;
+}
+
+static int hx_alive(struct h2c *c)
+{
+	struct h2x *h = HX(c);
+
+	if (h->ctl.n)
+		return 1;
+	if (h->gone & HX_CLOSING)
+		return 0;
+	if (h->gone & (HX_SENT | HX_RECV))
+		return c->nstreams > 0;
+	return 1;
+}
+
+static void hx_goaway(struct h2c *c, uint32_t code)
+{
+	conn_err(HX(c), code);
+}
+
+static void hx_drain(struct h2c *c)
+{
+	struct h2x *h = HX(c);
+	uint8_t p[8];
+
+	if (h->gone & HX_SENT)
+		return;
+	put32(p, (uint32_t)h->last_sid);
+	put32(p + 4, H2E_NO_ERROR);
+	ctl_frame(h, FR_GOAWAY, 0, 0, p, 8);
+	h->gone |= HX_SENT;
+	h2c_sent_goaway(c, H2E_NO_ERROR);
+}
+
+static int64_t hx_window(struct h2c *c, struct h2s *s)
+{
+	return s ? s->win_out : HX(c)->win_out;
+}
+
+/* ---------- the connection ---------- */
+
+static void hx_close(struct h2c *c)
+{
+	struct h2x *h = HX(c);
+
+	if (!h)
+		return;
+	nghttp2_hd_inflate_del(h->inf);
+	nghttp2_hd_deflate_del(h->def);
+	free(h->fb.p);
+	free(h->hb.p);
+	free(h->ctl.p);
+	free(h->enc.p);
+	free(h);
+}
+
+static int hx_open(struct h2c *c)
+{
+	struct h2x *h = calloc(1, sizeof(*h));
+	struct h2_setting set[H2_NSETTINGS];
+	uint8_t p[6 * H2_NSETTINGS];
+
+	if (!h)
+		return -1;
+	c->sess = h;
+	h->c = c;
+	list_init(&h->ready);
+	h->peer_iwin = 65535;
+	h->peer_frame = 16384;
+	h->win_out = 65535;
+	h->win_in = cfg.h2_conn_window;
+	if (nghttp2_hd_inflate_new(&h->inf) || nghttp2_hd_deflate_new(&h->def, cfg.h2_enc_table))
+		return -1;
+	h2_settings(set);
+	for (int i = 0; i < H2_NSETTINGS; i++) {
+		p[6 * i] = (uint8_t)(set[i].id >> 8), p[6 * i + 1] = (uint8_t)set[i].id;
+		put32(p + 6 * i + 2, set[i].val);
+	}
+	ctl_frame(h, FR_SETTINGS, 0, 0, p, sizeof(p));
+	return c->flags & H2C_DEAD ? -1 : 0;
+}
+
+static int hx_upgrade(struct h2c *c, struct h2s *s, const uint8_t *settings, size_t n, int head)
+{
+	struct h2x *h = HX(c);
+
+	(void)head; /* WHY: the adopted exchange knows it was a HEAD */
+	if (settings_apply(h, settings, n) < 0)
+		return -1;
+	h->last_sid = 1;
+	stream_init(h, s);
+	s->st = H2S_RCLOSED;
+	return 0;
+}
+
+const struct h2_eng h2_eng_hx = {
+	.open = hx_open,
+	.close = hx_close,
+	.upgrade = hx_upgrade,
+	.recv = hx_recv,
+	.send = hx_send,
+	.alive = hx_alive,
+	.goaway = hx_goaway,
+	.drain = hx_drain,
+	.rst = hx_rst,
+	.respond = hx_respond,
+	.info = hx_info,
+	.resume = hx_resume,
+	.window = hx_window,
+};
