@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "h2_eng.h"
+#include "hpack.h"
 #include "log.h"
 #include "plan.h"
 #include "session-t.h"
@@ -27,6 +28,12 @@ enum { FR_DATA, FR_HEADERS, FR_PRIORITY, FR_RST, FR_SETTINGS, FR_PUSH, FR_PING, 
 #define HX_MAX_GLITCHES 1000 /* empty DATA or CONTINUATION frames a second */
 #define HX_RESETS       16   /* streams we reset lately: what the peer still sends on them is ignored */
 
+/* WHY the casts: our encoder's fields are laid out as xstream's nv pairs */
+_Static_assert(sizeof(struct hpk_field) == sizeof(struct xs_nv) &&
+	       offsetof(struct hpk_field, vlen) == offsetof(struct xs_nv, valuelen) &&
+	       offsetof(struct hpk_field, flags) == offsetof(struct xs_nv, flags) &&
+	       HPK_NO_INDEX == NGHTTP2_NV_FLAG_NO_INDEX, "hpk_field layout");
+
 /* h2s.st */
 #define H2S_RCLOSED 0x01     /* END_STREAM received */
 #define H2S_LCLOSED 0x02     /* END_STREAM staged: the stream goes once the peer's side is closed */
@@ -48,7 +55,7 @@ struct buf {
 struct h2x {
 	struct h2c *c;
 	nghttp2_hd_inflater *inf;
-	nghttp2_hd_deflater *def;
+	struct hpk_enc def;      /* the response heads' encoder */
 	uint32_t pre;            /* bytes of the client preface matched */
 	uint8_t fh[9];           /* the frame header being read */
 	uint8_t fh_n;
@@ -67,7 +74,7 @@ struct h2x {
 	uint8_t reset_i;
 	int32_t reset[HX_RESETS];
 	struct buf ctl;          /* frames for the next send, in their order */
-	struct buf enc;          /* the HPACK encoder's output */
+	struct buf enc;          /* a header block to split into frames */
 	int32_t last_sid;        /* the highest stream the client opened */
 	int64_t win_out;         /* the connection's window for our DATA */
 	int64_t win_in;          /* ours for the peer's */
@@ -621,8 +628,7 @@ static int settings_apply(struct h2x *h, const uint8_t *p, size_t len)
 
 		switch (id) {
 		case NGHTTP2_SETTINGS_HEADER_TABLE_SIZE:
-			if (nghttp2_hd_deflate_change_table_size(h->def, v))
-				return conn_err(h, H2E_INTERNAL), -1;
+			hpk_table_size(&h->def, v);
 			break;
 		case NGHTTP2_SETTINGS_ENABLE_PUSH:
 		case NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL:
@@ -816,28 +822,33 @@ static int hx_recv(struct h2c *c, const uint8_t *p, size_t n)
 /* a header list as HEADERS and CONTINUATION frames into <ctl> */
 static int headers_out(struct h2x *h, int32_t sid, const struct xs_nv *nv, size_t n, uint8_t flags)
 {
-	const nghttp2_nv *ng = (const nghttp2_nv *)nv;
-	size_t bound = nghttp2_hd_deflate_bound(h->def, ng, n), off = 0;
-	uint8_t type = FR_HEADERS;
-	ssize_t len;
+	const struct hpk_field *f = (const struct hpk_field *)nv;
+	size_t bound = hpk_bound(f, n), off = 0, len;
+	uint8_t type = FR_HEADERS, *at;
 
+	if (buf_room(&h->ctl, 9 + bound + 9 * (bound / h->peer_frame + 1)) < 0)
+		return -1;
+	at = h->ctl.p + h->ctl.n;
+	len = hpk_encode(&h->def, at + 9, f, n);
+	if (len <= h->peer_frame) { /* WHY the usual case: encoded in place, one frame */
+		fr_head(at, len, FR_HEADERS, flags | FL_END_HEADERS, sid);
+		h->ctl.n += (uint32_t)(9 + len);
+		return 0;
+	}
 	h->enc.n = 0;
-	if (buf_room(&h->enc, bound) < 0)
+	if (buf_room(&h->enc, len) < 0)
 		return -1;
-	if ((len = nghttp2_hd_deflate_hd(h->def, h->enc.p, bound, ng, n)) < 0)
-		return -1;
-	if (buf_room(&h->ctl, (size_t)len + 9 * ((size_t)len / h->peer_frame + 1)) < 0)
-		return -1;
+	memcpy(h->enc.p, at + 9, len);
 	do {
-		size_t k = MIN((size_t)len - off, h->peer_frame);
-		uint8_t fl = (uint8_t)((type == FR_HEADERS ? flags : 0) | (off + k == (size_t)len ? FL_END_HEADERS : 0));
+		size_t k = MIN(len - off, h->peer_frame);
+		uint8_t fl = (uint8_t)((type == FR_HEADERS ? flags : 0) | (off + k == len ? FL_END_HEADERS : 0));
 
 		fr_head(h->ctl.p + h->ctl.n, k, type, fl, sid);
 		memcpy(h->ctl.p + h->ctl.n + 9, h->enc.p + off, k);
 		h->ctl.n += (uint32_t)(9 + k);
 		off += k;
 		type = FR_CONT;
-	} while (off < (size_t)len);
+	} while (off < len);
 	return 0;
 }
 
@@ -1049,7 +1060,6 @@ static void hx_close(struct h2c *c)
 	if (!h)
 		return;
 	nghttp2_hd_inflate_del(h->inf);
-	nghttp2_hd_deflate_del(h->def);
 	free(h->fb.p);
 	free(h->hb.p);
 	free(h->ctl.p);
@@ -1072,7 +1082,8 @@ static int hx_open(struct h2c *c)
 	h->peer_frame = 16384;
 	h->win_out = 65535;
 	h->win_in = cfg.h2_conn_window;
-	if (nghttp2_hd_inflate_new(&h->inf) || nghttp2_hd_deflate_new(&h->def, cfg.h2_enc_table))
+	hpk_init(&h->def, cfg.h2_enc_table);
+	if (nghttp2_hd_inflate_new(&h->inf))
 		return -1;
 	h2_settings(set);
 	for (int i = 0; i < H2_NSETTINGS; i++) {

@@ -1,0 +1,53 @@
+/* An HPACK encoder for response heads (RFC 7541): static-table names, a few dynamic entries for fields that repeat, literal values, no Huffman. */
+#ifndef HX_HPACK_H
+#define HX_HPACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HPK_SLOTS     16  /* dynamic entries we keep at most */
+#define HPK_SLOT_MAX  128 /* bytes of name and value an entry may have */
+#define HPK_NO_INDEX  0x01 /* the field is never indexed (RFC 7541 6.2.3) */
+
+/* a header field, laid out as nghttp2_nv and nghttp3_nv are */
+struct hpk_field {
+	const uint8_t *name;
+	const uint8_t *value;
+	size_t nlen;
+	size_t vlen;
+	uint8_t flags;
+};
+
+/* An entry of ours in the decoder's dynamic table: its field, its place
+ * in insertion order, its size as the table counts it */
+struct hpk_slot {
+	uint32_t seq;
+	uint16_t nlen, vlen;
+	uint8_t live;
+	uint8_t data[HPK_SLOT_MAX];
+};
+
+/* The encoder's view of the decoder's table. Each name not in the static
+ * table (and content-type, content-length) enters it once, with its first
+ * value: a later field of that name refers to the entry for its name, or
+ * for all of it when its value is the same. */
+struct hpk_enc {
+	uint32_t cap;         /* the most we use (--h2-enc-table) */
+	uint32_t max;         /* the size we use: the decoder's, at most <cap> */
+	uint32_t low;         /* the smallest since the last block, for its updates */
+	uint32_t used;        /* the table's size (32 + name + value an entry) */
+	uint32_t seq;         /* entries inserted, ever */
+	uint8_t update;       /* a size update is owed at the next block's start */
+	struct hpk_slot slot[HPK_SLOTS];
+};
+
+/* <cap>: the most table to use (0: none, every field a literal) */
+void hpk_init(struct hpk_enc *e, uint32_t cap);
+/* the decoder's SETTINGS_HEADER_TABLE_SIZE */
+void hpk_table_size(struct hpk_enc *e, uint32_t size);
+/* the most bytes hpk_encode() may write for these fields */
+size_t hpk_bound(const struct hpk_field *f, size_t n);
+/* the header block of <f> into <out>; returns its length */
+size_t hpk_encode(struct hpk_enc *e, uint8_t *out, const struct hpk_field *f, size_t n);
+
+#endif
