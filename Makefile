@@ -59,7 +59,7 @@ UNIT     := fmt plan h1_parse h1_chunk body timer resp gen hist oq pp qinit loop
 UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT))
 
 # fuzzers: libFuzzer drivers, one per decoder we wrote (clang, ASan+UBSan)
-FUZZ         := h1_parse plan h1_chunk conn pp h2 quic
+FUZZ         := h1_parse plan h1_chunk conn pp h2 h2diff quic
 FUZZ_SECONDS ?= 60
 fuzz_src_h1_parse := src/core/h1_parse.c
 fuzz_src_plan     := src/core/plan.c src/core/num.c src/core/rng.c
@@ -68,6 +68,7 @@ fuzz_src_pp       := src/core/pp.c
 fuzz_src_conn     = $(filter-out src/server/main.c,$(wildcard $(patsubst %,src/%/*.c,core net conf proto server))) \
 		    $(PKG_LIBS) -lwslay -pthread
 fuzz_src_h2       = $(fuzz_src_conn)
+fuzz_src_h2diff   = $(fuzz_src_conn)
 fuzz_src_quic     = $(fuzz_src_conn)
 
 .PRECIOUS: $(BUILD)/tests/unit/%.o

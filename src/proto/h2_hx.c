@@ -26,7 +26,7 @@ enum { FR_DATA, FR_HEADERS, FR_PRIORITY, FR_RST, FR_SETTINGS, FR_PUSH, FR_PING, 
 #define HX_MAX_SETTINGS 32   /* entries in one SETTINGS frame (its max_settings) */
 #define HX_MAX_CONTS    8    /* CONTINUATION frames in a header block (its max_continuations) */
 #define HX_MAX_GLITCHES 1000 /* empty DATA or CONTINUATION frames a second */
-#define HX_RESETS       16   /* streams we reset lately: what the peer still sends on them is ignored */
+#define HX_CLOSED       128  /* closed streams remembered, as nghttp2 keeps them (at most --h2-streams) */
 
 /* WHY the casts: our encoder's fields are laid out as xstream's nv pairs */
 _Static_assert(sizeof(struct hpk_field) == sizeof(struct xs_nv) &&
@@ -52,6 +52,24 @@ struct buf {
 	uint32_t n, cap;
 };
 
+#define PS_METHOD 0x01
+#define PS_SCHEME 0x02
+#define PS_PATH   0x04
+#define PS_AUTH   0x08
+#define PS_PROTO  0x10
+#define PS_HOST   0x20 /* not a pseudo-header, but checked as one */
+
+/* what a header list said, to check it (RFC 9113 8.1.1, 8.2, 8.3) */
+struct hv {
+	uint8_t seen;     /* PS_* */
+	uint8_t regular;  /* a regular field came */
+	uint8_t connect;  /* :method CONNECT */
+	uint8_t options;  /* :method OPTIONS */
+	uint8_t star;     /* :path * */
+	uint8_t slash;    /* :path starts with / */
+	uint8_t http;     /* :scheme http or https */
+};
+
 struct h2x {
 	struct h2c *c;
 	nghttp2_hd_inflater *inf;
@@ -63,16 +81,22 @@ struct h2x {
 	uint32_t flen;
 	int32_t fsid;
 	struct buf fb;           /* a frame's payload split across reads */
-	struct buf hb;           /* a header block across CONTINUATION frames */
-	int32_t hb_sid;          /* its stream, 0: none under way */
+	int32_t hb_sid;          /* the stream of a header block under way, 0: none */
 	uint8_t hb_end;          /* its HEADERS frame had END_STREAM */
 	uint8_t hb_conts;
 	uint8_t hb_kind;         /* HB_*: what it is for */
+	uint8_t hb_bad;          /* a field broke the rules */
+	struct hv hv;            /* what its fields said so far */
 	uint8_t gone;            /* HX_* */
 	uint8_t settings;        /* the client's first SETTINGS came */
 	uint8_t acked;           /* our SETTINGS were acknowledged */
-	uint8_t reset_i;
-	int32_t reset[HX_RESETS];
+	uint8_t acks_owed;       /* our SETTINGS not yet acknowledged */
+	uint8_t nopri;           /* the peer's SETTINGS_NO_RFC7540_PRIORITIES, 2: not said */
+	uint32_t closed_n;       /* streams closed, ever */
+	struct {
+		int32_t id;
+		uint8_t rd;      /* it had ended its side (END_STREAM, RST_STREAM) */
+	} closed[HX_CLOSED];
 	struct buf ctl;          /* frames for the next send, in their order */
 	struct buf enc;          /* a header block to split into frames */
 	int32_t last_sid;        /* the highest stream the client opened */
@@ -156,12 +180,42 @@ static void conn_err(struct h2x *h, uint32_t code)
 	h2c_sent_goaway(h->c, code);
 }
 
-static int was_reset(const struct h2x *h, int32_t sid)
+/* whether <sid> is a stream nghttp2's session would still know as closed
+ * after the peer's side ended: what it sends there is then a connection
+ * error; on other closed streams it is ignored */
+static int closed_rd(const struct h2x *h, int32_t sid)
 {
-	for (int i = 0; i < HX_RESETS; i++)
-		if (h->reset[i] == sid)
-			return 1;
+	uint32_t keep = cfg.h2_streams > h->c->nstreams ? cfg.h2_streams - h->c->nstreams : 0;
+
+	keep = MIN(MIN(keep, h->closed_n), HX_CLOSED);
+	for (uint32_t i = 0; i < keep; i++) {
+		uint32_t k = (h->closed_n - 1 - i) % HX_CLOSED;
+
+		if (h->closed[k].id == sid)
+			return h->closed[k].rd;
+	}
 	return 0;
+}
+
+static void closed_add(struct h2x *h, int32_t sid, int rd)
+{
+	uint32_t k = h->closed_n++ % HX_CLOSED;
+
+	h->closed[k].id = sid;
+	h->closed[k].rd = (uint8_t)rd;
+}
+
+/* a stream of ours gone, remembered as closed */
+static void gone(struct h2x *h, struct h2s *s, int rd)
+{
+	closed_add(h, s->id, rd || (s->st & H2S_RCLOSED));
+	h2s_put(s);
+}
+
+/* a stream the peer may not name yet: one of ours (even), or above its last */
+static int idle(const struct h2x *h, int32_t sid)
+{
+	return !(sid & 1) || sid > h->last_sid;
 }
 
 /* RST_STREAM for a stream we do not hold (refused, or gone) */
@@ -171,7 +225,6 @@ static void rst_id(struct h2x *h, int32_t sid, uint32_t code)
 
 	put32(p, code);
 	ctl_frame(h, FR_RST, 0, sid, p, 4);
-	h->reset[h->reset_i++ % HX_RESETS] = sid;
 	h2c_sent_rst(h->c, code);
 }
 
@@ -207,7 +260,8 @@ static int glitch(struct h2x *h)
 
 /* ---------- streams ---------- */
 
-static struct h2s *find(struct h2x *h, int32_t sid)
+/* the stream <sid>, reset ones too */
+static struct h2s *find_any(struct h2x *h, int32_t sid)
 {
 	struct list *n, *tmp;
 
@@ -215,9 +269,17 @@ static struct h2s *find(struct h2x *h, int32_t sid)
 		struct h2s *s = list_elem(n, struct h2s, node);
 
 		if (s->id == sid)
-			return s->st & H2S_RESET ? NULL : s;
+			return s;
 	}
 	return NULL;
+}
+
+/* the stream <sid>, NULL when it is gone or being reset */
+static struct h2s *find(struct h2x *h, int32_t sid)
+{
+	struct h2s *s = find_any(h, sid);
+
+	return s && !(s->st & H2S_RESET) ? s : NULL;
 }
 
 /* our END_STREAM is staged: the stream goes now or once the peer's side closes */
@@ -240,22 +302,6 @@ static void stream_init(struct h2x *h, struct h2s *s)
 
 /* ---------- the request: a header block ---------- */
 
-#define PS_METHOD 0x01
-#define PS_SCHEME 0x02
-#define PS_PATH   0x04
-#define PS_AUTH   0x08
-#define PS_PROTO  0x10
-
-/* what a header list said, to check it (RFC 9113 8.1.1, 8.2, 8.3) */
-struct hv {
-	uint8_t seen;     /* PS_* */
-	uint8_t regular;  /* a regular field came */
-	uint8_t connect;  /* :method CONNECT */
-	uint8_t options;  /* :method OPTIONS */
-	uint8_t star;     /* :path * */
-	uint8_t slash;    /* :path starts with / */
-};
-
 static int is(const uint8_t *n, size_t nl, const char *lit, size_t ll)
 {
 	return nl == ll && !memcmp(n, lit, ll);
@@ -266,117 +312,165 @@ static unsigned pseudo_bit(const uint8_t *n, size_t nl)
 {
 	return IS(n, nl, ":method") ? PS_METHOD : IS(n, nl, ":scheme") ? PS_SCHEME :
 	       IS(n, nl, ":path") ? PS_PATH : IS(n, nl, ":authority") ? PS_AUTH :
-	       IS(n, nl, ":protocol") ? PS_PROTO : 0;
+	       IS(n, nl, ":protocol") ? PS_PROTO : IS(n, nl, "host") ? PS_HOST : 0;
 }
 
+static int caseeq(const uint8_t *v, size_t vl, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if (vl != n)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if ((v[i] | 0x20) != lit[i])
+			return 0;
+	return 1;
+}
+
+/* a scheme (RFC 3986 3.1) */
+static int scheme_ok(const uint8_t *v, size_t vl)
+{
+	if (!vl || !((v[0] | 0x20) >= 'a' && (v[0] | 0x20) <= 'z'))
+		return 0;
+	for (size_t i = 1; i < vl; i++) {
+		uint8_t c = v[i] | 0x20;
+
+		if (!((c >= 'a' && c <= 'z') || (v[i] >= '0' && v[i] <= '9') || v[i] == '+' || v[i] == '-' ||
+		      v[i] == '.'))
+			return 0;
+	}
+	return 1;
+}
+
+/* whether a value is valid for its field, as nghttp2's session checks it */
+static int value_ok(unsigned bit, const uint8_t *val, size_t vl)
+{
+	switch (bit) {
+	case PS_METHOD: return nghttp2_check_method(val, vl);
+	case PS_PATH: return nghttp2_check_path(val, vl);
+	case PS_AUTH:
+	case PS_HOST: return nghttp2_check_authority(val, vl);
+	case PS_SCHEME: return scheme_ok(val, vl);
+	default: return nghttp2_check_header_value_rfc9113(val, vl);
+	}
+}
+
+/* a pseudo-header field (or host): once, not empty; what it says noted */
 static int pseudo_ok(struct hv *v, unsigned bit, const uint8_t *val, size_t vl)
 {
-	if (!bit || (v->seen & bit) || v->regular)
+	if ((v->seen & bit) || !vl)
 		return 0;
 	v->seen |= (uint8_t)bit;
 	if (bit == PS_METHOD) {
 		v->connect = IS(val, vl, "CONNECT");
 		v->options = IS(val, vl, "OPTIONS");
-		return nghttp2_check_method(val, vl);
-	}
-	if (bit == PS_PATH) {
+	} else if (bit == PS_PATH) {
 		v->star = IS(val, vl, "*");
-		v->slash = vl && val[0] == '/';
-		return vl && nghttp2_check_path(val, vl);
+		v->slash = val[0] == '/';
+	} else if (bit == PS_SCHEME) {
+		v->http = caseeq(val, vl, "http") || caseeq(val, vl, "https");
 	}
-	return nghttp2_check_header_value_rfc9113(val, vl);
+	return 1;
 }
 
-/* content-length: digits, one value however often it is repeated */
+/* content-length: digits, once */
 static int length_ok(struct h2s *s, const uint8_t *val, size_t vl)
 {
 	uint64_t n = 0;
 
-	if (!vl || vl > 19)
+	if (!vl || vl > 19 || s->cl != UINT64_MAX)
 		return 0;
 	for (size_t i = 0; i < vl; i++) {
 		if (val[i] < '0' || val[i] > '9')
 			return 0;
 		n = n * 10 + (uint64_t)(val[i] - '0');
 	}
-	if (s->cl != UINT64_MAX && s->cl != n)
-		return 0;
 	s->cl = n;
 	return 1;
 }
 
-/* one field of a request's header list (trailers: of its trailers):
- * 1 when it breaks the rules, the stream then reset */
+/* One field of a request's header list (trailers: of its trailers), with
+ * the rules of nghttp2's session (nghttp2_http.c; with no callback for
+ * invalid fields, it resets the stream on any), so that both engines answer
+ * alike: 1 when it breaks them (the stream is then reset), else 0 */
 static int field(struct hv *v, struct h2s *s, const nghttp2_nv *nv, int trailers)
 {
 	const uint8_t *n = nv->name, *val = nv->value;
 	size_t nl = nv->namelen, vl = nv->valuelen;
+	unsigned bit = pseudo_bit(n, nl);
 
-	if (!nl)
+	if (!nghttp2_check_header_name(n, nl) || !value_ok(bit, val, vl))
 		return 1;
-	if (n[0] == ':') {
-		if (trailers || !pseudo_ok(v, pseudo_bit(n, nl), val, vl))
+	if (n[0] == ':' && (trailers || v->regular || !bit))
+		return 1;
+	if (bit) {
+		if (!pseudo_ok(v, bit, val, vl))
 			return 1;
-	} else {
-		v->regular = 1;
-		if (!nghttp2_check_header_name(n, nl) || !nghttp2_check_header_value_rfc9113(val, vl))
+	} else if (IS(n, nl, "content-length")) {
+		if (!length_ok(s, val, vl))
 			return 1;
-		/* connection-specific fields (RFC 9113 8.2.2) */
-		if (IS(n, nl, "connection") || IS(n, nl, "keep-alive") || IS(n, nl, "proxy-connection") ||
-		    IS(n, nl, "transfer-encoding") || IS(n, nl, "upgrade") ||
-		    (IS(n, nl, "te") && !IS(val, vl, "trailers")))
-			return 1;
-		if (!trailers && IS(n, nl, "content-length") && !length_ok(s, val, vl))
-			return 1;
+	} else if (IS(n, nl, "connection") || IS(n, nl, "keep-alive") || IS(n, nl, "proxy-connection") ||
+		   IS(n, nl, "transfer-encoding") || IS(n, nl, "upgrade") ||
+		   (IS(n, nl, "te") && !caseeq(val, vl, "trailers"))) {
+		return 1; /* connection-specific fields (8.2.2) */
 	}
+	if (n[0] != ':')
+		v->regular = 1;
 	if (!trailers)
 		xs_header(&s->x, n, nl, val, vl);
 	return 0;
 }
 
-/* the pseudo-header fields a request needs (RFC 9113 8.3.1, 8.5; RFC 8441 4) */
-static int pseudo_complete(const struct hv *v)
+/* the pseudo-header fields a request needs (RFC 9113 8.3.1, 8.5; RFC 8441 4),
+ * and its authority (:authority or host), as nghttp2's session asks */
+static int pseudo_complete(const struct hv *v, struct h2s *s)
 {
-	if (v->seen & PS_PROTO)
-		return v->connect && (v->seen & (PS_SCHEME | PS_PATH | PS_AUTH)) == (PS_SCHEME | PS_PATH | PS_AUTH) &&
-		       v->slash;
-	if (v->connect)
+	if (v->connect && !(v->seen & PS_PROTO)) {
+		s->cl = UINT64_MAX; /* WHY: a tunnel's length is not the request's */
 		return (v->seen & (PS_SCHEME | PS_PATH | PS_AUTH)) == PS_AUTH;
-	return (v->seen & (PS_METHOD | PS_SCHEME | PS_PATH)) == (PS_METHOD | PS_SCHEME | PS_PATH) &&
-	       (v->slash || (v->star && v->options));
+	}
+	if ((v->seen & (PS_METHOD | PS_SCHEME | PS_PATH)) != (PS_METHOD | PS_SCHEME | PS_PATH) ||
+	    !(v->seen & (PS_AUTH | PS_HOST)))
+		return 0;
+	if ((v->seen & PS_PROTO) && (!v->connect || !(v->seen & PS_AUTH)))
+		return 0;
+	return !v->http || v->slash || (v->options && v->star);
 }
 
-/* Decodes a header block into <s> (NULL: decoded for the table's sake
- * only). Returns 0, 1 when the list breaks the rules, -1 on a compression
- * error (the connection is then closing). */
-static int decode(struct h2x *h, const uint8_t *in, size_t n, struct h2s *s, int trailers)
+/* what a header block is for, known from its HEADERS frame */
+enum { HB_OPEN, HB_REFUSED, HB_IGNORED, HB_TRAILERS };
+
+/* A HEADERS frame on <sid>: what its block is for. A new stream is held at
+ * once, so that a block never ended times out as a stream (--head-timeout). */
+static int block_kind(struct h2x *h, int32_t sid, int selfdep)
 {
-	struct hv v = { 0 };
-	int bad = 0;
+	struct h2c *c = h->c;
+	struct h2s *s = find_any(h, sid);
 
-	for (;;) {
-		nghttp2_nv nv;
-		int fl = 0;
-		ssize_t r = nghttp2_hd_inflate_hd2(h->inf, &nv, &fl, in, n, 1);
-
-		if (r < 0) {
-			conn_err(h, H2E_COMPRESSION);
-			return -1;
-		}
-		in += r;
-		n -= (size_t)r;
-		if ((fl & NGHTTP2_HD_INFLATE_EMIT) && s && !bad)
-			bad = field(&v, s, &nv, trailers);
-		if (fl & NGHTTP2_HD_INFLATE_FINAL) {
-			nghttp2_hd_inflate_end_headers(h->inf);
-			break;
-		}
-		if (!(fl & NGHTTP2_HD_INFLATE_EMIT) && !n)
-			break;
+	if (!(sid & 1))
+		return conn_err(h, H2E_PROTOCOL), HB_IGNORED;
+	if (s && (s->st & H2S_RCLOSED)) /* WHY before a reset under way: as nghttp2's session */
+		return conn_err(h, H2E_STREAM_CLOSED), HB_IGNORED;
+	if (s)
+		return s->st & H2S_RESET ? HB_IGNORED : HB_TRAILERS;
+	if (sid <= h->last_sid) {
+		if (closed_rd(h, sid))
+			conn_err(h, H2E_STREAM_CLOSED);
+		return HB_IGNORED;
 	}
-	if (!s || trailers)
-		return bad;
-	return bad || !pseudo_complete(&v);
+	h->last_sid = sid;
+	/* WHY a connection error over an acknowledged limit, and the order of
+	 * these: as nghttp2's session, so that both engines answer alike */
+	if (!h->acks_owed && c->nstreams >= cfg.h2_streams)
+		return conn_err(h, H2E_PROTOCOL), HB_IGNORED;
+	if (h->gone & HX_SENT) /* after our GOAWAY, new streams are not processed (RFC 9113 6.8) */
+		return HB_IGNORED;
+	if (selfdep)
+		return conn_err(h, H2E_PROTOCOL), HB_IGNORED;
+	if (c->nstreams >= cfg.h2_streams || !(s = h2s_get(c, sid)))
+		return HB_REFUSED;
+	stream_init(h, s);
+	return HB_OPEN;
 }
 
 /* the request's end (END_STREAM), its length checked against content-length */
@@ -384,70 +478,69 @@ static void remote_end(struct h2x *h, struct h2s *s)
 {
 	int32_t sid = s->id;
 
-	if (s->cl != UINT64_MAX && s->x.body_read != s->cl && !s->wss)
-		return hx_rst(s, H2E_PROTOCOL);
 	s->st |= H2S_RCLOSED;
+	if (s->cl != UINT64_MAX && s->x.body_read != s->cl)
+		return hx_rst(s, H2E_PROTOCOL);
 	h2s_end_in(s);
 	if ((s = find(h, sid)) && (s->st & H2S_LCLOSED) && list_empty(&s->ready))
 		list_add(&h->ready, &s->ready); /* swept at the next send */
 }
 
-/* what a header block is for, known from its HEADERS frame */
-enum { HB_OPEN, HB_REFUSED, HB_BAD, HB_IGNORED, HB_TRAILERS, HB_CLOSED };
-
-/* A HEADERS frame on <sid>: what its block is for. A new stream is held at
- * once, so that a block never ended times out as a stream (--head-timeout). */
-static int block_kind(struct h2x *h, int32_t sid)
+/* A piece of the header block under way (h->hb_*), decoded as it comes, as
+ * nghttp2's session does: its fields go to the stream (for the table's sake
+ * only when it has none). <last>: END_HEADERS. Returns -1 on a compression
+ * error (the connection is then closing). */
+static int block_part(struct h2x *h, const uint8_t *in, size_t n, int last)
 {
-	struct h2c *c = h->c;
-	struct h2s *s = find(h, sid);
+	int kind = h->hb_kind;
+	struct h2s *s = kind == HB_OPEN || kind == HB_TRAILERS ? find(h, h->hb_sid) : NULL;
 
-	if (s)
-		return HB_TRAILERS;
-	if (sid <= h->last_sid)
-		return HB_CLOSED;
-	h->last_sid = sid;
-	if (h->gone & HX_SENT) /* WHY: after our GOAWAY, new streams are not processed (RFC 9113 6.8) */
-		return HB_IGNORED;
-	if (c->nstreams >= cfg.h2_streams || !(s = h2s_get(c, sid)))
-		return HB_REFUSED;
-	stream_init(h, s);
-	return HB_OPEN;
-}
+	for (;;) {
+		nghttp2_nv nv;
+		int fl = 0;
+		ssize_t r = nghttp2_hd_inflate_hd2(h->inf, &nv, &fl, in, n, last);
 
-/* a new stream's request head */
-static void request_head(struct h2x *h, struct h2s *s, const uint8_t *in, size_t n, int end)
-{
-	int r = decode(h, in, n, s, 0);
-
-	if (r < 0)
-		return h2s_put(s);
-	if (r > 0)
-		return hx_rst(s, H2E_PROTOCOL);
-	if (end)
-		s->st |= H2S_RCLOSED;
-	h2s_head_in(s, end); /* WHY last: it may answer, and the stream be done */
-}
-
-/* a complete header block on <sid>, for <kind> */
-static void header_block(struct h2x *h, int32_t sid, int kind, const uint8_t *in, size_t n, int end)
-{
-	struct h2s *s = kind == HB_OPEN || kind == HB_TRAILERS ? find(h, sid) : NULL;
-	int r;
-
-	if (!s) { /* decoded all the same, for the table */
-		if (decode(h, in, n, NULL, 0) == 0 && (kind == HB_REFUSED || kind == HB_BAD))
-			rst_id(h, sid, kind == HB_BAD ? H2E_PROTOCOL : H2E_REFUSED);
-		else if (kind == HB_CLOSED && !was_reset(h, sid) && !(h->gone & HX_CLOSING))
-			conn_err(h, H2E_STREAM_CLOSED);
-		return;
+		if (r < 0) {
+			conn_err(h, H2E_COMPRESSION);
+			return -1;
+		}
+		in += r;
+		n -= (size_t)r;
+		if ((fl & NGHTTP2_HD_INFLATE_EMIT) && s && !h->hb_bad)
+			h->hb_bad = (uint8_t)field(&h->hv, s, &nv, kind == HB_TRAILERS);
+		if (fl & NGHTTP2_HD_INFLATE_FINAL) {
+			nghttp2_hd_inflate_end_headers(h->inf);
+			break;
+		}
+		if (!(fl & NGHTTP2_HD_INFLATE_EMIT) && !n)
+			break;
 	}
-	if (kind == HB_OPEN)
-		return request_head(h, s, in, n, end);
-	/* trailers of the request */
-	if ((r = decode(h, in, n, s, 1)) < 0)
+	return 0;
+}
+
+/* the header block on <sid> ended (END_HEADERS): what it was for follows */
+static void block_done(struct h2x *h)
+{
+	int32_t sid = h->hb_sid;
+	int kind = h->hb_kind, end = h->hb_end;
+	struct h2s *s = kind == HB_OPEN || kind == HB_TRAILERS ? find(h, sid) : NULL;
+
+	h->hb_sid = 0;
+	if (kind == HB_REFUSED) /* WHY not remembered: nghttp2 never opened it either */
+		return rst_id(h, sid, H2E_REFUSED);
+	if (!s)
 		return;
-	if (r > 0)
+	if (kind == HB_OPEN) {
+		if (h->hb_bad) /* WHY no END_STREAM then: nghttp2 stops at the field */
+			return hx_rst(s, H2E_PROTOCOL);
+		if (end)
+			s->st |= H2S_RCLOSED;
+		if (!pseudo_complete(&h->hv, s) || (end && s->cl != UINT64_MAX && s->cl))
+			return hx_rst(s, H2E_PROTOCOL);
+		return h2s_head_in(s, end); /* WHY last: it may answer, and the stream be done */
+	}
+	/* trailers of the request */
+	if (h->hb_bad)
 		return hx_rst(s, H2E_PROTOCOL);
 	if (s->st & H2S_RCLOSED)
 		return hx_rst(s, H2E_STREAM_CLOSED);
@@ -499,20 +592,21 @@ static void fr_data(struct h2x *h, const uint8_t *p, uint32_t len)
 
 	if (!sid)
 		return conn_err(h, H2E_PROTOCOL);
-	if (unpad(h, &p, &len) < 0)
-		return;
 	if (flow > h->win_in)
 		return conn_err(h, H2E_FLOW);
 	h->win_in -= flow;
-	if (!(s = find(h, sid)) || (s->st & H2S_RCLOSED)) {
-		if (sid > h->last_sid)
-			return conn_err(h, H2E_PROTOCOL); /* an idle stream */
-		if (s)
-			hx_rst(s, H2E_STREAM_CLOSED);
-		else if (!was_reset(h, sid))
-			rst_id(h, sid, H2E_STREAM_CLOSED);
+	/* WHY the stream before the padding, and these errors: as nghttp2's
+	 * session, which ignores a frame on a stream being reset, or closed
+	 * before its peer's side ended, whatever its padding says */
+	if (idle(h, sid))
+		return conn_err(h, H2E_PROTOCOL);
+	s = find_any(h, sid);
+	if ((s && (s->st & H2S_RCLOSED)) || (!s && closed_rd(h, sid)))
+		return conn_err(h, H2E_STREAM_CLOSED);
+	if (!s || (s->st & H2S_RESET))
 		return refill(h, NULL);
-	}
+	if (unpad(h, &p, &len) < 0)
+		return;
 	if (flow > s->win_in) {
 		hx_rst(s, H2E_FLOW);
 		return refill(h, NULL);
@@ -520,7 +614,7 @@ static void fr_data(struct h2x *h, const uint8_t *p, uint32_t len)
 	s->win_in -= flow;
 	if (!len && !(h->fflags & FL_END_STREAM) && glitch(h))
 		return;
-	if (s->cl != UINT64_MAX && !s->wss && s->x.body_read + len > s->cl)
+	if (s->cl != UINT64_MAX && s->x.body_read + len > s->cl)
 		return hx_rst(s, H2E_PROTOCOL);
 	if (len)
 		h2s_data_in(s, p, len);
@@ -536,7 +630,7 @@ static void fr_headers(struct h2x *h, const uint8_t *p, uint32_t len)
 	int32_t sid = h->fsid;
 	int kind, selfdep = 0;
 
-	if (!sid || !(sid & 1))
+	if (!sid)
 		return conn_err(h, H2E_PROTOCOL);
 	if (unpad(h, &p, &len) < 0)
 		return;
@@ -547,53 +641,39 @@ static void fr_headers(struct h2x *h, const uint8_t *p, uint32_t len)
 		p += 5;
 		len -= 5;
 	}
-	kind = block_kind(h, sid);
-	if (selfdep) { /* a stream error (5.3.1), its block decoded all the same */
-		if (kind == HB_OPEN)
-			h2s_put(find(h, sid));
-		kind = HB_BAD;
-	}
-	if (h->fflags & FL_END_HEADERS)
-		return header_block(h, sid, kind, p, len, h->fflags & FL_END_STREAM);
-	h->hb.n = 0;
-	if (buf_room(&h->hb, len) < 0)
-		return conn_err(h, H2E_INTERNAL);
-	memcpy(h->hb.p, p, len);
-	h->hb.n = len;
+	kind = block_kind(h, sid, selfdep);
+	if (h->gone & HX_CLOSING)
+		return;
 	h->hb_sid = sid;
 	h->hb_kind = (uint8_t)kind;
 	h->hb_end = h->fflags & FL_END_STREAM;
 	h->hb_conts = 0;
+	h->hb_bad = 0;
+	memset(&h->hv, 0, sizeof(h->hv));
+	if (block_part(h, p, len, h->fflags & FL_END_HEADERS) == 0 && (h->fflags & FL_END_HEADERS))
+		block_done(h);
 }
 
 static void fr_cont(struct h2x *h, const uint8_t *p, uint32_t len)
 {
-	int32_t sid = h->hb_sid;
-
-	if (!sid)
+	if (!h->hb_sid)
 		return conn_err(h, H2E_PROTOCOL);
 	if (++h->hb_conts > HX_MAX_CONTS)
 		return conn_err(h, H2E_CALM);
 	if (!len && !(h->fflags & FL_END_HEADERS) && glitch(h))
 		return;
-	if (buf_room(&h->hb, len) < 0)
-		return conn_err(h, H2E_INTERNAL);
-	memcpy(h->hb.p + h->hb.n, p, len);
-	h->hb.n += len;
-	if (!(h->fflags & FL_END_HEADERS))
-		return;
-	h->hb_sid = 0;
-	header_block(h, sid, h->hb_kind, h->hb.p, h->hb.n, h->hb_end);
+	if (block_part(h, p, len, h->fflags & FL_END_HEADERS) == 0 && (h->fflags & FL_END_HEADERS))
+		block_done(h);
 }
 
 static void fr_priority(struct h2x *h, const uint8_t *p, uint32_t len)
 {
 	if (!h->fsid)
 		return conn_err(h, H2E_PROTOCOL);
-	if (len != 5)
-		return rst_id(h, h->fsid, H2E_FRAME_SIZE);
-	if ((int32_t)(get32(p) & WIN_MAX) == h->fsid)
-		rst_id(h, h->fsid, H2E_PROTOCOL);
+	if (len != 5) /* WHY not the stream error 6.3 asks: nghttp2's session ends the connection */
+		return conn_err(h, H2E_FRAME_SIZE);
+	if ((int32_t)(get32(p) & WIN_MAX) == h->fsid) /* WHY a connection error: as nghttp2's session */
+		conn_err(h, H2E_PROTOCOL);
 }
 
 static void fr_rst(struct h2x *h, const uint8_t *p, uint32_t len)
@@ -602,59 +682,95 @@ static void fr_rst(struct h2x *h, const uint8_t *p, uint32_t len)
 
 	if (len != 4)
 		return conn_err(h, H2E_FRAME_SIZE);
-	if (!h->fsid || h->fsid > h->last_sid)
+	if (!h->fsid || idle(h, h->fsid))
 		return conn_err(h, H2E_PROTOCOL);
 	if ((s = find(h, h->fsid)))
-		h2s_put(s);
+		gone(h, s, 1);
 	h2c_recv_rst(h->c, get32(p));
 }
 
-/* the peer's settings (a SETTINGS frame, or HTTP2-Settings): 0, or -1 with
- * the connection closing */
+/* one of the peer's settings: 0, or -1 with the connection closing */
+static int setting(struct h2x *h, uint16_t id, uint32_t v)
+{
+	struct list *n, *tmp;
+
+	switch (id) {
+	case NGHTTP2_SETTINGS_HEADER_TABLE_SIZE:
+		hpk_table_size(&h->def, v);
+		break;
+	case NGHTTP2_SETTINGS_ENABLE_PUSH:
+	case NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL:
+		if (v > 1)
+			return conn_err(h, H2E_PROTOCOL), -1;
+		break;
+	case NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE:
+		if (v > WIN_MAX)
+			return conn_err(h, H2E_FLOW), -1;
+		/* WHY every stream: the change applies to the windows open now (6.9.2) */
+		list_each_safe(n, tmp, &h->c->streams) {
+			struct h2s *s = list_elem(n, struct h2s, node);
+
+			s->win_out += (int64_t)v - h->peer_iwin;
+			if (s->win_out > WIN_MAX)
+				return conn_err(h, H2E_FLOW), -1;
+		}
+		h->peer_iwin = v;
+		break;
+	case NGHTTP2_SETTINGS_MAX_FRAME_SIZE:
+		if (v < 16384 || v > 16777215)
+			return conn_err(h, H2E_PROTOCOL), -1;
+		h->peer_frame = v;
+		break;
+	case NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES:
+		if (v > 1 || (h->nopri != 2 && h->nopri != v)) /* set once (RFC 9218 2.1) */
+			return conn_err(h, H2E_PROTOCOL), -1;
+		h->nopri = (uint8_t)v;
+		break;
+	}
+	return 0;
+}
+
+/* The peer's settings (a SETTINGS frame, or HTTP2-Settings): 0, or -1 with
+ * the connection closing. WHY the last of each, and the smallest table size
+ * first: nghttp2's session takes them so (RFC 7541 4.2 wants the smallest). */
 static int settings_apply(struct h2x *h, const uint8_t *p, size_t len)
 {
-	if (len % 6) {
-		conn_err(h, H2E_FRAME_SIZE);
-		return -1;
-	}
-	if (len / 6 > HX_MAX_SETTINGS) {
-		conn_err(h, H2E_CALM);
-		return -1;
-	}
+	struct { uint16_t id; uint32_t v; } iv[10];
+	size_t n = 0, tab = SIZE_MAX;
+	uint32_t low = UINT32_MAX;
+
+	if (len % 6)
+		return conn_err(h, H2E_FRAME_SIZE), -1;
+	if (len / 6 > HX_MAX_SETTINGS)
+		return conn_err(h, H2E_CALM), -1;
 	for (; len; p += 6, len -= 6) {
 		uint16_t id = (uint16_t)(p[0] << 8 | p[1]);
 		uint32_t v = get32(p + 2);
-		struct list *n, *tmp;
+		size_t i;
 
-		switch (id) {
-		case NGHTTP2_SETTINGS_HEADER_TABLE_SIZE:
-			hpk_table_size(&h->def, v);
-			break;
-		case NGHTTP2_SETTINGS_ENABLE_PUSH:
-		case NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL:
-			if (v > 1)
-				return conn_err(h, H2E_PROTOCOL), -1;
-			break;
-		case NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE:
-			if (v > WIN_MAX)
-				return conn_err(h, H2E_FLOW), -1;
-			/* WHY every stream: the change applies to the windows open now (6.9.2) */
-			list_each_safe(n, tmp, &h->c->streams) {
-				struct h2s *s = list_elem(n, struct h2s, node);
-
-				s->win_out += (int64_t)v - h->peer_iwin;
-				if (s->win_out > WIN_MAX)
-					return conn_err(h, H2E_FLOW), -1;
-			}
-			h->peer_iwin = v;
-			break;
-		case NGHTTP2_SETTINGS_MAX_FRAME_SIZE:
-			if (v < 16384 || v > 16777215)
-				return conn_err(h, H2E_PROTOCOL), -1;
-			h->peer_frame = v;
-			break;
+		if (!id || id > NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES || id == 7)
+			continue; /* unknown: ignored (6.5.2) */
+		for (i = 0; i < n && iv[i].id != id; i++)
+			;
+		if (i == n)
+			n++;
+		iv[i].id = id;
+		iv[i].v = v;
+		if (id == NGHTTP2_SETTINGS_HEADER_TABLE_SIZE) {
+			tab = i;
+			low = MIN(low, v);
 		}
 	}
+	if (tab != SIZE_MAX && low < iv[tab].v) {
+		iv[n].id = NGHTTP2_SETTINGS_HEADER_TABLE_SIZE;
+		iv[n++].v = iv[tab].v;
+		iv[tab].v = low;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (setting(h, iv[i].id, iv[i].v) < 0)
+			return -1;
+	if (h->nopri == 2)
+		h->nopri = 0;
 	return 0;
 }
 
@@ -665,6 +781,9 @@ static void fr_settings(struct h2x *h, const uint8_t *p, uint32_t len)
 	if (h->fflags & FL_ACK) {
 		if (len)
 			return conn_err(h, H2E_FRAME_SIZE);
+		if (!h->acks_owed)
+			return conn_err(h, H2E_PROTOCOL); /* an ACK of nothing */
+		h->acks_owed--;
 		if (!h->acked && nghttp2_hd_inflate_change_table_size(h->inf, cfg.h2_table))
 			return conn_err(h, H2E_INTERNAL);
 		h->acked = 1;
@@ -699,12 +818,14 @@ static void fr_ping(struct h2x *h, const uint8_t *p, uint32_t len)
 		conn_err(h, H2E_CALM);
 }
 
-static void fr_goaway(struct h2x *h, uint32_t len)
+static void fr_goaway(struct h2x *h, const uint8_t *p, uint32_t len)
 {
 	if (h->fsid)
 		return conn_err(h, H2E_PROTOCOL);
 	if (len < 8)
 		return conn_err(h, H2E_FRAME_SIZE);
+	if (get32(p) & WIN_MAX & 1) /* WHY: its last stream is one of ours, and we open none */
+		return conn_err(h, H2E_PROTOCOL);
 	h->gone |= HX_RECV;
 }
 
@@ -724,13 +845,12 @@ static void fr_window(struct h2x *h, const uint8_t *p, uint32_t len)
 		h->win_out += inc;
 		return;
 	}
-	if (!(s = find(h, h->fsid))) {
-		if (h->fsid > h->last_sid)
-			conn_err(h, H2E_PROTOCOL); /* an idle stream */
+	if (idle(h, h->fsid))
+		return conn_err(h, H2E_PROTOCOL);
+	if (!(s = find(h, h->fsid)))
 		return;
-	}
-	if (!inc)
-		return hx_rst(s, H2E_PROTOCOL);
+	if (!inc) /* WHY a connection error: as nghttp2's session */
+		return conn_err(h, H2E_PROTOCOL);
 	if (s->win_out + inc > WIN_MAX)
 		return hx_rst(s, H2E_FLOW);
 	s->win_out += inc;
@@ -746,7 +866,7 @@ static void frame(struct h2x *h, const uint8_t *p, uint32_t len)
 	case FR_SETTINGS: return fr_settings(h, p, len);
 	case FR_PUSH: return conn_err(h, H2E_PROTOCOL); /* a client never promises */
 	case FR_PING: return fr_ping(h, p, len);
-	case FR_GOAWAY: return fr_goaway(h, len);
+	case FR_GOAWAY: return fr_goaway(h, p, len);
 	case FR_WINDOW: return fr_window(h, p, len);
 	case FR_CONT: return fr_cont(h, p, len);
 	default: return; /* WHY: unknown types are ignored (RFC 9113 5.5) */
@@ -765,7 +885,7 @@ static int frame_head(struct h2x *h)
 	/* WHY: a header block is one piece: nothing comes between its frames (6.10) */
 	if (h->hb_sid && (h->ftype != FR_CONT || h->fsid != h->hb_sid))
 		return conn_err(h, H2E_PROTOCOL), 0;
-	if (!h->settings && h->ftype != FR_SETTINGS) /* the preface ends with SETTINGS (3.4) */
+	if (!h->settings && (h->ftype != FR_SETTINGS || (h->fflags & FL_ACK))) /* the preface ends with SETTINGS (3.4) */
 		return conn_err(h, H2E_PROTOCOL), 0;
 	return 1;
 }
@@ -958,7 +1078,7 @@ static int sweep(struct h2s *s)
 {
 	if (!(s->st & H2S_RESET) && (s->st & (H2S_LCLOSED | H2S_RCLOSED)) != (H2S_LCLOSED | H2S_RCLOSED))
 		return 0;
-	h2s_put(s);
+	gone(HX(s->c), s, 0);
 	return 1;
 }
 
@@ -1061,7 +1181,6 @@ static void hx_close(struct h2c *c)
 		return;
 	nghttp2_hd_inflate_del(h->inf);
 	free(h->fb.p);
-	free(h->hb.p);
 	free(h->ctl.p);
 	free(h->enc.p);
 	free(h);
@@ -1091,6 +1210,8 @@ static int hx_open(struct h2c *c)
 		put32(p + 6 * i + 2, set[i].val);
 	}
 	ctl_frame(h, FR_SETTINGS, 0, 0, p, sizeof(p));
+	h->acks_owed = 1;
+	h->nopri = 2;
 	return c->flags & H2C_DEAD ? -1 : 0;
 }
 

@@ -3,6 +3,7 @@
 #define HX_FUZZ_SRV_H
 
 #include <signal.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -11,6 +12,23 @@
 #include "session.h"
 
 static struct worker w;
+
+/* where srv_spin() puts what the server wrote, when a driver keeps it */
+struct srv_sink {
+	uint8_t *p;
+	size_t n, cap;
+};
+static struct srv_sink *srv_sink;
+
+static inline void srv_keep(const char *p, size_t n)
+{
+	struct srv_sink *k = srv_sink;
+
+	if (!k || k->n + n > k->cap)
+		return; /* WHY no growth: a driver sizes it for its longest answer */
+	memcpy(k->p + k->n, p, n);
+	k->n += n;
+}
 
 /* <argv> (NULL-terminated) as hxterm's command line, then one worker */
 static inline void srv_setup(char **argv)
@@ -40,10 +58,29 @@ static inline void srv_spin(int peer, int turns)
 	for (int i = 0; i < turns; i++) {
 		loop_turn(&w.loop, 0);
 		while (peer >= 0 && (n = read(peer, sink, sizeof(sink))) > 0)
-			;
+			srv_keep(sink, (size_t)n);
 		/* WHY stop at the server's close: the turns after it found
 		 * nothing to do, and they were most of a short input's system calls */
 		if (n == 0)
+			return;
+	}
+}
+
+/* turns of the loop while the server still writes (at most <turns>), so
+ * that what it answered is all out before the client's end */
+static inline void srv_drain(int peer, int turns)
+{
+	char sink[65536];
+
+	for (int i = 0; i < turns; i++) {
+		ssize_t n, got = 0;
+
+		loop_turn(&w.loop, 0);
+		while ((n = read(peer, sink, sizeof(sink))) > 0) {
+			srv_keep(sink, (size_t)n);
+			got += n;
+		}
+		if (n == 0 || !got)
 			return;
 	}
 }
