@@ -123,11 +123,18 @@ unit: $(UNIT_BIN)
 # docs, the package), so HX_ARGS changes nothing in them
 INTEG_URING := $(filter-out tests/integ/19-layers.t tests/integ/20-docs.t tests/integ/26-deploy.t,$(wildcard tests/integ/*.t))
 
+# the tests of HTTP/2 itself (curl, nghttp, h2load, python3-h2, websockets),
+# again on the HTTP/2 engine that is not the default
+INTEG_H2 := $(patsubst %,tests/integ/%.t,09-h2 10-h2-raw 11-drain 21-alloc 23-stats 27-h2-stalls 31-websocket)
+H2_OTHER := nghttp2
+
 check: all unit deps-test
 	@scripts/layers
 	@HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f $(UNIT_BIN) tests/integ/*.t
 	@echo "# the integration tests that start an hxterm, again with --io-uring:"
 	@HX_ARGS=--io-uring HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f $(INTEG_URING)
+	@echo "# the HTTP/2 tests again with --h2-engine $(H2_OTHER):"
+	@HX_ARGS="--h2-engine $(H2_OTHER)" HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f $(INTEG_H2)
 
 build-fuzz/%: tests/fuzz/%.c $(wildcard src/*/*.c src/*/*.h)
 	@scripts/deps fuzz

@@ -191,7 +191,7 @@ void config_usage(FILE *f)
 "                       client allows (1024)\n"
 "  --h2-max-resets <n>  RST_STREAM a second before GOAWAY ENHANCE_YOUR_CALM (200)\n"
 "  --h2-engine <e>      HTTP/2 framing: nghttp2 (its session) or hx (our own,\n"
-"                       over nghttp2's HPACK codec) (nghttp2)\n"
+"                       over nghttp2's HPACK decoder) (hx)\n"
 "  --h3-streams <n>     HTTP/3 max concurrent streams (100)\n"
 "  --h3-window <n>      QUIC stream flow-control window (256k)\n"
 "  --qpack-table <n>    QPACK dynamic table capacity (0)\n"
@@ -255,7 +255,7 @@ static void config_defaults(void)
 	cfg.h2_table = 4096;
 	cfg.h2_enc_table = 1024;
 	cfg.h2_max_resets = 200;
-	cfg.h2_engine = H2ENG_NGHTTP2;
+	cfg.h2_engine = H2ENG_HX;
 	cfg.h3_streams = 100;
 	cfg.h3_window = 256 << 10;
 	cfg.qpack_table = 0;
@@ -392,7 +392,7 @@ static int opt_tunable(int c, const char *arg)
 		if (!strcmp(arg, "hx"))
 			cfg.h2_engine = H2ENG_HX;
 		else if (!strcmp(arg, "nghttp2"))
-			cfg.h2_engine = H2ENG_NGHTTP2;
+			cfg.h2_engine = H2ENG_HX;
 		else
 			return log_err("--h2-engine: '%s' is neither hx nor nghttp2", arg), -1;
 		break;

@@ -115,16 +115,19 @@ static void parse(const uint8_t *p, size_t n, struct answer *a)
 	nghttp2_hd_inflate_del(inf);
 }
 
-static struct answer *answer_of(int engine, const uint8_t *data, size_t size, struct answer *a)
+/* what <engine> answered; -1 when no connection could be made (nothing to compare) */
+static int answer_of(int engine, const uint8_t *data, size_t size, struct answer *a)
 {
+	int r;
+
 	cfg.h2_engine = (uint8_t)engine;
 	rng_seed(&w.rng, 1); /* WHY: the same random draws (s=a-b) for both */
 	sink.n = 0;
 	srv_sink = &sink;
-	h2in_run(data, size);
+	r = h2in_run(data, size);
 	srv_sink = NULL;
 	parse(sink.p, sink.n, a);
-	return a;
+	return r;
 }
 
 /* Where the two must agree: whether the connection ended in error, and for
@@ -161,6 +164,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!ready)
 		setup();
-	compare(answer_of(H2ENG_HX, data, size, &hx), answer_of(H2ENG_NGHTTP2, data, size, &ng));
+	if (answer_of(H2ENG_HX, data, size, &hx) == 0 && answer_of(H2ENG_NGHTTP2, data, size, &ng) == 0)
+		compare(&hx, &ng);
 	return 0;
 }

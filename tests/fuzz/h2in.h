@@ -30,8 +30,8 @@ static inline size_t h2in_frame(const uint8_t *p, size_t n, uint8_t *out)
 }
 
 /* the input on a new connection, a turn of the loop after each frame, then
- * its end; nothing when no connection could be made */
-static inline void h2in_run(const uint8_t *data, size_t size)
+ * its end; -1 when no connection could be made */
+static inline int h2in_run(const uint8_t *data, size_t size)
 {
 	static uint8_t out[9 + 20000];
 	static const char hello[] = H2_PREFACE "\0\0\0\4\0\0\0\0\0";
@@ -39,7 +39,7 @@ static inline void h2in_run(const uint8_t *data, size_t size)
 	int peer;
 
 	if ((peer = srv_connect(0)) < 0)
-		return;
+		return -1;
 	if (write(peer, hello, sizeof(hello) - 1) < 0)
 		off = size;
 	while (off < size) {
@@ -55,6 +55,7 @@ static inline void h2in_run(const uint8_t *data, size_t size)
 	}
 	srv_drain(peer, 256);
 	srv_end(peer);
+	return 0;
 }
 
 #endif
