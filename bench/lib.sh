@@ -1,0 +1,41 @@
+# The measuring functions bench/run and bench/scale share (sourced): a server's CPU ticks, one wrk or
+# h2load run as "req/s bytes/s p50 p99 cpu-us/req", the median of runs. CLIENT_CPUS (default 1) and
+# CLIENT_THREADS (1) place the client; DUR is each run's length in seconds.
+
+# WHY: after the last ')': a process name may hold spaces and shift the fields;
+# the children too (nginx's workers), as a process's own ticks hold its threads
+ticks() {
+	local p t=0
+	for p in $1 $(pgrep -P "$1" || true); do
+		t=$((t + $(sed 's/.*) //' "/proc/$p/stat" | awk '{print $12 + $13}')))
+	done
+	echo $t
+}
+HZ=$(getconf CLK_TCK)
+
+# one run: prints "req/s bytes/s p50 p99 cpu-us/req"
+run_wrk() { # pid url conns [header]
+	local b a out
+	b=$(ticks "$1")
+	out=$(taskset -c "${CLIENT_CPUS:-1}" wrk -t"${CLIENT_THREADS:-1}" -c"$3" -d"${DUR}s" --latency ${4:+-H "$4"} "$2")
+	a=$(ticks "$1")
+	echo "$out" | awk -v a="$a" -v b="$b" -v hz="$HZ" '
+		/Requests\/sec/ {r=$2} /Transfer\/sec/ {t=$2}
+		/requests in/ {n=$1}
+		$1=="50%" {p50=$2} $1=="99%" {p99=$2}
+		END { m = t ~ /GB/ ? 1e9 : t ~ /MB/ ? 1e6 : t ~ /KB/ ? 1e3 : 1; sub(/[A-Za-z]+/, "", t)
+		      printf "%.0f %.0f %s %s %.2f\n", r, t * m, p50, p99, (a - b) * 1e6 / hz / n }'
+}
+run_h2load() { # pid url [conns]
+	local b a out
+	b=$(ticks "$1")
+	out=$(taskset -c "${CLIENT_CPUS:-1}" h2load -t "${CLIENT_THREADS:-1}" -c "${3:-10}" -m 10 -D "$DUR" "$2" 2>/dev/null)
+	a=$(ticks "$1")
+	echo "$out" | awk -v a="$a" -v b="$b" -v hz="$HZ" '
+		/^finished in/ {gsub(",", "", $4); r=$4; s=$3; sub(/s$/, "", s); if (!n) n = r * s}
+		/^requests:/ {n=$6}
+		/^status codes:/ {if ($3 + 0 == 0) print "warning: h2load saw no 2xx response" > "/dev/stderr"}
+		/^time for request:/ {p50=$5 "(mean)"}
+		END { printf "%.0f %.0f %s %s %.2f\n", r, 0, p50, "-", (a - b) * 1e6 / hz / (n ? n : 1) }'
+}
+median() { sort -n -k1,1 | awk '{l[NR]=$0} END {print l[int((NR + 1) / 2)]}'; }
