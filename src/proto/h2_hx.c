@@ -70,6 +70,25 @@ struct hv {
 	uint8_t http;     /* :scheme http or https */
 };
 
+/* The last request head that left the decoder's table as it was (indexed
+ * fields, literals not indexed), and what it decoded to: the same bytes
+ * decode the same for as long as no other block changed the table (<gen>).
+ * Load generators and proxies send such a block per request, again and again. */
+#define MEMO_BLOCK  255
+#define MEMO_FIELDS 32
+#define MEMO_BYTES  2048
+struct memo {
+	uint32_t gen;            /* the table's generation it was decoded in */
+	uint8_t valid, rec;      /* it may be replayed; it is being recorded */
+	uint8_t blen, nf;
+	uint16_t used;
+	uint64_t cl;             /* what its fields set on the stream */
+	struct hv hv;
+	uint8_t block[MEMO_BLOCK];
+	struct { uint16_t no, nl, vo, vl; } f[MEMO_FIELDS];
+	uint8_t bytes[MEMO_BYTES];
+};
+
 struct h2x {
 	struct h2c *c;
 	nghttp2_hd_inflater *inf;
@@ -108,6 +127,8 @@ struct h2x {
 	uint32_t glitches;
 	uint64_t glitch_sec;
 	struct list ready;       /* streams with DATA to send, or to sweep */
+	uint32_t gen;            /* the decoder's table generation */
+	struct memo memo;
 };
 
 #define HX(c) ((struct h2x *)(c)->sess)
@@ -490,11 +511,128 @@ static void remote_end(struct h2x *h, struct h2s *s)
  * nghttp2's session does: its fields go to the stream (for the table's sake
  * only when it has none). <last>: END_HEADERS. Returns -1 on a compression
  * error (the connection is then closing). */
+/* an HPACK integer with an <bits>-bit prefix at <*p> (RFC 7541 5.1), or -1 */
+static int64_t hp_int(const uint8_t **p, const uint8_t *end, unsigned bits)
+{
+	uint64_t max = (1u << bits) - 1, v = **p & max;
+	unsigned shift = 0;
+
+	if ((*p)++, v < max)
+		return (int64_t)v;
+	while (*p < end && shift < 28) {
+		uint8_t b = *(*p)++;
+
+		v += (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return (int64_t)v;
+		shift += 7;
+	}
+	return -1;
+}
+
+/* skips a string literal (5.2); -1 when it runs past the block */
+static int hp_skip_str(const uint8_t **p, const uint8_t *end)
+{
+	int64_t len;
+
+	if (*p >= end || (len = hp_int(p, end, 7)) < 0 || len > end - *p)
+		return -1;
+	*p += len;
+	return 0;
+}
+
+/* whether the block leaves the decoder's table as it was: indexed fields
+ * and literals not indexed only (6.1, 6.2.2, 6.2.3), no size update */
+static int table_neutral(const uint8_t *in, size_t n)
+{
+	const uint8_t *p = in, *end = in + n;
+
+	while (p < end) {
+		uint8_t b = *p;
+
+		if (b & 0x80) {
+			if (hp_int(&p, end, 7) < 0)
+				return 0;
+		} else if (b & 0x60) {
+			return 0; /* with incremental indexing, or a size update */
+		} else {
+			int64_t idx = hp_int(&p, end, 4);
+
+			if (idx < 0 || (!idx && hp_skip_str(&p, end) < 0) || hp_skip_str(&p, end) < 0)
+				return 0;
+		}
+	}
+	return n > 0;
+}
+
+/* A request head in one frame: replayed from the memo when it is the same
+ * block (1: done), else recorded when it leaves the table as it was, and any
+ * other block moves the table's generation on. */
+static int memo_try(struct h2x *h, struct h2s *s, const uint8_t *in, size_t n, int last)
+{
+	struct memo *m = &h->memo;
+
+	m->rec = 0;
+	if (!(last && h->hb_kind == HB_OPEN && s && !h->hb_conts && n <= MEMO_BLOCK && table_neutral(in, n))) {
+		h->gen++; /* WHY every other block: it may have changed the table */
+		return 0;
+	}
+	if (m->valid && m->gen == h->gen && m->blen == n && !memcmp(m->block, in, n)) {
+		for (unsigned i = 0; i < m->nf; i++)
+			xs_header(&s->x, m->bytes + m->f[i].no, m->f[i].nl, m->bytes + m->f[i].vo, m->f[i].vl);
+		h->hv = m->hv;
+		s->cl = m->cl;
+		return 1;
+	}
+	m->valid = 0;
+	m->rec = 1;
+	m->gen = h->gen;
+	m->blen = (uint8_t)n;
+	m->nf = 0;
+	m->used = 0;
+	memcpy(m->block, in, n);
+	return 0;
+}
+
+static void memo_field(struct memo *m, const nghttp2_nv *nv)
+{
+	if (!m->rec)
+		return;
+	if (m->nf == MEMO_FIELDS || m->used + nv->namelen + nv->valuelen > MEMO_BYTES) {
+		m->rec = 0;
+		return;
+	}
+	m->f[m->nf].no = m->used;
+	m->f[m->nf].nl = (uint16_t)nv->namelen;
+	memcpy(m->bytes + m->used, nv->name, nv->namelen);
+	m->used = (uint16_t)(m->used + nv->namelen);
+	m->f[m->nf].vo = m->used;
+	m->f[m->nf].vl = (uint16_t)nv->valuelen;
+	memcpy(m->bytes + m->used, nv->value, nv->valuelen);
+	m->used = (uint16_t)(m->used + nv->valuelen);
+	m->nf++;
+}
+
+/* the recorded block may be replayed if its fields broke no rule */
+static void memo_end(struct h2x *h, struct h2s *s)
+{
+	struct memo *m = &h->memo;
+
+	if (!m->rec)
+		return;
+	m->rec = 0;
+	m->valid = !h->hb_bad;
+	m->hv = h->hv;
+	m->cl = s->cl;
+}
+
 static int block_part(struct h2x *h, const uint8_t *in, size_t n, int last)
 {
 	int kind = h->hb_kind;
 	struct h2s *s = kind == HB_OPEN || kind == HB_TRAILERS ? find(h, h->hb_sid) : NULL;
 
+	if (memo_try(h, s, in, n, last))
+		return 0;
 	for (;;) {
 		nghttp2_nv nv;
 		int fl = 0;
@@ -506,8 +644,10 @@ static int block_part(struct h2x *h, const uint8_t *in, size_t n, int last)
 		}
 		in += r;
 		n -= (size_t)r;
-		if ((fl & NGHTTP2_HD_INFLATE_EMIT) && s && !h->hb_bad)
+		if ((fl & NGHTTP2_HD_INFLATE_EMIT) && s && !h->hb_bad) {
 			h->hb_bad = (uint8_t)field(&h->hv, s, &nv, kind == HB_TRAILERS);
+			memo_field(&h->memo, &nv);
+		}
 		if (fl & NGHTTP2_HD_INFLATE_FINAL) {
 			nghttp2_hd_inflate_end_headers(h->inf);
 			break;
@@ -515,6 +655,7 @@ static int block_part(struct h2x *h, const uint8_t *in, size_t n, int last)
 		if (!(fl & NGHTTP2_HD_INFLATE_EMIT) && !n)
 			break;
 	}
+	memo_end(h, s);
 	return 0;
 }
 
@@ -786,6 +927,7 @@ static void fr_settings(struct h2x *h, const uint8_t *p, uint32_t len)
 		h->acks_owed--;
 		if (!h->acked && nghttp2_hd_inflate_change_table_size(h->inf, cfg.h2_table))
 			return conn_err(h, H2E_INTERNAL);
+		h->gen++;
 		h->acked = 1;
 		return;
 	}
