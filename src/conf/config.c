@@ -392,7 +392,7 @@ static int opt_tunable(int c, const char *arg)
 		if (!strcmp(arg, "hx"))
 			cfg.h2_engine = H2ENG_HX;
 		else if (!strcmp(arg, "nghttp2"))
-			cfg.h2_engine = H2ENG_HX;
+			cfg.h2_engine = H2ENG_NGHTTP2;
 		else
 			return log_err("--h2-engine: '%s' is neither hx nor nghttp2", arg), -1;
 		break;

@@ -29,11 +29,17 @@ for my $bad ([ '-L', 'nonsense' ], [ '-L', '1.2.3.4.5:80' ], [ '-L', '127.0.0.1:
              [ '-L', '127.0.0.1:80-82:90' ], [ '-L', '127.0.0.1:1000-1300' ],
              [ '-t', '0' ], [ '-t', 'x' ], [ '--bogus' ], [ '--defaults', "'s=abc'" ],
              [ '--max-wait', '10', '--defaults', "'t=20'" ], [ '--bufsize', '1' ], ['extra'], ['-L'],
-             [ '--h2-enc-table', 'x' ], [ '--h2-enc-table', '2m' ]) {
+             [ '--h2-enc-table', 'x' ], [ '--h2-enc-table', '2m' ], [ '--h2-engine', 'nghttp3' ]) {
     ($out, $rc) = run_hx(@$bad);
     is($rc, 2, "@$bad: exit 2");
     is(scalar(() = $out =~ /\n/g), 1, "@$bad: one line ($out)");
 }
+
+# --h2-engine: ours by default, nghttp2's session on request, as the configuration says
+($out) = run_hx('--dump-config');
+like($out, qr/^--h2-engine hx$/m, 'the default HTTP/2 engine is ours');
+($out) = run_hx('--h2-engine', 'nghttp2', '--dump-config');
+like($out, qr/^--h2-engine nghttp2$/m, '--h2-engine nghttp2 takes nghttp2\'s session');
 
 # -L with a host name binds each of its addresses; a port range binds each port
 {
