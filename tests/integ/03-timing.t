@@ -18,7 +18,10 @@ my ($r) = parse_responses($buf);
 my ($real) = HxTest::get_hdr($r, 'X-rsp') =~ /\(([\d.]+) real\)/;
 ok($wall >= 300, "t=300 answered after $wall ms");
 ok($real >= 300, "X-rsp real $real ms >= 300");
-ok(abs($wall - $real) < 5, "X-rsp real within 5 ms of the client's wall time ($wall)");
+# WHY wider in a sanitized build: ThreadSanitizer's accept and first read alone
+# have taken 6 ms (CI, 2026-12-02), time the server cannot see
+my $near = HxTest::sanitized() ? 25 : 5;
+ok(abs($wall - $real) < $near, "X-rsp real within $near ms of the client's wall time ($wall, real $real)");
 like(HxTest::get_hdr($r, 'Server-Timing'), qr/^wait;dur=300, gen;dur=\Q$real\E$/, 'Server-Timing says the same');
 
 # 50 concurrent t=500: they wait together
