@@ -108,8 +108,7 @@ struct h2x {
 	struct hv hv;            /* what its fields said so far */
 	uint8_t gone;            /* HX_* */
 	uint8_t settings;        /* the client's first SETTINGS came */
-	uint8_t acked;           /* our SETTINGS were acknowledged */
-	uint8_t acks_owed;       /* our SETTINGS not yet acknowledged */
+	uint8_t acks_owed;       /* our SETTINGS not yet acknowledged (0: they were) */
 	uint8_t nopri;           /* the peer's SETTINGS_NO_RFC7540_PRIORITIES, 2: not said */
 	uint32_t closed_n;       /* streams closed, ever */
 	struct {
@@ -317,7 +316,7 @@ static void stream_init(struct h2x *h, struct h2s *s)
 {
 	s->win_out = h->peer_iwin;
 	/* WHY: until our SETTINGS are acknowledged, the peer may use 65535 */
-	s->win_in = h->acked ? cfg.h2_window : MAX(cfg.h2_window, 65535);
+	s->win_in = !h->acks_owed ? cfg.h2_window : MAX(cfg.h2_window, 65535);
 	s->st = 0;
 }
 
@@ -924,11 +923,10 @@ static void fr_settings(struct h2x *h, const uint8_t *p, uint32_t len)
 			return conn_err(h, H2E_FRAME_SIZE);
 		if (!h->acks_owed)
 			return conn_err(h, H2E_PROTOCOL); /* an ACK of nothing */
-		h->acks_owed--;
-		if (!h->acked && nghttp2_hd_inflate_change_table_size(h->inf, cfg.h2_table))
+		h->acks_owed--; /* WHY once: we send one SETTINGS, a second ACK was refused above */
+		if (nghttp2_hd_inflate_change_table_size(h->inf, cfg.h2_table))
 			return conn_err(h, H2E_INTERNAL);
 		h->gen++;
-		h->acked = 1;
 		return;
 	}
 	if (settings_apply(h, p, len) < 0)
