@@ -44,6 +44,7 @@ struct h3s {
 #define QC_DRAINING 0x04 /* peer closed: nothing more to send */
 #define QC_EARLY    0x08 /* reading 0-RTT stream data: its requests say early=1 */
 #define QC_HALF     0x10 /* half-open: no handshake done yet (counted in qw.nhalf) */
+#define QC_PEND     0x20 /* read in this receive batch: written once at its end */
 
 /* a QUIC connection and its HTTP/3 session */
 struct h3c {
@@ -68,6 +69,7 @@ struct h3c {
 	struct cinfo *ci;    /* --client-cert: who the certificate names, or NULL */
 	struct qmem qm;      /* ngtcp2's memory for it, freed whole at the end */
 	uint64_t scan_at;    /* ms: the next look at its streams' stalls (h3_scan) */
+	struct h3c *pend;    /* the next connection read in this batch (qw.pend) */
 };
 
 struct cidmap;
@@ -83,6 +85,7 @@ struct qw {
 	struct cidmap *cids; /* connection IDs to connections */
 	struct list free_qs;
 	uint8_t *txbuf;      /* packets built for one sendmsg (GSO) */
+	struct h3c *pend;    /* connections read in this receive batch, to write */
 };
 
 static inline struct qw *qw(const struct worker *w)

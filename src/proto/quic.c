@@ -613,8 +613,33 @@ static int address_check(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt_h
 	return 0;
 }
 
+/* <c> was read in this batch: it is written, and closed or re-armed, at its end */
+static void quic_pend(struct h3c *c)
+{
+	if (!(c->flags & QC_PEND)) {
+		c->flags |= QC_PEND;
+		c->pend = qw(c->w)->pend;
+		qw(c->w)->pend = c;
+	}
+}
+
+/* WHY after the batch: two datagrams of one connection in a batch (a
+ * request and an ACK, or a burst of requests) gave two writes, two
+ * sendmsg calls and two wakeups of the peer; now one */
+static void quic_flush(struct worker *w)
+{
+	struct h3c *c;
+
+	while ((c = qw(w)->pend)) {
+		qw(w)->pend = c->pend;
+		c->flags &= ~QC_PEND;
+		quic_write(c);
+		quic_done(c);
+	}
+}
+
 static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p, size_t len,
-			  const struct sockaddr_storage *peer, socklen_t peerlen)
+			  const struct sockaddr_storage *peer, socklen_t peerlen, ngtcp2_tstamp now)
 {
 	ngtcp2_version_cid vc;
 	ngtcp2_pkt_hd hd;
@@ -661,14 +686,14 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 		if (!(c = h3c_new(w, ep, &hd, peer, peerlen, ac == 2 ? &odcid : NULL)))
 			return;
 	}
+	if (c->flags & QC_DEAD)
+		return; /* WHY: it failed on an earlier datagram of this batch, and goes at its end */
 	path = (ngtcp2_path){ { (ngtcp2_sockaddr *)&ep->local, ep->locallen },
 			      { (ngtcp2_sockaddr *)peer, peerlen }, NULL };
-	rv = ngtcp2_conn_read_pkt(c->conn, &path, &pi, p, len, (ngtcp2_tstamp)clock_ns());
+	rv = ngtcp2_conn_read_pkt(c->conn, &path, &pi, p, len, now);
 	if (rv)
 		h3c_fail(c, rv);
-	else
-		quic_write(c);
-	quic_done(c);
+	quic_pend(c);
 }
 
 static void udp_cb(struct loop *l, struct ev *e, uint32_t events)
@@ -690,13 +715,17 @@ static void udp_cb(struct loop *l, struct ev *e, uint32_t events)
 							 .msg_namelen = sizeof(peers[i]),
 							 .msg_iov = &iov[i], .msg_iovlen = 1 };
 		}
+		ngtcp2_tstamp now;
+
 		n = recvmmsg(ep->ev.fd, mm, RX_BATCH, 0, NULL);
 		if (n <= 0)
 			return;
+		now = (ngtcp2_tstamp)clock_ns(); /* WHY: one clock read per batch */
 		for (int i = 0; i < n; i++) {
 			ctr_add(&w->st.bytes_in, mm[i].msg_len);
-			quic_datagram(w, ep, bufs[i], mm[i].msg_len, &peers[i], mm[i].msg_hdr.msg_namelen);
+			quic_datagram(w, ep, bufs[i], mm[i].msg_len, &peers[i], mm[i].msg_hdr.msg_namelen, now);
 		}
+		quic_flush(w);
 		if (n < RX_BATCH)
 			return;
 	}
