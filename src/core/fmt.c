@@ -8,12 +8,24 @@ static const char digits2[201] =
 	"6061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
+static const uint64_t tens[20] = {
+	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+	100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+	10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+	100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL,
+};
+
+/* WHY the length first: the digits go straight to <p>, back to front; a
+ * scratch buffer and its memcpy were half the cost of a call (callgrind:
+ * 9 calls a small HTTP/1 response, 690 of its 3,950 instructions) */
 char *fmt_u64(char *p, uint64_t v)
 {
-	char tmp[20];
-	char *t = tmp + sizeof(tmp);
-	size_t n;
+	unsigned n = 1;
+	char *e, *t;
 
+	while (n < 20 && v >= tens[n])
+		n++;
+	e = t = p + n;
 	while (v >= 100) {
 		unsigned d = (unsigned)(v % 100) * 2;
 
@@ -27,9 +39,7 @@ char *fmt_u64(char *p, uint64_t v)
 	} else {
 		*--t = (char)('0' + v);
 	}
-	n = (size_t)(tmp + sizeof(tmp) - t);
-	memcpy(p, t, n);
-	return p + n;
+	return e;
 }
 
 char *fmt_hex(char *p, uint64_t v)
