@@ -11,6 +11,9 @@
 
 #define SESS(c) ((nghttp2_session *)(c)->sess)
 
+/* WHY: xstream's pairs go to nghttp2 as they are, their flags included */
+_Static_assert(XS_NV_STATIC_NAME == NGHTTP2_NV_FLAG_NO_COPY_NAME, "xs_nv flags");
+
 /* ---------- the response ---------- */
 
 /* the session's frames as DATA: copied, deferred while there are none */

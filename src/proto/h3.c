@@ -61,7 +61,8 @@ void h3_free_streams(struct h3c *c)
 /* WHY the cast: nghttp3_nv is laid out as xstream's nv pairs */
 _Static_assert(sizeof(nghttp3_nv) == sizeof(struct xs_nv) &&
 	       offsetof(nghttp3_nv, valuelen) == offsetof(struct xs_nv, valuelen) &&
-	       offsetof(nghttp3_nv, flags) == offsetof(struct xs_nv, flags), "nghttp3_nv layout");
+	       offsetof(nghttp3_nv, flags) == offsetof(struct xs_nv, flags) &&
+	       XS_NV_STATIC_NAME == NGHTTP3_NV_FLAG_NO_COPY_NAME, "nghttp3_nv layout");
 
 static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, size_t veccnt,
 			       uint32_t *flags, void *cud, void *sud);

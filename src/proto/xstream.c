@@ -220,14 +220,14 @@ static struct hfield lower(const struct hfield *f, char **lbuf)
 {
 	struct hfield o = *f;
 
+	o.name = f->lname;
 	if (!f->lname) {
 		for (uint32_t i = 0; i < f->nlen; i++)
 			(*lbuf)[i] = (char)tolower((unsigned char)f->name[i]);
-		o.lname = *lbuf;
+		o.name = *lbuf;
 		*lbuf += f->nlen;
 	}
-	o.name = o.lname;
-	return o;
+	return o; /* WHY lname kept: set, it says the name is a literal (XS_NV_STATIC_NAME) */
 }
 
 size_t xs_field_count(const struct xstream *s)
@@ -272,9 +272,11 @@ int xs_head(struct xstream *s, struct xs_head *h)
 		return -1;
 	h->n = 0;
 	*fmt_u64(h->st, s->ex.rs.status) = 0;
-	h->f[h->n++] = (struct hfield){ .name = ":status", .val = h->st, .nlen = 7, .vlen = 3 };
+	h->f[h->n++] = (struct hfield){ .name = ":status", .lname = ":status", .val = h->st,
+					.nlen = 7, .vlen = 3 };
 	if (s->ex.rs.clen >= 0)
-		h->f[h->n++] = (struct hfield){ .name = "content-length", .val = h->cl, .nlen = 14,
+		h->f[h->n++] = (struct hfield){ .name = "content-length", .lname = "content-length",
+			.val = h->cl, .nlen = 14,
 			.vlen = (uint32_t)(fmt_u64(h->cl, (uint64_t)s->ex.rs.clen) - h->cl) };
 	h->n += xs_fields(s, h->f + h->n, max, h->lbuf);
 	return 0;
@@ -282,7 +284,8 @@ int xs_head(struct xstream *s, struct xs_head *h)
 
 static struct xs_nv nv_of(const struct hfield *f)
 {
-	return (struct xs_nv){ (uint8_t *)f->name, (uint8_t *)f->val, f->nlen, f->vlen, 0 };
+	return (struct xs_nv){ (uint8_t *)f->name, (uint8_t *)f->val, f->nlen, f->vlen,
+			       f->lname ? XS_NV_STATIC_NAME : 0 };
 }
 
 /* the head's fields without malloc when they fit (no z= padding) */

@@ -48,6 +48,11 @@ struct xs_nv {
 	uint8_t flags;
 };
 
+/* xs_nv.flags: the name is a lower-case literal, never copied (nghttp2's
+ * and nghttp3's NO_COPY_NAME: their copy lower-cased it again, 1,030
+ * instructions an h3 response with nghttp3_nva_copy) */
+#define XS_NV_STATIC_NAME 0x02
+
 struct worker;
 
 struct xstream {
