@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "config.h"
 #include "fmt.h"
+#include "qh3mem.h"
 #include "quic.h"
 #include "timer.h"
 #include "session.h"
@@ -386,7 +387,7 @@ int h3_setup(struct h3c *c)
 	st.qpack_max_dtable_capacity = cfg.qpack_table;
 	st.qpack_blocked_streams = cfg.qpack_table ? 100 : 0;
 	st.max_field_section_size = cfg.iobuf;
-	if (nghttp3_conn_server_new(&c->h3, &h3_cbs, &st, NULL, c))
+	if (nghttp3_conn_server_new(&c->h3, &h3_cbs, &st, qh3mem(), c))
 		return -1;
 	nghttp3_conn_set_max_client_streams_bidi(c->h3, cfg.h3_streams);
 	if (ngtcp2_conn_open_uni_stream(c->conn, &ctrl, NULL) ||

@@ -18,6 +18,7 @@
 #include "qinit.h"
 #include "quic.h"
 #include "qh3.h"
+#include "qh3mem.h"
 #include "client.h"
 #include "qtls.h"
 #include "tls_auth.h"
@@ -799,6 +800,7 @@ static void quic_thread_free(struct worker *w)
 	free(qw(w)->udp);
 	free(qw(w)->cids);
 	free(qw(w)->txbuf);
+	qh3mem_drain();
 	free(w->ps[P_H3]);
 	w->ps[P_H3] = NULL;
 }
