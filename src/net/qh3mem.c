@@ -19,7 +19,12 @@ union qh_hdr {
 	char pad[_Alignof(max_align_t)];
 };
 
-static __thread struct pool pools[QH_CLASSES];
+/* WHY QH_MIN << c spelled out: a class's size is fixed, set here once */
+static __thread struct pool pools[QH_CLASSES] = {
+	{ .size = 64 }, { .size = 128 }, { .size = 256 }, { .size = 512 },
+	{ .size = 1024 }, { .size = 2048 }, { .size = 4096 },
+};
+_Static_assert(QH_CLASSES == 7 && QH_MIN == 64, "pools[]: one size per class");
 
 static unsigned class_of(size_t size)
 {
@@ -50,7 +55,6 @@ static void *qh_malloc(size_t size, void *user)
 	if (c == QH_DIRECT) {
 		h = malloc(sizeof(*h) + size);
 	} else {
-		pools[c].size = (size_t)QH_MIN << c;
 		h = pool_get(&pools[c]);
 	}
 	if (!h)
