@@ -55,7 +55,7 @@ HXTERM_OBJ := $(call obj,conf proto server)
 HXLOAD_OBJ := $(call obj,load)
 LIB        := $(BUILD)/libhx.a
 
-UNIT     := fmt plan h1_parse h1_chunk body timer resp gen hist oq pp qinit loop qmem qh3mem hpack
+UNIT     := fmt plan h1_parse h1_chunk body timer resp gen hist oq pp qinit loop qmem qh3mem hpack qpack
 UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT))
 
 # fuzzers: libFuzzer drivers, one per decoder we wrote (clang, ASan+UBSan)

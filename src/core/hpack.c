@@ -4,6 +4,7 @@
 
 #include "common.h"
 #include "hpack.h"
+#include "stab.h"
 
 #define STATIC_N 61
 #define ENTRY_OVERHEAD 32 /* RFC 7541 4.1 */
@@ -21,42 +22,17 @@ static const char *const static_names[STATIC_N] = {
 	"strict-transport-security", "transfer-encoding", "user-agent", "vary", "via", "www-authenticate",
 };
 
-/* names to their first static index: open addressing, built once */
-#define NAME_HASH 256
-static uint8_t name_index[NAME_HASH];
-
-static unsigned name_hash(const uint8_t *n, size_t len)
-{
-	return (unsigned)(len * 7 + n[0] * 3 + n[len - 1] * 5 + (len > 2 ? n[len / 2] : 0)) % NAME_HASH;
-}
+static struct stab names;
 
 static void names_build(void)
 {
-	for (int i = STATIC_N - 1; i >= 0; i--) {
-		const uint8_t *n = (const uint8_t *)static_names[i];
-		unsigned h = name_hash(n, strlen(static_names[i]));
-
-		/* WHY from the end, replacing the same name: the first index stays */
-		while (name_index[h] && strcmp(static_names[name_index[h] - 1], static_names[i]))
-			h = (h + 1) % NAME_HASH;
-		name_index[h] = (uint8_t)(i + 1);
-	}
+	stab_build(&names, static_names, STATIC_N);
 }
 
 /* the static index of the name, 0 when it has none */
 static unsigned static_name(const uint8_t *n, size_t len)
 {
-	unsigned h;
-
-	if (!len)
-		return 0;
-	for (h = name_hash(n, len); name_index[h]; h = (h + 1) % NAME_HASH) {
-		const char *s = static_names[name_index[h] - 1];
-
-		if (s[0] == (char)n[0] && strlen(s) == len && !memcmp(s, n, len))
-			return name_index[h];
-	}
-	return 0;
+	return stab_find(&names, n, len);
 }
 
 void hpk_init(struct hpk_enc *e, uint32_t cap)
@@ -108,30 +84,6 @@ size_t hpk_bound(const struct hpk_field *f, size_t n)
 	return b;
 }
 
-/* an integer with an <n>-bit prefix after the bits of <first> (5.1) */
-static uint8_t *put_int(uint8_t *o, uint8_t first, unsigned n, uint64_t v)
-{
-	uint64_t max = (1u << n) - 1;
-
-	if (v < max) {
-		*o++ = (uint8_t)(first | v);
-		return o;
-	}
-	*o++ = (uint8_t)(first | max);
-	for (v -= max; v >= 128; v >>= 7)
-		*o++ = (uint8_t)(0x80 | (v & 0x7f));
-	*o++ = (uint8_t)v;
-	return o;
-}
-
-/* a string literal, not Huffman-coded (5.2) */
-static uint8_t *put_str(uint8_t *o, const uint8_t *s, size_t len)
-{
-	o = put_int(o, 0, 7, len);
-	memcpy(o, s, len);
-	return o + len;
-}
-
 static struct hpk_slot *slot_of(struct hpk_enc *e, const struct hpk_field *f)
 {
 	for (int i = 0; i < HPK_SLOTS; i++) {
@@ -175,9 +127,9 @@ static uint8_t *put_status(uint8_t *o, const struct hpk_field *f)
 	if (f->vlen == 3)
 		for (unsigned i = 0; i < ARRAY_SIZE(codes); i++)
 			if (!memcmp(f->value, codes[i], 3))
-				return put_int(o, 0x80, 7, 8 + i);
-	o = put_int(o, 0x00, 4, 8);
-	return put_str(o, f->value, f->vlen);
+				return hpk_int(o, 0x80, 7, 8 + i);
+	o = hpk_int(o, 0x00, 4, 8);
+	return hpk_str(o, f->value, f->vlen);
 }
 
 static uint8_t *put_field(struct hpk_enc *e, uint8_t *o, const struct hpk_field *f)
@@ -190,18 +142,18 @@ static uint8_t *put_field(struct hpk_enc *e, uint8_t *o, const struct hpk_field 
 	if ((s = slot_of(e, f))) {
 		idx = STATIC_N + 1 + (e->seq - s->seq);
 		if (s->vlen == f->vlen && !memcmp(s->data + s->nlen, f->value, f->vlen))
-			return put_int(o, 0x80, 7, idx); /* indexed (6.1) */
-		o = put_int(o, f->flags & HPK_NO_INDEX ? 0x10 : 0x00, 4, idx);
-		return put_str(o, f->value, f->vlen);
+			return hpk_int(o, 0x80, 7, idx); /* indexed (6.1) */
+		o = hpk_int(o, f->flags & HPK_NO_INDEX ? 0x10 : 0x00, 4, idx);
+		return hpk_str(o, f->value, f->vlen);
 	}
 	idx = f->name[0] == ':' ? 0 : static_name(f->name, f->nlen);
 	if (f->name[0] != ':' && slot_new(e, f))
-		o = put_int(o, 0x40, 6, idx); /* with incremental indexing (6.2.1) */
+		o = hpk_int(o, 0x40, 6, idx); /* with incremental indexing (6.2.1) */
 	else
-		o = put_int(o, f->flags & HPK_NO_INDEX ? 0x10 : 0x00, 4, idx);
+		o = hpk_int(o, f->flags & HPK_NO_INDEX ? 0x10 : 0x00, 4, idx);
 	if (!idx)
-		o = put_str(o, f->name, f->nlen);
-	return put_str(o, f->value, f->vlen);
+		o = hpk_str(o, f->name, f->nlen);
+	return hpk_str(o, f->value, f->vlen);
 }
 
 size_t hpk_encode(struct hpk_enc *e, uint8_t *out, const struct hpk_field *f, size_t n)
@@ -210,8 +162,8 @@ size_t hpk_encode(struct hpk_enc *e, uint8_t *out, const struct hpk_field *f, si
 
 	if (e->update) { /* WHY the smallest first: the decoder evicts down to it (4.2) */
 		if (e->low < e->max)
-			o = put_int(o, 0x20, 5, e->low);
-		o = put_int(o, 0x20, 5, e->max);
+			o = hpk_int(o, 0x20, 5, e->low);
+		o = hpk_int(o, 0x20, 5, e->max);
 		e->update = 0;
 		e->low = e->max;
 	}

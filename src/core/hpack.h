@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define HPK_SLOTS     16  /* dynamic entries we keep at most */
 #define HPK_SLOT_MAX  128 /* bytes of name and value an entry may have */
@@ -40,6 +41,32 @@ struct hpk_enc {
 	uint8_t update;       /* a size update is owed at the next block's start */
 	struct hpk_slot slot[HPK_SLOTS];
 };
+
+/* an integer with an <n>-bit prefix after the bits of <first> (RFC 7541
+ * 5.1, which QPACK's are too, RFC 9204 4.1.1). WHY inline: a response
+ * head writes a dozen of them. */
+static inline uint8_t *hpk_int(uint8_t *o, uint8_t first, unsigned n, uint64_t v)
+{
+	uint64_t max = (1u << n) - 1;
+
+	if (v < max) {
+		*o++ = (uint8_t)(first | v);
+		return o;
+	}
+	*o++ = (uint8_t)(first | max);
+	for (v -= max; v >= 128; v >>= 7)
+		*o++ = (uint8_t)(0x80 | (v & 0x7f));
+	*o++ = (uint8_t)v;
+	return o;
+}
+
+/* a string literal with a 7-bit length prefix, not Huffman-coded (5.2) */
+static inline uint8_t *hpk_str(uint8_t *o, const uint8_t *s, size_t len)
+{
+	o = hpk_int(o, 0, 7, len);
+	memcpy(o, s, len);
+	return o + len;
+}
 
 /* <cap>: the most table to use (0: none, every field a literal) */
 void hpk_init(struct hpk_enc *e, uint32_t cap);

@@ -1,0 +1,112 @@
+/* A QPACK encoder for response heads (RFC 9204): static-table references and raw literals, no dynamic table, no Huffman. */
+#include <pthread.h>
+#include <string.h>
+
+#include "common.h"
+#include "qpack.h"
+#include "stab.h"
+
+#define STATIC_N 99
+
+/* the static table (RFC 9204 Appendix A): names, then values */
+static const char *const static_names[STATIC_N] = {
+	":authority", ":path", "age", "content-disposition", "content-length", "cookie", "date", "etag",
+	"if-modified-since", "if-none-match", "last-modified", "link", "location", "referer",
+	"set-cookie", ":method", ":method", ":method", ":method", ":method", ":method", ":method",
+	":scheme", ":scheme", ":status", ":status", ":status", ":status", ":status", "accept", "accept",
+	"accept-encoding", "accept-ranges", "access-control-allow-headers",
+	"access-control-allow-headers", "access-control-allow-origin", "cache-control",
+	"cache-control", "cache-control", "cache-control", "cache-control", "cache-control",
+	"content-encoding", "content-encoding", "content-type", "content-type", "content-type",
+	"content-type", "content-type", "content-type", "content-type", "content-type", "content-type",
+	"content-type", "content-type", "range", "strict-transport-security",
+	"strict-transport-security", "strict-transport-security", "vary", "vary",
+	"x-content-type-options", "x-xss-protection", ":status", ":status", ":status", ":status",
+	":status", ":status", ":status", ":status", ":status", "accept-language",
+	"access-control-allow-credentials", "access-control-allow-credentials",
+	"access-control-allow-headers", "access-control-allow-methods",
+	"access-control-allow-methods", "access-control-allow-methods",
+	"access-control-expose-headers", "access-control-request-headers",
+	"access-control-request-method", "access-control-request-method", "alt-svc", "authorization",
+	"content-security-policy", "early-data", "expect-ct", "forwarded", "if-range", "origin",
+	"purpose", "server", "timing-allow-origin", "upgrade-insecure-requests", "user-agent",
+	"x-forwarded-for", "x-frame-options", "x-frame-options",
+};
+
+static const char *const static_values[STATIC_N] = {
+	"", "/", "0", "", "0", "", "", "", "", "", "", "", "", "", "", "CONNECT", "DELETE", "GET",
+	"HEAD", "OPTIONS", "POST", "PUT", "http", "https", "103", "200", "304", "404", "503", "*/*",
+	"application/dns-message", "gzip, deflate, br", "bytes", "cache-control", "content-type", "*",
+	"max-age=0", "max-age=2592000", "max-age=604800", "no-cache", "no-store",
+	"public, max-age=31536000", "br", "gzip", "application/dns-message", "application/javascript",
+	"application/json", "application/x-www-form-urlencoded", "image/gif", "image/jpeg",
+	"image/png", "text/css", "text/html; charset=utf-8", "text/plain", "text/plain;charset=utf-8",
+	"bytes=0-", "max-age=31536000", "max-age=31536000; includesubdomains",
+	"max-age=31536000; includesubdomains; preload", "accept-encoding", "origin", "nosniff",
+	"1; mode=block", "100", "204", "206", "302", "400", "403", "421", "425", "500", "", "FALSE",
+	"TRUE", "*", "get", "get, post, options", "options", "content-length", "content-type", "get",
+	"post", "clear", "", "script-src 'none'; object-src 'none'; base-uri 'none'", "1", "", "", "",
+	"", "prefetch", "", "*", "1", "", "", "deny", "sameorigin",
+};
+
+static struct stab names;
+
+static void names_build(void)
+{
+	stab_build(&names, static_names, STATIC_N);
+}
+
+int qpk_static_entry(unsigned i, const char **name, const char **value)
+{
+	if (i >= STATIC_N)
+		return -1;
+	*name = static_names[i];
+	*value = static_values[i];
+	return 0;
+}
+
+size_t qpk_bound(const struct hpk_field *f, size_t n)
+{
+	size_t b = 2; /* the prefix: no dynamic table, so one byte each */
+
+	for (size_t i = 0; i < n; i++)
+		b += 10 + f[i].nlen + 10 + f[i].vlen;
+	return b;
+}
+
+/* one field line: indexed when the static table has all of it, else a
+ * literal with the name referenced when it has the name, else a literal
+ * name (4.5.2, 4.5.4, 4.5.6) */
+static uint8_t *put_field(uint8_t *o, const struct hpk_field *f)
+{
+	uint8_t never = (f->flags & HPK_NO_INDEX) ? 1 : 0;
+	unsigned e = stab_find(&names, f->name, f->nlen);
+
+	for (unsigned i = e; i; i = stab_next(&names, i)) {
+		const char *v = static_values[i - 1];
+
+		if (strlen(v) == f->vlen && !memcmp(v, f->value, f->vlen))
+			return hpk_int(o, 0xc0, 6, i - 1); /* 1 T=1 index */
+	}
+	if (e)
+		o = hpk_int(o, (uint8_t)(0x50 | never << 5), 4, e - 1); /* 0 1 N T=1 index */
+	else {
+		o = hpk_int(o, (uint8_t)(0x20 | never << 4), 3, f->nlen); /* 0 0 1 N H=0 length */
+		memcpy(o, f->name, f->nlen);
+		o += f->nlen;
+	}
+	return hpk_str(o, f->value, f->vlen);
+}
+
+size_t qpk_encode(uint8_t *out, const struct hpk_field *f, size_t n)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	uint8_t *o = out;
+
+	pthread_once(&once, names_build);
+	*o++ = 0; /* Required Insert Count 0 (4.5.1.1) */
+	*o++ = 0; /* Delta Base 0, sign 0 */
+	for (size_t i = 0; i < n; i++)
+		o = put_field(o, &f[i]);
+	return (size_t)(o - out);
+}

@@ -1,0 +1,135 @@
+/* Unit tests of the QPACK encoder, each field section decoded by nghttp3's decoder: the static table agrees with nghttp3's, the fields come back, the N bit carries over. */
+#include <nghttp3/nghttp3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qpack.h"
+#include "tap.h"
+
+#define F(n, v) { (const uint8_t *)(n), (const uint8_t *)(v), sizeof(n) - 1, sizeof(v) - 1, 0 }
+
+/* decodes <len> bytes; 1 when the fields are <want>'s, in order, with the
+ * never-index flag where <want> has HPK_NO_INDEX */
+static int round_trip(nghttp3_qpack_decoder *dec, const uint8_t *in, size_t len,
+		      const struct hpk_field *want, size_t n)
+{
+	nghttp3_qpack_stream_context *sc;
+	size_t got = 0;
+	int good = 1;
+
+	if (nghttp3_qpack_stream_context_new(&sc, 0, nghttp3_mem_default()))
+		return 0;
+	for (;;) {
+		nghttp3_qpack_nv nv;
+		uint8_t fl = 0;
+		nghttp3_ssize r = nghttp3_qpack_decoder_read_request(dec, sc, &nv, &fl, in, len, 1);
+
+		if (r < 0) {
+			printf("# decode error %td\n", (ptrdiff_t)r);
+			good = 0;
+			break;
+		}
+		in += r;
+		len -= (size_t)r;
+		if (fl & NGHTTP3_QPACK_DECODE_FLAG_EMIT) {
+			nghttp3_vec nm = nghttp3_rcbuf_get_buf(nv.name), v = nghttp3_rcbuf_get_buf(nv.value);
+			int never = !!(nv.flags & NGHTTP3_NV_FLAG_NEVER_INDEX);
+
+			if (got >= n || nm.len != want[got].nlen || v.len != want[got].vlen ||
+			    memcmp(nm.base, want[got].name, nm.len) || memcmp(v.base, want[got].value, v.len) ||
+			    never != !!(want[got].flags & HPK_NO_INDEX)) {
+				printf("# field %zu differs: %.*s: %.*s (never %d)\n", got, (int)nm.len, nm.base,
+				       (int)v.len, v.base, never);
+				good = 0;
+			}
+			nghttp3_rcbuf_decref(nv.name);
+			nghttp3_rcbuf_decref(nv.value);
+			got++;
+		}
+		if ((fl & NGHTTP3_QPACK_DECODE_FLAG_FINAL) || (!(fl & NGHTTP3_QPACK_DECODE_FLAG_EMIT) && !len))
+			break;
+	}
+	nghttp3_qpack_stream_context_del(sc);
+	return good && got == n;
+}
+
+static size_t enc(uint8_t *out, const struct hpk_field *f, size_t n)
+{
+	size_t len = qpk_encode(out, f, n);
+
+	if (len > qpk_bound(f, n))
+		printf("# over the bound: %zu\n", len);
+	return len <= qpk_bound(f, n) ? len : 0;
+}
+
+int main(void)
+{
+	struct hpk_field head[] = {
+		F(":status", "200"), F("content-length", "100"), F("content-type", "text/plain"),
+		F("x-req", "size=112, time=0.029 ms"), F("x-rsp", "id=vm, code=200, size=100, time=0 ms"),
+		F("server-timing", "wait;dur=0, gen;dur=0.005"), F("cache-control", "no-cache"),
+	};
+	nghttp3_qpack_decoder *dec;
+	uint8_t out[4096];
+	size_t len;
+	int bad = 0;
+
+	ok(nghttp3_qpack_decoder_new(&dec, 0, 0, nghttp3_mem_default()) == 0, "a decoder without a dynamic table");
+
+	/* every static entry, whole: one indexed line, which nghttp3 decodes to the same field */
+	for (unsigned i = 0; i < 99; i++) {
+		const char *n, *v;
+		struct hpk_field f;
+
+		qpk_static_entry(i, &n, &v);
+		f = (struct hpk_field){ (const uint8_t *)n, (const uint8_t *)v, strlen(n), strlen(v), 0 };
+		len = enc(out, &f, 1);
+		if (len != (i < 63 ? 3u : 4u) || !round_trip(dec, out, len, &f, 1)) {
+			printf("# static entry %u (%s: %s): %zu bytes\n", i, n, v, len);
+			bad++;
+		}
+	}
+	ok(!bad, "each of the 99 static entries is one indexed line that decodes to itself");
+	ok(qpk_static_entry(99, &(const char *){ 0 }, &(const char *){ 0 }) < 0, "the table ends at 98");
+
+	len = enc(out, head, sizeof(head) / sizeof(head[0]));
+	ok(len && round_trip(dec, out, len, head, sizeof(head) / sizeof(head[0])), "a response head comes back whole");
+	ok(out[0] == 0 && out[1] == 0, "its prefix: no dynamic table (0, 0)");
+	ok(out[2] == (0xc0 | 25), ":status 200 is static entry 25, indexed");
+	ok(out[3] == (0x50 | 4) && out[4] == 3 && !memcmp(out + 5, "100", 3),
+	   "content-length refers to entry 4's name, its value a raw literal");
+	ok(out[8] == (0xc0 | 53), "content-type: text/plain is static entry 53, indexed");
+
+	{
+		struct hpk_field lit[] = { F("x-req", "a") }, nv[] = { F("x-secret", "s"), F("set-cookie", "k=v") };
+
+		len = enc(out, lit, 1);
+		ok(len == 2 + 1 + 5 + 1 + 1 && out[2] == (0x20 | 5) && !memcmp(out + 3, "x-req", 5) && out[8] == 1,
+		   "a name the table lacks is a literal: 3-bit length, raw bytes, no H bit");
+		nv[0].flags = nv[1].flags = HPK_NO_INDEX;
+		len = enc(out, nv, 2);
+		ok(len && round_trip(dec, out, len, nv, 2), "HPK_NO_INDEX comes back as never-index, literal name and name reference");
+		ok(out[2] == (0x20 | 0x10 | 7) && out[3] == 1, "the N bit of a literal name, its length past the 3-bit prefix");
+	}
+	{
+		static uint8_t big[60000];
+		struct hpk_field f[] = { F("x-pad", ""), F("server", ""), F("", "") };
+		char name[250];
+
+		memset(big, 'x', sizeof(big));
+		memset(name, 'n', sizeof(name));
+		f[0].value = big, f[0].vlen = sizeof(big);
+		f[1].value = big, f[1].vlen = 127;
+		f[2] = (struct hpk_field){ (const uint8_t *)name, big, sizeof(name), 0, 0 };
+		{
+			uint8_t *o = malloc(qpk_bound(f, 3));
+
+			len = o ? qpk_encode(o, f, 3) : 0;
+			ok(len && len <= qpk_bound(f, 3) && round_trip(dec, o, len, f, 3),
+			   "a 60,000-byte value (nghttp3 takes 64 KiB at most), a 127-byte one and a 250-byte name (its limit 256) with an empty value come back");
+			free(o);
+		}
+	}
+	nghttp3_qpack_decoder_del(dec);
+	return done_testing();
+}
