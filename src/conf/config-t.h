@@ -13,7 +13,9 @@
 
 /* what --client-cert asks */
 enum { CC_OFF, CC_REQUEST, CC_REQUIRE }; /* -L addresses, after host names and port ranges */
-enum { H2ENG_NGHTTP2, H2ENG_HX };         /* --h2-engine */
+/* --h2-engine, --h3-engine: the library's (0) or ours (1, opt_engine) */
+enum { H2ENG_NGHTTP2, H2ENG_HX };
+enum { H3ENG_NGHTTP3, H3ENG_HX };
 
 struct config {
 	struct listen_addr addrs[CFG_MAX_LISTEN];
@@ -56,6 +58,7 @@ struct config {
 	uint32_t h2_enc_table;      /* --h2-enc-table: our HPACK encoder's table at most */
 	uint32_t h2_max_resets;     /* --h2-max-resets: RST_STREAM per second */
 	uint8_t h2_engine;          /* --h2-engine: H2ENG_HX (ours) or H2ENG_NGHTTP2 */
+	uint8_t h3_engine;          /* --h3-engine: H3ENG_HX (ours) or H3ENG_NGHTTP3 */
 	uint32_t h3_streams;        /* --h3-streams: initial_max_streams_bidi */
 	uint32_t h3_window;         /* --h3-window: stream flow-control window */
 	uint32_t qpack_table;       /* --qpack-table: QPACK dynamic table capacity */

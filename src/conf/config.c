@@ -23,7 +23,7 @@ enum {
 	O_NAME = 256, O_DEFAULTS, O_MAX_SIZE, O_MAX_WAIT, O_BUFSIZE, O_RSPBUF,
 	O_SNDBUF, O_SPLICE, O_NO_SPLICE, O_MAX_URI, O_MAX_HDRS, O_MAX_BODY,
 	O_IDLE, O_HEAD_TMO, O_BODY_TMO, O_SEND_TMO, O_CERT, O_KEY,
-	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_URING, O_QUIC_RETRY, O_QUIC_RETRY_HALF, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_ENC_TABLE, O_H2_RESETS, O_H2_ENGINE, O_STATS, O_SHARE_PORT, O_PIDFILE, O_ALOG, O_ALOG_SAMPLE,
+	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_URING, O_QUIC_RETRY, O_QUIC_RETRY_HALF, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_ENC_TABLE, O_H2_RESETS, O_H2_ENGINE, O_H3_ENGINE, O_STATS, O_SHARE_PORT, O_PIDFILE, O_ALOG, O_ALOG_SAMPLE,
 	O_CLIENT_CA, O_CLIENT_CERT, O_CHECK, O_DUMP, O_FINISH, O_TERMINATE, O_TICKET_KEYS, O_EARLY_DATA,
 };
 
@@ -70,6 +70,7 @@ static const struct option longopts[] = {
 	{ "access-log-sample", required_argument, NULL, O_ALOG_SAMPLE },
 	{ "h2-max-resets", required_argument, NULL, O_H2_RESETS },
 	{ "h2-engine", required_argument, NULL, O_H2_ENGINE },
+	{ "h3-engine", required_argument, NULL, O_H3_ENGINE },
 	{ "client-ca", required_argument, NULL, O_CLIENT_CA },
 	{ "client-cert", required_argument, NULL, O_CLIENT_CERT },
 	{ "check", no_argument, NULL, O_CHECK },
@@ -192,6 +193,8 @@ void config_usage(FILE *f)
 "  --h2-max-resets <n>  RST_STREAM a second before GOAWAY ENHANCE_YOUR_CALM (200)\n"
 "  --h2-engine <e>      HTTP/2 framing: nghttp2 (its session) or hx (our own,\n"
 "                       over nghttp2's HPACK decoder) (hx)\n"
+"  --h3-engine <e>      HTTP/3 response framing: nghttp3 (its streams) or hx\n"
+"                       (our own, static QPACK, raw literals) (hx)\n"
 "  --h3-streams <n>     HTTP/3 max concurrent streams (100)\n"
 "  --h3-window <n>      QUIC stream flow-control window (256k)\n"
 "  --qpack-table <n>    QPACK dynamic table capacity (0)\n"
@@ -226,6 +229,16 @@ static int opt_num(const char *opt, const char *arg, uint64_t min, uint64_t max,
 	return 0;
 }
 
+/* an engine: hx (ours, 1) or <lib> (the library's, 0), or one line on stderr */
+static int opt_engine(const char *opt, const char *arg, const char *lib, uint8_t *out)
+{
+	if (!strcmp(arg, "hx") || !strcmp(arg, lib)) {
+		*out = !strcmp(arg, "hx");
+		return 0;
+	}
+	return log_err("%s: '%s' is neither hx nor %s", opt, arg, lib), -1;
+}
+
 static void config_defaults(void)
 {
 	cpu_set_t set;
@@ -256,6 +269,7 @@ static void config_defaults(void)
 	cfg.h2_enc_table = 1024;
 	cfg.h2_max_resets = 200;
 	cfg.h2_engine = H2ENG_HX;
+	cfg.h3_engine = H3ENG_HX;
 	cfg.h3_streams = 100;
 	cfg.h3_window = 256 << 10;
 	cfg.qpack_table = 0;
@@ -388,14 +402,8 @@ static int opt_tunable(int c, const char *arg)
 	case O_H2_FRAME: if (opt_num("--h2-frame", arg, 16384, (1 << 24) - 1, &v) < 0) return -1; cfg.h2_frame = (uint32_t)v; break;
 	case O_H2_TABLE: if (opt_num("--h2-table", arg, 0, 1 << 20, &v) < 0) return -1; cfg.h2_table = (uint32_t)v; break;
 	case O_H2_ENC_TABLE: if (opt_num("--h2-enc-table", arg, 0, 1 << 20, &v) < 0) return -1; cfg.h2_enc_table = (uint32_t)v; break;
-	case O_H2_ENGINE:
-		if (!strcmp(arg, "hx"))
-			cfg.h2_engine = H2ENG_HX;
-		else if (!strcmp(arg, "nghttp2"))
-			cfg.h2_engine = H2ENG_NGHTTP2;
-		else
-			return log_err("--h2-engine: '%s' is neither hx nor nghttp2", arg), -1;
-		break;
+	case O_H2_ENGINE: return opt_engine("--h2-engine", arg, "nghttp2", &cfg.h2_engine);
+	case O_H3_ENGINE: return opt_engine("--h3-engine", arg, "nghttp3", &cfg.h3_engine);
 	case O_H2_RESETS: if (opt_num("--h2-max-resets", arg, 1, 1000000, &v) < 0) return -1; cfg.h2_max_resets = (uint32_t)v; break;
 	default: return 1;
 	}

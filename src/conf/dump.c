@@ -58,6 +58,7 @@ static void dump_tunables(FILE *f)
 	num(f, "--h2-enc-table", cfg.h2_enc_table);
 	num(f, "--h2-max-resets", cfg.h2_max_resets);
 	fprintf(f, "--h2-engine %s\n", cfg.h2_engine == H2ENG_HX ? "hx" : "nghttp2");
+	fprintf(f, "--h3-engine %s\n", cfg.h3_engine == H3ENG_HX ? "hx" : "nghttp3");
 	num(f, "--h3-streams", cfg.h3_streams);
 	num(f, "--h3-window", cfg.h3_window);
 	num(f, "--qpack-table", cfg.qpack_table);

@@ -261,7 +261,7 @@ static int q_write(struct q *q)
 
 	ngtcp2_path_storage_zero(&ps);
 	for (;;) {
-		ngtcp2_ssize n = qw_packet(q->conn, q->h3, &ps.path, buf, sizeof(buf), ts());
+		ngtcp2_ssize n = qw_packet(q->conn, q->h3, NULL, &ps.path, buf, sizeof(buf), ts());
 
 		if (n < 0)
 			return -1;

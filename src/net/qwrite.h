@@ -5,11 +5,27 @@
 #include <nghttp3/nghttp3.h>
 #include <ngtcp2/ngtcp2.h>
 
+/* Stream data an endpoint frames itself, beside nghttp3's (hxterm's
+ * --h3-engine hx): asked after nghttp3, whose control and QPACK streams
+ * are small and must not wait behind bodies. */
+struct qw_src {
+	/* the next stream with something to send: *sid (-1: none), its data
+	 * as up to <max> vecs (the count returned), *fin when they end it */
+	int (*next)(void *arg, int64_t *sid, int *fin, ngtcp2_vec *v, size_t max);
+	/* that stream's first <n> bytes went into the packet (and its FIN,
+	 * when offered with all of them) */
+	void (*wrote)(void *arg, size_t n);
+	/* that stream may not send now: flow control (<shut> 0) or its
+	 * sending side was reset (1) */
+	void (*stop)(void *arg, int shut);
+	void *arg;
+};
+
 /* Writes one packet of <conn> into <dst>: stream data that <h3> (NULL
- * before the HTTP/3 session exists) has ready, else whatever ngtcp2 must
- * send. Returns its length, 0 when there is nothing to send, or an ngtcp2
- * error. */
-ngtcp2_ssize qw_packet(ngtcp2_conn *conn, nghttp3_conn *h3, ngtcp2_path *path, uint8_t *dst,
-		       size_t max, ngtcp2_tstamp now);
+ * before the HTTP/3 session exists) or <src> (NULL: none) has ready, else
+ * whatever ngtcp2 must send. Returns its length, 0 when there is nothing
+ * to send, or an ngtcp2 error. */
+ngtcp2_ssize qw_packet(ngtcp2_conn *conn, nghttp3_conn *h3, const struct qw_src *src, ngtcp2_path *path,
+		       uint8_t *dst, size_t max, ngtcp2_tstamp now);
 
 #endif

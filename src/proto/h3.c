@@ -1,4 +1,4 @@
-/* HTTP/3 with nghttp3 on QUIC streams: the neutral generator's responses, bodies read in place. */
+/* HTTP/3 with nghttp3 on QUIC streams: the neutral generator's responses, bodies read in place, framed by nghttp3 or by h3_tx.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +29,14 @@ static struct h3s *h3s_new(struct h3c *c, int64_t id)
 	s->since = w->loop.now_ms;
 	c->total++;
 	xs_init(&s->x, w, &h3s_ops, SP_H3, c->total, (struct cpeer){ -1, &c->peer, &c->ci });
+	h3tx_init(s);
+	/* WHY: ngtcp2's acknowledgements and window updates of the stream
+	 * then come to us, not to nghttp3, which never saw its response */
+	if (cfg.h3_engine == H3ENG_HX && ngtcp2_conn_set_stream_user_data(c->conn, id, s)) {
+		xs_release(&s->x);
+		list_add(&qw(w)->free_qs, &s->node);
+		return NULL;
+	}
 	list_add(&c->streams, &s->node);
 	c->nstreams++;
 	return s;
@@ -39,6 +47,10 @@ static void h3s_free(struct h3s *s)
 	struct h3c *c = s->c;
 
 	xs_release(&s->x);
+	if (cfg.h3_engine == H3ENG_HX) {
+		h3tx_release(s);
+		ngtcp2_conn_set_stream_user_data(c->conn, s->id, NULL); /* WHY no check: ngtcp2 may have closed it */
+	}
 	list_del(&s->node);
 	c->nstreams--;
 	c->nfaults -= s->fault;
@@ -80,6 +92,7 @@ static void h3s_fail(struct xstream *x)
 
 	ctr_add(&s->c->w->st.errors, 1);
 	ngtcp2_conn_shutdown_stream(s->c->conn, s->id, NGHTTP3_H3_INTERNAL_ERROR);
+	h3tx_shut(s);
 }
 
 static void h3s_respond(struct xstream *x)
@@ -92,8 +105,9 @@ static void h3s_respond(struct xstream *x)
 	if (n < 0)
 		return h3s_fail(x);
 	ctr_add(&s->c->w->st.requests, 1);
-	if (nghttp3_conn_submit_response(s->c->h3, s->id, (nghttp3_nv *)nv, (size_t)n,
-					 ex_has_body(&x->ex) ? &dr : NULL))
+	if (cfg.h3_engine == H3ENG_HX ? h3tx_respond(s, nv, (size_t)n, ex_has_body(&x->ex))
+	    : nghttp3_conn_submit_response(s->c->h3, s->id, (nghttp3_nv *)nv, (size_t)n,
+					   ex_has_body(&x->ex) ? &dr : NULL))
 		h3s_fail(x);
 	xs_nv_done(nv);
 }
@@ -102,7 +116,10 @@ static void h3s_resume(struct xstream *x)
 {
 	struct h3s *s = h3s_of(x);
 
-	nghttp3_conn_resume_stream(s->c->h3, s->id);
+	if (cfg.h3_engine == H3ENG_HX)
+		h3tx_wake(s);
+	else
+		nghttp3_conn_resume_stream(s->c->h3, s->id);
 }
 
 static void h3s_run(struct xstream *x)
@@ -143,53 +160,58 @@ static void h3s_trailers(nghttp3_conn *h3, struct h3s *s, uint32_t *flags)
 		h3s_fail(&s->x);
 }
 
-/* DATA for the stream: the generator's actions as slices of the prebuilt
- * buffers, never copied (k= bounds one call, which is one DATA frame) */
-static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, size_t veccnt,
-			       uint32_t *flags, void *cud, void *sud)
+size_t h3s_gather(struct h3s *s, nghttp3_vec *vec, size_t veccnt, struct ex_action *a)
 {
-	struct h3s *s = sud;
 	struct exch *x = &s->x.ex;
 	uint64_t frame = ex_frame(x), budget = frame ? frame : UINT64_MAX;
-	struct ex_action a = { .act = EXA_DATA };
 	size_t n = 0;
 
-	(void)cud, (void)id;
+	a->act = EXA_DATA;
 	while (n < veccnt && budget) {
 		const char *ptr;
 		/* one vec each: what follows contiguously at the cursor */
 		size_t want = ex_slice(x, x->out_off, (size_t)MIN(budget, (uint64_t)body_slice_max()), &ptr);
 
-		if (ex_next(x, want, s->c->w->loop.now_us, &a) != EXA_DATA)
+		if (ex_next(x, want, s->c->w->loop.now_us, a) != EXA_DATA)
 			break;
-		vec[n++] = (nghttp3_vec){ (uint8_t *)ptr, (size_t)a.len };
-		budget -= a.len;
+		vec[n++] = (nghttp3_vec){ (uint8_t *)ptr, (size_t)a->len };
+		budget -= a->len;
 	}
-	if (a.act == EXA_DATA && !ex_left(x) && x->out_end == x->rs.body)
-		a.act = EXA_END;
-	switch (a.act) {
-	case EXA_RESET:
-	case EXA_CLOSE:
-		if (n)
-			break; /* these bytes first; the fault comes at the next call */
-		s->c->nfaults += !s->fault;
-		s->fault = 1; /* acted upon once the writes are done */
-		s->fault_act = (uint8_t)a.act;
-		return NGHTTP3_ERR_WOULDBLOCK;
-	case EXA_PAUSE:
-		if (n)
-			break;
-		if (xs_pause(&s->x, a.until_us) < 0) {
+	if (a->act == EXA_DATA && !ex_left(x) && x->out_end == x->rs.body)
+		a->act = EXA_END;
+	return n;
+}
+
+int h3s_halt(struct h3s *s, const struct ex_action *a)
+{
+	if (a->act == EXA_PAUSE) {
+		if (xs_pause(&s->x, a->until_us) < 0) {
 			h3s_fail(&s->x);
-			return NGHTTP3_ERR_CALLBACK_FAILURE;
+			return -1;
 		}
-		return NGHTTP3_ERR_WOULDBLOCK;
-	case EXA_END:
-		h3s_trailers(h3, s, flags);
-		break;
-	case EXA_DATA:
-		break;
+		return 0;
 	}
+	s->c->nfaults += !s->fault;
+	s->fault = 1; /* acted upon once the writes are done */
+	s->fault_act = (uint8_t)a->act;
+	return 0;
+}
+
+/* DATA for the stream (--h3-engine nghttp3): the generator's actions as
+ * slices of the prebuilt buffers, never copied (k= bounds one call, which
+ * is one DATA frame) */
+static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, size_t veccnt,
+			       uint32_t *flags, void *cud, void *sud)
+{
+	struct h3s *s = sud;
+	struct ex_action a;
+	size_t n = h3s_gather(s, vec, veccnt, &a);
+
+	(void)cud, (void)id;
+	if (a.act == EXA_END)
+		h3s_trailers(h3, s, flags);
+	else if (!n && a.act != EXA_DATA) /* these bytes first; the halt at the next call */
+		return h3s_halt(s, &a) < 0 ? NGHTTP3_ERR_CALLBACK_FAILURE : NGHTTP3_ERR_WOULDBLOCK;
 	return (nghttp3_ssize)n;
 }
 

@@ -26,6 +26,41 @@ struct udp_ep {
 
 struct h3c;
 
+/* A run of a response's bytes (--h3-engine hx): ngtcp2 keeps pointing at
+ * them until the peer acknowledges them, so each stays put till then */
+struct h3piece {
+	const uint8_t *p;    /* the body's prebuilt bytes, <hd>, or the stream's arena */
+	uint32_t len;
+	uint8_t hd[12];      /* a DATA frame's type and length, when p points here */
+};
+
+#define H3T_PIECES 16    /* pieces a stream has in flight at most */
+#define H3T_INLINE 512   /* arena bytes for the HEADERS frames, without malloc */
+
+/* h3tx.st */
+#define H3T_FIN     0x01 /* nothing more to frame: FIN after the last piece */
+#define H3T_FINSENT 0x02
+#define H3T_ROOM    0x04 /* every piece in flight: more once some are acknowledged */
+#define H3T_BLOCKED 0x08 /* its flow control: more at MAX_STREAM_DATA */
+#define H3T_WAIT    0x10 /* the generator waits (d=, x=, X=): more at ops->resume */
+#define H3T_SHUT    0x20 /* its sending side is reset: nothing more */
+
+/* A response framed by us (h3_tx.c): its pieces in a ring, counted from
+ * the stream's start; first <= cur <= end, and cur_off bytes of piece cur
+ * are written */
+struct h3tx {
+	struct list ready;   /* on the connection's streams with something to send */
+	uint32_t first, cur, end;
+	uint32_t cur_off;
+	uint64_t acked;      /* stream bytes the peer has, counted from piece first */
+	uint8_t st;
+	uint8_t offered_fin; /* the last next() offered the FIN */
+	uint16_t arena_used;
+	uint8_t *big[2];     /* HEADERS frames over the arena: malloc'ed */
+	struct h3piece pc[H3T_PIECES];
+	uint8_t arena[H3T_INLINE];
+};
+
 /* an HTTP/3 request stream */
 struct h3s {
 	struct h3c *c;
@@ -35,6 +70,7 @@ struct h3s {
 	uint8_t fault;       /* x=/X= point reached: act after the writes */
 	uint8_t fault_act;   /* EXA_RESET or EXA_CLOSE */
 	uint64_t since;      /* ms: when it last moved (h3_scan) */
+	struct h3tx tx;      /* --h3-engine hx: what we frame and send */
 	struct xstream x;
 };
 
@@ -70,6 +106,8 @@ struct h3c {
 	struct qmem qm;      /* ngtcp2's memory for it, freed whole at the end */
 	uint64_t scan_at;    /* ms: the next look at its streams' stalls (h3_scan) */
 	struct h3c *pend;    /* the next connection read in this batch (qw.pend) */
+	struct list ready;   /* --h3-engine hx: streams with data to send (h3tx.ready) */
+	struct h3s *tx_cur;  /* the stream the last qw_src next() offered */
 };
 
 struct cidmap;

@@ -176,12 +176,15 @@ void quic_write(struct h3c *c)
 	size_t len = 0, seg = 0, max = ngtcp2_conn_get_max_tx_udp_payload_size(c->conn);
 	ngtcp2_path_storage ps;
 	ngtcp2_tstamp now = (ngtcp2_tstamp)clock_ns(); /* WHY: one clock read per burst */
+	struct qw_src src;
 
 	if (c->flags & (QC_DEAD | QC_DRAINING))
 		return;
 	ngtcp2_path_storage_zero(&ps);
+	h3tx_src(c, &src);
 	for (;;) {
-		ngtcp2_ssize n = qw_packet(c->conn, c->h3, &ps.path, buf + len, max, now);
+		ngtcp2_ssize n = qw_packet(c->conn, c->h3, cfg.h3_engine == H3ENG_HX ? &src : NULL, &ps.path,
+					   buf + len, max, now);
 
 		if (n < 0) {
 			h3c_fail(c, (int)n);
@@ -249,6 +252,24 @@ static int recv_stream_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_
 	(void)conn, (void)off, (void)suser;
 	return h3_recv_stream(user, id, data, len, !!(flags & NGTCP2_STREAM_DATA_FLAG_FIN),
 			      !!(flags & NGTCP2_STREAM_DATA_FLAG_EARLY)) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
+}
+
+/* a stream whose response we frame (--h3-engine hx) has its h3s as its
+ * ngtcp2 user data: its acknowledgements and windows are ours */
+static int acked_cb(ngtcp2_conn *conn, int64_t id, uint64_t off, uint64_t len, void *user, void *suser)
+{
+	if (!suser)
+		return qh3_acked(conn, id, off, len, user, suser);
+	h3tx_acked(suser, len);
+	return 0;
+}
+
+static int unblock_cb(ngtcp2_conn *conn, int64_t id, uint64_t max, void *user, void *suser)
+{
+	if (!suser)
+		return qh3_unblock(conn, id, max, user, suser);
+	h3tx_unblock(suser);
+	return 0;
 }
 
 /* <c>'s handshake is done, or <c> goes: no longer half-open */
@@ -337,11 +358,11 @@ static const ngtcp2_callbacks quic_cbs = {
 	.get_new_connection_id = new_cid_cb,
 	.remove_connection_id = remove_cid_cb,
 	.recv_stream_data = recv_stream_cb,
-	.acked_stream_data_offset = qh3_acked,
+	.acked_stream_data_offset = acked_cb,
 	.stream_close = stream_close_cb,
 	.stream_reset = qh3_reset,
 	.extend_max_remote_streams_bidi = max_bidi_cb,
-	.extend_max_stream_data = qh3_unblock,
+	.extend_max_stream_data = unblock_cb,
 	.handshake_completed = handshake_done_cb,
 };
 
@@ -387,6 +408,7 @@ static struct h3c *h3c_new(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt
 		return NULL;
 	c->w = w;
 	list_init(&c->streams);
+	list_init(&c->ready);
 	c->ep = ep;
 	c->peer = *peer;
 	c->peerlen = peerlen;
