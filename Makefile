@@ -59,12 +59,13 @@ UNIT     := fmt plan h1_parse h1_chunk body timer resp gen hist oq pp qinit loop
 UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT))
 
 # fuzzers: libFuzzer drivers, one per decoder we wrote (clang, ASan+UBSan)
-FUZZ         := h1_parse plan h1_chunk conn pp h2 h2diff quic
+FUZZ         := h1_parse plan h1_chunk conn pp h2 h2diff quic qpack
 FUZZ_SECONDS ?= 60
 fuzz_src_h1_parse := src/core/h1_parse.c
 fuzz_src_plan     := src/core/plan.c src/core/num.c src/core/rng.c
 fuzz_src_h1_chunk := src/core/h1_chunk.c
 fuzz_src_pp       := src/core/pp.c
+fuzz_src_qpack    = src/core/qpack.c src/core/stab.c $(PKG_LIBS) -pthread
 fuzz_src_conn     = $(filter-out src/server/main.c,$(wildcard $(patsubst %,src/%/*.c,core net conf proto server))) \
 		    $(PKG_LIBS) -lwslay -pthread
 fuzz_src_h2       = $(fuzz_src_conn)
@@ -128,10 +129,16 @@ INTEG_URING := $(filter-out tests/integ/19-layers.t tests/integ/20-docs.t tests/
 INTEG_H2 := $(patsubst %,tests/integ/%.t,09-h2 10-h2-raw 11-drain 21-alloc 23-stats 27-h2-stalls 31-websocket)
 H2_OTHER := nghttp2
 
+# the tests of HTTP/3 responses (gtlsclient, hxload), again on nghttp3's
+# framing, the engine that is not the default
+INTEG_H3 := $(patsubst %,tests/integ/%.t,12-h3 33-quic-admission)
+H3_OTHER := nghttp3
+
 # the passes of check: every test on epoll, the integration tests again with
-# --io-uring, the HTTP/2 ones again on the other engine; CHECK_PASSES=epoll
-# runs the first alone (CI's ThreadSanitizer build, to keep CI under 30 min)
-CHECK_PASSES ?= epoll uring h2other
+# --io-uring, the HTTP/2 and HTTP/3 ones again on the other engines;
+# CHECK_PASSES=epoll runs the first alone (CI's ThreadSanitizer build, to
+# keep CI under 30 min)
+CHECK_PASSES ?= epoll uring h2other h3other
 
 check: all unit deps-test
 	@scripts/layers
@@ -143,6 +150,10 @@ endif
 ifneq ($(filter h2other,$(CHECK_PASSES)),)
 	@echo "# the HTTP/2 tests again with --h2-engine $(H2_OTHER):"
 	@HX_ARGS="--h2-engine $(H2_OTHER)" HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f $(INTEG_H2)
+endif
+ifneq ($(filter h3other,$(CHECK_PASSES)),)
+	@echo "# the HTTP/3 tests again with --h3-engine $(H3_OTHER):"
+	@HX_ARGS="--h3-engine $(H3_OTHER)" HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f $(INTEG_H3)
 endif
 
 build-fuzz/%: tests/fuzz/%.c $(wildcard src/*/*.c src/*/*.h)

@@ -50,10 +50,13 @@ static const char *const static_values[STATIC_N] = {
 };
 
 static struct stab names;
+static uint8_t value_len[STATIC_N];
 
 static void names_build(void)
 {
 	stab_build(&names, static_names, STATIC_N);
+	for (unsigned i = 0; i < STATIC_N; i++)
+		value_len[i] = (uint8_t)strlen(static_values[i]);
 }
 
 int qpk_static_entry(unsigned i, const char **name, const char **value)
@@ -74,7 +77,8 @@ size_t qpk_bound(const struct hpk_field *f, size_t n)
 	return b;
 }
 
-/* one field line: indexed when the static table has all of it, else a
+/* one field line: indexed when the static table has all of it (and it may
+ * be indexed), else a
  * literal with the name referenced when it has the name, else a literal
  * name (4.5.2, 4.5.4, 4.5.6) */
 static uint8_t *put_field(uint8_t *o, const struct hpk_field *f)
@@ -82,10 +86,9 @@ static uint8_t *put_field(uint8_t *o, const struct hpk_field *f)
 	uint8_t never = (f->flags & HPK_NO_INDEX) ? 1 : 0;
 	unsigned e = stab_find(&names, f->name, f->nlen);
 
-	for (unsigned i = e; i; i = stab_next(&names, i)) {
-		const char *v = static_values[i - 1];
-
-		if (strlen(v) == f->vlen && !memcmp(v, f->value, f->vlen))
+	/* WHY not for a never-indexed field: only a literal carries the N bit */
+	for (unsigned i = never ? 0 : e; i; i = stab_next(&names, i)) {
+		if (value_len[i - 1] == f->vlen && !memcmp(static_values[i - 1], f->value, f->vlen))
 			return hpk_int(o, 0xc0, 6, i - 1); /* 1 T=1 index */
 	}
 	if (e)

@@ -29,7 +29,7 @@ for my $bad ([ '-L', 'nonsense' ], [ '-L', '1.2.3.4.5:80' ], [ '-L', '127.0.0.1:
              [ '-L', '127.0.0.1:80-82:90' ], [ '-L', '127.0.0.1:1000-1300' ],
              [ '-t', '0' ], [ '-t', 'x' ], [ '--bogus' ], [ '--defaults', "'s=abc'" ],
              [ '--max-wait', '10', '--defaults', "'t=20'" ], [ '--bufsize', '1' ], ['extra'], ['-L'],
-             [ '--h2-enc-table', 'x' ], [ '--h2-enc-table', '2m' ], [ '--h2-engine', 'nghttp3' ]) {
+             [ '--h2-enc-table', 'x' ], [ '--h2-enc-table', '2m' ], [ '--h2-engine', 'nghttp3' ], [ '--h3-engine', 'nghttp2' ]) {
     ($out, $rc) = run_hx(@$bad);
     is($rc, 2, "@$bad: exit 2");
     is(scalar(() = $out =~ /\n/g), 1, "@$bad: one line ($out)");
@@ -40,6 +40,10 @@ for my $bad ([ '-L', 'nonsense' ], [ '-L', '1.2.3.4.5:80' ], [ '-L', '127.0.0.1:
 like($out, qr/^--h2-engine hx$/m, 'the default HTTP/2 engine is ours');
 ($out) = run_hx('--h2-engine', 'nghttp2', '--dump-config');
 like($out, qr/^--h2-engine nghttp2$/m, '--h2-engine nghttp2 takes nghttp2\'s session');
+($out) = run_hx('--dump-config');
+like($out, qr/^--h3-engine hx$/m, 'the default HTTP/3 response framing is ours');
+($out) = run_hx('--h3-engine', 'nghttp3', '--dump-config');
+like($out, qr/^--h3-engine nghttp3$/m, '--h3-engine nghttp3 takes nghttp3\'s');
 
 # -L with a host name binds each of its addresses; a port range binds each port
 {

@@ -61,6 +61,43 @@ like($out, qr/RESET_STREAM\(0x04\) id=0x0 app_error_code=\S+\(0x102\)/, 'x=5000:
 ($out, $rc) = h3('?s=100000&X=5000');
 like($out, qr/rx \d+ 1RTT CONNECTION_CLOSE\(0x1d\)/, 'X=5000: CONNECTION_CLOSE');
 
+# pieces with pauses (p=, d=): the stream waits between them, then goes on
+{
+    my $t0 = Time::HiRes::time();
+    my ($out, $rc, $dir) = h3('?s=30000&p=10000&d=150');
+    my $took = Time::HiRes::time() - $t0;
+    ok($rc == 0 && length(slurp("$dir/?s=30000&p=10000&d=150") // '') == 30000
+       && pattern_ok(slurp("$dir/?s=30000&p=10000&d=150")), 'p=10000&d=150: every byte verified');
+    ok($took >= 0.3, sprintf('p=10000&d=150: two pauses of 150 ms (%.2f s)', $took));
+}
+
+# no body: HEAD, 204, 304 end with their HEADERS frame
+{
+    my ($out, $rc) = h3('?s=5000&r=204');
+    ok($rc == 0 && $out =~ /\[:status: 204\]/ && $out !~ /\[content-length: [1-9]/, 'r=204: the head alone');
+    ($out, $rc) = h3('?s=5000&r=304');
+    ok($rc == 0 && $out =~ /\[:status: 304\]/, 'r=304: the head alone');
+    my $dir = tempdir(CLEANUP => 1);
+    $out = `timeout 20 gtlsclient -m HEAD --exit-on-all-streams-close --download=$dir 127.0.0.1 $tls '$base/?s=5000' 2>&1`;
+    ok($? == 0 && $out =~ /\[content-length: 5000\]/ && !-s "$dir/?s=5000", 'HEAD: content-length 5000, no body');
+}
+
+# large bodies held by small windows and many streams: what the client has
+# not acknowledged stays, what its windows do not allow waits, every byte
+# arrives in order
+{
+    my ($out, $rc, $dir) = ('', 0, tempdir(CLEANUP => 1));
+    my @u = map { "?s=${_}00k&H=X-N:$_" } 1 .. 6;
+    my $q = join ' ', map { "'$base/$_'" } @u;
+    $out = `timeout 30 gtlsclient --max-stream-data-bidi-local=8k --max-data=64k --exit-on-all-streams-close --download=$dir 127.0.0.1 $tls $q 2>&1`;
+    my $all = $? == 0;
+    for (1 .. 6) {
+        my $b = slurp("$dir/?s=${_}00k&H=X-N:$_") // '';
+        $all &&= length $b == $_ * 102400 && pattern_ok($b);
+    }
+    ok($all, 'six streams of 100k to 600k under 8 KiB stream windows and 64 KiB for the connection: every byte verified');
+}
+
 # 20 concurrent streams with different waits end in wait order
 my @waits = map { 20 + (($_ * 7) % 20) * 15 } 0 .. 19;
 ($out, $rc) = h3(map { "?t=$_&H=X-W:$_" } @waits);

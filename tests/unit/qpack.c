@@ -112,6 +112,14 @@ int main(void)
 		ok(out[2] == (0x20 | 0x10 | 7) && out[3] == 1, "the N bit of a literal name, its length past the 3-bit prefix");
 	}
 	{
+		struct hpk_field st[] = { F(":status", "200") };
+
+		st[0].flags = HPK_NO_INDEX;
+		len = enc(out, st, 1);
+		ok(len == 2 + 2 + 1 + 3 && out[2] == (0x50 | 0x20 | 0x0f) && out[3] == 24 - 15 && round_trip(dec, out, len, st, 1),
+		   "a never-indexed field the table has whole is a literal with the N bit, not an indexed line (the name of entry 24)");
+	}
+	{
 		static uint8_t big[60000];
 		struct hpk_field f[] = { F("x-pad", ""), F("server", ""), F("", "") };
 		char name[250];
