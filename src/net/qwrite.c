@@ -2,7 +2,7 @@
 #include "qwrite.h"
 
 /* the next stream data: nghttp3's, else <src>'s; *own says whose */
-static nghttp3_ssize next_data(ngtcp2_conn *conn, nghttp3_conn *h3, const struct qw_src *src, int64_t *sid,
+static nghttp3_ssize next_data(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, int64_t *sid,
 			       int *fin, nghttp3_vec *vec, size_t max, int *own)
 {
 	nghttp3_ssize nvec = 0;
@@ -10,14 +10,17 @@ static nghttp3_ssize next_data(ngtcp2_conn *conn, nghttp3_conn *h3, const struct
 	*own = 0;
 	if (!h3 || !ngtcp2_conn_get_max_data_left(conn))
 		return 0;
-	nvec = nghttp3_conn_writev_stream(h3, sid, fin, vec, max);
-	if (nvec < 0 || *sid >= 0 || !src)
-		return nvec;
+	if (!src || !src->h3_idle) {
+		nvec = nghttp3_conn_writev_stream(h3, sid, fin, vec, max);
+		if (nvec < 0 || *sid >= 0 || !src)
+			return nvec;
+		src->h3_idle = 1;
+	}
 	*own = 1;
 	return src->next(src->arg, sid, fin, (ngtcp2_vec *)vec, max);
 }
 
-ngtcp2_ssize qw_packet(ngtcp2_conn *conn, nghttp3_conn *h3, const struct qw_src *src, ngtcp2_path *path,
+ngtcp2_ssize qw_packet(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, ngtcp2_path *path,
 		       uint8_t *dst, size_t max, ngtcp2_tstamp now)
 {
 	for (;;) {

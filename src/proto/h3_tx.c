@@ -273,5 +273,5 @@ static void tx_stop(void *arg, int shut)
 
 void h3tx_src(struct h3c *c, struct qw_src *src)
 {
-	*src = (struct qw_src){ tx_next, tx_wrote, tx_stop, c };
+	*src = (struct qw_src){ tx_next, tx_wrote, tx_stop, c, 0 };
 }
