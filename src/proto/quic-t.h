@@ -80,7 +80,7 @@ struct h3s {
 #define QC_DRAINING 0x04 /* peer closed: nothing more to send */
 #define QC_EARLY    0x08 /* reading 0-RTT stream data: its requests say early=1 */
 #define QC_HALF     0x10 /* half-open: no handshake done yet (counted in qw.nhalf) */
-#define QC_PEND     0x20 /* read in this receive batch: written once at its end */
+#define QC_PEND     0x20 /* read in this wakeup's batches: written once after them */
 
 /* a QUIC connection and its HTTP/3 session */
 struct h3c {
