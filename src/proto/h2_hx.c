@@ -10,6 +10,7 @@
 #include "plan.h"
 #include "session-t.h"
 #include "ws_stream.h"
+#include "xmemo.h"
 
 /* frame types and flags (RFC 9113 6) */
 enum { FR_DATA, FR_HEADERS, FR_PRIORITY, FR_RST, FR_SETTINGS, FR_PUSH, FR_PING, FR_GOAWAY, FR_WINDOW, FR_CONT };
@@ -72,21 +73,12 @@ struct hv {
 
 /* The last request head that left the decoder's table as it was (indexed
  * fields, literals not indexed), and what it decoded to: the same bytes
- * decode the same for as long as no other block changed the table (<gen>).
- * Load generators and proxies send such a block per request, again and again. */
-#define MEMO_BLOCK  255
-#define MEMO_FIELDS 32
-#define MEMO_BYTES  2048
+ * decode the same for as long as no other block changed the table (<gen>). */
 struct memo {
 	uint32_t gen;            /* the table's generation it was decoded in */
-	uint8_t valid, rec;      /* it may be replayed; it is being recorded */
-	uint8_t blen, nf;
-	uint16_t used;
 	uint64_t cl;             /* what its fields set on the stream */
 	struct hv hv;
-	uint8_t block[MEMO_BLOCK];
-	struct { uint16_t no, nl, vo, vl; } f[MEMO_FIELDS];
-	uint8_t bytes[MEMO_BYTES];
+	struct xmemo x;
 };
 
 struct h2x {
@@ -571,45 +563,20 @@ static int memo_try(struct h2x *h, struct h2s *s, const uint8_t *in, size_t n, i
 {
 	struct memo *m = &h->memo;
 
-	m->rec = 0;
-	if (!(last && h->hb_kind == HB_OPEN && s && !h->hb_conts && n <= MEMO_BLOCK && table_neutral(in, n))) {
+	m->x.rec = 0;
+	if (!(last && h->hb_kind == HB_OPEN && s && !h->hb_conts && n <= XM_BLOCK && table_neutral(in, n))) {
 		h->gen++; /* WHY every other block: it may have changed the table */
 		return 0;
 	}
-	if (m->valid && m->gen == h->gen && m->blen == n && !memcmp(m->block, in, n)) {
-		for (unsigned i = 0; i < m->nf; i++)
-			xs_header(&s->x, m->bytes + m->f[i].no, m->f[i].nl, m->bytes + m->f[i].vo, m->f[i].vl);
+	if (m->gen == h->gen && xm_hit(&m->x, in, n)) {
+		xm_replay(&m->x, &s->x);
 		h->hv = m->hv;
 		s->cl = m->cl;
 		return 1;
 	}
-	m->valid = 0;
-	m->rec = 1;
 	m->gen = h->gen;
-	m->blen = (uint8_t)n;
-	m->nf = 0;
-	m->used = 0;
-	memcpy(m->block, in, n);
+	xm_record(&m->x, in, n);
 	return 0;
-}
-
-static void memo_field(struct memo *m, const nghttp2_nv *nv)
-{
-	if (!m->rec)
-		return;
-	if (m->nf == MEMO_FIELDS || m->used + nv->namelen + nv->valuelen > MEMO_BYTES) {
-		m->rec = 0;
-		return;
-	}
-	m->f[m->nf].no = m->used;
-	m->f[m->nf].nl = (uint16_t)nv->namelen;
-	memcpy(m->bytes + m->used, nv->name, nv->namelen);
-	m->used = (uint16_t)(m->used + nv->namelen);
-	m->f[m->nf].vo = m->used;
-	m->f[m->nf].vl = (uint16_t)nv->valuelen;
-	memcpy(m->bytes + m->used, nv->value, nv->valuelen);
-	m->used = (uint16_t)(m->used + nv->valuelen);
-	m->nf++;
 }
 
 /* the recorded block may be replayed if its fields broke no rule */
@@ -617,10 +584,9 @@ static void memo_end(struct h2x *h, struct h2s *s)
 {
 	struct memo *m = &h->memo;
 
-	if (!m->rec)
+	if (!m->x.rec)
 		return;
-	m->rec = 0;
-	m->valid = !h->hb_bad;
+	xm_end(&m->x, !h->hb_bad);
 	m->hv = h->hv;
 	m->cl = s->cl;
 }
@@ -645,7 +611,7 @@ static int block_part(struct h2x *h, const uint8_t *in, size_t n, int last)
 		n -= (size_t)r;
 		if ((fl & NGHTTP2_HD_INFLATE_EMIT) && s && !h->hb_bad) {
 			h->hb_bad = (uint8_t)field(&h->hv, s, &nv, kind == HB_TRAILERS);
-			memo_field(&h->memo, &nv);
+			xm_field(&h->memo.x, nv.name, nv.namelen, nv.value, nv.valuelen);
 		}
 		if (fl & NGHTTP2_HD_INFLATE_FINAL) {
 			nghttp2_hd_inflate_end_headers(h->inf);

@@ -13,6 +13,7 @@
 #include "loop.h"
 #include "session-t.h"
 #include "timer-t.h"
+#include "xmemo.h"
 #include "xstream.h"
 
 #define QUIC_SCIDLEN 18
@@ -69,6 +70,7 @@ struct h3s {
 	int64_t id;
 	uint8_t fault;       /* x=/X= point reached: act after the writes */
 	uint8_t fault_act;   /* EXA_RESET or EXA_CLOSE */
+	uint8_t own;         /* answered from the memo: nghttp3 never saw it */
 	uint64_t since;      /* ms: when it last moved (h3_scan) */
 	struct h3tx tx;      /* --h3-engine hx: what we frame and send */
 	struct xstream x;
@@ -124,6 +126,8 @@ struct qw {
 	struct list free_qs;
 	uint8_t *txbuf;      /* packets built for one sendmsg (GSO) */
 	struct h3c *pend;    /* connections read in this receive batch, to write */
+	struct xmemo memo;   /* the last whole request nghttp3 accepted (h3.c) */
+	uint8_t memo_ok;     /* the one being recorded was accepted, and ended */
 };
 
 static inline struct qw *qw(const struct worker *w)

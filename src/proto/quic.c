@@ -249,8 +249,8 @@ static int remove_cid_cb(ngtcp2_conn *conn, const ngtcp2_cid *cid, void *user)
 static int recv_stream_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t off,
 			  const uint8_t *data, size_t len, void *user, void *suser)
 {
-	(void)conn, (void)off, (void)suser;
-	return h3_recv_stream(user, id, data, len, !!(flags & NGTCP2_STREAM_DATA_FLAG_FIN),
+	(void)conn, (void)suser;
+	return h3_recv_stream(user, id, off, data, len, !!(flags & NGTCP2_STREAM_DATA_FLAG_FIN),
 			      !!(flags & NGTCP2_STREAM_DATA_FLAG_EARLY)) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
 }
 
@@ -262,6 +262,15 @@ static int acked_cb(ngtcp2_conn *conn, int64_t id, uint64_t off, uint64_t len, v
 		return qh3_acked(conn, id, off, len, user, suser);
 	h3tx_acked(suser, len);
 	return 0;
+}
+
+/* WHY not nghttp3 for a stream it never saw: it would cancel the stream on
+ * its QPACK decoder stream */
+static int reset_cb(ngtcp2_conn *conn, int64_t id, uint64_t size, uint64_t code, void *user, void *suser)
+{
+	if (suser && ((struct h3s *)suser)->own)
+		return 0;
+	return qh3_reset(conn, id, size, code, user, suser);
 }
 
 static int unblock_cb(ngtcp2_conn *conn, int64_t id, uint64_t max, void *user, void *suser)
@@ -294,14 +303,16 @@ static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64
 			   void *user, void *suser)
 {
 	struct h3c *c = user;
+	struct h3s *own = suser && ((struct h3s *)suser)->own ? suser : NULL; /* WHY first: nghttp3 frees the others */
 	int rv;
 
-	(void)suser;
 	if (!c->h3)
 		return 0;
 	rv = qh3_close(c->h3, flags, id, code);
 	if (rv && rv != NGHTTP3_ERR_STREAM_NOT_FOUND)
 		return NGTCP2_ERR_CALLBACK_FAILURE;
+	if (own)
+		h3_own_closed(own);
 	if (!(id & 2)) /* a bidi stream of the client: let it open another */
 		ngtcp2_conn_extend_max_streams_bidi(conn, 1);
 	/* WHY at once: the last exchange of a drain is done (acknowledged, or
@@ -360,7 +371,7 @@ static const ngtcp2_callbacks quic_cbs = {
 	.recv_stream_data = recv_stream_cb,
 	.acked_stream_data_offset = acked_cb,
 	.stream_close = stream_close_cb,
-	.stream_reset = qh3_reset,
+	.stream_reset = reset_cb,
 	.extend_max_remote_streams_bidi = max_bidi_cb,
 	.extend_max_stream_data = unblock_cb,
 	.handshake_completed = handshake_done_cb,

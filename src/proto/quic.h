@@ -11,7 +11,10 @@ int h3_setup(struct h3c *c);
 /* its streams' stalls (see h3.c), every H3_SCAN_MS: 1 when the connection is to close */
 #define H3_SCAN_MS 1000
 int h3_scan(struct h3c *c);
-int h3_recv_stream(struct h3c *c, int64_t id, const uint8_t *data, size_t len, int fin, int early);
+/* stream data from ngtcp2, <off> its offset in the stream */
+int h3_recv_stream(struct h3c *c, int64_t id, uint64_t off, const uint8_t *data, size_t len, int fin, int early);
+/* ngtcp2 closed a stream answered from the memo (h3s.own), which nghttp3 never saw */
+void h3_own_closed(struct h3s *s);
 void h3_free_streams(struct h3c *c);
 void h3_faults(struct h3c *c);
 int h3_init(void);

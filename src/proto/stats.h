@@ -67,6 +67,7 @@ struct wstats {
 	counter h2_rst_sent[ST_H2E_B], h2_rst_recv[ST_H2E_B];
 	counter quic_vn, quic_retry, quic_reset, quic_dropped; /* datagrams answered so, or dropped */
 	counter quic_reclaimed;            /* blocks ngtcp2 left at a connection's end, freed */
+	counter h3_memo;                   /* h3 requests answered from the memo, unread by nghttp3 */
 	counter h3_timeouts[SH3_MAX];      /* streams reset (or the connection closed) for a stall */
 };
 

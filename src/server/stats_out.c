@@ -21,7 +21,7 @@ struct tot {
 	uint64_t late[ST_TIME_B], late_sum;
 	uint64_t bad[ST_BAD_B], fault_reset, fault_close, tls[2][2];
 	uint64_t goaway[ST_H2E_B], rst_sent[ST_H2E_B], rst_recv[ST_H2E_B];
-	uint64_t quic_vn, quic_retry, quic_reset, quic_dropped, quic_reclaimed, h3_timeouts[SH3_MAX];
+	uint64_t quic_vn, quic_retry, quic_reset, quic_dropped, quic_reclaimed, h3_memo, h3_timeouts[SH3_MAX];
 	uint64_t pre_close[SPR_MAX], proxy_hdr[2];
 };
 
@@ -89,6 +89,7 @@ static void sum(struct tot *T)
 		T->quic_reset += ctr_get(&w->quic_reset);
 		T->quic_dropped += ctr_get(&w->quic_dropped);
 		T->quic_reclaimed += ctr_get(&w->quic_reclaimed);
+		T->h3_memo += ctr_get(&w->h3_memo);
 		for (int k = 0; k < SH3_MAX; k++)
 			T->h3_timeouts[k] += ctr_get(&w->h3_timeouts[k]);
 	}
@@ -283,6 +284,10 @@ static void metrics_h2_quic(struct sbuf *b, const struct tot *T)
 	head(b, "hxterm_quic_reclaimed_blocks_total", "counter",
 	     "Memory blocks ngtcp2 still held when a QUIC connection ended (its issue 1244, a leak), freed by hxterm.");
 	put(b, "hxterm_quic_reclaimed_blocks_total %llu\n", (unsigned long long)T->quic_reclaimed);
+	head(b, "hxterm_h3_memo_requests_total", "counter",
+	     "HTTP/3 requests whose stream held the same bytes as the last whole request nghttp3 accepted on that "
+	     "thread, answered from its fields without nghttp3 (--h3-engine hx).");
+	put(b, "hxterm_h3_memo_requests_total %llu\n", (unsigned long long)T->h3_memo);
 	head(b, "hxterm_h3_stream_timeouts_total", "counter",
 	     "HTTP/3 streams reset (or connections closed) for a stall, by state: a header section never ended "
 	     "(--head-timeout), a request body stopped (--body-timeout), the peer's flow control shut (--send-timeout).");
@@ -405,6 +410,7 @@ void stats_json(struct sbuf *b)
 	    "\"dropped\": %llu}", (unsigned long long)T.quic_vn, (unsigned long long)T.quic_retry,
 	    (unsigned long long)T.quic_reset, (unsigned long long)T.quic_dropped);
 	put(b, ", \"quic_reclaimed_blocks\": %llu", (unsigned long long)T.quic_reclaimed);
+	put(b, ", \"h3_memo_requests\": %llu", (unsigned long long)T.h3_memo);
 	put(b, ", \"per_thread\": [");
 	for (int t = 0; t < cfg.threads; t++)
 		put(b, "%s{\"requests\": %llu, \"tcp_connections\": %llu, \"accepted\": %llu}", t ? ", " : "",

@@ -212,6 +212,21 @@ unlink $errf;
     ok(($j->{requests} // 0) > 100 && !$errs, "h3 with k=1-50: " . ($j->{requests} // 0) . " responses, $errs errors");
     my $m = `curl -s http://127.0.0.1:$sp/metrics`;
     like($m, qr/^hxterm_quic_reclaimed_blocks_total \d+$/m, 'what ngtcp2 left behind is counted (hxterm_quic_reclaimed_blocks_total)');
+    # the same request again and again: answered from the memo (--h3-engine
+    # hx), its drawn sizes drawn again each time, every body verified
+    my ($memo) = $m =~ /^hxterm_h3_memo_requests_total (\d+)$/m;
+    my $hx = ($ENV{HX_ARGS} // '') !~ /--h3-engine nghttp3/;
+    ok($hx ? ($memo // 0) > ($j->{requests} // 0) / 2 : ($memo // -1) == 0,
+       'hxterm_h3_memo_requests_total: ' . ($memo // 'none') . ' of ' . ($j->{requests} // 0) . ($hx ? ' (most)' : ' (none on nghttp3)'));
+    my $dir = tempdir(CLEANUP => 1);
+    my $q = '?s=100-20000&H=X-M:1';
+    my $out = `timeout 20 gtlsclient --exit-on-all-streams-close --download=$dir 127.0.0.1 $tls '$base/$q' '$base/$q' '$base/$q' 2>&1`;
+    my @len = $out =~ /^http: stream 0x\w+ \[content-length: (\d+)\]$/mg;
+    my $m2 = `curl -s http://127.0.0.1:$sp/metrics`;
+    my ($memo2) = $m2 =~ /^hxterm_h3_memo_requests_total (\d+)$/m;
+    ok($? == 0 && @len == 3 && scalar(() = $out =~ /\[x-m: 1\]/g) == 3 && pattern_ok(slurp("$dir/$q") // 'x'),
+       "three alike requests on one connection: three answers, sizes @len");
+    ok(!$hx || ($memo2 // 0) - ($memo // 0) >= 2, $hx ? 'at least two of them from the memo (' . (($memo2 // 0) - ($memo // 0)) . ')' : 'no memo on nghttp3');
     is(stop_hx(), 0, 'clean stop: no leak reported in a sanitized build');
 }
 

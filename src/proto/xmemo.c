@@ -1,0 +1,46 @@
+/* A request head's memo for h2 and h3: the last header block that decodes alike wherever it comes, and its fields, replayed without decoding. */
+#include <string.h>
+
+#include "xmemo.h"
+
+void xm_replay(const struct xmemo *m, struct xstream *x)
+{
+	for (unsigned i = 0; i < m->nf; i++)
+		xs_header(x, m->bytes + m->f[i].no, m->f[i].nl, m->bytes + m->f[i].vo, m->f[i].vl);
+}
+
+void xm_record(struct xmemo *m, const uint8_t *in, size_t n)
+{
+	m->valid = 0;
+	m->rec = n <= XM_BLOCK;
+	m->blen = (uint8_t)n;
+	m->nf = 0;
+	m->used = 0;
+	if (m->rec)
+		memcpy(m->block, in, n);
+}
+
+void xm_field(struct xmemo *m, const uint8_t *name, size_t nl, const uint8_t *value, size_t vl)
+{
+	if (!m->rec)
+		return;
+	if (m->nf == XM_FIELDS || m->used + nl + vl > XM_BYTES) {
+		m->rec = 0;
+		return;
+	}
+	m->f[m->nf].no = m->used;
+	m->f[m->nf].nl = (uint16_t)nl;
+	memcpy(m->bytes + m->used, name, nl);
+	m->used = (uint16_t)(m->used + nl);
+	m->f[m->nf].vo = m->used;
+	m->f[m->nf].vl = (uint16_t)vl;
+	memcpy(m->bytes + m->used, value, vl);
+	m->used = (uint16_t)(m->used + vl);
+	m->nf++;
+}
+
+void xm_end(struct xmemo *m, int ok)
+{
+	m->valid = m->rec && ok;
+	m->rec = 0;
+}
