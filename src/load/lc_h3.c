@@ -17,6 +17,7 @@
 #include "lc.h"
 #include "lc_tls.h"
 #include "qh3.h"
+#include "qh3mem.h"
 #include "qmem.h"
 #include "qtls.h"
 #include "qwrite.h"
@@ -132,7 +133,7 @@ static int handshake_done_cb(ngtcp2_conn *conn, void *user)
 	int64_t ctrl, enc, dec;
 
 	nghttp3_settings_default(&st);
-	if (nghttp3_conn_client_new(&q->h3, &h3_cbs, &st, NULL, q) ||
+	if (nghttp3_conn_client_new(&q->h3, &h3_cbs, &st, qh3mem(), q) ||
 	    ngtcp2_conn_open_uni_stream(conn, &ctrl, NULL) || nghttp3_conn_bind_control_stream(q->h3, ctrl) ||
 	    ngtcp2_conn_open_uni_stream(conn, &enc, NULL) || ngtcp2_conn_open_uni_stream(conn, &dec, NULL) ||
 	    nghttp3_conn_bind_qpack_streams(q->h3, enc, dec))

@@ -17,8 +17,9 @@
 #include "clock.h"
 #include "common.h"
 #include "lc.h"
-#include "pp.h"
 #include "lc_tls.h"
+#include "pp.h"
+#include "qh3mem.h"
 #include "timer.h"
 #include "tls.h"
 
@@ -812,6 +813,7 @@ void *lc_thread_main(void *arg)
 		if (t->conns[i].state)
 			conn_close(&t->conns[i]);
 	}
+	qh3mem_drain(); /* WHY here: its connections are gone, and the pools are this thread's */
 	if (t->o->series_us && t->ival.from_us && (t->ival.reqs || MIN(t->loop.now_us, t->end_us) > t->ival.from_us))
 		ival_publish(t, t->ival.reqs ? MAX(t->loop.now_us, t->ival.from_us + 1) : MIN(t->loop.now_us, t->end_us));
 	if (log_fd >= 0)
