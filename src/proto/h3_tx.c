@@ -223,7 +223,9 @@ static int tx_next(void *arg, int64_t *sid, int *fin, ngtcp2_vec *v, size_t max)
 		struct h3tx *t = &s->tx;
 		size_t k = 0;
 
-		if (t->cur == t->end && !(t->st & (H3T_FIN | H3T_SHUT | H3T_WAIT)))
+		/* WHY at one piece left too: the head and the first DATA frame
+		 * then go in one STREAM frame */
+		if (t->end - t->cur <= 1 && !(t->st & (H3T_FIN | H3T_SHUT | H3T_WAIT | H3T_ROOM)))
 			fill(s);
 		if (idle(t)) {
 			list_del(&t->ready); /* WHY: back by an ack, a window, a wake */
