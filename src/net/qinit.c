@@ -8,6 +8,7 @@
 #include <ngtcp2/ngtcp2_crypto.h>
 
 #include "qinit.h"
+#include "qvarint.h"
 
 #define QI_MAX   2048 /* the largest datagram the server reads */
 #define QI_TAG   16   /* AEAD_AES_128_GCM's tag */
@@ -20,22 +21,6 @@ static const uint8_t salt_v1[20] = { 0x38, 0x76, 0x2c, 0xf7, 0xf5, 0x59, 0x34, 0
 struct qi_keys {
 	uint8_t key[16], iv[12], hp[16];
 };
-
-static int varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-	size_t n;
-
-	if (*p >= end)
-		return -1;
-	n = (size_t)1 << (**p >> 6);
-	if ((size_t)(end - *p) < n)
-		return -1;
-	*v = **p & 0x3f;
-	for (size_t i = 1; i < n; i++)
-		*v = *v << 8 | (*p)[i];
-	*p += n;
-	return 0;
-}
 
 static int expand(uint8_t *out, size_t len, const ngtcp2_crypto_md *md, const uint8_t *secret, const char *label)
 {
@@ -116,10 +101,10 @@ int qinit_open(const uint8_t *pkt, size_t len)
 	if (scidlen > NGTCP2_MAX_CIDLEN || (size_t)(end - p) < scidlen)
 		return -1;
 	p += scidlen;
-	if (varint(&p, end, &toklen) < 0 || (uint64_t)(end - p) < toklen)
+	if (qv_get(&p, end, &toklen) < 0 || (uint64_t)(end - p) < toklen)
 		return -1;
 	p += toklen;
-	if (varint(&p, end, &plen) < 0 || (uint64_t)(end - p) < plen || plen < 4 + QI_SAMPLE)
+	if (qv_get(&p, end, &plen) < 0 || (uint64_t)(end - p) < plen || plen < 4 + QI_SAMPLE)
 		return -1;
 	pn_off = (size_t)(p - pkt);
 	if (qi_derive(&k, dcid, dcidlen) < 0 || hp_mask(&k, p + 4, mask) < 0)

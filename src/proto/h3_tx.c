@@ -4,6 +4,7 @@
 
 #include "qpack.h"
 #include "quic.h"
+#include "qvarint.h"
 
 /* WHY our own: nghttp3 0.8 Huffman-codes every literal and never indexes
  * a name without a token (x-req, x-rsp, server-timing), so its encoder
@@ -12,22 +13,6 @@
 
 #define FR_DATA    0x00
 #define FR_HEADERS 0x01
-
-static size_t varint_len(uint64_t v)
-{
-	return v < 64 ? 1 : v < 16384 ? 2 : v < (1u << 30) ? 4 : 8;
-}
-
-/* a QUIC variable-length integer (RFC 9000 16) */
-static uint8_t *put_varint(uint8_t *o, uint64_t v)
-{
-	size_t n = varint_len(v);
-
-	for (size_t i = n; i-- > 0; v >>= 8)
-		o[i] = (uint8_t)v;
-	o[0] |= (uint8_t)((n == 1 ? 0 : n == 2 ? 1 : n == 4 ? 2 : 3) << 6);
-	return o + n;
-}
 
 static struct h3piece *piece(struct h3tx *t, uint32_t i)
 {
@@ -102,10 +87,10 @@ static int headers(struct h3tx *t, const struct xs_nv *nv, size_t n)
 	if (!b)
 		return -1;
 	len = qpk_encode(b + 9, f, n);
-	hl = 1 + varint_len(len);
+	hl = 1 + qv_len(len);
 	h = b + 9 - hl;
 	h[0] = FR_HEADERS;
-	put_varint(h + 1, len);
+	qv_put(h + 1, len);
 	if (b >= t->arena && b < t->arena + H3T_INLINE) /* WHY: the bound was generous */
 		t->arena_used = (uint16_t)(b + 9 + len - t->arena);
 	push(t, h, hl + len);
@@ -159,7 +144,7 @@ static void fill(struct h3s *s)
 		for (size_t i = 0; i < n; i++)
 			len += v[i].len;
 		hd->hd[0] = FR_DATA;
-		hd->len = (uint32_t)(put_varint(hd->hd + 1, len) - hd->hd);
+		hd->len = (uint32_t)(qv_put(hd->hd + 1, len) - hd->hd);
 		hd->p = hd->hd;
 		t->end++;
 		for (size_t i = 0; i < n; i++)
