@@ -124,6 +124,12 @@ unit: $(UNIT_BIN)
 # docs, the package), so HX_ARGS changes nothing in them
 INTEG_URING := $(filter-out tests/integ/19-layers.t tests/integ/20-docs.t tests/integ/26-deploy.t,$(wildcard tests/integ/*.t))
 
+# the tests of what the ring carries (cleartext h1 and h2c: TLS and QUIC do
+# their own I/O), for CI's ASan+UBSan io_uring pass (CHECK_PASSES=uring-core)
+INTEG_URING_CORE := $(patsubst %,tests/integ/%.t,01-keys 02-pipeline 03-timing 04-bad-input 05-body \
+	06-faults-timeouts 08-limits 09-h2 10-h2-raw 11-drain 15-slowloris 16-splice 17-uring 21-alloc \
+	27-h2-stalls 28-backend 31-websocket)
+
 # the tests of HTTP/2 itself (curl, nghttp, h2load, python3-h2, websockets),
 # again on the HTTP/2 engine that is not the default
 INTEG_H2 := $(patsubst %,tests/integ/%.t,09-h2 10-h2-raw 11-drain 21-alloc 23-stats 27-h2-stalls 31-websocket)
@@ -136,8 +142,9 @@ H3_OTHER := nghttp3
 
 # the passes of check: every test on epoll, the integration tests again with
 # --io-uring, the HTTP/2 and HTTP/3 ones again on the other engines;
-# CHECK_PASSES=epoll runs the first alone (CI's ThreadSanitizer build, to
-# keep CI under 30 min)
+# CHECK_PASSES=epoll runs the first alone (CI's ThreadSanitizer build), and
+# uring-core is the io_uring pass on INTEG_URING_CORE (CI's ASan+UBSan
+# build): to keep CI under 30 min
 CHECK_PASSES ?= epoll uring h2other h3other
 
 check: all unit deps-test
@@ -146,6 +153,10 @@ check: all unit deps-test
 ifneq ($(filter uring,$(CHECK_PASSES)),)
 	@echo "# the integration tests that start an hxterm, again with --io-uring:"
 	@HX_ARGS=--io-uring HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f $(INTEG_URING)
+endif
+ifneq ($(filter uring-core,$(CHECK_PASSES)),)
+	@echo "# the tests of cleartext h1 and h2c, what the ring carries, again with --io-uring:"
+	@HX_ARGS=--io-uring HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f $(INTEG_URING_CORE)
 endif
 ifneq ($(filter h2other,$(CHECK_PASSES)),)
 	@echo "# the HTTP/2 tests again with --h2-engine $(H2_OTHER):"
