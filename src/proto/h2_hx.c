@@ -99,6 +99,7 @@ struct h2x {
 	uint8_t hb_bad;          /* a field broke the rules */
 	struct hv hv;            /* what its fields said so far */
 	uint8_t gone;            /* HX_* */
+	uint32_t peer_last;      /* the last stream of the peer's GOAWAY, which may only go down */
 	uint8_t settings;        /* the client's first SETTINGS came */
 	uint8_t acks_owed;       /* our SETTINGS not yet acknowledged (0: they were) */
 	uint8_t nopri;           /* the peer's SETTINGS_NO_RFC7540_PRIORITIES, 2: not said */
@@ -932,6 +933,11 @@ static void fr_goaway(struct h2x *h, const uint8_t *p, uint32_t len)
 		return conn_err(h, H2E_FRAME_SIZE);
 	if (get32(p) & WIN_MAX & 1) /* WHY: its last stream is one of ours, and we open none */
 		return conn_err(h, H2E_PROTOCOL);
+	/* WHY: an endpoint must not raise it (RFC 9113 6.8); nghttp2's session
+	 * ends the connection when a later GOAWAY does (found by h2diff) */
+	if ((get32(p) & WIN_MAX) > h->peer_last)
+		return conn_err(h, H2E_PROTOCOL);
+	h->peer_last = get32(p) & WIN_MAX;
 	h->gone |= HX_RECV;
 }
 
@@ -1305,6 +1311,7 @@ static int hx_open(struct h2c *c)
 	list_init(&h->ready);
 	h->peer_iwin = 65535;
 	h->peer_frame = 16384;
+	h->peer_last = WIN_MAX;
 	h->win_out = 65535;
 	h->win_in = cfg.h2_conn_window;
 	hpk_init(&h->def, cfg.h2_enc_table);
