@@ -16,7 +16,7 @@ my $pid = hx_pid();
 
 sub run {
     my ($name, $args) = @_;
-    system("timeout 60 $hxload -q --json -c 10 -d 3 --server-pid $pid $args > $dir/$name.json 2>$dir/err") == 0
+    system("timeout 60 $hxload -q --json -c 40 -d 3 --server-pid $pid $args > $dir/$name.json 2>$dir/err") == 0
         or BAIL_OUT("hxload failed: " . `cat $dir/err`);
     my ($last) = grep { /^\{"hxload"/ } split /\n/, do { local (@ARGV, $/) = ("$dir/$name.json"); <> };
     return decode_json($last);
@@ -28,8 +28,10 @@ sub compare {
     return ($? >> 8, $out =~ /^\{/ ? decode_json($out) : undef, $out);
 }
 
-# WHY t=20 with 10 connections: the rate is set by the waits (about 500 and
-# 250 a second), not by the machine's noise
+# WHY t=20 with 40 connections: the rate is set by the waits (about 2000 and
+# 1000 a second), not by the machine's noise; with 10 connections a t=40 run
+# (750 requests) could cost the server less than one 10 ms tick of
+# /proc/PID/stat under --io-uring, and then had no CPU figure to compare
 my $a1 = run('a1', "'http://127.0.0.1:$port/?t=20&s=1k'");
 my $b1 = run('b1', "'http://127.0.0.1:$port/?t=40&s=1k'");
 my $a2 = run('a2', "'http://127.0.0.1:$port/?t=20&s=1k'");
