@@ -674,28 +674,6 @@ static void due_tick(struct lc_thread *t)
 	dispatch(t);
 }
 
-/* the oldest exchange of each connection against --timeout */
-static void timeouts(struct lc_thread *t)
-{
-	for (int i = 0; i < t->nconns; i++) {
-		struct lc_conn *c = &t->conns[i];
-		uint64_t oldest = UINT64_MAX;
-
-		if (c->state != LS_READY || !c->inflight)
-			continue;
-		if (protos[c->proto]->fifo)
-			oldest = c->ex[c->ex_head].sent_us;
-		else
-			for (int k = 0; k < lc_opts.depth; k++)
-				if (c->ex[k].id >= 0 && c->ex[k].sent_us < oldest)
-					oldest = c->ex[k].sent_us;
-		if (oldest != UINT64_MAX && t->loop.now_us > oldest + lc_opts.timeout_us) {
-			lc_error(c, E_TIMEOUT);
-			conn_reset(c);
-		}
-	}
-}
-
 static void count_inflight(struct lc_conn *c, struct lc_ex *e)
 {
 	c->t->st.inflight_end += e->counted;
@@ -726,6 +704,31 @@ static void window_close(struct lc_thread *t)
 	for (int i = 0; i < t->nconns; i++)
 		if (t->conns[i].state == LS_READY)
 			each_inflight(&t->conns[i], count_inflight);
+}
+
+/* the oldest exchange of each connection against --timeout */
+static void timeouts(struct lc_thread *t)
+{
+	for (int i = 0; i < t->nconns; i++) {
+		struct lc_conn *c = &t->conns[i];
+		uint64_t oldest = UINT64_MAX;
+
+		if (c->state != LS_READY || !c->inflight)
+			continue;
+		if (protos[c->proto]->fifo)
+			oldest = c->ex[c->ex_head].sent_us;
+		else
+			for (int k = 0; k < lc_opts.depth; k++)
+				if (c->ex[k].id >= 0 && c->ex[k].sent_us < oldest)
+					oldest = c->ex[k].sent_us;
+		if (oldest != UINT64_MAX && t->loop.now_us > oldest + lc_opts.timeout_us) {
+			/* WHY: the loop can see both late; a deadline after the window's end is in flight at it */
+			if (!t->closed_us && oldest + lc_opts.timeout_us >= t->end_us)
+				window_close(t);
+			lc_error(c, E_TIMEOUT);
+			conn_reset(c);
+		}
+	}
 }
 
 static void ival_reset(struct lc_thread *t, uint64_t now)
