@@ -29,11 +29,8 @@ enum { FR_DATA, FR_HEADERS, FR_PRIORITY, FR_RST, FR_SETTINGS, FR_PUSH, FR_PING, 
 #define HX_MAX_GLITCHES 1000 /* empty DATA or CONTINUATION frames a second */
 #define HX_CLOSED       128  /* closed streams remembered, as nghttp2 keeps them (at most --h2-streams) */
 
-/* WHY the casts: our encoder's fields are laid out as xstream's nv pairs */
-_Static_assert(sizeof(struct hpk_field) == sizeof(struct xs_nv) &&
-	       offsetof(struct hpk_field, vlen) == offsetof(struct xs_nv, valuelen) &&
-	       offsetof(struct hpk_field, flags) == offsetof(struct xs_nv, flags) &&
-	       HPK_NO_INDEX == NGHTTP2_NV_FLAG_NO_INDEX, "hpk_field layout");
+/* WHY: xstream's never-indexed flag is nghttp2's, and our encoder's */
+_Static_assert(HPK_NO_INDEX == NGHTTP2_NV_FLAG_NO_INDEX, "never-indexed flag");
 
 /* h2s.st */
 #define H2S_RCLOSED 0x01     /* END_STREAM received */
@@ -1054,7 +1051,7 @@ static int hx_recv(struct h2c *c, const uint8_t *p, size_t n)
 /* a header list as HEADERS and CONTINUATION frames into <ctl> */
 static int headers_out(struct h2x *h, int32_t sid, const struct xs_nv *nv, size_t n, uint8_t flags)
 {
-	const struct hpk_field *f = (const struct hpk_field *)nv;
+	const struct hpk_field *f = xs_hpk(nv);
 	size_t bound = hpk_bound(f, n), off = 0, len;
 	uint8_t type = FR_HEADERS, *at;
 

@@ -80,7 +80,7 @@ static uint8_t *arena(struct h3tx *t, size_t n)
  * field section once its length is known */
 static int headers(struct h3tx *t, const struct xs_nv *nv, size_t n)
 {
-	const struct hpk_field *f = (const struct hpk_field *)nv;
+	const struct hpk_field *f = xs_hpk(nv);
 	size_t bound = 9 + qpk_bound(f, n), len, hl;
 	uint8_t *b = arena(t, bound), *h;
 
@@ -96,9 +96,6 @@ static int headers(struct h3tx *t, const struct xs_nv *nv, size_t n)
 	push(t, h, hl + len);
 	return 0;
 }
-
-/* WHY the cast: xs_nv is laid out as hpk_field (checked in h2_hx.c) */
-_Static_assert(sizeof(struct hpk_field) == sizeof(struct xs_nv), "hpk_field layout");
 
 int h3tx_respond(struct h3s *s, const struct xs_nv *nv, size_t n, int body)
 {

@@ -125,7 +125,7 @@ struct qw {
 	struct cidmap *cids; /* connection IDs to connections */
 	struct list free_qs;
 	uint8_t *txbuf;      /* packets built for one sendmsg (GSO) */
-	struct h3c *pend;    /* connections read in this receive batch, to write */
+	struct h3c *pend;    /* connections read in this wakeup's receive batches, to write */
 	struct xmemo memo;   /* the last whole request nghttp3 accepted (h3.c) */
 	uint8_t memo_ok;     /* the one being recorded was accepted, and ended */
 };

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "gen.h"
+#include "hpack.h"
 #include "alog.h"
 #include "stats.h"
 #include "loop.h"
@@ -47,6 +48,16 @@ struct xs_nv {
 	size_t valuelen;
 	uint8_t flags;
 };
+
+/* WHY: our encoders (HPACK, QPACK) take the fields in place, as hpk_field */
+_Static_assert(sizeof(struct hpk_field) == sizeof(struct xs_nv) &&
+	       offsetof(struct hpk_field, vlen) == offsetof(struct xs_nv, valuelen) &&
+	       offsetof(struct hpk_field, flags) == offsetof(struct xs_nv, flags), "hpk_field layout");
+
+static inline const struct hpk_field *xs_hpk(const struct xs_nv *nv)
+{
+	return (const struct hpk_field *)(const void *)nv;
+}
 
 /* xs_nv.flags: the name is a lower-case literal, never copied (nghttp2's
  * and nghttp3's NO_COPY_NAME: their copy lower-cased it again, 1,030
