@@ -139,6 +139,7 @@ static int handshake_done_cb(ngtcp2_conn *conn, void *user)
 	    nghttp3_conn_bind_qpack_streams(q->h3, enc, dec))
 		return NGTCP2_ERR_CALLBACK_FAILURE;
 	q->ready = 1;
+	q->c->got_bytes = 1; /* WHY: the server answered; a stream it resets is no silent close */
 	lc_conn_up(q->c, gnutls_session_is_resumed(q->tls));
 	return 0;
 }

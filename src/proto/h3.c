@@ -88,13 +88,20 @@ static struct h3s *h3s_of(struct xstream *x)
 	return container_of(x, struct h3s, x);
 }
 
+/* both directions of a stream reset with <code> (RESET_STREAM, STOP_SENDING), counted */
+static void h3_reset(struct h3c *c, int64_t id, uint64_t code)
+{
+	ctr_add(&c->w->st.h3_rst_sent[st_h3e(code)], 1);
+	ngtcp2_conn_shutdown_stream(c->conn, id, code);
+}
+
 /* the stream cannot be answered (out of memory): reset, never left hanging */
 static void h3s_fail(struct xstream *x)
 {
 	struct h3s *s = h3s_of(x);
 
 	ctr_add(&s->c->w->st.errors, 1);
-	ngtcp2_conn_shutdown_stream(s->c->conn, s->id, NGHTTP3_H3_INTERNAL_ERROR);
+	h3_reset(s->c, s->id, NGHTTP3_H3_INTERNAL_ERROR);
 	h3tx_shut(s);
 }
 
@@ -234,7 +241,7 @@ void h3_faults(struct h3c *c)
 		c->nfaults--;
 		if (s->fault_act == EXA_RESET) {
 			ctr_add(&c->w->st.fault_reset, 1);
-			ngtcp2_conn_shutdown_stream(c->conn, s->id, NGHTTP3_H3_INTERNAL_ERROR);
+			h3_reset(c, s->id, NGHTTP3_H3_INTERNAL_ERROR);
 		} else {
 			ctr_add(&c->w->st.fault_close, 1);
 			c->why = c->why == SC_UNSET ? SC_FAULT : c->why;
@@ -343,6 +350,7 @@ static int reset_stream(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, 
 	struct h3c *c = cud;
 
 	(void)h3, (void)sud;
+	ctr_add(&c->w->st.h3_rst_sent[st_h3e(code)], 1);
 	return ngtcp2_conn_shutdown_stream_write(c->conn, id, code) ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
 }
 
@@ -400,7 +408,7 @@ int h3_scan(struct h3c *c)
 		if (why == SH3_SEND && conn_shut)
 			return 1;
 		s->since = now;
-		ngtcp2_conn_shutdown_stream(c->conn, s->id, NGHTTP3_H3_REQUEST_CANCELLED);
+		h3_reset(c, s->id, NGHTTP3_H3_REQUEST_CANCELLED);
 	}
 	return 0;
 }
@@ -479,6 +487,29 @@ void h3_own_closed(struct h3s *s)
 	h3s_free(s);
 }
 
+/* WHY: nghttp3 0.8 returns a request whose body breaks its content-length
+ * as an error of the read, which would end the connection and every request
+ * on it; RFC 9114 4.1.2 makes a malformed request a stream error,
+ * H3_MESSAGE_ERROR, as nghttp3 answers a malformed header itself */
+static int message_error(struct h3c *c, int64_t id, size_t len)
+{
+	struct list *n, *tmp;
+
+	if (nghttp3_conn_shutdown_stream_read(c->h3, id))
+		return -1;
+	h3_reset(c, id, NGHTTP3_H3_MESSAGE_ERROR);
+	list_each_safe(n, tmp, &c->streams) {
+		struct h3s *s = list_elem(n, struct h3s, node);
+
+		if (s->id == id) {
+			h3tx_shut(s);
+			break;
+		}
+	}
+	consume(c, id, len);
+	return 0;
+}
+
 int h3_recv_stream(struct h3c *c, int64_t id, uint64_t off, const uint8_t *data, size_t len, int fin, int early)
 {
 	struct xmemo *m = &qw(c->w)->memo;
@@ -500,6 +531,8 @@ int h3_recv_stream(struct h3c *c, int64_t id, uint64_t off, const uint8_t *data,
 			xm_end(m, n >= 0 && qw(c->w)->memo_ok);
 		if (n >= 0)
 			consume(c, id, (size_t)n);
+		else if (n == NGHTTP3_ERR_MALFORMED_HTTP_MESSAGING && !(id & 3))
+			n = message_error(c, id, len);
 		r = n < 0 ? -1 : 0;
 	}
 	c->flags &= ~QC_EARLY;

@@ -268,6 +268,7 @@ static int acked_cb(ngtcp2_conn *conn, int64_t id, uint64_t off, uint64_t len, v
  * its QPACK decoder stream */
 static int reset_cb(ngtcp2_conn *conn, int64_t id, uint64_t size, uint64_t code, void *user, void *suser)
 {
+	ctr_add(&((struct h3c *)user)->w->st.h3_rst_recv[st_h3e(code)], 1);
 	if (suser && ((struct h3s *)suser)->own)
 		return 0;
 	return qh3_reset(conn, id, size, code, user, suser);

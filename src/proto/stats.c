@@ -28,6 +28,26 @@ unsigned st_h2e(uint32_t code)
 	}
 }
 
+const char *const st_h3e_names[ST_H3E_B] = { "no_error", "general_protocol_error", "internal_error",
+					     "excessive_load", "request_rejected", "request_cancelled",
+					     "request_incomplete", "message_error", "qpack_decompression_failed", "other" };
+
+unsigned st_h3e(uint64_t code)
+{
+	switch (code) {
+	case 0x100: return 0;
+	case 0x101: return 1;
+	case 0x102: return 2;
+	case 0x107: return 3;
+	case 0x10b: return 4;
+	case 0x10c: return 5;
+	case 0x10d: return 6;
+	case 0x10e: return 7;
+	case 0x200: return 8;
+	default: return 9;
+	}
+}
+
 const char *const st_pre_names[SPR_MAX] = { "proxy_bad", "proxy_timeout", "tls_failed", "tls_timeout", "peer",
 					    "drain", "error", "out_of_fds" };
 const char *const st_close_names[SC_MAX] = { "peer", "server", "idle", "timeout", "fault", "bad_request", "error",

@@ -13,6 +13,7 @@ enum st_proto { SP_H1, SP_H1TLS, SP_H2C, SP_H2, SP_H3, SP_WS, SP_MAX };
 #define ST_RPC_B  14 /* requests per connection: 13 upper bounds and +Inf */
 #define ST_BAD_B  8  /* 400 408 413 414 431 501 505, and the rest */
 #define ST_H2E_B  7  /* HTTP/2 error codes counted by name, and the rest */
+#define ST_H3E_B  10 /* HTTP/3 error codes counted by name, and the rest */
 
 /* why a connection ended */
 enum st_close { SC_PEER, SC_SERVER, SC_IDLE, SC_TIMEOUT, SC_FAULT, SC_BAD, SC_ERROR, SC_DRAIN, SC_MAX,
@@ -31,6 +32,7 @@ extern const uint64_t st_time_le_us[ST_TIME_B - 1];
 extern const uint64_t st_rpc_le[ST_RPC_B - 1];
 extern const uint16_t st_bad_codes[ST_BAD_B - 1];
 extern const char *const st_h2e_names[ST_H2E_B];
+extern const char *const st_h3e_names[ST_H3E_B];
 extern const char *const st_close_names[SC_MAX];
 
 /* a histogram: counts per bucket (not cumulative), the sum */
@@ -69,10 +71,12 @@ struct wstats {
 	counter quic_reclaimed;            /* blocks ngtcp2 left at a connection's end, freed */
 	counter h3_memo;                   /* h3 requests answered from the memo, unread by nghttp3 */
 	counter h3_timeouts[SH3_MAX];      /* streams reset (or the connection closed) for a stall */
+	counter h3_rst_sent[ST_H3E_B], h3_rst_recv[ST_H3E_B]; /* RESET_STREAM, by error code */
 };
 
 /* an HTTP/2 error code's slot in the counters above */
 unsigned st_h2e(uint32_t code);
+unsigned st_h3e(uint64_t code);
 
 static inline unsigned st_time_bucket(uint64_t us)
 {

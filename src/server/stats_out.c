@@ -22,6 +22,7 @@ struct tot {
 	uint64_t bad[ST_BAD_B], fault_reset, fault_close, tls[2][2];
 	uint64_t goaway[ST_H2E_B], rst_sent[ST_H2E_B], rst_recv[ST_H2E_B];
 	uint64_t quic_vn, quic_retry, quic_reset, quic_dropped, quic_reclaimed, h3_memo, h3_timeouts[SH3_MAX];
+	uint64_t h3_rst_sent[ST_H3E_B], h3_rst_recv[ST_H3E_B];
 	uint64_t pre_close[SPR_MAX], proxy_hdr[2];
 };
 
@@ -92,6 +93,10 @@ static void sum(struct tot *T)
 		T->h3_memo += ctr_get(&w->h3_memo);
 		for (int k = 0; k < SH3_MAX; k++)
 			T->h3_timeouts[k] += ctr_get(&w->h3_timeouts[k]);
+		for (int i = 0; i < ST_H3E_B; i++) {
+			T->h3_rst_sent[i] += ctr_get(&w->h3_rst_sent[i]);
+			T->h3_rst_recv[i] += ctr_get(&w->h3_rst_recv[i]);
+		}
 	}
 }
 
@@ -261,11 +266,18 @@ static void metrics_faults(struct sbuf *b, const struct tot *T)
 			put(b, "hxterm_bad_requests_total{code=\"other\"} %llu\n", (unsigned long long)T->bad[i]);
 }
 
-static void h2e_counter(struct sbuf *b, const char *name, const char *help, const uint64_t *v)
+/* a counter by error code: <n> names, the last one the rest */
+static void code_counter(struct sbuf *b, const char *name, const char *help, const uint64_t *v,
+			 const char *const *names, int n)
 {
 	head(b, name, "counter", help);
-	for (int i = 0; i < ST_H2E_B; i++)
-		put(b, "%s{code=\"%s\"} %llu\n", name, st_h2e_names[i], (unsigned long long)v[i]);
+	for (int i = 0; i < n; i++)
+		put(b, "%s{code=\"%s\"} %llu\n", name, names[i], (unsigned long long)v[i]);
+}
+
+static void h2e_counter(struct sbuf *b, const char *name, const char *help, const uint64_t *v)
+{
+	code_counter(b, name, help, v, st_h2e_names, ST_H2E_B);
 }
 
 static void metrics_h2_quic(struct sbuf *b, const struct tot *T)
@@ -294,6 +306,11 @@ static void metrics_h2_quic(struct sbuf *b, const struct tot *T)
 	for (int k = 0; k < SH3_MAX; k++)
 		put(b, "hxterm_h3_stream_timeouts_total{state=\"%s\"} %llu\n", k == SH3_HEAD ? "head" : k == SH3_BODY ? "body" : "send",
 		    (unsigned long long)T->h3_timeouts[k]);
+	code_counter(b, "hxterm_h3_resets_sent_total",
+		     "HTTP/3 streams reset by hxterm (RESET_STREAM), by error code: message_error is a malformed request.",
+		     T->h3_rst_sent, st_h3e_names, ST_H3E_B);
+	code_counter(b, "hxterm_h3_resets_received_total", "HTTP/3 RESET_STREAM frames received, by error code.",
+		     T->h3_rst_recv, st_h3e_names, ST_H3E_B);
 }
 
 void stats_metrics(struct sbuf *b)
@@ -339,6 +356,15 @@ static void json_time(struct sbuf *b, const uint64_t *bk, uint64_t sum_us)
 		put(b, "%s%llu", i ? ", " : "", (unsigned long long)bk[i]);
 	put(b, "], \"p50_le_us\": %lld, \"p99_le_us\": %lld}", (long long)time_quantile(bk, 0.5),
 	    (long long)time_quantile(bk, 0.99));
+}
+
+/* , "key": {"name": n, ...}: a counter by error code */
+static void json_codes(struct sbuf *b, const char *key, const uint64_t *v, const char *const *names, int n)
+{
+	put(b, ", \"%s\": {", key);
+	for (int i = 0; i < n; i++)
+		put(b, "%s\"%s\": %llu", i ? ", " : "", names[i], (unsigned long long)v[i]);
+	put(b, "}");
 }
 
 void stats_json(struct sbuf *b)
@@ -397,16 +423,12 @@ void stats_json(struct sbuf *b)
 	for (int r = 0; r < SPR_MAX; r++)
 		put(b, "%s\"%s\": %llu", r ? ", " : "", st_pre_names[r], (unsigned long long)T.pre_close[r]);
 	put(b, "}");
-	put(b, ", \"h2_goaways_sent\": {");
-	for (int i = 0; i < ST_H2E_B; i++)
-		put(b, "%s\"%s\": %llu", i ? ", " : "", st_h2e_names[i], (unsigned long long)T.goaway[i]);
-	put(b, "}, \"h2_resets_sent\": {");
-	for (int i = 0; i < ST_H2E_B; i++)
-		put(b, "%s\"%s\": %llu", i ? ", " : "", st_h2e_names[i], (unsigned long long)T.rst_sent[i]);
-	put(b, "}, \"h2_resets_received\": {");
-	for (int i = 0; i < ST_H2E_B; i++)
-		put(b, "%s\"%s\": %llu", i ? ", " : "", st_h2e_names[i], (unsigned long long)T.rst_recv[i]);
-	put(b, "}, \"quic_datagrams\": {\"version_negotiation\": %llu, \"retry\": %llu, \"stateless_reset\": %llu, "
+	json_codes(b, "h2_goaways_sent", T.goaway, st_h2e_names, ST_H2E_B);
+	json_codes(b, "h2_resets_sent", T.rst_sent, st_h2e_names, ST_H2E_B);
+	json_codes(b, "h2_resets_received", T.rst_recv, st_h2e_names, ST_H2E_B);
+	json_codes(b, "h3_resets_sent", T.h3_rst_sent, st_h3e_names, ST_H3E_B);
+	json_codes(b, "h3_resets_received", T.h3_rst_recv, st_h3e_names, ST_H3E_B);
+	put(b, ", \"quic_datagrams\": {\"version_negotiation\": %llu, \"retry\": %llu, \"stateless_reset\": %llu, "
 	    "\"dropped\": %llu}", (unsigned long long)T.quic_vn, (unsigned long long)T.quic_retry,
 	    (unsigned long long)T.quic_reset, (unsigned long long)T.quic_dropped);
 	put(b, ", \"quic_reclaimed_blocks\": %llu", (unsigned long long)T.quic_reclaimed);

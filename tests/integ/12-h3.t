@@ -264,4 +264,36 @@ sub stall_case {
 # a request body that never comes (its head says 10 KiB): --body-timeout
 stall_case('body-timeout', 'body', "--h3-no-body --method POST --body 10k -H 'Content-Length: 10240'", '?s=10');
 is(stop_hx(), 0, 'clean stop');
+# malformed requests (RFC 9114 4.1.2, 4.2): each is a stream error,
+# H3_MESSAGE_ERROR, counted; its connection goes on (a proxy multiplexes
+# other requests on it). A body that breaks its content-length once closed
+# the whole connection: nghttp3 0.8 returns it as an error of the read.
+{
+    my $sp = HxTest::free_port();
+    start_hx('-tls', '-t', '1', '--stats', "127.0.0.1:$sp");
+    my $port = hx_tls_port();
+    my $hxload = $ENV{HXLOAD} // 'build/hxload';
+    my $msgerr = sub { my ($n) = `curl -s http://127.0.0.1:$sp/metrics` =~ /^hxterm_h3_resets_sent_total\{code="message_error"\} (\d+)$/m; $n // -1 };
+    my $before = $msgerr->();
+    is($before, 0, 'hxterm_h3_resets_sent_total{code="message_error"} starts at 0');
+    for my $case (["-H 'Connection: close'", 'a connection-specific field'],
+                  ["-H 'Transfer-Encoding: chunked'", 'transfer-encoding'],
+                  ["-H 'TE: gzip'", 'te other than trailers'],
+                  ["-H 'Content-Length: 5'", 'content-length 5, no body'],
+                  ["--method POST --body 3 -H 'Content-Length: 5'", 'content-length 5, a body of 3'],
+                  ["--method POST --body 9000 -H 'Content-Length: 5'", 'content-length 5, a body of 9000']) {
+        my ($args, $what) = @$case;
+        my $j = JSON::PP::decode_json(`$hxload --h3 $args --json -c 1 -m 4 -n 8 --timeout 10s 'https://127.0.0.1:$port/?s=10' 2>/dev/null` || '{}');
+        my $now = $msgerr->();
+        ok(($j->{requests} // -1) == 0 && ($j->{errors}{reset} // 0) == 8 && ($j->{connections}{opened} // 0) == 1,
+           "$what: 8 streams reset, on one connection (" . ($j->{connections}{opened} // 'none') . ' opened)');
+        is($now - $before, 8, "... each counted H3_MESSAGE_ERROR");
+        $before = $now;
+    }
+    my $m = `curl -s http://127.0.0.1:$sp/metrics`;
+    like($m, qr/^hxterm_connection_closes_total\{proto="h3",reason="error"\} 0$/m, 'no connection closed for an error');
+    my $j = JSON::PP::decode_json(`$hxload --h3 --json -c 1 -m 4 -n 8 --method POST --body 9000 'https://127.0.0.1:$port/?s=10' 2>/dev/null` || '{}');
+    is($j->{status}{200} // 0, 8, 'a well-formed POST of 9000 bytes after them: 8 answers 200');
+    is(stop_hx(), 0, 'clean stop');
+}
 done_testing();

@@ -138,10 +138,11 @@ is(scalar @{ $j->{per_thread} }, 2, '/stats.json: two threads');
        'x=1000: faults_total{kind="reset"} + 1');
 }
 
-# h2 resets and QUIC datagrams that made no connection
+# h2 and h3 resets, and QUIC datagrams that made no connection
 {
     my $m2 = scrape();
     system("timeout 20 $hxload -q -c 1 -n 3 'h2c://127.0.0.1:$port/?s=100k&x=1000' >/dev/null 2>&1");
+    system("timeout 20 $hxload -q --h3 -c 1 -n 2 'https://127.0.0.1:$tls/?s=100k&x=1000' >/dev/null 2>&1");
     my $u = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$tls", Proto => 'udp') or die;
     $u->send("\xff\x00\x01");                                        # not QUIC: a long header cut short
     $u->send("\x40" . ("\x11" x 17) . ("\x22" x 60));               # short header, no such connection
@@ -150,6 +151,7 @@ is(scalar @{ $j->{per_thread} }, 2, '/stats.json: two threads');
     my $m3 = scrape();
     my $dd = sub { ($m3->{$_[0]} // 0) - ($m2->{$_[0]} // 0) };
     is($dd->('hxterm_h2_resets_sent_total{code="internal_error"}'), 3, 'h2 x=: 3 RST_STREAM INTERNAL_ERROR sent');
+    is($dd->('hxterm_h3_resets_sent_total{code="internal_error"}'), 2, 'h3 x=: 2 RESET_STREAM H3_INTERNAL_ERROR sent');
     is($dd->('hxterm_quic_datagrams_total{outcome="dropped"}'), 1, 'a datagram that is not QUIC: dropped, counted');
     is($dd->('hxterm_quic_datagrams_total{outcome="stateless_reset"}'), 1, 'a short header for no connection: a stateless reset');
     is($dd->('hxterm_quic_datagrams_total{outcome="version_negotiation"}'), 1, 'an unknown version: version negotiation');
