@@ -74,7 +74,7 @@ struct wstats {
 	counter h3_rst_sent[ST_H3E_B], h3_rst_recv[ST_H3E_B]; /* RESET_STREAM, by error code */
 };
 
-/* an HTTP/2 error code's slot in the counters above */
+/* an HTTP/2 (HTTP/3) error code's slot in the counters above */
 unsigned st_h2e(uint32_t code);
 unsigned st_h3e(uint64_t code);
 
