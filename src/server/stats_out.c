@@ -358,7 +358,7 @@ static void json_time(struct sbuf *b, const uint64_t *bk, uint64_t sum_us)
 	    (long long)time_quantile(bk, 0.99));
 }
 
-/* , "key": {"name": n, ...}: a counter by error code */
+/* , "key": {"name": n, ...}: a counter by name (an error code, a reason) */
 static void json_codes(struct sbuf *b, const char *key, const uint64_t *v, const char *const *names, int n)
 {
 	put(b, ", \"%s\": {", key);
@@ -418,11 +418,9 @@ void stats_json(struct sbuf *b)
 	put(b, ", \"tls_handshakes\": {\"1.2\": %llu, \"1.3\": %llu, \"resumed\": %llu}",
 	    (unsigned long long)(T.tls[0][0] + T.tls[0][1]), (unsigned long long)(T.tls[1][0] + T.tls[1][1]),
 	    (unsigned long long)(T.tls[0][1] + T.tls[1][1]));
-	put(b, ", \"proxy_headers\": {\"v1\": %llu, \"v2\": %llu}, \"early_closes\": {",
+	put(b, ", \"proxy_headers\": {\"v1\": %llu, \"v2\": %llu}",
 	    (unsigned long long)T.proxy_hdr[0], (unsigned long long)T.proxy_hdr[1]);
-	for (int r = 0; r < SPR_MAX; r++)
-		put(b, "%s\"%s\": %llu", r ? ", " : "", st_pre_names[r], (unsigned long long)T.pre_close[r]);
-	put(b, "}");
+	json_codes(b, "early_closes", T.pre_close, st_pre_names, SPR_MAX);
 	json_codes(b, "h2_goaways_sent", T.goaway, st_h2e_names, ST_H2E_B);
 	json_codes(b, "h2_resets_sent", T.rst_sent, st_h2e_names, ST_H2E_B);
 	json_codes(b, "h2_resets_received", T.rst_recv, st_h2e_names, ST_H2E_B);
