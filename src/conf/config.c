@@ -292,6 +292,53 @@ static int opt_listen(const char *arg)
 	return 0;
 }
 
+/* one socket the command line asks for: an address, a port, TCP or UDP */
+struct endpoint {
+	const struct listen_addr *la;
+	uint16_t port;
+	int udp;
+};
+
+static int endpoints(struct endpoint *e)
+{
+	int n = 0;
+
+	for (int i = 0; i < cfg.naddrs; i++) {
+		const struct listen_addr *la = &cfg.addrs[i];
+
+		e[n++] = (struct endpoint){ la, la->clear_port, 0 };
+		if (la->tls_port)
+			e[n++] = (struct endpoint){ la, la->tls_port, 0 };
+		if (la->tls_port && !cfg.no_h3)
+			e[n++] = (struct endpoint){ la, la->tls_port, 1 };
+	}
+	if (cfg.stats.clear_port || cfg.stats.ss.ss_family == AF_UNIX)
+		e[n++] = (struct endpoint){ &cfg.stats, cfg.stats.clear_port, 0 };
+	return n;
+}
+
+/* WHY: two of our own sockets on one port (SO_REUSEPORT lets them bind)
+ * would share its connections at random, a clear one answering TLS */
+static int ports_distinct(void)
+{
+	static struct endpoint e[3 * CFG_MAX_LISTEN + 1];
+	int n = endpoints(e);
+
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++) {
+			char a[160], b[160];
+
+			if (e[i].port != e[j].port || e[i].udp != e[j].udp || !listen_overlap(e[i].la, e[j].la))
+				continue;
+			listen_name(e[i].la, e[i].port, a, sizeof(a));
+			listen_name(e[j].la, e[j].port, b, sizeof(b));
+			log_err("%s and %s: one port named twice on the command line (each listener needs a port of its own)",
+				a, b);
+			return -1;
+		}
+	return 0;
+}
+
 /* --stats <host>:<port>: one address, one port */
 static int opt_stats(const char *arg)
 {
@@ -510,6 +557,8 @@ int config_parse(int argc, char **argv)
 	}
 	for (int i = 0; i < cfg.naddrs && compat_accept_proxy; i++)
 		cfg.addrs[i].proxy = 1;
+	if (ports_distinct() < 0)
+		return -1;
 	/* after every option: the caps apply to the defaults too */
 	if (cfg.defaults && opt_defaults(cfg.defaults) < 0)
 		return -1;

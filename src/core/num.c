@@ -7,6 +7,18 @@
 
 #define NUM_MAX (1ULL << 62) /* every value is capped here: no overflow anywhere */
 
+/* v = v * 10 + the digit <c>: -1 past NUM_MAX, checked before the
+ * product so that no value wraps on its way there */
+static int digit_in(uint64_t *v, char c)
+{
+	uint64_t d = (uint64_t)(c - '0');
+
+	if (*v > (NUM_MAX - d) / 10)
+		return -1;
+	*v = *v * 10 + d;
+	return 0;
+}
+
 /* Parses decimal digits then any of k/m/g/r, each at most once, any order.
  * Decimal only: "010" is ten (C's base-0 rules are a defect we fix). */
 static int num_simple(const char *s, size_t len, struct rng *r, uint64_t *out,
@@ -18,11 +30,9 @@ static int num_simple(const char *s, size_t len, struct rng *r, uint64_t *out,
 
 	if (!len || s[0] < '0' || s[0] > '9')
 		return *err = "expected a decimal number", -1;
-	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
-		v = v * 10 + (uint64_t)(s[i] - '0');
-		if (v > NUM_MAX)
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+		if (digit_in(&v, s[i]) < 0)
 			return *err = "number too large", -1;
-	}
 	for (; i < len; i++) {
 		int bit;
 		uint64_t m;
@@ -146,11 +156,9 @@ static int num_digits(const char *s, size_t len, uint64_t *out)
 	if (!len)
 		return 0;
 	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
+		/* WHY 0 past NUM_MAX: the full parse names the error */
+		if (s[i] < '0' || s[i] > '9' || digit_in(&v, s[i]) < 0)
 			return 0;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-		if (v > NUM_MAX)
-			return 0; /* WHY: the full parse names the error */
 	}
 	*out = v;
 	return 1;

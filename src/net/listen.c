@@ -200,6 +200,43 @@ int listen_parse(const char *arg, struct listen_addr *out, int max, const char *
 	return n;
 }
 
+/* the address bytes of <la> and whether they are the family's wildcard */
+static const void *addr_bytes(const struct listen_addr *la, size_t *len, int *wild)
+{
+	static const uint8_t zero[16];
+	const void *p;
+
+	if (la->ss.ss_family == AF_INET) {
+		p = &((const struct sockaddr_in *)&la->ss)->sin_addr;
+		*len = 4;
+	} else {
+		p = &((const struct sockaddr_in6 *)&la->ss)->sin6_addr;
+		*len = 16;
+	}
+	*wild = !memcmp(p, zero, *len);
+	return p;
+}
+
+int listen_overlap(const struct listen_addr *a, const struct listen_addr *b)
+{
+	const void *pa, *pb;
+	size_t la, lb;
+	int wa, wb;
+
+	if (a->ss.ss_family == AF_UNIX || b->ss.ss_family == AF_UNIX)
+		return a->ss.ss_family == b->ss.ss_family &&
+		       !strcmp(((const struct sockaddr_un *)&a->ss)->sun_path,
+			       ((const struct sockaddr_un *)&b->ss)->sun_path);
+	/* WHY: an empty ip is one dual-stack socket, every address of both families */
+	if (a->any || b->any)
+		return 1;
+	if (a->ss.ss_family != b->ss.ss_family)
+		return 0; /* an explicit IPv6 address is bound IPV6_V6ONLY */
+	pa = addr_bytes(a, &la, &wa);
+	pb = addr_bytes(b, &lb, &wb);
+	return wa || wb || !memcmp(pa, pb, la);
+}
+
 static int sock_opts(int fd, const struct listen_addr *la)
 {
 	int one = 1, zero = 0;

@@ -58,6 +58,11 @@ int listen_udp(const struct listen_addr *la, uint16_t port);
 void sa_name(const struct sockaddr_storage *ss, char *buf, size_t len);
 
 /* "127.0.0.1:8000" / "[::1]:8000" / "*:8000" / "unix:/path" into <buf> */
+/* 1 when a socket bound to <a> and one bound to <b> at the same port (and
+ * type) would share its connections: the same address, a wildcard that
+ * covers the other, or the same Unix path */
+int listen_overlap(const struct listen_addr *a, const struct listen_addr *b);
+
 void listen_name(const struct listen_addr *la, uint16_t port, char *buf,
 		 size_t len);
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -16,6 +17,7 @@
 
 static int word_fd = -1;       /* -D: the pipe to the waiting parent */
 static const char *pidfile;
+static int pid_fd = -1;        /* --pidfile, open and locked while we run */
 
 int daemon_start(void)
 {
@@ -68,19 +70,67 @@ static void notify(const char *msg)
 	close(fd);
 }
 
-int daemon_ready(const char *file)
+/* the pid the file names, or 0 */
+static int pid_in_file(int fd)
+{
+	char buf[24] = { 0 };
+
+	if (pread(fd, buf, sizeof(buf) - 1, 0) <= 0)
+		return 0;
+	return atoi(buf);
+}
+
+static int replacing(int pid)
+{
+	for (int i = 0; i < cfg.nreplace; i++)
+		if (cfg.replace_pids[i] == pid)
+			return 1;
+	return 0;
+}
+
+int daemon_pidfile(const char *file)
+{
+	int holder;
+
+	if (!file)
+		return 0;
+	if ((pid_fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+		log_err("--pidfile %s: %s", file, strerror(errno));
+		return -1;
+	}
+	pidfile = file;
+	if (!flock(pid_fd, LOCK_EX | LOCK_NB))
+		return 0;
+	holder = pid_in_file(pid_fd);
+	/* WHY: --finish/--terminate replace the instance that holds it; the
+	 * file is ours once written, the lock once that one is gone */
+	if (errno == EWOULDBLOCK && holder && replacing(holder))
+		return 0;
+	log_err("--pidfile %s: held by a running hxterm (pid %d); --finish %d replaces it", file, holder, holder);
+	close(pid_fd);
+	pid_fd = -1;
+	pidfile = NULL;
+	return -1;
+}
+
+static int pidfile_write(void)
+{
+	char buf[24];
+	int n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+
+	if (ftruncate(pid_fd, 0) < 0 || pwrite(pid_fd, buf, (size_t)n, 0) != n) {
+		log_err("--pidfile %s: %s", pidfile, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int daemon_ready(void)
 {
 	char buf[64];
 
-	if (file) {
-		FILE *f = fopen(file, "w");
-
-		if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f)) {
-			log_err("--pidfile %s: %s", file, strerror(errno));
-			return -1;
-		}
-		pidfile = file;
-	}
+	if (pid_fd >= 0 && pidfile_write() < 0)
+		return -1;
 	snprintf(buf, sizeof(buf), "READY=1\nMAINPID=%d", (int)getpid());
 	notify(buf);
 	if (word_fd >= 0) {
@@ -106,6 +156,11 @@ void daemon_stopping(void)
 
 void daemon_end(void)
 {
-	if (pidfile)
+	/* WHY both checks: only the instance the file names removes it, and
+	 * only once no other holds the lock (a replacing one wrote its pid) */
+	if (pid_fd >= 0 && !flock(pid_fd, LOCK_EX | LOCK_NB) && pid_in_file(pid_fd) == (int)getpid())
 		unlink(pidfile);
+	if (pid_fd >= 0)
+		close(pid_fd);
+	pid_fd = -1;
 }

@@ -133,8 +133,14 @@ int main(int argc, char **argv)
 	}
 	/* WHY first: every start-up step runs in the child, whose error line
 	 * and status reach the caller through the waiting parent */
-	if (cfg.daemon && daemon_start() < 0)
+	if ((cfg.daemon && daemon_start() < 0) || daemon_pidfile(cfg.pidfile) < 0)
 		return 2;
+	/* WHY before any thread: a thread inherits its creator's mask, and one
+	 * made unblocked (the access log's writer, the stats listener, a
+	 * library's) would take SIGHUP or SIGTERM with their default action */
+	signal(SIGPIPE, SIG_IGN);
+	signals_set(&set);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	/* WHY: each worker's malloc arena otherwise grows and shrinks a page
 	 * run at a time, one mprotect() per step: 5049 of them for 5000 h3
 	 * streams. Grow and trim in 16 MiB steps instead. */
@@ -150,13 +156,10 @@ int main(int argc, char **argv)
 	stats_out_init();
 	if (stats_listen() < 0 || alog_start() < 0)
 		return 2;
-	signal(SIGPIPE, SIG_IGN);
-	signals_set(&set);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	if (workers_start() < 0 || stats_start() < 0)
 		return 2;
 	announce();
-	if (daemon_ready(cfg.pidfile) < 0)
+	if (daemon_ready() < 0)
 		return 2;
 	replace_old();
 	run_until_stopped();

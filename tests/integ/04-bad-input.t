@@ -97,6 +97,17 @@ ok(@r == 1 && $r[0]{status} == 200, 'still serving after 200 connections of rand
 close $g;
 select undef, undef, undef, 0.3;
 my $t0 = Time::HiRes::time();
+# numbers past 2^62: refused by name, never wrapped (18446744073709551620 once gave 4 bytes)
+# the item named is the one past the limit, whatever its place in the query
+for my $q ('s=18446744073709551620', 's=18446744073709551616', 's=99999999999999999999k', 's=4611686018427387904g',
+           's=1-18446744073709551616', 't=18446744073709551616~1', 's=18446744073709551616:50+1',
+           'r=200:50+18446744073709551816', 'c=0&ws=gen&n=18446744073709551616', 'p=18446744073709551617&s=1') {
+    my ($item) = grep { /\d{19}/ } split /&/, $q;
+    my ($r) = parse_responses(scalar raw_exchange("GET /?$q HTTP/1.1\r\n${h}Connection: close\r\n\r\n", 3));
+    ok($r && $r->{status} == 400 && $r->{body} eq "bad item '$item': number too large\n", "$q: 400 'number too large'")
+        or diag($r ? "$r->{status} $r->{body}" : 'no response');
+}
+
 is(stop_hx(), 0, 'clean stop');
 ok(Time::HiRes::time() - $t0 < 3, 'the drain is quick: no connection was left open after its peer closed');
 done_testing();

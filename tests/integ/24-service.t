@@ -60,6 +60,52 @@ for my $d ('', '-D') {
     ok(!-e $pf, '... and the pid file is removed');
 }
 
+# a port named twice in one command line: exit 2, one line, before binding anything
+{
+    my $p = free_port();
+    my $q = free_port();
+    for my $case (["127.0.0.1:$p:$p"], ["127.0.0.1:$p", "127.0.0.1:$p,proxy"], [":$p", "127.0.0.1:$p"],
+                  ["127.0.0.1:$q-" . ($q + 2), "127.0.0.1:" . ($q + 1)]) {
+        my @l = map { ('-L', $_) } @$case;
+        my $out = `timeout 20 $hxterm -q @l 2>&1`;
+        is($? >> 8, 2, "-L @$case: exit 2");
+        like($out, qr/\A[^\n]*:\d+ and [^\n]*:\d+: one port named twice on the command line[^\n]*\n\z/, '... in one line')
+            or diag($out);
+    }
+    my $out = `timeout 20 $hxterm -q -L 127.0.0.1:$p --stats 127.0.0.1:$p 2>&1`;
+    is($? >> 8, 2, '--stats on a port -L has: exit 2');
+    system("timeout 20 $hxterm -q -L 127.0.0.1:$p -L [::1]:$p --check 2>/dev/null");
+    is($? >> 8, 0, 'the same port on two addresses that do not overlap is fine');
+}
+
+# --pidfile is a lock: a second instance is refused while the first runs;
+# --finish replaces the holder, and only the file's own instance removes it
+{
+    my $pf = "$dir/lock.pid";
+    my ($p1, $p2, $p3) = (free_port(), free_port(), free_port());
+    is(system($hxterm, '-D', '-q', '-L', "127.0.0.1:$p1", '--pidfile', $pf) >> 8, 0, 'a first daemon with --pidfile');
+    my $first = do { local (@ARGV, $/) = ($pf); <> } // '';
+    chomp $first;
+    my $out = `timeout 20 $hxterm -D -q -L 127.0.0.1:$p2 --pidfile $pf 2>&1`;
+    is($? >> 8, 2, 'a second one with the same --pidfile: exit 2');
+    like($out, qr/^hxterm: --pidfile \Q$pf\E: held by a running hxterm \(pid $first\)/, '... naming the holder');
+    ok(!served($p2), '... and it does not serve');
+    my $now = do { local (@ARGV, $/) = ($pf); <> } // '';
+    is($now, "$first\n", 'the file still names the first');
+    is(system($hxterm, '-D', '-q', '-L', "127.0.0.1:$p3", '--pidfile', $pf, '--finish', $first) >> 8, 0,
+       '--finish <the holder>: the replacement starts');
+    my $t0 = time;
+    sleep 0.05 while kill(0, $first) && time - $t0 < 10;
+    ok(!kill(0, $first), 'the old one drained and ended');
+    my $new = do { local (@ARGV, $/) = ($pf); <> } // '';
+    chomp $new;
+    ok($new =~ /^\d+$/ && $new != $first && kill(0, $new), "the file names the replacement ($new), left by the old one");
+    kill 'TERM', $new;
+    $t0 = time;
+    sleep 0.05 while kill(0, $new) && time - $t0 < 10;
+    ok(!-e $pf, 'its owner removes it at exit');
+}
+
 # NOTIFY_SOCKET: READY=1 once serving, STOPPING=1 when the drain starts
 {
     my $path = "$dir/notify";
