@@ -168,6 +168,48 @@ ok($h =~ /Content-Length: [1-9]/ && $b eq '', 'HEAD: the length, no body');
 ok($h =~ m{Content-Type: text/html} && $b =~ /<svg id="rps"/ && $b !~ /(?:src|href)=["']?https?:/,
    '/: the live page, no external asset');
 
+# bad input on the stats port: one answer each, at once
+sub raw_stats {
+    my ($bytes, $wait) = @_;
+    my $s = IO::Socket::INET->new("127.0.0.1:$sport") or return ('', 0);
+    my $t0 = time;
+    print $s $bytes;
+    my ($buf) = read_all($s, $wait // 5);
+    return ($buf, time - $t0);
+}
+for my $case (["\x00\x01\x02\r\n\r\n", 400, 'a head starting with NUL'], ["\x16\x03\x01\x02\x00\x01", 400, 'a TLS hello'],
+              ["GET /metrics\x00 HTTP/1.1\r\n", 400, 'a NUL inside the request line'],
+              ["DELETE /metrics HTTP/1.1\r\nHost: x\r\n\r\n", 405, 'DELETE'],
+              ["GET /metrics HTTP/1.1\r\nX: " . ('a' x 9000) . "\r\n\r\n", 431, 'a 9 KB head']) {
+    my ($buf, $dt) = raw_stats($case->[0]);
+    like($buf, qr{^HTTP/1\.1 $case->[1] [^\r]*\r\n.*\r\n\r\n[^\n]+\n\z}s, "$case->[2]: $case->[1] with a one-line reason");
+    ok($dt < 1, sprintf('... at once (%.2f s)', $dt));
+}
+like((raw_stats("DELETE / HTTP/1.1\r\n\r\n"))[0], qr/\r\nAllow: GET, HEAD\r\n/, '405 names the methods allowed');
+{
+    my ($buf, $dt) = raw_stats("GET /metr", 5);
+    ok($buf =~ m{^HTTP/1\.1 408 } && $dt > 1.5 && $dt < 4.5, sprintf('half a head: 408 after its 2 s deadline (%.2f s)', $dt));
+}
+
+# 50 silent clients and 10 that drip a byte at a time: every scrape is still answered
+{
+    my @silent = map { IO::Socket::INET->new("127.0.0.1:$sport") } 1 .. 50;
+    my @drip = map { IO::Socket::INET->new("127.0.0.1:$sport") } 1 .. 10;
+    ok(!grep(!defined, @silent, @drip), '60 clients hold the stats port');
+    my ($worst, $good, $i) = (0, 0, 0);
+    for (1 .. 100) {
+        if (!($i++ % 10)) { for (@drip) { syswrite($_, 'G') if $_ } }
+        my $t0 = time;
+        my ($hh, $bb) = get('/metrics');
+        my $dt = time - $t0;
+        $worst = $dt if $dt > $worst;
+        $good++ if $hh =~ m{^HTTP/1\.1 200} && $bb =~ /^hxterm_requests_total/m;
+    }
+    is($good, 100, '100 sequential scrapes answered beside them');
+    ok($worst < 2, sprintf('the slowest within 2 s (%.3f s; 100 ms expected)', $worst));
+    close $_ for grep defined, @silent, @drip;
+}
+
 # the live page in headless Chromium: its table shows the server's figures
 SKIP: {
     my ($chromium) = grep { -x } qw(/usr/bin/chromium /usr/bin/chromium-browser);
