@@ -64,10 +64,16 @@ static int v1_addr(int fam, const char *p, size_t n, struct sockaddr_storage *ss
 {
 	char ip[INET6_ADDRSTRLEN];
 
+	const char *allowed = fam == AF_INET ? "0123456789." : "0123456789abcdefABCDEF:.";
+
 	if (!n || n >= sizeof(ip))
 		return -1;
 	memcpy(ip, p, n);
 	ip[n] = 0;
+	/* WHY: a NUL (or any other byte) would end what inet_pton reads, and
+	 * "192.0.2.7\0garbage" pass for 192.0.2.7 */
+	if (strspn(ip, allowed) != n)
+		return -1;
 	memset(ss, 0, sizeof(*ss));
 	ss->ss_family = (sa_family_t)fam;
 	if (fam == AF_INET)

@@ -111,6 +111,8 @@ my $s0 = stats();
     for my $case ([ "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 'a request without a PROXY header' ],
                   [ "PROXY TCP4 1.2.3 1.2.3.4 1 2\r\nGET / HTTP/1.0\r\n\r\n", 'a v1 header with a bad address' ],
                   [ "PROXY TCP4 1.2.3.4 1.2.3.5 1 2 \r\nGET / HTTP/1.0\r\n\r\n", 'a v1 header with a trailing space' ],
+                  [ "PROXY TCP4 192.0.2.7\0garbage 192.0.2.1 40001 443\r\nGET / HTTP/1.0\r\n\r\n", 'a NUL inside a v1 IPv4 address' ],
+                  [ "PROXY TCP6 ::1\0zzzz ::1 40001 443\r\nGET / HTTP/1.0\r\n\r\n", 'a NUL inside a v1 IPv6 address' ],
                   [ v2_header('1.2.3.4', 1, '1.2.3.5', 2, "\x01\x00\x09h2") . "GET / HTTP/1.0\r\n\r\n", 'a v2 TLV past the header' ]) {
         my ($b, $e) = raw($pp, $case->[0]);
         is($b, '', "$case->[1]: no answer");
@@ -126,7 +128,7 @@ my $s0 = stats();
     like($b, qr/^HTTP\/1\.0 200/, 'the other listener is unaffected');
 
     my $s1 = stats();
-    is($s1->{early_closes}{proxy_bad} - $s0->{early_closes}{proxy_bad}, 4, '/stats.json: 4 bad PROXY headers counted');
+    is($s1->{early_closes}{proxy_bad} - $s0->{early_closes}{proxy_bad}, 6, '/stats.json: 6 bad PROXY headers counted');
     is($s1->{early_closes}{proxy_timeout} - $s0->{early_closes}{proxy_timeout}, 1, '/stats.json: 1 PROXY header timed out');
     is($s1->{proxy_headers}{v2} - $s0->{proxy_headers}{v2}, 2, '/stats.json: 2 v2 headers taken');
     is($s1->{proxy_headers}{v1} - $s0->{proxy_headers}{v1}, 4, '/stats.json: 4 v1 headers taken');

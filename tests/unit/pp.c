@@ -59,14 +59,20 @@ static void v1_ok(const char *line, const char *src, const char *dst)
 	}
 }
 
-static void v1_bad(const char *line, const char *want_why)
+/* <line> of <len> bytes, NULs and all, is refused for <want_why> */
+static void v1_bad_n(const char *line, size_t len, const char *want_why)
 {
 	struct pp_info pi;
 	const char *why = "";
-	long r = pp_parse(line, strlen(line), &pi, &why);
+	long r = pp_parse(line, len, &pi, &why);
 
 	is_int(r, -1, "refused: '%.*s'", (int)strcspn(line, "\r\n"), line);
 	ok(strstr(why, want_why) != NULL, "  because '%s' (got '%s')", want_why, why);
+}
+
+static void v1_bad(const char *line, const char *want_why)
+{
+	v1_bad_n(line, strlen(line), want_why);
 }
 
 /* a v2 header for <src>, <dst> with <tlv> (<tlen> bytes) appended */
@@ -182,6 +188,13 @@ int main(void)
 	v1_bad("PROXY TCP4 192.0.2.1 198.51.100.2 1\r\n", "expected 4 fields");
 	v1_bad("PROXY TCP4 192.0.2.1  198.51.100.2 1 2\r\n", "bad IPv4");
 	v1_bad("PROXY TCP4 ::1 ::1 1 2\r\n", "bad IPv4");
+	/* WHY sizeof - 1: the NUL inside is part of the line */
+	v1_bad_n("PROXY TCP4 192.0.2.7\0garbage 192.0.2.1 40001 443\r\n",
+		 sizeof("PROXY TCP4 192.0.2.7\0garbage 192.0.2.1 40001 443\r\n") - 1, "bad IPv4");
+	v1_bad_n("PROXY TCP4 192.0.2.7 192.0.2.1\0 40001 443\r\n",
+		 sizeof("PROXY TCP4 192.0.2.7 192.0.2.1\0 40001 443\r\n") - 1, "bad IPv4");
+	v1_bad_n("PROXY TCP6 ::1\0zzzz ::1 40001 443\r\n", sizeof("PROXY TCP6 ::1\0zzzz ::1 40001 443\r\n") - 1,
+		 "bad IPv6");
 	v1_bad("PROXY TCP6 1.2.3.4 ::1 1 2\r\n", "bad IPv6");
 	v1_bad("PROXY TCP4 1.2.3.4 1.2.3.5 65536 2\r\n", "bad port");
 	v1_bad("PROXY TCP4 1.2.3.4 1.2.3.5 01 2\r\n", "bad port");
