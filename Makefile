@@ -128,11 +128,11 @@ INTEG_URING := $(filter-out tests/integ/19-layers.t tests/integ/20-docs.t tests/
 # their own I/O), for CI's ASan+UBSan io_uring pass (CHECK_PASSES=uring-core)
 INTEG_URING_CORE := $(patsubst %,tests/integ/%.t,01-keys 02-pipeline 03-timing 04-bad-input 05-body \
 	06-faults-timeouts 08-limits 09-h2 10-h2-raw 11-drain 15-slowloris 16-splice 17-uring 21-alloc \
-	27-h2-stalls 28-backend 31-websocket)
+	27-h2-stalls 28-backend 31-websocket 35-ws-flood)
 
 # the tests of HTTP/2 itself (curl, nghttp, h2load, python3-h2, websockets),
 # again on the HTTP/2 engine that is not the default
-INTEG_H2 := $(patsubst %,tests/integ/%.t,09-h2 10-h2-raw 11-drain 21-alloc 23-stats 27-h2-stalls 31-websocket)
+INTEG_H2 := $(patsubst %,tests/integ/%.t,09-h2 10-h2-raw 11-drain 21-alloc 23-stats 27-h2-stalls 31-websocket 35-ws-flood)
 H2_OTHER := nghttp2
 
 # the tests of HTTP/3 responses (gtlsclient, hxload), again on nghttp3's

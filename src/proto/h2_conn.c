@@ -156,7 +156,10 @@ static void ws_kick(void *stream)
 	struct h2c *c = s->c;
 
 	s->since = c->w->loop.now_ms;
-	if (s->wss->st != WS_GOING && wss_pending(s->wss)) {
+	if (s->wss->flooded) {
+		/* WHY at once: its frames wait for a window it never opens */
+		c->eng->rst(s, H2E_CALM);
+	} else if (s->wss->st != WS_GOING && wss_pending(s->wss)) {
 		c->eng->resume(s); /* WHY: what came before the fault goes first */
 	} else if (s->wss->st == WS_RESET || s->wss->st == WS_FAILED) {
 		if (s->wss->st == WS_RESET)

@@ -72,6 +72,10 @@ static void msg_cb(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_
 	struct ws *s = u;
 	struct wslay_event_msg m = { a->opcode, a->msg, a->msg_length };
 
+	/* WHY: wslay answers a 1-byte close payload with an empty close;
+	 * RFC 6455 5.5.1 makes it a protocol error, answered 1002 */
+	if (a->opcode == WSLAY_CONNECTION_CLOSE && a->msg_length == 1)
+		s->bad_close = 1;
 	if (a->opcode != WSLAY_TEXT_FRAME && a->opcode != WSLAY_BINARY_FRAME)
 		return; /* WHY: wslay answers pings and close frames itself */
 	s->msgs_in++;
@@ -203,32 +207,78 @@ void ws_going_away(struct ws *s)
 	s->count = s->queued; /* WHY: a message being sent is finished first */
 }
 
-enum ws_state ws_run(struct ws *s, uint64_t now_us)
+/* reads what came: -1 when the session failed or ended */
+static int ws_read(struct ws *s)
+{
+	s->rblocked = 0;
+	/* WHY a loop: wslay stops at a short read (a TLS record's end) with
+	 * more bytes there; until the transport says it has none */
+	for (int turn = 0; turn < 64 && !s->rblocked && wslay_event_want_read(s->ctx); turn++)
+		if (wslay_event_recv(s->ctx) != 0)
+			return -1;
+	return 0;
+}
+
+/* sends what is due: 1 done for now, 0 go on, or a final state (> 1) */
+static int ws_write(struct ws *s, enum ws_state *st)
 {
 	int turn;
 
-	s->now_us = now_us;
-	/* WHY a loop: wslay stops at a short read (a TLS record's end) with
-	 * more bytes there; until the transport says it has none */
-	s->rblocked = 0;
-	for (turn = 0; turn < 64 && !s->rblocked && wslay_event_want_read(s->ctx); turn++)
-		if (wslay_event_recv(s->ctx) != 0)
-			return s->eof && wslay_event_get_close_sent(s->ctx) ? WS_DONE : WS_FAILED;
 	for (turn = 0; turn < 64; turn++) {
 		int queued = gen_due(s);
 
 		s->blocked = 0;
 		if (wslay_event_send(s->ctx) != 0)
-			return WS_FAILED;
+			return *st = WS_FAILED, 2;
 		/* WHY not blocked: the bytes before the fault point are out */
 		if (s->fault_hit && !s->blocked)
-			return s->fault == WS_FAULT_RESET ? WS_RESET : WS_CUT;
+			return *st = s->fault == WS_FAULT_RESET ? WS_RESET : WS_CUT, 2;
 		/* WHY want_write: wslay returns after a partial write */
 		if (s->blocked || (!queued && !wslay_event_want_write(s->ctx)))
 			break;
 	}
 	if (turn == 64)
 		s->io->wake_at(s->u, s->now_us); /* WHY: more is due, the loop runs the others first */
+	return 1;
+}
+
+/* a close frame with 1002 (protocol error), written as is: wslay's own
+ * answer, an empty close, never goes */
+static enum ws_state ws_protocol_error(struct ws *s)
+{
+	static const uint8_t close1002[] = { 0x88, 0x02, 0x03, 0xea };
+
+	s->io->send(s->u, close1002, sizeof(close1002));
+	return WS_FAILED;
+}
+
+enum ws_state ws_run(struct ws *s, uint64_t now_us)
+{
+	enum ws_state st;
+	int skipped = 0;
+
+	s->now_us = now_us;
+	for (int pass = 0; pass < 2; pass++) {
+		/* WHY not while our output waits: a peer that sends and never
+		 * reads (a ping flood, echoes it does not take) would have us
+		 * queue an answer per message without bound. Its bytes wait in
+		 * the transport (TCP's window, the stream's) until ours leave. */
+		if (s->blocked && wslay_event_want_write(s->ctx)) {
+			skipped = 1;
+		} else {
+			skipped = 0;
+			if (ws_read(s) < 0)
+				return s->eof && wslay_event_get_close_sent(s->ctx) ? WS_DONE : WS_FAILED;
+			if (s->bad_close)
+				return ws_protocol_error(s);
+		}
+		if (ws_write(s, &st) > 1)
+			return st;
+		/* WHY a second pass: the bytes left unread may have no event to
+		 * come for them now that the output moved */
+		if (!skipped || s->blocked)
+			break;
+	}
 	if (wslay_event_get_close_sent(s->ctx) && wslay_event_get_close_received(s->ctx) &&
 	    !wslay_event_want_write(s->ctx))
 		return WS_DONE;

@@ -46,6 +46,7 @@ struct ws {
 	uint8_t eof;                 /* the peer's end of stream */
 	uint8_t fault;               /* WS_FAULT_RESET (x=), WS_FAULT_CUT (X=), 0: none */
 	uint8_t fault_hit;
+	uint8_t bad_close;           /* a close frame with a 1-byte payload came */
 	uint64_t fault_at;           /* message payload bytes before the fault */
 	uint64_t sent;               /* message payload bytes handed out so far */
 	uint64_t count, queued;      /* ws=gen: n, and how many begun */

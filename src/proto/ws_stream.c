@@ -94,6 +94,15 @@ void wss_free(struct wss *s)
 
 void wss_in(struct wss *s, const uint8_t *data, size_t len, int eof)
 {
+	/* WHY: the session stops reading while its output waits (ws_run), and
+	 * the stream's window is credited as DATA arrives: a peer that sends
+	 * and never reads is cut off here, not buffered without bound */
+	if (s->in_len - s->in_off + len > WSS_IN_MAX) {
+		s->st = WS_FAILED;
+		s->flooded = 1;
+		s->kick(s->stream);
+		return;
+	}
 	if (s->in_len + len > s->in_cap) {
 		size_t cap = MAX(s->in_len + len, s->in_cap * 2);
 		uint8_t *n = realloc(s->in, cap);

@@ -9,6 +9,7 @@
 #include "ws.h"
 
 #define WSS_OUT_MAX (256u << 10) /* framed bytes waiting for DATA frames, at most */
+#define WSS_IN_MAX  (4u << 20)   /* DATA payload the session has not read, at most */
 
 struct wss {
 	struct ws ws;
@@ -18,6 +19,7 @@ struct wss {
 	void *stream;
 	enum ws_state st;           /* WS_GOING until the session ends */
 	uint8_t in_eof;             /* the client ended its side */
+	uint8_t flooded;            /* it sent WSS_IN_MAX the session could not read */
 	uint8_t *in;                /* DATA payload the session has not read */
 	size_t in_len, in_off, in_cap;
 	uint8_t *out;               /* frames for the next DATA frames */
