@@ -641,6 +641,7 @@ static int h2c_upgrade(struct h2c *c, const struct handoff *up)
 	if (n < 0 || !(s = h2s_get(c, 1)) ||
 	    c->eng->upgrade(c, s, settings, (size_t)n, !!(up->ex->rq.flags & RQ_HEAD)) < 0)
 		return -1;
+	h2_sids_open(&c->sids, 1);
 	/* WHY adopt: the exchange goes on with the plan it has; planning again
 	 * would draw its random values a second time */
 	if (xs_adopt(&s->x, up->ex) < 0)
@@ -667,6 +668,7 @@ static int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->big = NULL;
 	c->rst_sec = 0;
 	c->rst_count = 0;
+	h2_sids_reset(&c->sids);
 	c->scan_at = 0;
 	c->alt_port = h->alt_port;
 	c->ci = h->ci;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "h2_sids.h"
 #include "list.h"
 #include "oq.h"
 #include "rio.h"
@@ -86,6 +87,7 @@ struct h2c {
 	struct big *big;     /* oversized frames staged outside the scratch */
 	struct oq oq;
 	struct rio rio;      /* --io-uring, clear text: the ring transport (x.rio) */
+	struct h2_sids sids; /* the client's stream ids, which it used */
 };
 
 /* A framing engine: the shell calls it for everything the wire carries.

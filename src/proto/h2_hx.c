@@ -464,11 +464,14 @@ static int block_kind(struct h2x *h, int32_t sid, int selfdep)
 	if (s)
 		return s->st & H2S_RESET ? HB_IGNORED : HB_TRAILERS;
 	if (sid <= h->last_sid) {
-		if (closed_rd(h, sid))
+		if (h2_sids_skipped(&c->sids, sid))
+			conn_err(h, H2E_PROTOCOL); /* WHY: a new stream below an open one (RFC 9113 5.1.1) */
+		else if (closed_rd(h, sid))
 			conn_err(h, H2E_STREAM_CLOSED);
 		return HB_IGNORED;
 	}
 	h->last_sid = sid;
+	h2_sids_open(&c->sids, sid);
 	/* WHY a connection error over an acknowledged limit, and the order of
 	 * these: as nghttp2's session, so that both engines answer alike */
 	if (!h->acks_owed && c->nstreams >= cfg.h2_streams)

@@ -151,6 +151,22 @@ static int begin_headers_cb(nghttp2_session *sess, const nghttp2_frame *frame, v
 	return 0;
 }
 
+/* WHY: nghttp2 ignores a HEADERS frame at or below the highest stream
+ * id, closed or never used alike; a new stream below an open one is a
+ * connection error (RFC 9113 5.1.1), as our engine answers it */
+static int begin_frame_cb(nghttp2_session *sess, const nghttp2_frame_hd *hd, void *user)
+{
+	struct h2c *c = user;
+
+	if (hd->type != NGHTTP2_HEADERS || !(hd->stream_id & 1))
+		return 0;
+	if (hd->stream_id > c->sids.last)
+		h2_sids_open(&c->sids, hd->stream_id);
+	else if (h2_sids_skipped(&c->sids, hd->stream_id))
+		nghttp2_session_terminate_session(sess, NGHTTP2_PROTOCOL_ERROR);
+	return 0;
+}
+
 static int header_cb(nghttp2_session *sess, const nghttp2_frame *frame, const uint8_t *n,
 		     size_t nl, const uint8_t *v, size_t vl, uint8_t flags, void *user)
 {
@@ -236,6 +252,7 @@ int h2_ng_init(void)
 	 * per response. 1 KiB keeps the recent values that repeat (same bytes on
 	 * the wire) for 6 % fewer instructions per request */
 	nghttp2_option_set_max_deflate_dynamic_table_size(opts, cfg.h2_enc_table);
+	nghttp2_session_callbacks_set_on_begin_frame_callback(cbs, begin_frame_cb);
 	nghttp2_session_callbacks_set_on_begin_headers_callback(cbs, begin_headers_cb);
 	nghttp2_session_callbacks_set_on_header_callback(cbs, header_cb);
 	nghttp2_session_callbacks_set_on_frame_recv_callback(cbs, frame_recv_cb);

@@ -97,6 +97,30 @@ ok(goaway_code(frames) == 3, "window overflow: GOAWAY FLOW_CONTROL_ERROR (%s)" %
 sock.close()
 still_serving("window overflow")
 
+# RFC 9113 5.1.1: a new stream below one already opened is a connection error PROTOCOL_ERROR;
+# HEADERS again on a stream whose request ended keeps its answer, STREAM_CLOSED
+BLOCK = b"\x82\x86\x84\x01\x01x"  # GET http / with :authority x, no dynamic table entry
+
+
+def headers(sid):
+    return struct.pack(">I", len(BLOCK))[1:] + b"\x01\x05" + struct.pack(">I", sid) + BLOCK
+
+
+for case, sids, want in (("stream 5, then 3", (5, 3), 1), ("stream 1, then 7, then 3", (1, 7, 3), 1),
+                         ("stream 1, then 1 again", (1, 1), 5)):
+    sock, conn = client()
+    t0 = time.time()
+    for sid in sids:
+        sock.sendall(headers(sid))
+        time.sleep(0.05)
+    frames = raw_frames(sock, 2.0)
+    answered = sorted({sid for t, _, sid, _ in frames if t == 1})
+    ok(goaway_code(frames) == want and time.time() - t0 < 2.5,
+       "%s: GOAWAY %s at once (got %s; %s answered)" % (case, {1: "PROTOCOL_ERROR", 5: "STREAM_CLOSED"}[want],
+                                                       goaway_code(frames), answered))
+    sock.close()
+still_serving("a stream id below the last")
+
 # which engine answers: ours writes header values as literals, nghttp2's session Huffman-codes
 # them, so the response head shows "text/plain" in clear only from ours; the make check pass
 # with HX_ARGS="--h2-engine nghttp2" must really run nghttp2's
