@@ -1,9 +1,11 @@
 /* hxload's command line: options, their checks, the HTTP/1 request of each path. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "common.h"
@@ -363,6 +365,27 @@ static void check_args(void)
 	}
 }
 
+/* -c connections need as many descriptors, and a few for each thread and
+ * for stdio, the log, the TLS context: the soft limit raised to them, or
+ * a refusal before anything starts */
+static void fd_room(void)
+{
+	rlim_t need = (rlim_t)lc_opts.conns + 16 + 4 * (rlim_t)lc_opts.threads;
+	struct rlimit rl;
+	char msg[160];
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
+		return;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+		snprintf(msg, sizeof(msg), "-c %d needs %llu descriptors; the hard limit is %llu: ulimit -Hn", lc_opts.conns,
+			 (unsigned long long)need, (unsigned long long)rl.rlim_max);
+		lc_die("%s", msg);
+	}
+	rl.rlim_cur = need;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		lc_die("-c needs more descriptors than the soft limit, and raising it failed: %s", strerror(errno));
+}
+
 static void keep_cmdline(int argc, char **argv)
 {
 	size_t n = 0;
@@ -386,6 +409,7 @@ void lc_cli(int argc, char **argv)
 	if (host_hdr)
 		snprintf(lc_target.authority, sizeof(lc_target.authority), "%s", host_hdr);
 	check_args();
+	fd_room();
 	if (lc_opts.force && lc_target.tls)
 		lc_target.proto = lc_opts.force;
 	if (lc_opts.force == LC_H2 && !lc_target.tls)

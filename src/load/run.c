@@ -377,6 +377,9 @@ static int conn_open(struct lc_conn *c)
 		c->state = LS_READY;
 		return 0;
 	}
+	/* WHY first: a failed open is reset, which walks the exchanges by the
+	 * protocol's rules; with none set, that walk read a NULL table row */
+	c->proto = lc_target.proto == LC_AUTO ? LC_H1 : lc_target.proto;
 	fd = socket(lc_target.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
@@ -392,7 +395,6 @@ static int conn_open(struct lc_conn *c)
 	c->ev = (struct ev){ fd, conn_io };
 	c->x = (struct xprt){ fd, NULL, NULL };
 	c->state = LS_CONNECTING;
-	c->proto = lc_target.proto == LC_AUTO ? LC_H1 : lc_target.proto;
 	oq_reset(&c->oq);
 	return loop_watch(&c->t->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
 }

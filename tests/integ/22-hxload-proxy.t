@@ -20,8 +20,8 @@ my @kids;
 
 # runs hxload; returns (the decoded last JSON line or undef, exit code, stdout, stderr)
 sub run {
-    my ($args) = @_;
-    my $out = `timeout 60 $hxload -q $args 2>$dir/err`;
+    my ($args, $pre) = @_;
+    my $out = `@{[$pre // '']}timeout 60 $hxload -q $args 2>$dir/err`;
     my $rc = $? >> 8;
     my $err = do { local (@ARGV, $/) = ("$dir/err"); <> // '' };
     my ($last) = grep { /^\{"hxload"/ } split /\n/, $out;
@@ -234,19 +234,27 @@ for my $p ([ '--h1', 'h1' ], [ '', 'h2' ]) {
     ok($j->{start} >= $at - 0.01 && $j->{start} < $at + 0.5, "--start-at $at: started at $j->{start}");
 }
 
-# ---------- mismatches and bad input: one line ----------
-for my $bad ([ "'h2c://127.0.0.1:$tls/'", qr/TLS port\? use https|answered TLS/ ],
-             [ "'https://127.0.0.1:$port/'", qr/not TLS/ ],
-             [ "'http://u:pw\@127.0.0.1:$port/'", qr/user:password/ ],
-             [ "'http://127.0.0.1:99999/'", qr/port must be 1 to 65535/ ],
-             [ "--connect-to nonsense 'http://127.0.0.1:$port/'", qr/--connect-to/ ],
-             [ "--h3 --unix-socket /x 'https://127.0.0.1:$tls/'", qr/no --unix-socket/ ]) {
-    my (undef, $rc, $out, $err) = run("-d 2 $bad->[0]");
-    ok($rc == 1 || $rc == 2, "$bad->[0]: exit $rc");
+# ---------- mismatches and bad input: one line; a failed run exits 1, a usage error 2 ----------
+for my $bad ([ "'h2c://127.0.0.1:$tls/'", qr/TLS port\? use https|answered TLS/, 1 ],
+             [ "'https://127.0.0.1:$port/'", qr/not TLS/, 1 ],
+             [ "'http://u:pw\@127.0.0.1:$port/'", qr/user:password/, 2 ],
+             [ "'http://127.0.0.1:99999/'", qr/port must be 1 to 65535/, 2 ],
+             [ "--connect-to nonsense 'http://127.0.0.1:$port/'", qr/--connect-to/, 2 ],
+             [ "--h3 --unix-socket /x 'https://127.0.0.1:$tls/'", qr/no --unix-socket/, 2 ],
+             [ "-c 2000 'http://127.0.0.1:$port/'", qr/^hxload: -c 2000 needs 20\d\d descriptors; the hard limit is 1000: ulimit -Hn$/, 2, 'ulimit -n 1000; ' ]) {
+    my (undef, $rc, $out, $err) = run("-d 2 $bad->[0]", $bad->[3]);
+    is($rc, $bad->[2], "$bad->[0]: exit $bad->[2]");
     like($err, $bad->[1], "$bad->[0]: says why");
     is(scalar(() = $err =~ /\n/g), 1, "$bad->[0]: one line");
 }
 like(`$hxload -v`, qr/^hxload \d+\.\d+/, '-v prints the version');
+{
+    # WHY -S: a soft limit under -c with room under the hard one is raised, not refused
+    my ($j, $rc) = run("--json -c 1500 -n 3000 'http://127.0.0.1:$port/?s=1'", 'ulimit -Sn 1000 && ulimit -Hn 4096 && ');
+    ok($rc == 0 && $j && $j->{requests} == 3000 && $j->{connections}{opened} == 1500,
+       '-c 1500 under a soft limit of 1000: raised to the hard limit, 1500 connections, 3000 answered')
+        or diag("rc $rc " . ($j ? "requests $j->{requests}" : ''));
+}
 
 # ---------- HAProxy: a Unix socket, SNI routing ----------
 SKIP: {
