@@ -88,7 +88,7 @@ while (1) {
     push @arrivals, [ (time - $t0) * 1000, $n ];
 }
 ($r) = parse_responses($all);
-ok(pattern_ok($r->{body}) && length $r->{body} == 500, 'p=100&d=50: body complete and verified');
+ok(pattern_ok($r->{body}, 500), 'p=100&d=50: body complete and verified');
 ok($arrivals[-1][0] >= 200, "the drip took $arrivals[-1][0] ms (4 pauses of 50)");
 ok(@arrivals >= 4, scalar(@arrivals) . ' separate arrivals');
 

@@ -23,7 +23,10 @@ is($end, 'eof', 'then a clean close');
 # x=N: a reset after N body bytes
 ($buf, $end) = raw_exchange("GET /?s=100000&x=2000 HTTP/1.1\r\n$h\r\n");
 ($head, $body) = split /\r\n\r\n/, $buf // '', 2;
-ok(defined $body && length $body <= 2000, 'x=2000: at most 2000 body bytes');
+# WHY exact: on loopback the bytes before the reset are in the client's
+# buffer when the RST comes, and Linux hands them out before the error
+ok(pattern_ok($body, 2000), 'x=2000: exactly 2000 body bytes of the pattern, then the reset')
+    or diag('got ' . length($body // '') . ' bytes');
 like($end, qr/^error:.*reset/i, "x=: the connection is reset ($end)");
 
 # faults in chunked mode cut inside the framing

@@ -30,13 +30,13 @@ sub slurp { my $f = shift; open my $fh, '<', $f or return undef; local $/; my $d
 for my $s (0, 1, 50, 16384, 1048576) {
     my ($out, $rc, $dir) = h3("?s=$s");
     my $body = slurp("$dir/?s=$s") // '';
-    ok($rc == 0 && length $body == $s && pattern_ok($body), "s=$s over h3: every byte verified");
+    ok($rc == 0 && pattern_ok($body, $s), "s=$s over h3: every byte verified");
 }
 
 # several requests on one connection
 my ($out, $rc, $dir) = h3(map { "?s=$_&H=X-N:$_" } 100, 2000, 30000);
 my $all = 1;
-$all &&= pattern_ok(slurp("$dir/?s=$_&H=X-N:$_") // 'x') for 100, 2000, 30000;
+$all &&= pattern_ok(slurp("$dir/?s=$_&H=X-N:$_"), $_) for 100, 2000, 30000;
 ok($rc == 0 && $all, 'three requests on one connection, bodies verified');
 is(scalar(() = $out =~ /QUIC handshake has completed/g), 1, 'one handshake for them');
 
@@ -53,7 +53,7 @@ like($out, qr/\[x-req: size=\d+, time=[\d.]+ ms\]/, 'X-req');
 like($out, qr/trailers started.*\[x-done: 1\]/s, 'trailer x-done: 1 received');
 like($out, qr/\[x-yes: ok\]/, 'H= over h3');
 ok($out !~ /\[content-length:/ || 0, 'k=: no content-length');
-ok(pattern_ok(slurp("$dir/?s=64k&k=8k&T=x-done:1&H=X-Yes:ok") // 'x'), 'k=: body verified');
+ok(pattern_ok(slurp("$dir/?s=64k&k=8k&T=x-done:1&H=X-Yes:ok"), 65536), 'k=: body verified');
 
 # faults: x= RESET_STREAM, X= CONNECTION_CLOSE
 ($out, $rc) = h3('?s=100000&x=5000');
@@ -66,8 +66,7 @@ like($out, qr/rx \d+ 1RTT CONNECTION_CLOSE\(0x1d\)/, 'X=5000: CONNECTION_CLOSE')
     my $t0 = Time::HiRes::time();
     my ($out, $rc, $dir) = h3('?s=30000&p=10000&d=150');
     my $took = Time::HiRes::time() - $t0;
-    ok($rc == 0 && length(slurp("$dir/?s=30000&p=10000&d=150") // '') == 30000
-       && pattern_ok(slurp("$dir/?s=30000&p=10000&d=150")), 'p=10000&d=150: every byte verified');
+    ok($rc == 0 && pattern_ok(slurp("$dir/?s=30000&p=10000&d=150"), 30000), 'p=10000&d=150: every byte verified');
     ok($took >= 0.3, sprintf('p=10000&d=150: two pauses of 150 ms (%.2f s)', $took));
 }
 
@@ -93,7 +92,7 @@ like($out, qr/rx \d+ 1RTT CONNECTION_CLOSE\(0x1d\)/, 'X=5000: CONNECTION_CLOSE')
     my $all = $? == 0;
     for (1 .. 6) {
         my $b = slurp("$dir/?s=${_}00k&H=X-N:$_") // '';
-        $all &&= length $b == $_ * 102400 && pattern_ok($b);
+        $all &&= pattern_ok($b, $_ * 102400);
     }
     ok($all, 'six streams of 100k to 600k under 8 KiB stream windows and 64 KiB for the connection: every byte verified');
 }
@@ -155,7 +154,7 @@ $tls = hx_tls_port();
 $base = "https://127.0.0.1:$tls";
 ($out, $rc, $dir) = h3('?s=3000');
 like($out, qr/type=Retry/, '--quic-retry: the client gets a Retry first');
-ok($rc == 0 && pattern_ok(slurp("$dir/?s=3000") // 'x'), '--quic-retry: then its response, verified');
+ok($rc == 0 && pattern_ok(slurp("$dir/?s=3000"), 3000), '--quic-retry: then its response, verified');
 ($h2) = curl_hx('-k', '-i', '--http2', 'https://127.0.0.1:' . hx_tls_port() . '/?s=1');
 unlike($h2, qr/alt-svc/i, '--no-alt-svc');
 is(stop_hx(), 0, 'clean stop');
@@ -224,7 +223,8 @@ unlink $errf;
     my @len = $out =~ /^http: stream 0x\w+ \[content-length: (\d+)\]$/mg;
     my $m2 = `curl -s http://127.0.0.1:$sp/metrics`;
     my ($memo2) = $m2 =~ /^hxterm_h3_memo_requests_total (\d+)$/m;
-    ok($? == 0 && @len == 3 && scalar(() = $out =~ /\[x-m: 1\]/g) == 3 && pattern_ok(slurp("$dir/$q") // 'x'),
+    ok($? == 0 && @len == 3 && scalar(() = $out =~ /\[x-m: 1\]/g) == 3
+       && grep({ pattern_ok(slurp("$dir/$q"), $_) } @len),  # WHY any: the three share one file name
        "three alike requests on one connection: three answers, sizes @len");
     ok(!$hx || ($memo2 // 0) - ($memo // 0) >= 2, $hx ? 'at least two of them from the memo (' . (($memo2 // 0) - ($memo // 0)) . ')' : 'no memo on nghttp3');
     is(stop_hx(), 0, 'clean stop: no leak reported in a sanitized build');

@@ -10,7 +10,7 @@ use POSIX ();
 use Exporter 'import';
 
 our @EXPORT = qw(start_hx stop_hx hx_port hx_pid hx_tls_port raw_exchange connect_hx read_all
-                 parse_responses pattern_ok pattern get_hdr curl_hx free_port spawn_bg wait_port);
+                 parse_responses pattern_ok random_ok pattern get_hdr curl_hx free_port spawn_bg wait_port);
 
 my $bin = $ENV{HXTERM} // 'build/hxterm';
 my ($pid, $port, $tls_port);
@@ -208,8 +208,20 @@ sub pattern {
     return substr($s, $off % 50, $len);
 }
 
-# true when <body> is exactly the pattern of its length
-sub pattern_ok { my $b = shift; return $b eq pattern(length $b) }
+# true when <body> is exactly <len> bytes of the pattern: a short, empty or
+# missing body is no pass (WHY the length is required: it was not, and an
+# empty body passed)
+sub pattern_ok {
+    my ($b, $len) = @_;
+    die 'pattern_ok: the expected length is required' unless defined $len;
+    return defined $b && length $b == $len && $b eq pattern($len);
+}
+
+# true when <body> is <len> bytes that are not the pattern (R=1)
+sub random_ok {
+    my ($b, $len) = @_;
+    return defined $b && $len > 0 && length $b == $len && $b ne pattern($len);
+}
 
 # runs curl against the server; returns (stdout, exit code)
 sub curl_hx {
