@@ -46,7 +46,7 @@ struct hresp {
 	uint64_t pad;        /* header padding bytes still to emit */
 	struct ist text;     /* body for BODY_TEXT */
 	struct hfield f[RESP_MAX_FIELDS];
-	char buf[640];       /* formatted values of f[] */
+	char buf[704];       /* formatted values of f[]: a 255-byte --name, every timing field */
 };
 
 #endif

@@ -89,9 +89,25 @@ static int etag_matches(struct ist inm, const char *tag, size_t len)
 	return 0;
 }
 
-/* the three timing headers, all from the same two measured intervals */
+/* the pauses the body will take between its pieces (p=, d=), in ms: one
+ * after each piece but the last, the same d= each (drawn once per request),
+ * up to a fault's cut when it comes first. Known at the head, so it goes in
+ * X-rsp: a client tells the server's pacing from the path's slowness. */
+static uint64_t planned_pace(const struct plan *p, uint64_t body)
+{
+	uint64_t n = body;
+
+	if (!(p->flags & PF_PIECE) || !p->piece || !p->drip_ms || !n)
+		return 0;
+	if ((p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at < n)
+		n = p->fault_at;
+	return n ? (n - 1) / p->piece * p->drip_ms : 0;
+}
+
+/* the three timing headers, all from the same two measured intervals (and
+ * the body's planned pacing, when it has any) */
 static char *add_timing(struct hresp *rs, char *b, const struct hreq *rq,
-			uint64_t wait_ms, struct ist id, int64_t real_ns)
+			uint64_t wait_ms, uint64_t pace_ms, struct ist id, int64_t real_ns)
 {
 	char *v = b;
 
@@ -119,6 +135,11 @@ static char *add_timing(struct hresp *rs, char *b, const struct hreq *rq,
 	b = fmt_lit(b, " ms (");
 	b = fmt_ms3(b, real_ns);
 	b = fmt_lit(b, " real)");
+	if (pace_ms) {
+		b = fmt_lit(b, ", pace=");
+		b = fmt_u64(b, pace_ms);
+		b = fmt_lit(b, " ms");
+	}
 	add_field(rs, "X-rsp", "x-rsp", v, (size_t)(b - v));
 
 	v = b;
@@ -126,6 +147,10 @@ static char *add_timing(struct hresp *rs, char *b, const struct hreq *rq,
 	b = fmt_u64(b, wait_ms);
 	b = fmt_lit(b, ", gen;dur=");
 	b = fmt_ms3(b, real_ns);
+	if (pace_ms) {
+		b = fmt_lit(b, ", pace;dur=");
+		b = fmt_u64(b, pace_ms);
+	}
 	add_field(rs, "Server-Timing", "server-timing", v, (size_t)(b - v));
 	return b;
 }
@@ -215,7 +240,8 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 		ADD_STATIC(rs, "Cache-Control", "cache-control", "no-cache");
 	if (tag)
 		add_field(rs, "ETag", "etag", tag, taglen);
-	b = add_timing(rs, b, rq, p->wait_ms, id, now_ns - rq->t_head);
+	b = add_timing(rs, b, rq, p->wait_ms, (rq->flags & RQ_HEAD) ? 0 : planned_pace(p, rs->body), id,
+		       now_ns - rq->t_head);
 	if (rq->alt_port) {
 		char *v = b;
 

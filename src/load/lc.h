@@ -32,7 +32,7 @@ enum lc_proto { LC_AUTO, LC_H1, LC_H2, LC_H3, LC_WS, LC_NPROTO };
 enum lc_err { E_CONNECT, E_TLS, E_TIMEOUT, E_RESET, E_PROTOCOL, E_BODY, E_MAX };
 
 /* the distributions every run records, in microseconds (H_RPC: a count) */
-enum lc_hist { H_LAT, H_SRV, H_OTH, H_QUEUE, H_TTFB, H_CONNECT, H_TLS, H_RPC, H_MAX };
+enum lc_hist { H_LAT, H_SRV, H_OTH, H_QUEUE, H_TTFB, H_BODY, H_PACED, H_BOTH, H_CONNECT, H_TLS, H_RPC, H_MAX };
 
 /* a rate stage: <rate0> to <rate1> requests per second, linearly, over <us> */
 struct lc_stage {
@@ -95,8 +95,9 @@ struct lc_ex {
 	int64_t id;                  /* h2/h3 stream, -1 when free */
 	uint64_t t0;                 /* us: intended (open loop) or actual send */
 	uint64_t sent_us;            /* us: when it was taken to be sent */
-	uint64_t ttfb_us;            /* us from sent_us to the response head, 0: none yet */
+	uint64_t head_us;            /* us: the response head came, 0: not yet */
 	uint64_t server_us;          /* from X-rsp, UINT64_MAX when absent */
+	uint64_t pace_us;            /* X-rsp pace=: the server's pauses in the body, 0: none */
 	uint64_t bytes;              /* body bytes received */
 	int64_t announced;           /* X-rsp size=, -1 when absent */
 	uint64_t body_left;          /* request body still to send (h2, h3) */
@@ -122,6 +123,7 @@ struct lc_conn {
 	uint8_t rdhup;               /* the peer shut its side: read on to EOF */
 	uint8_t got_bytes;           /* something came back on this connection */
 	uint8_t up;                  /* its protocol started: 1, and in the window: 2 */
+	uint8_t goaway;              /* h2: the server's GOAWAY came: 1 NO_ERROR (a graceful end), 2 another */
 	uint32_t inflight;
 	uint32_t taken;              /* exchanges started on this connection */
 	uint64_t open_us, up_us;     /* connect() called, TCP connected */
@@ -149,7 +151,9 @@ struct lc_stats {
 	struct hist h[H_MAX];
 	uint64_t status[LC_STATUS_MAX];
 	uint64_t errors[E_MAX];
-	uint64_t bytes, reqs;        /* answered in the window, bytes received */
+	uint64_t bytes, reqs;        /* answered in the window, and their body bytes */
+	uint64_t verified;           /* --verify: answered bodies checked byte by byte (not R=1's) */
+	uint64_t verified_bytes;     /* ... and their bytes */
 	uint64_t non2xx;
 	uint64_t scheduled;          /* open loop: send times that fell in the window */
 	uint64_t sent;               /* exchanges started in the window */
@@ -159,6 +163,8 @@ struct lc_stats {
 	uint64_t end_answered;       /* of those, answered within --timeout after it */
 	uint64_t end_timeout;        /* of those, counted as timeouts */
 	uint64_t conns, resumed;     /* connections made (TLS: resumed) */
+	uint64_t goaways;            /* connections the server ended gracefully (h2 GOAWAY NO_ERROR) */
+	uint64_t retried;            /* requests refused unprocessed and sent again (not failed) */
 	uint64_t by_proto[LC_NPROTO]; /* connections by protocol */
 	uint64_t srv_cpu_us;         /* --server-pid: its CPU time in the window */
 };
@@ -245,6 +251,9 @@ int lc_first_bytes(struct lc_conn *c, const char *p, size_t n);
 int lc_log_open(const char *file);
 /* exchange <e> is lost (stream reset): counted, not recorded */
 void lc_lost(struct lc_conn *c, struct lc_ex *e);
+/* <e> was refused unprocessed (a stream above a GOAWAY's last id,
+ * REFUSED_STREAM): sent again on a new connection, counted as retried */
+void lc_retry(struct lc_conn *c, struct lc_ex *e);
 /* a connection's handshake ended (QUIC: the whole of it) */
 void lc_conn_up(struct lc_conn *c, int resumed);
 /* closes <c> (its protocol state freed) and schedules a new connection */

@@ -183,7 +183,6 @@ static int lc_h1_io(struct lc_conn *c)
 		}
 		if (lc_first_bytes(c, c->in + c->in_len, (size_t)n) < 0)
 			return -1;
-		c->t->st.bytes += (uint64_t)n;
 		c->in_len += (uint32_t)n;
 		if ((r = h1_parse(c)) < 0 || (!r && c->in_len == c->in_size)) {
 			lc_error(c, E_PROTOCOL);

@@ -40,7 +40,6 @@ static int data_cb(nghttp2_session *s, uint8_t flags, int32_t id, const uint8_t 
 	(void)s, (void)flags;
 	if (e)
 		lc_verify(e, (const char *)data, len);
-	((struct lc_conn *)user)->t->st.bytes += len;
 	return 0;
 }
 
@@ -52,7 +51,13 @@ static int close_cb(nghttp2_session *s, int32_t id, uint32_t code, void *user)
 	(void)s;
 	if (!e)
 		return 0;
-	if (code) {
+	/* WHY a retry: REFUSED_STREAM (RFC 9113 8.7) and a stream above a
+	 * GOAWAY's last id (6.8; nghttp2 closes those with it) were never
+	 * processed, so they go again on a new connection: nginx's
+	 * http2_max_requests recycling is no error */
+	if (code == NGHTTP2_REFUSED_STREAM) {
+		lc_retry(c, e);
+	} else if (code) {
 		lc_error(c, E_RESET);
 		lc_lost(c, e);
 	} else {
@@ -107,9 +112,22 @@ static void submit(struct lc_conn *c, nghttp2_session *s, struct lc_ex *e)
 	e->id = nghttp2_submit_request(s, NULL, nv, n, o->body ? &prd : NULL, &e->body_left);
 }
 
+static int frame_cb(nghttp2_session *s, const nghttp2_frame *f, void *user)
+{
+	struct lc_conn *c = user;
+
+	(void)s;
+	if (f->hd.type == NGHTTP2_GOAWAY && !c->goaway) {
+		c->goaway = f->goaway.error_code == NGHTTP2_NO_ERROR ? 1 : 2;
+		c->t->st.goaways += c->goaway == 1 && c->up == 2;
+	}
+	return 0;
+}
+
 static void h2_fill(struct lc_conn *c, nghttp2_session *s)
 {
-	while (c->inflight < (uint32_t)c->t->o->depth &&
+	/* WHY the check: after a GOAWAY, a new stream would only be refused */
+	while (!c->goaway && c->inflight < (uint32_t)c->t->o->depth &&
 	       nghttp2_session_get_remote_settings(s, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS) > c->inflight) {
 		struct lc_ex *e = ex_of(c, -1);
 
@@ -133,6 +151,7 @@ static int lc_h2_global_init(void)
 	nghttp2_session_callbacks_set_on_header_callback(cbs, header_cb);
 	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cbs, data_cb);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cbs, close_cb);
+	nghttp2_session_callbacks_set_on_frame_recv_callback(cbs, frame_cb);
 	/* WHY: a load generator reads what it needs; nghttp2's field
 	 * validation was 3.4 % of the profile */
 	nghttp2_option_set_no_http_messaging(opt, 1);
@@ -221,6 +240,9 @@ static int lc_h2_io(struct lc_conn *c)
 			c->rd_ready = 0;
 		if (n == XPRT_AGAIN)
 			break;
+		/* WHY no error: the server closes once a graceful GOAWAY's streams are done */
+		if (n <= 0 && c->goaway == 1 && !c->inflight)
+			return 1;
 		if (n <= 0) {
 			lc_error(c, E_RESET);
 			return -1;
@@ -237,10 +259,14 @@ static int lc_h2_io(struct lc_conn *c)
 		lc_error(c, E_RESET);
 		return -1;
 	}
+	/* WHY once its streams are done: a graceful GOAWAY lets the ones at or
+	 * below its last id finish; then a new connection, no error */
+	if (c->goaway == 1 && !c->inflight)
+		return 1;
 	if (!nghttp2_session_want_read(s) && !nghttp2_session_want_write(s)) {
 		if (c->inflight)
 			lc_error(c, E_RESET);
-		return -1; /* GOAWAY: a new connection */
+		return -1; /* GOAWAY with an error: a new connection */
 	}
 	return 0;
 }

@@ -85,7 +85,6 @@ static int h3_data(nghttp3_conn *h3, int64_t id, const uint8_t *data, size_t len
 	(void)h3;
 	if (sud)
 		lc_verify(sud, (const char *)data, len);
-	q->c->t->st.bytes += len;
 	consume(q, id, len);
 	return 0;
 }

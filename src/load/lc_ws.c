@@ -54,7 +54,6 @@ static ssize_t recv_cb(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
 	if (drained && !c->rdhup)
 		c->rd_ready = 0;
 	if (n > 0) {
-		c->t->st.bytes += (uint64_t)n;
 		return n;
 	}
 	if (n == XPRT_AGAIN) {
@@ -232,7 +231,6 @@ static int ws_io(struct lc_conn *c)
 		if (n <= 0)
 			return lc_error(c, E_RESET), -1;
 		c->in_len += (uint32_t)n;
-		c->t->st.bytes += (uint64_t)n;
 		if ((n = ws_answer(c, w)) < 0)
 			return -1;
 	}

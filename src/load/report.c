@@ -9,8 +9,8 @@
 
 const char *const lc_err_names[E_MAX] = { "connect", "tls", "timeout", "reset", "protocol", "body" };
 /* the JSON names; the text rows drop "_ms" */
-const char *const lc_hist_names[H_MAX] = { "latency", "server", "other", "queue", "ttfb", "connect", "tls",
-					   "requests_per_connection" };
+const char *const lc_hist_names[H_MAX] = { "latency", "server", "other", "queue", "ttfb", "body",
+					   "body_paced", "body_other", "connect", "tls", "requests_per_connection" };
 
 #define C(g, n, f) { g, n, offsetof(struct lc_stats, f) }
 const struct lc_counter lc_counters[] = {
@@ -18,10 +18,11 @@ const struct lc_counter lc_counters[] = {
 	C("schedule", "scheduled", scheduled), C("schedule", "sent", sent), C("schedule", "late", late),
 	C("schedule", "failed", failed), C("schedule", "inflight_end", inflight_end),
 	C("schedule", "end_answered", end_answered), C("schedule", "end_timeout", end_timeout),
-	C("connections", "opened", conns), C("connections", "resumed", resumed),
+	C("schedule", "retried", retried),
+	C("connections", "opened", conns), C("connections", "resumed", resumed), C("connections", "goaway", goaways),
 	C("connections", "h1", by_proto[LC_H1]), C("connections", "h2", by_proto[LC_H2]),
 	C("connections", "h3", by_proto[LC_H3]), C("connections", "ws", by_proto[LC_WS]),
-	C("server_cpu", "us", srv_cpu_us),
+	C("server_cpu", "us", srv_cpu_us), C("verify", "bodies", verified), C("verify", "bytes", verified_bytes),
 };
 #undef C
 const size_t lc_ncounters = ARRAY_SIZE(lc_counters);
@@ -192,6 +193,8 @@ void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, 
 	counters_json(f, T, "schedule");
 	fprintf(f, "}, \"connections\": {\"requests_per_connection\": %.2f", mean_rpc(T));
 	counters_json(f, T, "connections");
+	fprintf(f, "}, \"verify\": {\"share\": %.4f", T->reqs ? (double)T->verified / (double)T->reqs : 0);
+	counters_json(f, T, "verify");
 	fprintf(f, "}");
 	server_cpu_json(f, T);
 	for (int i = 0; i < H_RPC; i++)
@@ -225,7 +228,7 @@ void lc_ival_json(FILE *f, const struct lc_ival *v, uint64_t start_us, unsigned 
 
 static void row(FILE *f, const char *name, const struct hist *h)
 {
-	fprintf(f, "%-8s %8.3f %8.3f %8.3f", name, h->n ? h->min / 1e3 : 0, hist_mean(h) / 1e3,
+	fprintf(f, "%-10s %8.3f %8.3f %8.3f", name, h->n ? h->min / 1e3 : 0, hist_mean(h) / 1e3,
 		hist_stddev(h) / 1e3);
 	for (size_t i = 0; i < ARRAY_SIZE(quantiles); i++)
 		fprintf(f, " %8.3f", hist_quantile(h, quantiles[i]) / 1e3);
@@ -264,13 +267,22 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	for (int p = LC_H1; p < LC_NPROTO; p++)
 		if (T->by_proto[p])
 			fprintf(f, ", %s %llu", pn[p], (unsigned long long)T->by_proto[p]);
-	fprintf(f, "; %.1f requests each; %llu TLS resumed\n", mean_rpc(T), (unsigned long long)T->resumed);
+	fprintf(f, "; %.1f requests each; %llu TLS resumed", mean_rpc(T), (unsigned long long)T->resumed);
+	if (T->goaways)
+		fprintf(f, "; %llu ended by the server's graceful GOAWAY", (unsigned long long)T->goaways);
+	fprintf(f, "\n");
+	if (T->retried)
+		fprintf(f, "retried  %llu requests the server refused unprocessed (REFUSED_STREAM, above a GOAWAY's "
+			"last stream), sent again: no error\n", (unsigned long long)T->retried);
 	if (T->srv_cpu_us)
 		fprintf(f, "server   CPU %.3f s: %.2f us per request, %.1f us per MiB\n", T->srv_cpu_us / 1e6,
 			T->reqs ? (double)T->srv_cpu_us / (double)T->reqs : 0,
 			T->bytes ? (double)T->srv_cpu_us / ((double)T->bytes / 1048576.0) : 0);
 	else if (lc_opts.server_pid)
 		fprintf(f, "server   CPU: pid %d used none in the window (is it the server?)\n", lc_opts.server_pid);
+	if (T->verified)
+		fprintf(f, "verified %llu bodies, %llu bytes, byte for byte\n", (unsigned long long)T->verified,
+			(unsigned long long)T->verified_bytes);
 	if (errs) {
 		fprintf(f, "errors  ");
 		for (int i = 0; i < E_MAX; i++)
@@ -282,7 +294,7 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	for (int s = 0; s < LC_STATUS_MAX; s++)
 		if (T->status[s])
 			fprintf(f, " %d: %llu", s, (unsigned long long)T->status[s]);
-	fprintf(f, "\n%-8s %8s %8s %8s %8s %8s %8s %8s %8s %8s  (ms)\n", "", "min", "mean", "stddev", "p50", "p90",
+	fprintf(f, "\n%-10s %8s %8s %8s %8s %8s %8s %8s %8s %8s  (ms)\n", "", "min", "mean", "stddev", "p50", "p90",
 		"p99", "p99.9", "p99.99", "max");
 	for (int i = 0; i < H_RPC; i++)
 		if (i == H_LAT || T->h[i].n)

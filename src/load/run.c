@@ -118,21 +118,19 @@ int lc_take(struct lc_conn *c, struct lc_ex *e)
 			     .path = lc_path_pick(t), .counted = in_window(t, due) };
 	if (e->counted) {
 		t->st.sent++;
-		if (open_loop(t)) {
-			uint64_t q = now > due ? now - due : 0;
-
-			hist_add(&t->st.h[H_QUEUE], q);
-			t->st.late += q > LC_LATE_US;
-		}
+		t->st.late += open_loop(t) && now > due + LC_LATE_US;
 	}
 	return 1;
 }
 
 void lc_head(struct lc_conn *c, struct lc_ex *e, unsigned status)
 {
+	(void)c;
 	e->status = (uint16_t)status;
-	if (!e->ttfb_us)
-		e->ttfb_us = c->t->loop.now_us > e->sent_us ? c->t->loop.now_us - e->sent_us : 1;
+	/* WHY the clock, not the loop's: lc_record() reads it for the end, and
+	 * ttfb + body must add up to what the two readings span */
+	if (!e->head_us)
+		e->head_us = MAX(now_us(), e->sent_us);
 }
 
 void lc_verify(struct lc_ex *e, const char *p, size_t n)
@@ -158,13 +156,16 @@ static uint64_t dec(const char *p, const char *lim, const char **end)
 	return v;
 }
 
-/* X-rsp: ... size=<n>, time=<w> ms (<ms>.<us> real): by hand, it runs per response */
+/* X-rsp: ... size=<n>, time=<w> ms (<ms>.<us> real)[, pace=<ms> ms]: by
+ * hand, it runs per response */
 void lc_xrsp(struct lc_ex *e, const char *v, size_t len)
 {
 	const char *lim = v + len, *p = memmem(v, len, "size=", 5), *q;
 
 	if (p)
 		e->announced = (int64_t)dec(p + 5, lim, &q);
+	if ((p = memmem(v, len, ", pace=", 7)))
+		e->pace_us = dec(p + 7, lim, &q) * 1000;
 	p = memchr(v, '(', len);
 	if (p) {
 		uint64_t ms = dec(p + 1, lim, &q), us = 0;
@@ -214,12 +215,33 @@ int lc_log_open(const char *file)
 	return log_fd < 0 ? -1 : 0;
 }
 
+/* the parts of an answered exchange's time, in us: what the README's
+ * table of rows says, and what add up: latency = queue + ttfb + body,
+ * ttfb = server + other, body = paced + body_other */
+static void record_times(struct lc_stats *st, const struct lc_ex *e, uint64_t now, uint64_t lat, int open)
+{
+	uint64_t head = e->head_us ? e->head_us : now;
+	uint64_t ttfb = head - e->sent_us, body = now > head ? now - head : 0;
+	uint64_t paced = MIN(e->pace_us, body);
+
+	hist_add(&st->h[H_LAT], lat);
+	if (open)
+		hist_add(&st->h[H_QUEUE], e->sent_us - MIN(e->t0, e->sent_us));
+	hist_add(&st->h[H_TTFB], ttfb);
+	hist_add(&st->h[H_BODY], body);
+	hist_add(&st->h[H_PACED], paced);
+	hist_add(&st->h[H_BOTH], body - paced);
+	if (e->server_us != UINT64_MAX) {
+		hist_add(&st->h[H_SRV], e->server_us);
+		hist_add(&st->h[H_OTH], ttfb > e->server_us ? ttfb - e->server_us : 0);
+	}
+}
+
 void lc_record(struct lc_conn *c, struct lc_ex *e)
 {
 	struct lc_thread *t = c->t;
 	struct lc_stats *st = &t->st;
-	uint64_t now = now_us(), lat = now > e->t0 ? now - e->t0 : 0;
-	uint64_t queue = e->sent_us > e->t0 ? e->sent_us - e->t0 : 0;
+	uint64_t now = MAX(now_us(), e->sent_us), lat = now > e->t0 ? now - e->t0 : 0;
 
 	any_success = 1;
 	t->done++;
@@ -233,17 +255,16 @@ void lc_record(struct lc_conn *c, struct lc_ex *e)
 		return;
 	}
 	st->reqs++;
+	/* WHY here: the bytes of the requests the run reports, body bytes
+	 * alone; a warm-up's or a failed one's are not its figures */
+	st->bytes += e->bytes;
+	st->verified += lc_opts.verify && !e->random;
+	st->verified_bytes += lc_opts.verify && !e->random ? e->bytes : 0;
 	if (e->status >= 100 && e->status < LC_STATUS_MAX)
 		st->status[e->status]++;
 	st->non2xx += e->status < 200 || e->status > 299;
 	st->end_answered += t->closed_us != 0;
-	hist_add(&st->h[H_LAT], lat);
-	if (e->ttfb_us)
-		hist_add(&st->h[H_TTFB], e->ttfb_us);
-	if (e->server_us != UINT64_MAX) {
-		hist_add(&st->h[H_SRV], e->server_us);
-		hist_add(&st->h[H_OTH], lat > e->server_us + queue ? lat - e->server_us - queue : 0);
-	}
+	record_times(st, e, now, lat, open_loop(t));
 	if (t->o->series_us) {
 		t->ival.reqs++;
 		hist_add(&t->ival.lat, lat);
@@ -354,7 +375,7 @@ void lc_conn_up(struct lc_conn *c, int resumed)
 
 static void conn_fresh(struct lc_conn *c)
 {
-	c->rd_ready = c->wr_ready = c->rdhup = c->got_bytes = c->up = 0;
+	c->rd_ready = c->wr_ready = c->rdhup = c->got_bytes = c->up = c->goaway = 0;
 	c->inflight = c->taken = 0;
 	c->up_us = 0;
 	c->open_us = c->t->loop.now_us = now_us();
@@ -431,6 +452,13 @@ static void requeue(struct lc_conn *c, struct lc_ex *e)
 		if (e->counted && e->sent_us > e->t0 + LC_LATE_US)
 			t->st.late--;
 	}
+}
+
+void lc_retry(struct lc_conn *c, struct lc_ex *e)
+{
+	if (e->counted && !c->t->closed_us)
+		c->t->st.retried++;
+	requeue(c, e);
 }
 
 static void conn_close(struct lc_conn *c)
