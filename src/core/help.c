@@ -20,7 +20,8 @@
 "  10-50      uniform random in [10, 50]\n" \
 "  20~400     log-normal: median 20, 99th percentile 400\n" \
 "  503:5+429:5+200\n" \
-"             weighted choice, weights in percent, the last takes the rest\n" \
+"             weighted choice, weights in percent, the last takes the rest;\n" \
+"             up to 3 decimals: t=1:99.9+200 waits 200 ms once in a thousand\n" \
 "\n" \
 "Keys:\n" \
 "  s=<size>   body size in bytes (HEAD: announced, not sent)   default 0\n" \

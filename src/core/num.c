@@ -108,29 +108,55 @@ static int num_single(const char *s, size_t len, struct rng *r, uint64_t *out,
 	return num_simple(s, len, r, out, err);
 }
 
-/* v:w+v:w+v: weights in percent, the last item takes what remains */
+#define W_ONE 1000u /* a weight's unit: a thousandth of a percent */
+
+/* a weight in percent, with up to 3 decimals ("99.9"): in W_ONE units */
+static int weight_parse(const char *s, size_t len, unsigned *out)
+{
+	const char *dot = memchr(s, '.', len);
+	size_t ilen = dot ? (size_t)(dot - s) : len, flen = dot ? len - ilen - 1 : 0;
+	uint64_t w;
+	const char *err;
+	unsigned frac = 0;
+
+	if (!ilen || (dot && (!flen || flen > 3)) || num_plain(s, ilen, &w, &err) < 0 || w > 100)
+		return -1;
+	for (size_t i = 0; i < 3; i++) {
+		char c = i < flen ? dot[1 + i] : '0';
+
+		if (c < '0' || c > '9')
+			return -1;
+		frac = frac * 10 + (unsigned)(c - '0');
+	}
+	*out = (unsigned)w * W_ONE + frac;
+	return 0;
+}
+
+/* v:w+v:w+v: weights in percent (3 decimals at most: 99.9 leaves 0.1 % to
+ * the rest), the last item takes what remains */
 static int num_weighted(const char *s, size_t len, struct rng *r,
 			uint64_t *out, const char **err)
 {
 	const char *end = s + len, *item = s;
-	unsigned total = 0, pick = (unsigned)rng_range(r, 0, 99);
+	unsigned total = 0, pick = (unsigned)rng_range(r, 0, 100 * W_ONE - 1);
 	int chosen = 0;
 
 	while (item <= end) {
 		const char *plus = memchr(item, '+', (size_t)(end - item));
 		const char *iend = plus ? plus : end;
 		const char *colon = memchr(item, ':', (size_t)(iend - item));
-		uint64_t w = 0, v;
+		unsigned w = 0;
+		uint64_t v;
 
 		if (colon) {
-			if (num_plain(colon + 1, (size_t)(iend - colon - 1), &w, err) < 0)
-				return *err = "bad weight in v:w+v list", -1;
-			if (w > 100 || total + w > 100)
+			if (weight_parse(colon + 1, (size_t)(iend - colon - 1), &w) < 0)
+				return *err = "bad weight in v:w+v list (a percent, 3 decimals at most)", -1;
+			if (total + w > 100 * W_ONE)
 				return *err = "weights add up to more than 100", -1;
 		} else if (plus) {
 			return *err = "only the last item of v:w+v may omit its weight", -1;
 		} else {
-			w = 100 - total;
+			w = 100 * W_ONE - total;
 		}
 		if (num_single(item, (size_t)((colon ? colon : iend) - item), r, &v, err) < 0)
 			return -1;
@@ -138,12 +164,12 @@ static int num_weighted(const char *s, size_t len, struct rng *r,
 			*out = v;
 			chosen = 1;
 		}
-		total += (unsigned)w;
+		total += w;
 		if (!plus)
 			break;
 		item = plus + 1;
 	}
-	if (total != 100)
+	if (total != 100 * W_ONE)
 		return *err = "weights add up to less than 100", -1;
 	return 0;
 }

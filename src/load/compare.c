@@ -75,8 +75,8 @@ static struct unit *side_push(struct side *s)
 	return &s->u[s->n++];
 }
 
-/* one run: its intervals (the last, partial one included: the pools weigh
- * by time), or the run as one unit when it has none */
+/* one run: its intervals (a last one under half the one before joined to
+ * it; the pools weigh by time), or the run as one unit when it has none */
 static int side_run(const struct json *r, void *arg)
 {
 	struct side *s = arg;
@@ -101,6 +101,19 @@ static int side_run(const struct json *r, void *arg)
 		u->cpu_us = json_num(v, "server_cpu_us", 0);
 		if (!json_get(v, "latency") || lc_hist_read(&u->lat, json_get(v, "latency")) < 0)
 			return -1;
+	}
+	/* WHY: a run's last interval, cut short by its end, joins the one
+	 * before (as hxload's own series does), or it would weigh as much as a
+	 * whole one in the resampling */
+	if (s->n - s->first[s->runs - 1] >= 2 && s->u[s->n - 1].secs * 2 < s->u[s->n - 2].secs) {
+		struct unit *a = &s->u[s->n - 2], *b = &s->u[s->n - 1];
+
+		a->secs += b->secs;
+		a->reqs += b->reqs;
+		a->bytes += b->bytes;
+		a->cpu_us += b->cpu_us;
+		hist_merge(&a->lat, &b->lat);
+		s->n--;
 	}
 	if (iv && iv->n)
 		return 0;

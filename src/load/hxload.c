@@ -78,6 +78,29 @@ static void series_add(struct lc_series *s, const struct lc_ival *v)
 	s->v[s->n++] = *v;
 }
 
+/* WHY: the run's end cuts its last interval short (2 ms of a 1 s one),
+ * and a rate over 2 ms is a cliff on a chart and a full sample in a
+ * bootstrap; under half an interval it joins the one before, so every
+ * point stands for about one interval and the sums stay whole */
+static void series_fold_tail(struct lc_series *s, uint64_t every_us)
+{
+	struct lc_ival *a, *b;
+
+	if (s->n < 2 || !every_us)
+		return;
+	a = &s->v[s->n - 2];
+	b = &s->v[s->n - 1];
+	if ((b->to_us - b->from_us) * 2 >= every_us)
+		return;
+	a->to_us = b->to_us;
+	a->reqs += b->reqs;
+	a->errors += b->errors;
+	a->bytes += b->bytes;
+	a->srv_cpu_us += b->srv_cpu_us;
+	hist_merge(&a->lat, &b->lat);
+	s->n--;
+}
+
 /* --server-pid: the CPU time (user and system) it has used, in us; 0 when
  * it cannot be read (the run then says so) */
 static uint64_t server_cpu_us(void)
@@ -167,6 +190,32 @@ static void why_nothing(const struct lc_stats *T)
 	}
 }
 
+/* open loop: whether the client kept its schedule; one line when it did
+ * not. WHY a failed run (exit 1): past LC_UNSENT_MAX of the due requests
+ * never sent, the rate and the latency measured are the client's limits
+ * (its connections, its CPU), not the target's; late sends only warn, their
+ * delay is the queue row, kept out of the others */
+static int schedule_kept(const struct lc_stats *T, const struct lc_meta *m)
+{
+	uint64_t unsent = T->scheduled > T->sent ? T->scheduled - T->sent : 0;
+
+	if (m->target_rps <= 0 || !T->scheduled)
+		return 1;
+	if ((double)unsent > LC_UNSENT_MAX * (double)T->scheduled) {
+		fprintf(stderr, "hxload: the schedule was not kept: %llu of %llu due requests never sent (%.1f %%); "
+			"the client or its connections were the limit, not the target (more -c, -t, or a lower -R)\n",
+			(unsigned long long)unsent, (unsigned long long)T->scheduled,
+			100.0 * (double)unsent / (double)T->scheduled);
+		return 0;
+	}
+	if ((double)T->late > LC_LATE_WARN * (double)T->sent)
+		fprintf(stderr, "hxload: %llu of %llu requests went over 1 ms after their time (%.1f %%): the client "
+			"fell behind; that delay is the queue row, not latency's other parts\n",
+			(unsigned long long)T->late, (unsigned long long)T->sent,
+			100.0 * (double)T->late / (double)T->sent);
+	return 1;
+}
+
 int lc_finish(const struct lc_stats *T, const struct lc_meta *m, const struct lc_series *s,
 	      int json, const char *html, const char *fail_on)
 {
@@ -185,7 +234,7 @@ int lc_finish(const struct lc_stats *T, const struct lc_meta *m, const struct lc
 	}
 	if (fail_on && lc_check(fail_on, T, m))
 		return 3;
-	return 0;
+	return schedule_kept(T, m) ? 0 : 1;
 }
 
 /* --start-at: sleeps until then (epoch seconds) */
@@ -260,6 +309,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < lc_opts.threads; i++)
 		pthread_create(&ts[i].th, NULL, lc_thread_main, &ts[i]);
 	monitor(ts, start, &ser, &T);
+	series_fold_tail(&ser, lc_opts.series_us);
 	for (int i = 0; i < lc_opts.threads; i++) {
 		pthread_join(ts[i].th, NULL);
 		lc_stats_add(&T, &ts[i].st);

@@ -22,6 +22,8 @@ typedef struct ssl_session_st SSL_SESSION;
 #define LC_MAX_DEPTH  1024      /* -m */
 #define LC_MAX_PATH   65536     /* a longer path is refused, never cut */
 #define LC_MAX_HDRS   32        /* -H */
+#define LC_UNSENT_MAX 0.01     /* open loop: never sent past this share of the due: exit 1 */
+#define LC_LATE_WARN  0.10     /* open loop: sent over LC_LATE_US late past this share: a warning */
 #define LC_MAX_STAGES 64        /* --stages */
 #define LC_LATE_US    1000      /* open loop: sent this long after its time is late */
 #define LC_STATUS_MAX 1000      /* statuses 100..999 are counted */
@@ -124,6 +126,7 @@ struct lc_conn {
 	uint8_t got_bytes;           /* something came back on this connection */
 	uint8_t up;                  /* its protocol started: 1, and in the window: 2 */
 	uint8_t goaway;              /* h2: the server's GOAWAY came: 1 NO_ERROR (a graceful end), 2 another */
+	uint8_t err_kind;            /* enum lc_err of what ended it: its requests lost count as that */
 	uint32_t inflight;
 	uint32_t taken;              /* exchanges started on this connection */
 	uint64_t open_us, up_us;     /* connect() called, TCP connected */
@@ -165,6 +168,7 @@ struct lc_stats {
 	uint64_t conns, resumed;     /* connections made (TLS: resumed) */
 	uint64_t goaways;            /* connections the server ended gracefully (h2 GOAWAY NO_ERROR) */
 	uint64_t retried;            /* requests refused unprocessed and sent again (not failed) */
+	uint64_t conn_errors;        /* connections that failed with no request in flight (connect, TLS) */
 	uint64_t by_proto[LC_NPROTO]; /* connections by protocol */
 	uint64_t srv_cpu_us;         /* --server-pid: its CPU time in the window */
 };
@@ -251,6 +255,9 @@ int lc_first_bytes(struct lc_conn *c, const char *p, size_t n);
 int lc_log_open(const char *file);
 /* exchange <e> is lost (stream reset): counted, not recorded */
 void lc_lost(struct lc_conn *c, struct lc_ex *e);
+/* <e> alone failed for <kind> (a stream reset, a request never submitted):
+ * its connection goes on */
+void lc_fail(struct lc_conn *c, struct lc_ex *e, enum lc_err kind);
 /* <e> was refused unprocessed (a stream above a GOAWAY's last id,
  * REFUSED_STREAM): sent again on a new connection, counted as retried */
 void lc_retry(struct lc_conn *c, struct lc_ex *e);

@@ -58,8 +58,7 @@ static int close_cb(nghttp2_session *s, int32_t id, uint32_t code, void *user)
 	if (code == NGHTTP2_REFUSED_STREAM) {
 		lc_retry(c, e);
 	} else if (code) {
-		lc_error(c, E_RESET);
-		lc_lost(c, e);
+		lc_fail(c, e, E_RESET);
 	} else {
 		lc_record(c, e);
 	}
@@ -135,8 +134,7 @@ static void h2_fill(struct lc_conn *c, nghttp2_session *s)
 			return;
 		submit(c, s, e);
 		if (e->id < 0) {
-			lc_error(c, E_PROTOCOL);
-			lc_lost(c, e);
+			lc_fail(c, e, E_PROTOCOL);
 			e->id = -1;
 			return;
 		}

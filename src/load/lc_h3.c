@@ -105,8 +105,7 @@ static int h3_close(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, void
 	if (!e)
 		return 0;
 	if (code != NGHTTP3_H3_NO_ERROR) {
-		lc_error(q->c, E_RESET);
-		lc_lost(q->c, e);
+		lc_fail(q->c, e, E_RESET);
 	} else {
 		lc_record(q->c, e);
 	}
@@ -247,8 +246,7 @@ static void fill(struct q *q)
 			return;
 		submit(q, e);
 		if (e->id < 0) {
-			lc_error(c, E_PROTOCOL);
-			lc_lost(c, e);
+			lc_fail(c, e, E_PROTOCOL);
 			return;
 		}
 		c->inflight++;

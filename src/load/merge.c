@@ -40,9 +40,73 @@ static void meta_read(const struct json *r, struct lc_meta *m)
 		snprintf(m->url, sizeof(m->url), "several URLs");
 }
 
+/* what must match for runs to add up: the URL, the load options, an
+ * overlapping window */
+struct ref {
+	char file[256], url[2048], opts[2048];
+	double start, end;
+	int set;
+};
+
+/* the options of a run's command line without those that change no load
+ * (where the report goes, its label, when it starts) nor the URL */
+static void load_opts(const char *cmd, const char *url, char *out, size_t n)
+{
+	static const char *const skip1[] = { "--label", "--html", "--log", "--start-at", "--fail-on", "--interval" };
+	static const char *const skip0[] = { "--json", "-q", "--quiet" };
+	char buf[2048], *save = NULL;
+	size_t len = 0;
+	int drop = 0;
+
+	snprintf(buf, sizeof(buf), "%s", cmd);
+	out[0] = 0;
+	for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		int skip = drop || !strcmp(w, url) || (w[0] == '\'' && strstr(w, url));
+
+		drop = 0;
+		for (size_t i = 0; i < ARRAY_SIZE(skip1) && !skip; i++)
+			drop = skip = !strcmp(w, skip1[i]);
+		for (size_t i = 0; i < ARRAY_SIZE(skip0) && !skip; i++)
+			skip = !strcmp(w, skip0[i]);
+		if (!skip && len < n)
+			len += (size_t)snprintf(out + len, n - len, "%s%s", len ? " " : "", w);
+	}
+}
+
+/* 0 when <j> adds up with the first run read, else -1 after one line */
+static int alike(struct ref *r, const struct json *j, const char *file, int force)
+{
+	char opts[2048];
+	const char *url = json_str(j, "url"), *why = NULL;
+	double start = json_num(j, "start", 0), end = json_num(j, "end", 0);
+
+	load_opts(json_str(j, "options"), url, opts, sizeof(opts));
+	if (!r->set) {
+		snprintf(r->file, sizeof(r->file), "%s", file);
+		snprintf(r->url, sizeof(r->url), "%s", url);
+		snprintf(r->opts, sizeof(r->opts), "%s", opts);
+		r->start = start, r->end = end, r->set = 1;
+		return 0;
+	}
+	if (strcmp(url, r->url))
+		why = "ran different URLs";
+	else if (strcmp(opts, r->opts))
+		why = "ran different load options";
+	else if (start >= r->end || end <= r->start)
+		why = "ran at different times (their windows do not overlap)";
+	if (!why)
+		return 0;
+	fprintf(stderr, "hxload merge: %s and %s %s: a merge adds runs made side by side, --force adds these anyway "
+		"(hxload compare tells two settings apart)\n", r->file, file, why);
+	return force ? 0 : -1;
+}
+
 struct merge_acc {
 	struct lc_stats *T;
 	struct lc_meta *m;
+	struct ref *ref;
+	const char *file;
+	int force;
 };
 
 static int merge_one(const struct json *j, void *arg)
@@ -52,6 +116,8 @@ static int merge_one(const struct json *j, void *arg)
 
 	if (lc_run_read(j, &s) < 0)
 		return -1;
+	if (alike(acc->ref, j, acc->file, acc->force) < 0)
+		exit(2);
 	meta_read(j, acc->m);
 	lc_stats_add(acc->T, &s);
 	return 0;
@@ -61,12 +127,13 @@ int lc_merge_main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "json", 0, NULL, 'J' }, { "html", 1, NULL, 'H' }, { "fail-on", 1, NULL, 'F' },
-		{ "label", 1, NULL, 'L' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "label", 1, NULL, 'L' }, { "force", 0, NULL, 'f' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	static struct lc_stats T;
 	struct lc_meta m = { .version = HX_VERSION };
 	const char *html = NULL, *fail_on = NULL, *label = NULL, *err;
-	int c, json = 0;
+	static struct ref ref;
+	int c, json = 0, force = 0;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -74,6 +141,7 @@ int lc_merge_main(int argc, char **argv)
 		case 'J': json = 1; break;
 		case 'H': html = optarg; break;
 		case 'L': label = optarg; break;
+		case 'f': force = 1; break;
 		case 'F':
 			if (lc_check_parse(optarg, &err) < 0) {
 				fprintf(stderr, "hxload merge: --fail-on '%s': %s\n", optarg, err);
@@ -82,10 +150,12 @@ int lc_merge_main(int argc, char **argv)
 			fail_on = optarg;
 			break;
 		case 'h':
-			printf("Usage: hxload merge [--json] [--html FILE] [--fail-on SPEC] [--label L] RUN.json...\n"
+			printf("Usage: hxload merge [--json] [--html FILE] [--fail-on SPEC] [--label L] [--force] RUN.json...\n"
 			       "Reports several runs' --json results as one, from their summed histograms:\n"
 			       "counts add up, percentiles are those of all the samples together, the rate\n"
-			       "is the sum (the runs ran at the same time, see --start-at).\n");
+			       "is the sum (the runs ran at the same time, see --start-at). Runs of other URLs,\n"
+			       "other load options or windows that do not overlap are refused (exit 2)\n"
+			       "unless --force.\n");
 			return 0;
 		default:
 			fprintf(stderr, "hxload merge: bad option '%s' (try -h)\n", argv[optind - 1]);
@@ -97,7 +167,7 @@ int lc_merge_main(int argc, char **argv)
 		return 2;
 	}
 	for (int i = optind; i < argc; i++)
-		if (lc_runs_each("merge", argv[i], merge_one, &(struct merge_acc){ &T, &m }) < 0)
+		if (lc_runs_each("merge", argv[i], merge_one, &(struct merge_acc){ &T, &m, &ref, argv[i], force }) < 0)
 			return 2;
 	if (label)
 		snprintf(m.label, sizeof(m.label), "%s", label);

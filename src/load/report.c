@@ -20,6 +20,7 @@ const struct lc_counter lc_counters[] = {
 	C("schedule", "end_answered", end_answered), C("schedule", "end_timeout", end_timeout),
 	C("schedule", "retried", retried),
 	C("connections", "opened", conns), C("connections", "resumed", resumed), C("connections", "goaway", goaways),
+	C("connections", "errors", conn_errors),
 	C("connections", "h1", by_proto[LC_H1]), C("connections", "h2", by_proto[LC_H2]),
 	C("connections", "h3", by_proto[LC_H3]), C("connections", "ws", by_proto[LC_WS]),
 	C("server_cpu", "us", srv_cpu_us), C("verify", "bodies", verified), C("verify", "bytes", verified_bytes),
@@ -244,7 +245,7 @@ static void schedule_text(FILE *f, const struct lc_stats *T, const struct lc_met
 			(unsigned long long)(T->scheduled > T->sent ? T->scheduled - T->sent : 0));
 	if (T->failed || T->inflight_end)
 		fprintf(f, "sent     %llu: %llu answered, %llu failed, %llu in flight at the end (%llu answered "
-			"after it, %llu unanswered: timeouts)\n", (unsigned long long)T->sent,
+			"after it, %llu unanswered)\n", (unsigned long long)T->sent,
 			(unsigned long long)T->reqs, (unsigned long long)T->failed,
 			(unsigned long long)T->inflight_end, (unsigned long long)T->end_answered,
 			(unsigned long long)T->end_timeout);
@@ -284,7 +285,9 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 		fprintf(f, "verified %llu bodies, %llu bytes, byte for byte\n", (unsigned long long)T->verified,
 			(unsigned long long)T->verified_bytes);
 	if (errs) {
-		fprintf(f, "errors  ");
+		fprintf(f, "errors   %llu: %llu requests failed, %llu unanswered at the end, %llu connections failed "
+			"before a request;", (unsigned long long)errs, (unsigned long long)T->failed,
+			(unsigned long long)T->end_timeout, (unsigned long long)T->conn_errors);
 		for (int i = 0; i < E_MAX; i++)
 			if (T->errors[i])
 				fprintf(f, " %s %llu", lc_err_names[i], (unsigned long long)T->errors[i]);

@@ -273,22 +273,42 @@ void lc_record(struct lc_conn *c, struct lc_ex *e)
 		log_line(t, e, lat);
 }
 
+/* WHY one error per lost request: a reset that takes 8 streams is 8
+ * failed requests and 8 errors, so errors by kind add up to failed +
+ * unanswered + the connections that failed before any request */
 void lc_lost(struct lc_conn *c, struct lc_ex *e)
 {
+	struct lc_stats *st = &c->t->st;
+
 	if (!e->counted)
 		return;
 	if (c->t->closed_us)
-		c->t->st.end_timeout++;
+		st->end_timeout++;
 	else
-		c->t->st.failed++;
+		st->failed++;
+	st->errors[c->err_kind]++;
+}
+
+void lc_fail(struct lc_conn *c, struct lc_ex *e, enum lc_err kind)
+{
+	uint8_t was = c->err_kind;
+
+	c->err_kind = (uint8_t)kind;
+	lc_lost(c, e);
+	c->err_kind = was;
 }
 
 void lc_error(struct lc_conn *c, enum lc_err kind)
 {
 	struct lc_thread *t = c->t;
 
-	if (now_us() >= t->record_from_us)
+	/* WHY by what it takes: with requests in flight, each one lost counts
+	 * (lc_lost); without, the connection itself failed */
+	c->err_kind = (uint8_t)kind;
+	if (!c->inflight && now_us() >= t->record_from_us && !t->closed_us) {
 		t->st.errors[kind]++;
+		t->st.conn_errors++;
+	}
 	if (kind == E_RESET && c->x.ssl && !any_success && lc_tls_alert(c->x.ssl)) {
 		char msg[600];
 
@@ -376,6 +396,7 @@ void lc_conn_up(struct lc_conn *c, int resumed)
 static void conn_fresh(struct lc_conn *c)
 {
 	c->rd_ready = c->wr_ready = c->rdhup = c->got_bytes = c->up = c->goaway = 0;
+	c->err_kind = E_RESET;
 	c->inflight = c->taken = 0;
 	c->up_us = 0;
 	c->open_us = c->t->loop.now_us = now_us();

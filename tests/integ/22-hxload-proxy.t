@@ -144,8 +144,12 @@ ok(wait_port($sport), 'openssl s_server is up');
     my ($jb) = run("--json --label B -c 3 -m 2 -n 1000 --log $dir/b.log 'h2c://127.0.0.1:$port/?t=4-8&r=503:20+200'");
     open my $fa, '>', "$dir/a.json"; print $fa encode_json($ja), "\n"; close $fa;
     open my $fb, '>', "$dir/b.json"; print $fb encode_json($jb), "\n"; close $fb;
-    my $m = decode_json(`$hxload merge --json $dir/a.json $dir/b.json`);
-    is($m->{requests}, 2500, 'merge: 2500 requests');
+    # WHY --force: two URLs run one after the other, on purpose, for the pooled percentiles
+    my $out = `$hxload merge --json $dir/a.json $dir/b.json 2>&1`;
+    is($? >> 8, 2, 'merge of runs of other URLs, one after the other: refused, exit 2');
+    like($out, qr{^hxload merge: \Q$dir\E/a\.json and \Q$dir\E/b\.json ran different URLs: .*--force}, '... saying why in one line');
+    my $m = decode_json(`$hxload merge --force --json $dir/a.json $dir/b.json 2>/dev/null`);
+    is($m->{requests}, 2500, 'merge --force: 2500 requests');
     is($m->{status}{200} + ($m->{status}{503} // 0), 2500, 'merge: statuses add up');
     is($m->{status}{503}, $jb->{status}{503}, 'merge: the 503s of run B');
     is($m->{runs}, 2, 'merge: 2 runs');
@@ -165,7 +169,7 @@ ok(wait_port($sport), 'openssl s_server is up');
         ok(abs($got - $exact) <= $exact / 64 + 0.002, "merge $q->[0] $got ms within one bucket of the pooled $exact ms");
     }
     is($m->{latency_ms}{max}, $lat[-1] / 1000, 'merge: max is the pooled max');
-    my $text = `$hxload merge $dir/a.json $dir/b.json`;
+    my $text = `$hxload merge --force $dir/a.json $dir/b.json 2>/dev/null`;
     like($text, qr/^requests 2500 /m, 'merge: the text report too');
     my $bad = system("$hxload merge $dir/a.log >/dev/null 2>&1") >> 8;
     is($bad, 2, 'merge of a file that is no result: exit 2');

@@ -119,6 +119,19 @@ static void numbers(void)
 	ok(bad, "explicit weights under 100 are refused");
 	draw("1+2", &bad);
 	ok(bad, "only the last item may omit its weight");
+	n200 = 0;
+	for (int i = 0; i < 100000; i++)
+		n200 += draw("1:99.9+200", &bad) == 200;
+	ok(!bad && n200 > 50 && n200 < 170, "a weight with decimals: 1:99.9+200 draws 200 0.1%% of the time (%llu of 100000)",
+	   (unsigned long long)n200);
+	is_int(draw("3:99.999+4", &bad), 3, "three decimals");
+	ok(!bad, "... are taken");
+	draw("3:99.9999+4", &bad);
+	ok(bad, "four decimals are refused");
+	draw("3:50.+4", &bad);
+	ok(bad, "a dot without decimals is refused");
+	draw("3:.5+4", &bad);
+	ok(bad, "a weight without its integer part is refused");
 	v = draw("5:50+100-200", &bad);
 	ok(!bad && (v == 5 || (v >= 100 && v <= 200)), "a range inside a weighted list");
 }
