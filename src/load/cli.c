@@ -1,5 +1,6 @@
 /* hxload's command line: options, their checks, the HTTP/1 request of each path. */
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,8 @@ static void usage(FILE *f)
 "                  and each second's (or --interval's): what compare resamples\n"
 "  --server-pid <pid>  the target runs on this machine: its CPU time (from\n"
 "                  /proc) per request and per MiB, in the report\n"
+"  --pid <name>=<pid>  another process on this machine (a proxy): its CPU time\n"
+"                  in the window, per request and per MiB (repeatable, 8)\n"
 "  --label <text>  a name for this run in the report and the JSON\n"
 "  --interval <t>  one JSON line per interval on stdout while it runs\n"
 "  --html <file>   a self-contained HTML report (charts, no external assets)\n"
@@ -239,6 +242,28 @@ static void rate_arg(const char *arg)
 	}
 }
 
+/* --pid NAME=PID */
+static void named_pid(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	struct lc_named_pid *p = &lc_opts.pids[lc_opts.npids];
+	size_t n = eq ? (size_t)(eq - arg) : 0;
+
+	if (lc_opts.npids == LC_MAX_PIDS)
+		lc_die("--pid '%s': at most 8", arg);
+	if (!eq || !n || n >= sizeof(p->name) || strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789_-") < n)
+		lc_die("--pid '%s': expected NAME=PID, a name of 1 to 31 of a-z 0-9 _ -", arg);
+	memcpy(p->name, arg, n);
+	p->name[n] = 0;
+	p->pid = (int)num_arg("--pid", eq + 1, 1, 1 << 30);
+	for (int i = 0; i < lc_opts.npids; i++)
+		if (!strcmp(lc_opts.pids[i].name, p->name))
+			lc_die("--pid '%s': that name twice", arg);
+	if (kill(p->pid, 0) < 0 && !lc_proc_cpu_us(p->pid))
+		lc_die("--pid '%s': no such process here", arg);
+	lc_opts.npids++;
+}
+
 static const char *urls_file;
 static int have_d, have_stages;
 
@@ -246,7 +271,7 @@ static void parse_args(int argc, char **argv)
 {
 	enum { O_METHOD = 256, O_BODY, O_TIMEOUT, O_H1, O_H2, O_H3, O_VERIFY, O_JSON, O_SNI, O_CONNECT_TO,
 	       O_RESOLVE, O_UNIX, O_CERT, O_KEY, O_CACERT, O_CLOSE, O_NO_RESUME, O_H3_NO_CREDIT, O_H3_NO_BODY, O_LABEL, O_HTML, O_LOG,
-	       O_INTERVAL, O_START_AT, O_URLS, O_STAGES, O_FAIL_ON, O_PROXY_PROTO, O_SERVER_PID };
+	       O_INTERVAL, O_START_AT, O_URLS, O_STAGES, O_FAIL_ON, O_PROXY_PROTO, O_SERVER_PID, O_PID };
 	static const struct option lo[] = {
 		{ "method", 1, NULL, O_METHOD }, { "body", 1, NULL, O_BODY }, { "timeout", 1, NULL, O_TIMEOUT },
 		{ "h1", 0, NULL, O_H1 }, { "h2", 0, NULL, O_H2 }, { "h3", 0, NULL, O_H3 },
@@ -260,6 +285,7 @@ static void parse_args(int argc, char **argv)
 		{ "interval", 1, NULL, O_INTERVAL }, { "start-at", 1, NULL, O_START_AT },
 		{ "urls", 1, NULL, O_URLS }, { "stages", 1, NULL, O_STAGES }, { "fail-on", 1, NULL, O_FAIL_ON },
 		{ "proxy-protocol", 1, NULL, O_PROXY_PROTO }, { "server-pid", 1, NULL, O_SERVER_PID },
+		{ "pid", 1, NULL, O_PID },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *err;
@@ -300,6 +326,7 @@ static void parse_args(int argc, char **argv)
 		case O_H3_NO_CREDIT: lc_opts.h3_no_credit = 1; break;
 		case O_H3_NO_BODY: lc_opts.h3_no_body = 1; break;
 		case O_SERVER_PID: lc_opts.server_pid = (int)num_arg("--server-pid", optarg, 1, 1 << 30); break;
+		case O_PID: named_pid(optarg); break;
 		case O_PROXY_PROTO:
 			if (strcmp(optarg, "v1") && strcmp(optarg, "v2"))
 				lc_die("--proxy-protocol '%s': expected v1 or v2", optarg);

@@ -101,16 +101,14 @@ static void series_fold_tail(struct lc_series *s, uint64_t every_us)
 	s->n--;
 }
 
-/* --server-pid: the CPU time (user and system) it has used, in us; 0 when
- * it cannot be read (the run then says so) */
-static uint64_t server_cpu_us(void)
+uint64_t lc_proc_cpu_us(int pid)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long ut, st;
 	FILE *f;
 	size_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", lc_opts.server_pid);
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	if (!(f = fopen(path, "r")))
 		return 0;
 	n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -122,13 +120,30 @@ static uint64_t server_cpu_us(void)
 	return (ut + st) * 1000000ULL / (uint64_t)sysconf(_SC_CLK_TCK);
 }
 
-/* the main thread while the run goes: intervals, the progress line */
-static void monitor(struct lc_thread *ts, uint64_t start, struct lc_series *ser, struct lc_stats *T)
+/* --server-pid: the CPU time it has used, in us; 0 when it cannot be read
+ * (the run then says so) */
+static uint64_t server_cpu_us(void)
 {
+	return lc_proc_cpu_us(lc_opts.server_pid);
+}
+
+/* --pid: each named process's CPU time now, into <us> */
+static void named_cpu(uint64_t *us)
+{
+	for (int i = 0; i < lc_opts.npids; i++)
+		us[i] = lc_proc_cpu_us(lc_opts.pids[i].pid);
+}
+
+/* the main thread while the run goes: intervals, the progress line */
+static void monitor(struct lc_thread *ts, uint64_t start, struct lc_series *ser, struct lc_stats *T,
+		    struct lc_meta *m)
+{
+	uint64_t pid0[LC_MAX_PIDS] = { 0 }, pid1[LC_MAX_PIDS];
 	static struct lc_ival v;
 	int tty = !lc_opts.quiet && !lc_opts.json && !lc_opts.interval_us && isatty(2);
 	uint64_t last = 0, next_line = start + 1000000, cpu0 = 0, cpu = 0;
 	unsigned k = 0;
+	int pid0_taken = 0;
 
 	for (;;) {
 		int alive = 0, r;
@@ -143,6 +158,10 @@ static void monitor(struct lc_thread *ts, uint64_t start, struct lc_series *ser,
 		 * every 20 ms, at most that far from an interval's edge */
 		if (lc_opts.server_pid && !cpu0 && mono_us() >= ts[0].record_from_us)
 			cpu0 = cpu = server_cpu_us();
+		if (lc_opts.npids && !pid0_taken && mono_us() >= ts[0].record_from_us) {
+			named_cpu(pid0);
+			pid0_taken = 1;
+		}
 		while (lc_opts.series_us && (r = ival_take(ts, k, &v)) > 0) {
 			if (lc_opts.server_pid && cpu0) {
 				uint64_t now = server_cpu_us();
@@ -166,6 +185,15 @@ static void monitor(struct lc_thread *ts, uint64_t start, struct lc_series *ser,
 	}
 	if (tty)
 		fprintf(stderr, "\r%60s\r", "");
+	/* WHY at the end: as --server-pid's, the window's start to the run's
+	 * end, the requests in flight at the window's close included */
+	named_cpu(pid1);
+	m->npids = pid0_taken ? lc_opts.npids : 0;
+	for (int i = 0; i < m->npids; i++) {
+		snprintf(m->cpu[i].name, sizeof(m->cpu[i].name), "%s", lc_opts.pids[i].name);
+		m->cpu[i].pid = lc_opts.pids[i].pid;
+		m->cpu[i].us = pid1[i] > pid0[i] ? pid1[i] - pid0[i] : 0;
+	}
 }
 
 /* one line saying why nothing was answered */
@@ -308,7 +336,7 @@ int main(int argc, char **argv)
 		lc_thread_init(&ts[i], i, start);
 	for (int i = 0; i < lc_opts.threads; i++)
 		pthread_create(&ts[i].th, NULL, lc_thread_main, &ts[i]);
-	monitor(ts, start, &ser, &T);
+	monitor(ts, start, &ser, &T, &m);
 	series_fold_tail(&ser, lc_opts.series_us);
 	for (int i = 0; i < lc_opts.threads; i++) {
 		pthread_join(ts[i].th, NULL);

@@ -22,6 +22,7 @@ typedef struct ssl_session_st SSL_SESSION;
 #define LC_MAX_DEPTH  1024      /* -m */
 #define LC_MAX_PATH   65536     /* a longer path is refused, never cut */
 #define LC_MAX_HDRS   32        /* -H */
+#define LC_MAX_PIDS   8        /* --pid NAME=PID */
 #define LC_UNSENT_MAX 0.01     /* open loop: never sent past this share of the due: exit 1 */
 #define LC_LATE_WARN  0.10     /* open loop: sent over LC_LATE_US late past this share: a warning */
 #define LC_MAX_STAGES 64        /* --stages */
@@ -56,6 +57,11 @@ struct lc_opts {
 	int h3_no_body;              /* --h3-no-body: the request body never sent */
 	int proxy_proto;             /* --proxy-protocol: 1 or 2, 0: none */
 	int server_pid;              /* --server-pid: its CPU time is measured, 0: none */
+	struct lc_named_pid {        /* --pid NAME=PID: more processes whose CPU time is measured */
+		char name[32];
+		int pid;
+	} pids[LC_MAX_PIDS];
+	int npids;
 	enum lc_proto force;         /* --h1 / --h2 / --h3 */
 	const char *method;
 	uint64_t body;               /* --body: request body bytes */
@@ -339,6 +345,8 @@ struct lc_meta {
 	double secs;                 /* the measured window */
 	double target_rps;           /* 0: closed loop */
 	int runs;                    /* merged runs */
+	int npids;                   /* --pid: the CPU time of each named process in the window */
+	struct { char name[32]; int pid; uint64_t us; } cpu[LC_MAX_PIDS];
 };
 
 struct lc_series {
@@ -348,6 +356,10 @@ struct lc_series {
 
 extern const char *const lc_err_names[E_MAX];
 extern const char *const lc_hist_names[H_MAX];
+
+/* the CPU time (user and system) process <pid> has used, in us; 0 when it
+ * cannot be read */
+uint64_t lc_proc_cpu_us(int pid);
 
 /* the plain counters of struct lc_stats by JSON name: one list for the
  * sums, the JSON and merge; <group> NULL: at the top level */

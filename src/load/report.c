@@ -171,6 +171,30 @@ static void server_cpu_json(FILE *f, const struct lc_stats *T)
 	fprintf(f, "}");
 }
 
+/* the CPU time of one process per request and per MiB of body */
+static double per_req(const struct lc_stats *T, uint64_t us)
+{
+	return T->reqs ? (double)us / (double)T->reqs : 0;
+}
+
+static double per_mib(const struct lc_stats *T, uint64_t us)
+{
+	return T->bytes ? (double)us / ((double)T->bytes / 1048576.0) : 0;
+}
+
+/* --pid: each named process's CPU in the window */
+static void named_cpu_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
+{
+	if (!m->npids)
+		return;
+	fprintf(f, ", \"cpu\": {");
+	for (int i = 0; i < m->npids; i++)
+		fprintf(f, "%s\"%s\": {\"pid\": %d, \"us\": %llu, \"us_per_request\": %.3f, \"us_per_mib\": %.3f}",
+			i ? ", " : "", m->cpu[i].name, m->cpu[i].pid, (unsigned long long)m->cpu[i].us,
+			per_req(T, m->cpu[i].us), per_mib(T, m->cpu[i].us));
+	fprintf(f, "}");
+}
+
 void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, int full, const struct lc_series *ser)
 {
 	int first = 1;
@@ -198,6 +222,7 @@ void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, 
 	counters_json(f, T, "verify");
 	fprintf(f, "}");
 	server_cpu_json(f, T);
+	named_cpu_json(f, T, m);
 	for (int i = 0; i < H_RPC; i++)
 		if (i == H_LAT || T->h[i].n)
 			pct_json(f, lc_hist_names[i], &T->h[i]);
@@ -281,6 +306,9 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 			T->bytes ? (double)T->srv_cpu_us / ((double)T->bytes / 1048576.0) : 0);
 	else if (lc_opts.server_pid)
 		fprintf(f, "server   CPU: pid %d used none in the window (is it the server?)\n", lc_opts.server_pid);
+	for (int i = 0; i < m->npids; i++)
+		fprintf(f, "cpu      %s (pid %d): %.3f s, %.2f us per request, %.1f us per MiB\n", m->cpu[i].name,
+			m->cpu[i].pid, m->cpu[i].us / 1e6, per_req(T, m->cpu[i].us), per_mib(T, m->cpu[i].us));
 	if (T->verified)
 		fprintf(f, "verified %llu bodies, %llu bytes, byte for byte\n", (unsigned long long)T->verified,
 			(unsigned long long)T->verified_bytes);
