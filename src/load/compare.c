@@ -14,7 +14,7 @@
 /* what is resampled: an interval of a run, or a whole run */
 struct unit {
 	double secs, reqs, bytes, cpu_us;
-	struct hist lat;
+	struct hist lat, srv, oth;
 };
 
 #define MAX_RUNS 1024
@@ -24,21 +24,39 @@ struct side {
 	size_t n, cap, runs, run_units; /* units; runs read; units that are whole runs */
 	size_t first[MAX_RUNS + 1];  /* run k's units are [first[k], first[k + 1]) */
 	int cpu;                     /* every unit has the server's CPU time */
+	int split;                   /* every unit has the server and other histograms */
 	char label[256];
 };
 
 /* the metrics, each a function of a pooled set of units */
-enum { M_RPS, M_P50, M_P90, M_P99, M_P999, M_CPU_REQ, M_CPU_MIB, M_MAX };
+enum { M_RPS, M_P50, M_P90, M_P99, M_P999, M_SRV50, M_SRV99, M_OTH50, M_OTH99, M_CPU_REQ, M_CPU_MIB, M_MAX };
 static const char *const m_names[M_MAX] = { "req/s", "p50 (ms)", "p90 (ms)", "p99 (ms)", "p99.9 (ms)",
+					    "server p50", "server p99", "other p50", "other p99",
 					    "CPU us/req", "CPU us/MiB" };
 static const char *const m_keys[M_MAX] = { "requests_per_second", "p50_ms", "p90_ms", "p99_ms", "p999_ms",
+					   "server_p50_ms", "server_p99_ms", "other_p50_ms", "other_p99_ms",
 					   "server_cpu_us_per_request", "server_cpu_us_per_mib" };
-static const double m_q[M_MAX] = { 0, 0.5, 0.9, 0.99, 0.999, 0, 0 };
+static const double m_q[M_MAX] = { 0, 0.5, 0.9, 0.99, 0.999, 0.5, 0.99, 0.5, 0.99, 0, 0 };
+
+/* WHY a metric's own test: server and other rows need every unit's split */
+static int m_split(int m)
+{
+	return m >= M_SRV50 && m <= M_OTH99;
+}
+
+/* B against A: in percent, or in ms for server and other (whose A may be
+ * a few microseconds, where a ratio says nothing: "the proxy adds 0.2 ms") */
+static double m_diff(int m, double a, double b)
+{
+	if (m_split(m))
+		return b - a;
+	return a > 0 ? (b / a - 1) * 100 : 0;
+}
 
 /* the totals of a set of units */
 struct pool {
 	double secs, reqs, bytes, cpu_us;
-	struct hist lat;
+	struct hist lat, srv, oth;
 };
 
 static void pool_add(struct pool *p, const struct unit *u)
@@ -48,6 +66,8 @@ static void pool_add(struct pool *p, const struct unit *u)
 	p->bytes += u->bytes;
 	p->cpu_us += u->cpu_us;
 	hist_merge(&p->lat, &u->lat);
+	hist_merge(&p->srv, &u->srv);
+	hist_merge(&p->oth, &u->oth);
 }
 
 static double metric(const struct pool *p, int m)
@@ -57,6 +77,8 @@ static double metric(const struct pool *p, int m)
 	case M_CPU_REQ: return p->reqs > 0 ? p->cpu_us / p->reqs : 0;
 	case M_CPU_MIB: return p->bytes > 0 ? p->cpu_us / (p->bytes / 1048576.0) : 0;
 	}
+	if (m_split(m))
+		return hist_quantile(m <= M_SRV99 ? &p->srv : &p->oth, m_q[m]) / 1e3;
 	return hist_quantile(&p->lat, m_q[m]) / 1e3;
 }
 
@@ -101,6 +123,8 @@ static int side_run(const struct json *r, void *arg)
 		u->cpu_us = json_num(v, "server_cpu_us", 0);
 		if (!json_get(v, "latency") || lc_hist_read(&u->lat, json_get(v, "latency")) < 0)
 			return -1;
+		s->split &= json_get(v, "server") && !lc_hist_read(&u->srv, json_get(v, "server")) &&
+			    json_get(v, "other") && !lc_hist_read(&u->oth, json_get(v, "other"));
 	}
 	/* WHY: a run's last interval, cut short by its end, joins the one
 	 * before (as hxload's own series does), or it would weigh as much as a
@@ -113,6 +137,8 @@ static int side_run(const struct json *r, void *arg)
 		a->bytes += b->bytes;
 		a->cpu_us += b->cpu_us;
 		hist_merge(&a->lat, &b->lat);
+		hist_merge(&a->srv, &b->srv);
+		hist_merge(&a->oth, &b->oth);
 		s->n--;
 	}
 	if (iv && iv->n)
@@ -125,6 +151,8 @@ static int side_run(const struct json *r, void *arg)
 	u->bytes = (double)st.bytes;
 	u->cpu_us = (double)st.srv_cpu_us;
 	u->lat = st.h[H_LAT];
+	u->srv = st.h[H_SRV];
+	u->oth = st.h[H_OTH];
 	return 0;
 }
 
@@ -194,18 +222,17 @@ static void bootstrap(const struct side *A, const struct side *B, int nres, stru
 	for (int m = 0; m < M_MAX; m++) {
 		res[m].a = metric(&pa, m);
 		res[m].b = metric(&pb, m);
-		res[m].valid = res[m].a > 0 && (m < M_CPU_REQ || (A->cpu && B->cpu));
-		res[m].diff = res[m].valid ? (res[m].b / res[m].a - 1) * 100 : 0;
+		res[m].valid = (res[m].a > 0 || (m_split(m) && res[m].b > 0)) && (m < M_CPU_REQ || (A->cpu && B->cpu)) &&
+			       (!m_split(m) || (A->split && B->split));
+		res[m].diff = res[m].valid ? m_diff(m, res[m].a, res[m].b) : 0;
 		d[m] = calloc((size_t)nres, sizeof(double));
 	}
 	for (int k = 0; k < nres; k++) {
 		pool_resample(A, &r, &pa);
 		pool_resample(B, &r, &pb);
 		for (int m = 0; m < M_MAX; m++) {
-			double a = metric(&pa, m);
-
 			if (d[m])
-				d[m][k] = a > 0 ? (metric(&pb, m) / a - 1) * 100 : 0;
+				d[m][k] = m_diff(m, metric(&pa, m), metric(&pb, m));
 		}
 	}
 	for (int m = 0; m < M_MAX; m++) {
@@ -232,6 +259,12 @@ static void report_text(const struct side *A, const struct side *B, const struct
 
 		if (!res[m].valid)
 			continue;
+		if (m_split(m)) {
+			snprintf(ci, sizeof(ci), "%+.3f .. %+.3f ms", res[m].lo, res[m].hi);
+			printf("%-12s %12.3f %12.3f %+7.3f ms  %-20s %s\n", m_names[m], res[m].a, res[m].b, res[m].diff,
+			       ci, verdict(m, &res[m]));
+			continue;
+		}
 		snprintf(ci, sizeof(ci), "%+.1f .. %+.1f %%", res[m].lo, res[m].hi);
 		printf("%-12s %12.3f %12.3f %+8.1f %%  %-20s %s\n", m_names[m], res[m].a, res[m].b, res[m].diff, ci,
 		       verdict(m, &res[m]));
@@ -253,9 +286,11 @@ static void report_json(const struct side *A, const struct side *B, const struct
 	for (int m = 0, first = 1; m < M_MAX; m++) {
 		if (!res[m].valid)
 			continue;
-		printf("%s\"%s\": {\"a\": %.6g, \"b\": %.6g, \"diff_pct\": %.3f, \"ci_lo_pct\": %.3f, "
-		       "\"ci_hi_pct\": %.3f, \"verdict\": \"%s\"}", first ? "" : ", ", m_keys[m], res[m].a, res[m].b,
-		       res[m].diff, res[m].lo, res[m].hi, verdict(m, &res[m]));
+		const char *u = m_split(m) ? "ms" : "pct";
+
+		printf("%s\"%s\": {\"a\": %.6g, \"b\": %.6g, \"diff_%s\": %.3f, \"ci_lo_%s\": %.3f, "
+		       "\"ci_hi_%s\": %.3f, \"verdict\": \"%s\"}", first ? "" : ", ", m_keys[m], res[m].a, res[m].b, u,
+		       res[m].diff, u, res[m].lo, u, res[m].hi, verdict(m, &res[m]));
 		first = 0;
 	}
 	printf("}, \"verdict\": \"%s\"}\n", verdict(M_RPS, &res[M_RPS]));
@@ -265,7 +300,9 @@ static int usage(FILE *f, int rc)
 {
 	fprintf(f, "Usage: hxload compare [--json] [--resamples N] [--level PCT] A.json B.json\n"
 		   "       hxload compare [options] A1.json A2.json... vs B1.json B2.json...\n"
-		   "Tells whether B differs from A: for the rate, the latency percentiles and (with\n"
+		   "Tells whether B differs from A: for the rate, the latency percentiles, the\n"
+		   "server's time and the rest of the time to first byte (other: network and proxy,\n"
+		   "in ms), and (with\n"
 		   "--server-pid on both) the server's CPU per request and per MiB, the difference\n"
 		   "and its confidence interval (--level, 95 %%), from a bootstrap (--resamples,\n"
 		   "2000) over the runs' intervals\n"
@@ -281,7 +318,7 @@ int lc_compare_main(int argc, char **argv)
 		{ "help", 0, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct side A = { .cpu = 1 }, B = { .cpu = 1 };
+	static struct side A = { .cpu = 1, .split = 1 }, B = { .cpu = 1, .split = 1 };
 	struct result res[M_MAX];
 	int c, json = 0, nres = 2000, vs = -1, i;
 	const char *unit;

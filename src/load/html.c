@@ -9,7 +9,7 @@
 static const double spectrum_q[] = { 0, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9995, 0.9999,
 				     0.99999, 1 };
 
-static void spectrum(FILE *f, const char *name, const struct hist *h, int first)
+void lc_html_spectrum(FILE *f, const char *name, const struct hist *h, int first)
 {
 	fprintf(f, "%s\"%s\": [", first ? "" : ", ", name);
 	for (size_t i = 0; i < ARRAY_SIZE(spectrum_q) && h->n; i++) {
@@ -126,9 +126,9 @@ int lc_report_html(const char *file, const struct lc_stats *T, const struct lc_m
 	fprintf(f, "{\"report\": ");
 	lc_report_json(f, T, m, 0, NULL);
 	fprintf(f, ", \"spectrum\": {");
-	spectrum(f, "latency", &T->h[H_LAT], 1);
-	spectrum(f, "server", &T->h[H_SRV], 0);
-	spectrum(f, "other", &T->h[H_OTH], 0);
+	lc_html_spectrum(f, "latency", &T->h[H_LAT], 1);
+	lc_html_spectrum(f, "server", &T->h[H_SRV], 0);
+	lc_html_spectrum(f, "other", &T->h[H_OTH], 0);
 	fprintf(f, "}, \"series\": ");
 	series(f, s, start);
 	fprintf(f, "}\n");

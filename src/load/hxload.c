@@ -57,6 +57,8 @@ static int ival_take(struct lc_thread *ts, unsigned k, struct lc_ival *out)
 		out->errors += v->errors;
 		out->bytes += v->bytes;
 		hist_merge(&out->lat, &v->lat);
+		hist_merge(&out->srv, &v->srv);
+		hist_merge(&out->oth, &v->oth);
 		have = 1;
 	}
 	for (int i = 0; i < lc_opts.threads; i++)
@@ -98,6 +100,8 @@ static void series_fold_tail(struct lc_series *s, uint64_t every_us)
 	a->bytes += b->bytes;
 	a->srv_cpu_us += b->srv_cpu_us;
 	hist_merge(&a->lat, &b->lat);
+	hist_merge(&a->srv, &b->srv);
+	hist_merge(&a->oth, &b->oth);
 	s->n--;
 }
 
@@ -306,6 +310,8 @@ int main(int argc, char **argv)
 		return lc_merge_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "compare"))
 		return lc_compare_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "ab"))
+		return lc_ab_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "quic-flood"))
 		return lc_qflood_main(argc - 1, argv + 1);
 	lc_cli(argc, argv);

@@ -185,6 +185,7 @@ struct lc_ival {
 	uint64_t reqs, errors, bytes;
 	uint64_t srv_cpu_us;         /* --server-pid: its CPU time in the interval */
 	struct hist lat;
+	struct hist srv, oth;        /* server and other (ttfb - server): what compare splits */
 };
 
 #define LC_IVAL_RING 64
@@ -377,6 +378,12 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m);
 void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, int full, const struct lc_series *ser);
 /* one --interval line */
 void lc_ival_json(FILE *f, const struct lc_ival *v, uint64_t start_us, unsigned k);
+/* a JSON string: quotes, backslashes, controls and '<' '>' '&' escaped */
+void lc_jstr(FILE *f, const char *s);
+/* a histogram's percentile spectrum as "<name>": [[q, ms]...] for a page */
+void lc_html_spectrum(FILE *f, const char *name, const struct hist *h, int first);
+/* hxload ab: returns the exit status */
+int lc_ab_main(int argc, char **argv);
 /* --html FILE: a self-contained page; 0 or -1 (errno) */
 int lc_report_html(const char *file, const struct lc_stats *T, const struct lc_meta *m,
 		   const struct lc_series *s);

@@ -54,7 +54,7 @@ static const char *const qnames[] = { "p50", "p90", "p99", "p999", "p9999" };
 
 /* a JSON string: quotes, backslashes, controls and '<' escaped (the HTML
  * report embeds it in a script element) */
-static void jstr(FILE *f, const char *s)
+void lc_jstr(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -116,15 +116,15 @@ static void meta_json(FILE *f, const struct lc_meta *m)
 	iso_time(a, sizeof(a), m->start);
 	iso_time(b, sizeof(b), m->end);
 	fprintf(f, "{\"hxload\": 1, \"label\": ");
-	jstr(f, m->label);
+	lc_jstr(f, m->label);
 	fprintf(f, ", \"url\": ");
-	jstr(f, m->url);
+	lc_jstr(f, m->url);
 	fprintf(f, ", \"options\": ");
-	jstr(f, m->cmdline);
+	lc_jstr(f, m->cmdline);
 	fprintf(f, ", \"version\": ");
-	jstr(f, m->version);
+	lc_jstr(f, m->version);
 	fprintf(f, ", \"host\": ");
-	jstr(f, m->host);
+	lc_jstr(f, m->host);
 	fprintf(f, ", \"runs\": %d, \"start\": %.6f, \"end\": %.6f, \"start_iso\": \"%s\", \"end_iso\": \"%s\"",
 		m->runs, m->start, m->end, a, b);
 }
@@ -155,6 +155,8 @@ static void intervals_json(FILE *f, const struct lc_series *s, uint64_t start)
 			(double)(v->to_us - v->from_us) / 1e6, (unsigned long long)v->reqs,
 			(unsigned long long)v->errors, (unsigned long long)v->bytes, (unsigned long long)v->srv_cpu_us);
 		hist_json(f, "latency", &v->lat, 0);
+		hist_json(f, "server", &v->srv, 0);
+		hist_json(f, "other", &v->oth, 0);
 		fprintf(f, "}");
 	}
 	fprintf(f, "]");

@@ -268,6 +268,12 @@ void lc_record(struct lc_conn *c, struct lc_ex *e)
 	if (t->o->series_us) {
 		t->ival.reqs++;
 		hist_add(&t->ival.lat, lat);
+		if (e->server_us != UINT64_MAX) {
+			uint64_t ttfb = (e->head_us ? e->head_us : now) - e->sent_us;
+
+			hist_add(&t->ival.srv, e->server_us);
+			hist_add(&t->ival.oth, ttfb > e->server_us ? ttfb - e->server_us : 0);
+		}
 	}
 	if (log_fd >= 0)
 		log_line(t, e, lat);
@@ -785,6 +791,8 @@ static void timeouts(struct lc_thread *t)
 static void ival_reset(struct lc_thread *t, uint64_t now)
 {
 	memset(&t->ival.lat, 0, sizeof(t->ival.lat));
+	memset(&t->ival.srv, 0, sizeof(t->ival.srv));
+	memset(&t->ival.oth, 0, sizeof(t->ival.oth));
 	t->ival.from_us = now;
 	t->ival.reqs = 0;
 	t->ival_errs = lc_stats_errors(&t->st);
