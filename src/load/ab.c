@@ -253,7 +253,8 @@ static void report_text(struct ab *x)
 	const struct fig *o = fig_named(x, "other p50"), *s = fig_named(x, "server p50");
 
 	printf("hxload ab: %d rounds ABBA, %s; every run's JSON in %s\nA  %s\nB  %s\n", x->rounds,
-	       x->closed ? "closed loop" : x->rate[0] ? "open loop" : "as the options say", x->keep, x->url[0],
+	       x->closed ? "closed loop" : x->rate[0] || x->have_rate ? "open loop, the same -R" : "as the options say",
+	       x->keep, x->url[0],
 	       x->url[1]);
 	if (x->rate[0])
 		printf("rate     %s req/s on both sides\n", x->rate);

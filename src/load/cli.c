@@ -57,7 +57,8 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: hxload [options] URL\n"
 "       hxload [options] --urls FILE\n"
-"       hxload merge [--json] [--html FILE] [--fail-on SPEC] [--label L] RUN.json...\n"
+"       hxload ab [--rounds N] [--keep DIR] [--closed] [--json] [--html FILE] [options] A_URL B_URL\n"
+"       hxload merge [--json] [--html FILE] [--fail-on SPEC] [--label L] [--force] RUN.json...\n"
 "       hxload compare [--json] [--resamples N] A.json... [vs B.json...]\n"
 "       hxload quic-flood [--count N] [--rate N] [--random] [--json] HOST:PORT\n"
 "  URL: http://host:port/path (HTTP/1.1), https://... (ALPN: h2, else\n"

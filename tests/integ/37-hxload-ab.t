@@ -1,0 +1,97 @@
+#!/usr/bin/perl
+# hxload ab through a real HAProxy: direct against via the proxy to a t=2 target, other's difference positive with an interval that excludes 0, the server's holding 0, every round's JSON kept, compare over those files agreeing, the overlay page drawn in Chromium, bad input refused.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use File::Temp qw(tempdir);
+use JSON::PP;
+use HxTest;
+
+my $hxload = $ENV{HXLOAD} // 'build/hxload';
+my $dir = tempdir(CLEANUP => 1);
+my $haproxy = -x '/usr/sbin/haproxy' ? '/usr/sbin/haproxy' : '';
+plan skip_all => 'no haproxy' unless $haproxy;
+my $port = start_hx('-t', '1');
+my $hp = free_port();
+open my $cfg, '>', "$dir/h.cfg" or die;
+print $cfg <<"EOF";
+global
+    maxconn 200
+defaults
+    mode http
+    timeout connect 5s
+    timeout client 30s
+    timeout server 30s
+frontend fe
+    bind 127.0.0.1:$hp
+    default_backend be
+backend be
+    server s1 127.0.0.1:$port
+EOF
+close $cfg;
+my $ha = spawn_bg("$dir/ha.out", $haproxy, '-db', '-f', "$dir/h.cfg");
+ok(wait_port($hp), 'haproxy is up');
+
+# WHY -R 300 -d 1.5, 4 rounds: 12 s in all, at a rate this 2-core machine keeps with both running
+my $keep = "$dir/ab";
+my $out = `timeout 120 $hxload ab --json --rounds 4 --keep $keep --html $dir/ab.html -c 4 -R 300 -d 1.5 --pid proxy=$ha 'http://127.0.0.1:$port/?t=2' 'http://127.0.0.1:$hp/?t=2' 2>$dir/err`;
+is($? >> 8, 0, 'hxload ab: exit 0') or diag(`cat $dir/err`);
+my $j = eval { decode_json($out) } // {};
+my $f = $j->{figures} // {};
+my $o = $f->{'other_ms.p50'} // {};
+my $s = $f->{'server_ms.p50'} // {};
+ok(($o->{diff} // 0) > 0 && ($o->{ci_lo} // 0) > 0,
+   sprintf('other p50: B adds %.3f ms, 95 %% interval %.3f to %.3f excludes 0', $o->{diff} // 0, $o->{ci_lo} // 0, $o->{ci_hi} // 0));
+ok(defined $s->{ci_lo} && $s->{ci_lo} <= 0 && $s->{ci_hi} >= 0,
+   sprintf('server p50: %.3f ms, 95 %% interval %.3f to %.3f holds 0 (the server did not change)', $s->{diff} // 0,
+           $s->{ci_lo} // 0, $s->{ci_hi} // 0));
+ok(($f->{'cpu.proxy.us_per_request'}{b} // 0) > 0 && ($f->{'cpu.proxy.us_per_request'}{a} // -1) == 0,
+   "--pid proxy=: haproxy's CPU per request counted on B ($f->{'cpu.proxy.us_per_request'}{b} us), none on A");
+is($j->{rounds}, 4, '4 rounds');
+my @files = (@{ $j->{runs}{a} // [] }, @{ $j->{runs}{b} // [] });
+ok(@files == 8 && !grep({ !-s $_ } @files), '8 runs kept in --keep');
+my @labels = map { my $r = eval { decode_json(do { local (@ARGV, $/) = ($_); <> }) } // {}; $r->{label} // '?' } @files;
+is("@labels", 'A1 A2 A3 A4 B1 B2 B3 B4', '... each labelled with its side and round');
+my @starts = map { my $r = eval { decode_json(do { local (@ARGV, $/) = ($_); <> }) } // {}; [ $r->{label}, $r->{start} ] } @files;
+my @order = map { $_->[0] } sort { $a->[1] <=> $b->[1] } @starts;
+is("@order", 'A1 B1 B2 A2 A3 B3 B4 A4', 'ABBA: A B, B A, A B, B A');
+
+# the same files under compare
+my $c = eval { decode_json(`$hxload compare --json @{ $j->{runs}{a} } vs @{ $j->{runs}{b} }`) } // {};
+my $co = $c->{metrics}{other_p50_ms} // {};
+ok(($co->{verdict} // '') eq 'higher' && ($co->{ci_lo_ms} // 0) > 0,
+   sprintf('compare over the kept runs agrees: other p50 higher by %.3f ms (%.3f to %.3f)', $co->{diff_ms} // 0,
+           $co->{ci_lo_ms} // 0, $co->{ci_hi_ms} // 0));
+is($c->{metrics}{server_p50_ms}{verdict}, 'no difference detectable', '... and the server p50 unchanged');
+
+# the text report ends with the verdict
+$out = `timeout 120 $hxload ab --rounds 2 --keep $dir/ab2 -c 2 -R 200 -d 1 'http://127.0.0.1:$port/?t=2' 'http://127.0.0.1:$hp/?t=2' 2>&1`;
+# WHY either: two rounds give a wide interval (t of 1 degree of freedom)
+like($out, qr/(?:^verdict: B adds \d+\.\d{3} ms \(95 % CI [-\d.]+ to [-\d.]+\) to the time to first byte beyond the server|^verdict: no difference in other \(p50\) detectable)[^\n]*\n\z/m,
+     'the text ends with one verdict line') or diag($out);
+like($out, qr/^A  http:.*\nB  http:/m, '... and names A and B');
+
+# the page in headless Chromium: both spectra and the verdict
+SKIP: {
+    my ($chromium) = grep { -x } qw(/usr/bin/chromium /usr/bin/chromium-browser);
+    skip 'no chromium', 3 unless $chromium;
+    my $page = do { local (@ARGV, $/) = ("$dir/ab.html"); <> } // '';
+    ok($page !~ /(?:src|href)=["']?https?:/, 'the page has no external asset');
+    my $dom = `timeout 60 $chromium --headless --no-sandbox --disable-gpu --dump-dom file://$dir/ab.html 2>/dev/null`;
+    like($dom, qr/<path [^>]*data-series="A latency".*<path [^>]*data-series="B latency"/s, 'the spectrum overlays A and B');
+    like($dom, qr/<p id="verdict">B adds \d+\.\d{3} ms/, 'the page says what B adds');
+}
+
+# bad input
+for my $bad ([ "'http://127.0.0.1:$port/'", 'one URL' ], [ "--rounds 1 -R 10 -d 1 'http://a/' 'http://b/'", '--rounds 1' ],
+             [ "--closed -R 10 'http://a/' 'http://b/'", '--closed with -R' ], [ "--label x 'http://a/' 'http://b/'", '--label' ]) {
+    my $e = `$hxload ab $bad->[0] 2>&1 >/dev/null`;
+    is($? >> 8, 2, "ab $bad->[1]: exit 2");
+    is(scalar(() = $e =~ /\n/g) <= 20 && $e ne '', 1, "ab $bad->[1]: says why");
+}
+
+kill 'TERM', $ha;
+is(stop_hx(), 0, 'clean stop');
+done_testing();
