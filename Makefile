@@ -121,8 +121,10 @@ run: all
 unit: $(UNIT_BIN)
 
 # WHY not all again: these start no hxterm of their own (the layering, the
-# docs, the package), so HX_ARGS changes nothing in them
-INTEG_URING := $(filter-out tests/integ/19-layers.t tests/integ/20-docs.t tests/integ/26-deploy.t,$(wildcard tests/integ/*.t))
+# docs, the package), so HX_ARGS changes nothing in them; hxload's own
+# figures (36, 37) do not depend on how the server does its I/O
+INTEG_URING := $(filter-out tests/integ/19-layers.t tests/integ/20-docs.t tests/integ/26-deploy.t \
+	tests/integ/36-hxload-numbers.t tests/integ/37-hxload-ab.t,$(wildcard tests/integ/*.t))
 
 # the tests of what the ring carries (cleartext h1 and h2c: TLS and QUIC do
 # their own I/O), for CI's ASan+UBSan io_uring pass (CHECK_PASSES=uring-core)

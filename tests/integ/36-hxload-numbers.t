@@ -27,9 +27,9 @@ sub hsum { my ($j, $n) = @_; return $j->{histograms}{$n}{sum} // -1 }
 
 # 1. -w: the warm-up's bytes are not the window's
 for my $u ("http://127.0.0.1:$port/?s=256k", "h2c://127.0.0.1:$port/?s=256k", "--h3 https://127.0.0.1:$tls/?s=256k") {
-    my ($j) = run("-c 4 -d 2 -w 1 $u");
+    my ($j) = run("-c 4 -d 1 -w 0.5 $u");
     ok($j->{requests} > 0 && $j->{bytes} == $j->{requests} * 262144,
-       "-w 1, $u: bytes per request exactly the body, " . ($j->{requests} ? $j->{bytes} / $j->{requests} : 'none'));
+       "-w 0.5, $u: bytes per request exactly the body, " . ($j->{requests} ? $j->{bytes} / $j->{requests} : 'none'));
 }
 
 # 2. the whole response split: a 10k body in 1k pieces, 10 ms apart, no proxy
