@@ -315,12 +315,8 @@ static void report_json(FILE *f, struct ab *x)
 	fprintf(f, "}}");
 }
 
-static const char page_head[] =
-"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-"<title>hxload ab</title>\n<style>\n";
-
 static const char page_body[] =
-"</style></head><body>\n<h1>hxload ab: what B adds to A</h1>\n<p class=\"meta\" id=\"meta\"></p>\n"
+"<h1>hxload ab: what B adds to A</h1>\n<p class=\"meta\" id=\"meta\"></p>\n"
 "<p id=\"verdict\"></p>\n<table id=\"figures\"></table>\n"
 "<h2>Latency: percentile spectrum, A and B</h2><svg id=\"spectrum\" width=\"960\" height=\"300\"></svg>\n"
 "<h2>Other (time to first byte beyond the server: network and proxy), A and B</h2>"
@@ -373,8 +369,7 @@ static int report_html(struct ab *x)
 
 	if (!f)
 		return -1;
-	fputs(page_head, f);
-	fputs(chart_css, f);
+	lc_html_open(f, "hxload ab");
 	fputs(page_body, f);
 	fprintf(f, "{\"ab\": ");
 	report_json(f, x);

@@ -36,12 +36,16 @@ static void series(FILE *f, const struct lc_series *s, uint64_t start)
 	fprintf(f, "]");
 }
 
-static const char page_head[] =
-"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-"<title>hxload report</title>\n<style>\n";
+void lc_html_open(FILE *f, const char *title)
+{
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>%s</title>\n<style>\n",
+		title);
+	fputs(chart_css, f);
+	fputs("</style></head><body>\n", f);
+}
 
 static const char page_body[] =
-"</style></head><body>\n<h1>hxload report</h1>\n<p class=\"meta\" id=\"meta\"></p>\n"
+"<h1>hxload report</h1>\n<p class=\"meta\" id=\"meta\"></p>\n"
 "<table id=\"summary\"></table>\n"
 "<h2>Latency over time</h2><svg id=\"timeline\" width=\"960\" height=\"260\"></svg>\n"
 "<h2>Requests per second</h2><svg id=\"rate\" width=\"960\" height=\"200\"></svg>\n"
@@ -120,8 +124,7 @@ int lc_report_html(const char *file, const struct lc_stats *T, const struct lc_m
 
 	if (!f)
 		return -1;
-	fputs(page_head, f);
-	fputs(chart_css, f);
+	lc_html_open(f, "hxload report");
 	fputs(page_body, f);
 	fprintf(f, "{\"report\": ");
 	lc_report_json(f, T, m, 0, NULL);

@@ -380,6 +380,8 @@ void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, 
 void lc_ival_json(FILE *f, const struct lc_ival *v, uint64_t start_us, unsigned k);
 /* a JSON string: quotes, backslashes, controls and '<' '>' '&' escaped */
 void lc_jstr(FILE *f, const char *s);
+/* a page's head (its <title>, the charts' style) up to its <body> */
+void lc_html_open(FILE *f, const char *title);
 /* a histogram's percentile spectrum as "<name>": [[q, ms]...] for a page */
 void lc_html_spectrum(FILE *f, const char *name, const struct hist *h, int first);
 /* hxload ab: returns the exit status */
