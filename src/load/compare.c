@@ -14,7 +14,7 @@
 /* what is resampled: an interval of a run, or a whole run */
 struct unit {
 	double secs, reqs, bytes, cpu_us;
-	struct hist lat, srv, oth;
+	struct hist h[IV_MAX];
 };
 
 #define MAX_RUNS 1024
@@ -24,24 +24,31 @@ struct side {
 	size_t n, cap, runs, run_units; /* units; runs read; units that are whole runs */
 	size_t first[MAX_RUNS + 1];  /* run k's units are [first[k], first[k + 1]) */
 	int cpu;                     /* every unit has the server's CPU time */
-	int split;                   /* every unit has the server and other histograms */
+	int has[IV_MAX];             /* every unit has that histogram */
 	char label[256];
 };
 
 /* the metrics, each a function of a pooled set of units */
-enum { M_RPS, M_P50, M_P90, M_P99, M_P999, M_SRV50, M_SRV99, M_OTH50, M_OTH99, M_CPU_REQ, M_CPU_MIB, M_MAX };
+enum { M_RPS, M_P50, M_P90, M_P99, M_P999, M_SRV50, M_SRV99, M_OTH50, M_OTH99, M_BOTH50, M_Q99, M_CPU_REQ,
+       M_CPU_MIB, M_MAX };
 static const char *const m_names[M_MAX] = { "req/s", "p50 (ms)", "p90 (ms)", "p99 (ms)", "p99.9 (ms)",
-					    "server p50", "server p99", "other p50", "other p99",
-					    "CPU us/req", "CPU us/MiB" };
+					    "server p50", "server p99", "other p50", "other p99", "body_oth p50",
+					    "queue p99", "CPU us/req", "CPU us/MiB" };
 static const char *const m_keys[M_MAX] = { "requests_per_second", "p50_ms", "p90_ms", "p99_ms", "p999_ms",
 					   "server_p50_ms", "server_p99_ms", "other_p50_ms", "other_p99_ms",
-					   "server_cpu_us_per_request", "server_cpu_us_per_mib" };
-static const double m_q[M_MAX] = { 0, 0.5, 0.9, 0.99, 0.999, 0.5, 0.99, 0.5, 0.99, 0, 0 };
+					   "body_other_p50_ms", "queue_p99_ms", "server_cpu_us_per_request",
+					   "server_cpu_us_per_mib" };
+static const double m_q[M_MAX] = { 0, 0.5, 0.9, 0.99, 0.999, 0.5, 0.99, 0.5, 0.99, 0.5, 0.99, 0, 0 };
+/* the interval histogram of each metric, -1: none */
+static const int m_iv[M_MAX] = { -1, IV_LAT, IV_LAT, IV_LAT, IV_LAT, IV_SRV, IV_SRV, IV_OTH, IV_OTH, IV_BOTH,
+				 IV_QUEUE, -1, -1 };
 
-/* WHY a metric's own test: server and other rows need every unit's split */
+/* WHY in ms, not in %: the parts of the time (server, other, the body's
+ * rest, the queue) may be a few microseconds on A, where a ratio says
+ * nothing: "the proxy adds 0.2 ms" */
 static int m_split(int m)
 {
-	return m >= M_SRV50 && m <= M_OTH99;
+	return m >= M_SRV50 && m <= M_Q99;
 }
 
 /* B against A: in percent, or in ms for server and other (whose A may be
@@ -56,7 +63,7 @@ static double m_diff(int m, double a, double b)
 /* the totals of a set of units */
 struct pool {
 	double secs, reqs, bytes, cpu_us;
-	struct hist lat, srv, oth;
+	struct hist h[IV_MAX];
 };
 
 static void pool_add(struct pool *p, const struct unit *u)
@@ -65,9 +72,8 @@ static void pool_add(struct pool *p, const struct unit *u)
 	p->reqs += u->reqs;
 	p->bytes += u->bytes;
 	p->cpu_us += u->cpu_us;
-	hist_merge(&p->lat, &u->lat);
-	hist_merge(&p->srv, &u->srv);
-	hist_merge(&p->oth, &u->oth);
+	for (int k = 0; k < IV_MAX; k++)
+		hist_merge(&p->h[k], &u->h[k]);
 }
 
 static double metric(const struct pool *p, int m)
@@ -77,9 +83,7 @@ static double metric(const struct pool *p, int m)
 	case M_CPU_REQ: return p->reqs > 0 ? p->cpu_us / p->reqs : 0;
 	case M_CPU_MIB: return p->bytes > 0 ? p->cpu_us / (p->bytes / 1048576.0) : 0;
 	}
-	if (m_split(m))
-		return hist_quantile(m <= M_SRV99 ? &p->srv : &p->oth, m_q[m]) / 1e3;
-	return hist_quantile(&p->lat, m_q[m]) / 1e3;
+	return hist_quantile(&p->h[m_iv[m]], m_q[m]) / 1e3;
 }
 
 static struct unit *side_push(struct side *s)
@@ -121,10 +125,12 @@ static int side_run(const struct json *r, void *arg)
 		u->reqs = json_num(v, "requests", 0);
 		u->bytes = json_num(v, "bytes", 0);
 		u->cpu_us = json_num(v, "server_cpu_us", 0);
-		if (!json_get(v, "latency") || lc_hist_read(&u->lat, json_get(v, "latency")) < 0)
+		if (!json_get(v, "latency"))
 			return -1;
-		s->split &= json_get(v, "server") && !lc_hist_read(&u->srv, json_get(v, "server")) &&
-			    json_get(v, "other") && !lc_hist_read(&u->oth, json_get(v, "other"));
+		for (int k = 0; k < IV_MAX; k++)
+			s->has[k] &= json_get(v, lc_iv_names[k]) && !lc_hist_read(&u->h[k], json_get(v, lc_iv_names[k]));
+		if (!s->has[IV_LAT])
+			return -1;
 	}
 	/* WHY: a run's last interval, cut short by its end, joins the one
 	 * before (as hxload's own series does), or it would weigh as much as a
@@ -136,9 +142,8 @@ static int side_run(const struct json *r, void *arg)
 		a->reqs += b->reqs;
 		a->bytes += b->bytes;
 		a->cpu_us += b->cpu_us;
-		hist_merge(&a->lat, &b->lat);
-		hist_merge(&a->srv, &b->srv);
-		hist_merge(&a->oth, &b->oth);
+		for (int k = 0; k < IV_MAX; k++)
+			hist_merge(&a->h[k], &b->h[k]);
 		s->n--;
 	}
 	if (iv && iv->n)
@@ -150,9 +155,8 @@ static int side_run(const struct json *r, void *arg)
 	u->reqs = (double)st.reqs;
 	u->bytes = (double)st.bytes;
 	u->cpu_us = (double)st.srv_cpu_us;
-	u->lat = st.h[H_LAT];
-	u->srv = st.h[H_SRV];
-	u->oth = st.h[H_OTH];
+	for (int k = 0; k < IV_MAX; k++)
+		u->h[k] = st.h[lc_iv_hist[k]];
 	return 0;
 }
 
@@ -223,7 +227,7 @@ static void bootstrap(const struct side *A, const struct side *B, int nres, stru
 		res[m].a = metric(&pa, m);
 		res[m].b = metric(&pb, m);
 		res[m].valid = (res[m].a > 0 || (m_split(m) && res[m].b > 0)) && (m < M_CPU_REQ || (A->cpu && B->cpu)) &&
-			       (!m_split(m) || (A->split && B->split));
+			       (m_iv[m] < 0 || (A->has[m_iv[m]] && B->has[m_iv[m]]));
 		res[m].diff = res[m].valid ? m_diff(m, res[m].a, res[m].b) : 0;
 		d[m] = calloc((size_t)nres, sizeof(double));
 	}
@@ -318,11 +322,13 @@ int lc_compare_main(int argc, char **argv)
 		{ "help", 0, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct side A = { .cpu = 1, .split = 1 }, B = { .cpu = 1, .split = 1 };
+	static struct side A = { .cpu = 1 }, B = { .cpu = 1 };
 	struct result res[M_MAX];
 	int c, json = 0, nres = 2000, vs = -1, i;
 	const char *unit;
 
+	for (int k = 0; k < IV_MAX; k++)
+		A.has[k] = B.has[k] = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		if (c == 'J')

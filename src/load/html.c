@@ -31,7 +31,8 @@ static void series(FILE *f, const struct lc_series *s, uint64_t start)
 		fprintf(f, "%s{\"t\": %.3f, \"rps\": %.1f, \"errors\": %llu, \"p50\": %.3f, \"p99\": %.3f, "
 			"\"max\": %.3f}", i ? ", " : "", (double)(v->to_us - start) / 1e6,
 			secs > 0 ? v->reqs / secs : 0, (unsigned long long)v->errors,
-			hist_quantile(&v->lat, 0.5) / 1e3, hist_quantile(&v->lat, 0.99) / 1e3, v->lat.max / 1e3);
+			hist_quantile(&v->h[IV_LAT], 0.5) / 1e3, hist_quantile(&v->h[IV_LAT], 0.99) / 1e3,
+			v->h[IV_LAT].max / 1e3);
 	}
 	fprintf(f, "]");
 }

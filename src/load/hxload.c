@@ -56,9 +56,8 @@ static int ival_take(struct lc_thread *ts, unsigned k, struct lc_ival *out)
 		out->reqs += v->reqs;
 		out->errors += v->errors;
 		out->bytes += v->bytes;
-		hist_merge(&out->lat, &v->lat);
-		hist_merge(&out->srv, &v->srv);
-		hist_merge(&out->oth, &v->oth);
+		for (int h = 0; h < IV_MAX; h++)
+			hist_merge(&out->h[h], &v->h[h]);
 		have = 1;
 	}
 	for (int i = 0; i < lc_opts.threads; i++)
@@ -99,9 +98,8 @@ static void series_fold_tail(struct lc_series *s, uint64_t every_us)
 	a->errors += b->errors;
 	a->bytes += b->bytes;
 	a->srv_cpu_us += b->srv_cpu_us;
-	hist_merge(&a->lat, &b->lat);
-	hist_merge(&a->srv, &b->srv);
-	hist_merge(&a->oth, &b->oth);
+	for (int h = 0; h < IV_MAX; h++)
+		hist_merge(&a->h[h], &b->h[h]);
 	s->n--;
 }
 

@@ -179,13 +179,18 @@ struct lc_stats {
 	uint64_t srv_cpu_us;         /* --server-pid: its CPU time in the window */
 };
 
+/* the distributions each interval keeps too: what compare resamples */
+enum lc_iv { IV_LAT, IV_SRV, IV_OTH, IV_BOTH, IV_QUEUE, IV_MAX };
+/* their JSON names, and which run-wide histogram each one is */
+extern const char *const lc_iv_names[IV_MAX];
+extern const int lc_iv_hist[IV_MAX];
+
 /* one --interval's figures, as a thread publishes them */
 struct lc_ival {
 	uint64_t from_us, to_us;
 	uint64_t reqs, errors, bytes;
 	uint64_t srv_cpu_us;         /* --server-pid: its CPU time in the interval */
-	struct hist lat;
-	struct hist srv, oth;        /* server and other (ttfb - server): what compare splits */
+	struct hist h[IV_MAX];       /* the parts of time compare resamples (enum lc_iv) */
 };
 
 #define LC_IVAL_RING 64

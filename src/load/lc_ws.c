@@ -230,6 +230,9 @@ static int ws_io(struct lc_conn *c)
 			break;
 		if (n <= 0)
 			return lc_error(c, E_RESET), -1;
+		/* WHY: the server answered; a reset after it (x=) is no silent close */
+		if (lc_first_bytes(c, c->in + c->in_len, (size_t)n) < 0)
+			return -1;
 		c->in_len += (uint32_t)n;
 		if ((n = ws_answer(c, w)) < 0)
 			return -1;

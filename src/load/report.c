@@ -13,6 +13,9 @@ const char *const lc_hist_names[H_MAX] = { "latency", "server", "other", "queue"
 					   "body_paced", "body_other", "connect", "tls", "requests_per_connection" };
 
 #define C(g, n, f) { g, n, offsetof(struct lc_stats, f) }
+const char *const lc_iv_names[IV_MAX] = { "latency", "server", "other", "body_other", "queue" };
+const int lc_iv_hist[IV_MAX] = { H_LAT, H_SRV, H_OTH, H_BOTH, H_QUEUE };
+
 const struct lc_counter lc_counters[] = {
 	C(NULL, "requests", reqs), C(NULL, "bytes", bytes), C(NULL, "non2xx", non2xx),
 	C("schedule", "scheduled", scheduled), C("schedule", "sent", sent), C("schedule", "late", late),
@@ -154,9 +157,8 @@ static void intervals_json(FILE *f, const struct lc_series *s, uint64_t start)
 			"\"bytes\": %llu, \"server_cpu_us\": %llu", i ? ", " : "", (double)(v->to_us - start) / 1e6,
 			(double)(v->to_us - v->from_us) / 1e6, (unsigned long long)v->reqs,
 			(unsigned long long)v->errors, (unsigned long long)v->bytes, (unsigned long long)v->srv_cpu_us);
-		hist_json(f, "latency", &v->lat, 0);
-		hist_json(f, "server", &v->srv, 0);
-		hist_json(f, "other", &v->oth, 0);
+		for (int k = 0; k < IV_MAX; k++)
+			hist_json(f, lc_iv_names[k], &v->h[k], 0);
 		fprintf(f, "}");
 	}
 	fprintf(f, "]");
@@ -249,8 +251,8 @@ void lc_ival_json(FILE *f, const struct lc_ival *v, uint64_t start_us, unsigned 
 		"\"requests_per_second\": %.1f, \"errors\": %llu, \"bytes_per_second\": %.1f, \"p50\": %.3f, "
 		"\"p90\": %.3f, \"p99\": %.3f, \"max\": %.3f}\n", k, (double)(v->to_us - start_us) / 1e6, secs,
 		(unsigned long long)v->reqs, v->reqs / secs, (unsigned long long)v->errors, v->bytes / secs,
-		hist_quantile(&v->lat, 0.5) / 1e3, hist_quantile(&v->lat, 0.9) / 1e3,
-		hist_quantile(&v->lat, 0.99) / 1e3, v->lat.max / 1e3);
+		hist_quantile(&v->h[IV_LAT], 0.5) / 1e3, hist_quantile(&v->h[IV_LAT], 0.9) / 1e3,
+		hist_quantile(&v->h[IV_LAT], 0.99) / 1e3, v->h[IV_LAT].max / 1e3);
 	fflush(f);
 }
 

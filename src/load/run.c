@@ -218,22 +218,33 @@ int lc_log_open(const char *file)
 /* the parts of an answered exchange's time, in us: what the README's
  * table of rows says, and what add up: latency = queue + ttfb + body,
  * ttfb = server + other, body = paced + body_other */
-static void record_times(struct lc_stats *st, const struct lc_ex *e, uint64_t now, uint64_t lat, int open)
+static void put(struct lc_stats *st, struct hist *iv, enum lc_hist k, uint64_t v)
+{
+	hist_add(&st->h[k], v);
+	for (int i = 0; iv && i < IV_MAX; i++)
+		if (lc_iv_hist[i] == (int)k)
+			hist_add(&iv[i], v);
+}
+
+/* ... into the run's histograms and, with --json or --interval, the
+ * interval's <iv> */
+static void record_times(struct lc_stats *st, struct hist *iv, const struct lc_ex *e, uint64_t now, uint64_t lat,
+			 int open)
 {
 	uint64_t head = e->head_us ? e->head_us : now;
 	uint64_t ttfb = head - e->sent_us, body = now > head ? now - head : 0;
 	uint64_t paced = MIN(e->pace_us, body);
 
-	hist_add(&st->h[H_LAT], lat);
+	put(st, iv, H_LAT, lat);
 	if (open)
-		hist_add(&st->h[H_QUEUE], e->sent_us - MIN(e->t0, e->sent_us));
-	hist_add(&st->h[H_TTFB], ttfb);
-	hist_add(&st->h[H_BODY], body);
-	hist_add(&st->h[H_PACED], paced);
-	hist_add(&st->h[H_BOTH], body - paced);
+		put(st, iv, H_QUEUE, e->sent_us - MIN(e->t0, e->sent_us));
+	put(st, iv, H_TTFB, ttfb);
+	put(st, iv, H_BODY, body);
+	put(st, iv, H_PACED, paced);
+	put(st, iv, H_BOTH, body - paced);
 	if (e->server_us != UINT64_MAX) {
-		hist_add(&st->h[H_SRV], e->server_us);
-		hist_add(&st->h[H_OTH], ttfb > e->server_us ? ttfb - e->server_us : 0);
+		put(st, iv, H_SRV, e->server_us);
+		put(st, iv, H_OTH, ttfb > e->server_us ? ttfb - e->server_us : 0);
 	}
 }
 
@@ -264,17 +275,8 @@ void lc_record(struct lc_conn *c, struct lc_ex *e)
 		st->status[e->status]++;
 	st->non2xx += e->status < 200 || e->status > 299;
 	st->end_answered += t->closed_us != 0;
-	record_times(st, e, now, lat, open_loop(t));
-	if (t->o->series_us) {
-		t->ival.reqs++;
-		hist_add(&t->ival.lat, lat);
-		if (e->server_us != UINT64_MAX) {
-			uint64_t ttfb = (e->head_us ? e->head_us : now) - e->sent_us;
-
-			hist_add(&t->ival.srv, e->server_us);
-			hist_add(&t->ival.oth, ttfb > e->server_us ? ttfb - e->server_us : 0);
-		}
-	}
+	record_times(st, t->o->series_us ? t->ival.h : NULL, e, now, lat, open_loop(t));
+	t->ival.reqs += t->o->series_us != 0;
 	if (log_fd >= 0)
 		log_line(t, e, lat);
 }
@@ -790,9 +792,7 @@ static void timeouts(struct lc_thread *t)
 
 static void ival_reset(struct lc_thread *t, uint64_t now)
 {
-	memset(&t->ival.lat, 0, sizeof(t->ival.lat));
-	memset(&t->ival.srv, 0, sizeof(t->ival.srv));
-	memset(&t->ival.oth, 0, sizeof(t->ival.oth));
+	memset(t->ival.h, 0, sizeof(t->ival.h));
 	t->ival.from_us = now;
 	t->ival.reqs = 0;
 	t->ival_errs = lc_stats_errors(&t->st);
