@@ -9,11 +9,12 @@
 
 /* v = v * 10 + the digit <c>: -1 past NUM_MAX, checked before the
  * product so that no value wraps on its way there */
-static int digit_in(uint64_t *v, char c)
+static inline int digit_in(uint64_t *v, char c)
 {
 	uint64_t d = (uint64_t)(c - '0');
 
-	if (*v > (NUM_MAX - d) / 10)
+	/* WHY two constants: one compare per digit on the hot path (s=100) */
+	if (*v >= NUM_MAX / 10 && (*v > NUM_MAX / 10 || d > NUM_MAX % 10))
 		return -1;
 	*v = *v * 10 + d;
 	return 0;
