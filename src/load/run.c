@@ -125,12 +125,12 @@ int lc_take(struct lc_conn *c, struct lc_ex *e)
 
 void lc_head(struct lc_conn *c, struct lc_ex *e, unsigned status)
 {
-	(void)c;
 	e->status = (uint16_t)status;
-	/* WHY the clock, not the loop's: lc_record() reads it for the end, and
-	 * ttfb + body must add up to what the two readings span */
+	/* WHY the loop's clock (read when the turn's events came, the same
+	 * clock as lc_record's): one clock read less per response; at least
+	 * the send, so that ttfb + body still span exactly the latency */
 	if (!e->head_us)
-		e->head_us = MAX(now_us(), e->sent_us);
+		e->head_us = MAX(c->t->loop.now_us, e->sent_us);
 }
 
 void lc_verify(struct lc_ex *e, const char *p, size_t n)
@@ -164,8 +164,6 @@ void lc_xrsp(struct lc_ex *e, const char *v, size_t len)
 
 	if (p)
 		e->announced = (int64_t)dec(p + 5, lim, &q);
-	if ((p = memmem(v, len, ", pace=", 7)))
-		e->pace_us = dec(p + 7, lim, &q) * 1000;
 	p = memchr(v, '(', len);
 	if (p) {
 		uint64_t ms = dec(p + 1, lim, &q), us = 0;
@@ -177,6 +175,9 @@ void lc_xrsp(struct lc_ex *e, const char *v, size_t len)
 		while (digits++ < 3)
 			us *= 10;
 		e->server_us = ms * 1000 + us;
+		/* WHY here, not a search: pace= follows " real)" when it is there */
+		if (lim - q >= 13 && !memcmp(q, " real), pace=", 13))
+			e->pace_us = dec(q + 13, lim, &q) * 1000;
 	}
 }
 

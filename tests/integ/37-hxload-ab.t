@@ -34,36 +34,44 @@ close $cfg;
 my $ha = spawn_bg("$dir/ha.out", $haproxy, '-db', '-f', "$dir/h.cfg");
 ok(wait_port($hp), 'haproxy is up');
 
-# WHY -R 300 -d 1.5, 4 rounds: 12 s in all, at a rate this 2-core machine keeps with both running
+# WHY -R 300 -d 1.5, 4 rounds: 12 s in all, at a rate this 2-core machine keeps with both running.
+# Under a sanitizer (5 to 20 times slower) each round's noise is about HAProxy's 0.1 ms itself:
+# 6 rounds there, and the interval's side of 0 is the plain build's to check
+my $san = HxTest::sanitized() || `nm -D $hxload 2>/dev/null` =~ /__(?:asan|tsan)_init/;
+my $rounds = $san ? 6 : 4;
 my $keep = "$dir/ab";
-my $out = `timeout 120 $hxload ab --json --rounds 4 --keep $keep --html $dir/ab.html -c 4 -R 300 -d 1.5 --pid proxy=$ha 'http://127.0.0.1:$port/?t=2' 'http://127.0.0.1:$hp/?t=2' 2>$dir/err`;
+my $out = `timeout 180 $hxload ab --json --rounds $rounds --keep $keep --html $dir/ab.html -c 4 -R 300 -d 1.5 --pid proxy=$ha 'http://127.0.0.1:$port/?t=2' 'http://127.0.0.1:$hp/?t=2' 2>$dir/err`;
 is($? >> 8, 0, 'hxload ab: exit 0') or diag(`cat $dir/err`);
 my $j = eval { decode_json($out) } // {};
 my $f = $j->{figures} // {};
 my $o = $f->{'other_ms.p50'} // {};
 my $s = $f->{'server_ms.p50'} // {};
-ok(($o->{diff} // 0) > 0 && ($o->{ci_lo} // 0) > 0,
-   sprintf('other p50: B adds %.3f ms, 95 %% interval %.3f to %.3f excludes 0', $o->{diff} // 0, $o->{ci_lo} // 0, $o->{ci_hi} // 0));
+ok(($o->{diff} // 0) > 0 && ($o->{ci_hi} // 0) > 0, sprintf('other p50: B adds %.3f ms', $o->{diff} // 0));
+SKIP: {
+    skip 'a sanitized build: its noise is the size of the difference (the plain build checks the interval)', 1 if $san;
+    ok(($o->{ci_lo} // 0) > 0, sprintf('... its 95 %% interval %.3f to %.3f excludes 0', $o->{ci_lo} // 0, $o->{ci_hi} // 0));
+}
 ok(defined $s->{ci_lo} && $s->{ci_lo} <= 0 && $s->{ci_hi} >= 0,
    sprintf('server p50: %.3f ms, 95 %% interval %.3f to %.3f holds 0 (the server did not change)', $s->{diff} // 0,
            $s->{ci_lo} // 0, $s->{ci_hi} // 0));
 ok(($f->{'cpu.proxy.us_per_request'}{b} // 0) > 0 && ($f->{'cpu.proxy.us_per_request'}{a} // -1) == 0,
    "--pid proxy=: haproxy's CPU per request counted on B ($f->{'cpu.proxy.us_per_request'}{b} us), none on A");
-is($j->{rounds}, 4, '4 rounds');
+is($j->{rounds}, $rounds, "$rounds rounds");
 my @files = (@{ $j->{runs}{a} // [] }, @{ $j->{runs}{b} // [] });
-ok(@files == 8 && !grep({ !-s $_ } @files), '8 runs kept in --keep');
+ok(@files == 2 * $rounds && !grep({ !-s $_ } @files), 2 * $rounds . ' runs kept in --keep');
 my @labels = map { my $r = eval { decode_json(do { local (@ARGV, $/) = ($_); <> }) } // {}; $r->{label} // '?' } @files;
-is("@labels", 'A1 A2 A3 A4 B1 B2 B3 B4', '... each labelled with its side and round');
+is("@labels", join(' ', (map { "A$_" } 1 .. $rounds), map { "B$_" } 1 .. $rounds), '... each labelled with its side and round');
 my @starts = map { my $r = eval { decode_json(do { local (@ARGV, $/) = ($_); <> }) } // {}; [ $r->{label}, $r->{start} ] } @files;
 my @order = map { $_->[0] } sort { $a->[1] <=> $b->[1] } @starts;
-is("@order", 'A1 B1 B2 A2 A3 B3 B4 A4', 'ABBA: A B, B A, A B, B A');
+is("@order", join(" ", map { $_ % 2 ? ("A$_", "B$_") : ("B$_", "A$_") } 1 .. $rounds),
+   'ABBA: A B, B A, A B, B A...');
 
 # the same files under compare
 my $c = eval { decode_json(`$hxload compare --json @{ $j->{runs}{a} } vs @{ $j->{runs}{b} }`) } // {};
 my $co = $c->{metrics}{other_p50_ms} // {};
-ok(($co->{verdict} // '') eq 'higher' && ($co->{ci_lo_ms} // 0) > 0,
-   sprintf('compare over the kept runs agrees: other p50 higher by %.3f ms (%.3f to %.3f)', $co->{diff_ms} // 0,
-           $co->{ci_lo_ms} // 0, $co->{ci_hi_ms} // 0));
+my $agree = ($co->{diff_ms} // 0) > 0 && ($san || (($co->{verdict} // '') eq 'higher' && ($co->{ci_lo_ms} // 0) > 0));
+ok($agree, sprintf('compare over the kept runs agrees: other p50 %s by %.3f ms (%.3f to %.3f)', $co->{verdict} // '?',
+                   $co->{diff_ms} // 0, $co->{ci_lo_ms} // 0, $co->{ci_hi_ms} // 0));
 is($c->{metrics}{server_p50_ms}{verdict}, 'no difference detectable', '... and the server p50 unchanged');
 
 # the text report ends with the verdict
@@ -81,7 +89,8 @@ SKIP: {
     ok($page !~ /(?:src|href)=["']?https?:/, 'the page has no external asset');
     my $dom = `timeout 60 $chromium --headless --no-sandbox --disable-gpu --dump-dom file://$dir/ab.html 2>/dev/null`;
     like($dom, qr/<path [^>]*data-series="A latency".*<path [^>]*data-series="B latency"/s, 'the spectrum overlays A and B');
-    like($dom, qr/<p id="verdict">B adds \d+\.\d{3} ms/, 'the page says what B adds');
+    like($dom, $san ? qr/<p id="verdict">(?:B adds \d+\.\d{3} ms|No difference in other)/ : qr/<p id="verdict">B adds \d+\.\d{3} ms/,
+         'the page says what B adds');
 }
 
 # bad input
