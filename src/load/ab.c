@@ -193,21 +193,8 @@ static int read_one(const struct json *r, void *arg)
 	return 0;
 }
 
-static void fig_moments(struct fig *f, int n);
-
 /* B - A per round (paired: the rounds share their minute of the machine),
  * its mean and a t interval over the rounds */
-static void fig_stats(struct fig *f, int n)
-{
-	int any = 0;
-
-	/* WHY: us per MiB of a run without bodies, a queue never used: no row */
-	for (int k = 0; k < n; k++)
-		any |= f->a[k] != 0 || f->b[k] != 0;
-	f->have &= any;
-	fig_moments(f, n);
-}
-
 static void fig_moments(struct fig *f, int n)
 {
 	double d[AB_MAX_ROUNDS], sum = 0, ss = 0, sa = 0, sb = 0, sd, t;
@@ -229,6 +216,17 @@ static void fig_moments(struct fig *f, int n)
 	t = n - 1 <= (int)ARRAY_SIZE(t95) ? t95[n - 2] : 1.96;
 	f->lo = f->diff - t * sd / sqrt(n);
 	f->hi = f->diff + t * sd / sqrt(n);
+}
+
+static void fig_stats(struct fig *f, int n)
+{
+	int any = 0;
+
+	/* WHY: us per MiB of a run without bodies, a queue never used: no row */
+	for (int k = 0; k < n; k++)
+		any |= f->a[k] != 0 || f->b[k] != 0;
+	f->have &= any;
+	fig_moments(f, n);
 }
 
 static const char *fig_verdict(const struct fig *f)
