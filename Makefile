@@ -120,11 +120,15 @@ run: all
 
 unit: $(UNIT_BIN)
 
+# the tests of hxload's own figures and statistics: what they check does not
+# depend on how the server does its I/O, nor on a thread sanitizer (hxload
+# runs under TSan in every other test that loads a server)
+INTEG_LOAD := $(patsubst %,tests/integ/%.t,14-hxload 22-hxload-proxy 32-compare 36-hxload-numbers 37-hxload-ab)
+
 # WHY not all again: these start no hxterm of their own (the layering, the
-# docs, the package), so HX_ARGS changes nothing in them; hxload's own
-# figures (36, 37) do not depend on how the server does its I/O
-INTEG_URING := $(filter-out tests/integ/19-layers.t tests/integ/20-docs.t tests/integ/26-deploy.t \
-	tests/integ/36-hxload-numbers.t tests/integ/37-hxload-ab.t,$(wildcard tests/integ/*.t))
+# docs, the package), so HX_ARGS changes nothing in them; nor hxload's own
+INTEG_URING := $(filter-out tests/integ/19-layers.t tests/integ/20-docs.t tests/integ/26-deploy.t $(INTEG_LOAD),\
+	$(wildcard tests/integ/*.t))
 
 # the tests of what the ring carries (cleartext h1 and h2c: TLS and QUIC do
 # their own I/O), for CI's ASan+UBSan io_uring pass (CHECK_PASSES=uring-core)
@@ -148,10 +152,12 @@ H3_OTHER := nghttp3
 # uring-core is the io_uring pass on INTEG_URING_CORE (CI's ASan+UBSan
 # build): to keep CI under 30 min
 CHECK_PASSES ?= epoll uring h2other h3other
+# CHECK_NO_LOAD=1: the first pass without INTEG_LOAD (CI's ThreadSanitizer build)
+INTEG_FIRST := $(if $(CHECK_NO_LOAD),$(filter-out $(INTEG_LOAD),$(wildcard tests/integ/*.t)),$(wildcard tests/integ/*.t))
 
 check: all unit deps-test
 	@scripts/layers
-	@HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f $(UNIT_BIN) tests/integ/*.t
+	@HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f $(UNIT_BIN) $(INTEG_FIRST)
 ifneq ($(filter uring,$(CHECK_PASSES)),)
 	@echo "# the integration tests that start an hxterm, again with --io-uring:"
 	@HX_ARGS=--io-uring HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f $(INTEG_URING)
