@@ -140,12 +140,14 @@ void alog_reopen(void)
 	if (!cfg.access_log)
 		return;
 
-	struct abuf *wake = calloc(1, sizeof(*wake));
+	struct abuf *wake;
 
-	reopen_asked = 1;
+	/* WHY once: a burst of SIGHUP is one reopen, not a 64 KiB batch each */
+	if (atomic_exchange(&reopen_asked, 1))
+		return;
 	/* WHY an empty batch: it wakes the writer, which a quiet server would
 	 * not until its next line */
-	if (wake)
+	if ((wake = calloc(1, sizeof(*wake))))
 		hand_over(wake);
 }
 
