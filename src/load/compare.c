@@ -51,8 +51,7 @@ static int m_split(int m)
 	return m >= M_SRV50 && m <= M_Q99;
 }
 
-/* B against A: in percent, or in ms for server and other (whose A may be
- * a few microseconds, where a ratio says nothing: "the proxy adds 0.2 ms") */
+/* B against A: in percent, or in ms for the parts of the time (m_split) */
 static double m_diff(int m, double a, double b)
 {
 	if (m_split(m))
@@ -60,13 +59,9 @@ static double m_diff(int m, double a, double b)
 	return a > 0 ? (b / a - 1) * 100 : 0;
 }
 
-/* the totals of a set of units */
-struct pool {
-	double secs, reqs, bytes, cpu_us;
-	struct hist h[IV_MAX];
-};
-
-static void pool_add(struct pool *p, const struct unit *u)
+/* <u> added to <p>: the totals of a set of units are a unit too, and a
+ * short tail interval joins the one before by the same addition */
+static void pool_add(struct unit *p, const struct unit *u)
 {
 	p->secs += u->secs;
 	p->reqs += u->reqs;
@@ -76,7 +71,7 @@ static void pool_add(struct pool *p, const struct unit *u)
 		hist_merge(&p->h[k], &u->h[k]);
 }
 
-static double metric(const struct pool *p, int m)
+static double metric(const struct unit *p, int m)
 {
 	switch (m) {
 	case M_RPS: return p->secs > 0 ? p->reqs / p->secs : 0;
@@ -136,14 +131,7 @@ static int side_run(const struct json *r, void *arg)
 	 * before (as hxload's own series does), or it would weigh as much as a
 	 * whole one in the resampling */
 	if (s->n - s->first[s->runs - 1] >= 2 && s->u[s->n - 1].secs * 2 < s->u[s->n - 2].secs) {
-		struct unit *a = &s->u[s->n - 2], *b = &s->u[s->n - 1];
-
-		a->secs += b->secs;
-		a->reqs += b->reqs;
-		a->bytes += b->bytes;
-		a->cpu_us += b->cpu_us;
-		for (int k = 0; k < IV_MAX; k++)
-			hist_merge(&a->h[k], &b->h[k]);
+		pool_add(&s->u[s->n - 2], &s->u[s->n - 1]);
 		s->n--;
 	}
 	if (iv && iv->n)
@@ -160,7 +148,7 @@ static int side_run(const struct json *r, void *arg)
 	return 0;
 }
 
-static void pool_all(const struct side *s, struct pool *p)
+static void pool_all(const struct side *s, struct unit *p)
 {
 	memset(p, 0, sizeof(*p));
 	for (size_t i = 0; i < s->n; i++)
@@ -170,7 +158,7 @@ static void pool_all(const struct side *s, struct pool *p)
 /* WHY two levels when a side has several runs of intervals: its runs, then
  * intervals within each; the intervals of one run share its minute of the
  * machine, and resampling them alone would hide how much runs differ */
-static void pool_resample(const struct side *s, struct rng *r, struct pool *p)
+static void pool_resample(const struct side *s, struct rng *r, struct unit *p)
 {
 	memset(p, 0, sizeof(*p));
 	if (s->runs < 2 || s->run_units) {
@@ -216,7 +204,7 @@ static double level = 95; /* --level: the confidence of the intervals, % */
 
 static void bootstrap(const struct side *A, const struct side *B, int nres, struct result *res)
 {
-	static struct pool pa, pb;
+	static struct unit pa, pb;
 	double *d[M_MAX];
 	struct rng r;
 

@@ -34,6 +34,21 @@ static double epoch_now(void)
 
 /* interval <k> of every thread, merged: 1, 0 when no thread has it and all
  * ended, -1 when one is still recording it */
+/* <v> added to <out>: its time span widened to cover both, its figures summed */
+static void ival_add(struct lc_ival *out, const struct lc_ival *v, int first)
+{
+	if (first || v->from_us < out->from_us)
+		out->from_us = v->from_us;
+	if (v->to_us > out->to_us)
+		out->to_us = v->to_us;
+	out->reqs += v->reqs;
+	out->errors += v->errors;
+	out->bytes += v->bytes;
+	out->srv_cpu_us += v->srv_cpu_us;
+	for (int h = 0; h < IV_MAX; h++)
+		hist_merge(&out->h[h], &v->h[h]);
+}
+
 static int ival_take(struct lc_thread *ts, unsigned k, struct lc_ival *out)
 {
 	int have = 0;
@@ -49,15 +64,7 @@ static int ival_take(struct lc_thread *ts, unsigned k, struct lc_ival *out)
 				return -1;
 			continue;
 		}
-		if (!have || v->from_us < out->from_us)
-			out->from_us = v->from_us;
-		if (v->to_us > out->to_us)
-			out->to_us = v->to_us;
-		out->reqs += v->reqs;
-		out->errors += v->errors;
-		out->bytes += v->bytes;
-		for (int h = 0; h < IV_MAX; h++)
-			hist_merge(&out->h[h], &v->h[h]);
+		ival_add(out, v, !have);
 		have = 1;
 	}
 	for (int i = 0; i < lc_opts.threads; i++)
@@ -93,13 +100,7 @@ static void series_fold_tail(struct lc_series *s, uint64_t every_us)
 	b = &s->v[s->n - 1];
 	if ((b->to_us - b->from_us) * 2 >= every_us)
 		return;
-	a->to_us = b->to_us;
-	a->reqs += b->reqs;
-	a->errors += b->errors;
-	a->bytes += b->bytes;
-	a->srv_cpu_us += b->srv_cpu_us;
-	for (int h = 0; h < IV_MAX; h++)
-		hist_merge(&a->h[h], &b->h[h]);
+	ival_add(a, b, 0);
 	s->n--;
 }
 

@@ -164,17 +164,6 @@ static void intervals_json(FILE *f, const struct lc_series *s, uint64_t start)
 	fprintf(f, "]");
 }
 
-static void server_cpu_json(FILE *f, const struct lc_stats *T)
-{
-	if (!T->srv_cpu_us)
-		return;
-	fprintf(f, ", \"server_cpu\": {\"us_per_request\": %.3f, \"us_per_mib\": %.3f",
-		T->reqs ? (double)T->srv_cpu_us / (double)T->reqs : 0,
-		T->bytes ? (double)T->srv_cpu_us / ((double)T->bytes / 1048576.0) : 0);
-	counters_json(f, T, "server_cpu");
-	fprintf(f, "}");
-}
-
 /* the CPU time of one process per request and per MiB of body */
 static double per_req(const struct lc_stats *T, uint64_t us)
 {
@@ -184,6 +173,16 @@ static double per_req(const struct lc_stats *T, uint64_t us)
 static double per_mib(const struct lc_stats *T, uint64_t us)
 {
 	return T->bytes ? (double)us / ((double)T->bytes / 1048576.0) : 0;
+}
+
+static void server_cpu_json(FILE *f, const struct lc_stats *T)
+{
+	if (!T->srv_cpu_us)
+		return;
+	fprintf(f, ", \"server_cpu\": {\"us_per_request\": %.3f, \"us_per_mib\": %.3f",
+		per_req(T, T->srv_cpu_us), per_mib(T, T->srv_cpu_us));
+	counters_json(f, T, "server_cpu");
+	fprintf(f, "}");
 }
 
 /* --pid: each named process's CPU in the window */
@@ -306,8 +305,7 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 			"last stream), sent again: no error\n", (unsigned long long)T->retried);
 	if (T->srv_cpu_us)
 		fprintf(f, "server   CPU %.3f s: %.2f us per request, %.1f us per MiB\n", T->srv_cpu_us / 1e6,
-			T->reqs ? (double)T->srv_cpu_us / (double)T->reqs : 0,
-			T->bytes ? (double)T->srv_cpu_us / ((double)T->bytes / 1048576.0) : 0);
+			per_req(T, T->srv_cpu_us), per_mib(T, T->srv_cpu_us));
 	else if (lc_opts.server_pid)
 		fprintf(f, "server   CPU: pid %d used none in the window (is it the server?)\n", lc_opts.server_pid);
 	for (int i = 0; i < m->npids; i++)
