@@ -186,6 +186,20 @@ struct result {
 	int valid;
 };
 
+static double level = 95; /* --level: the confidence of the intervals, % */
+static double noise = 2;  /* --noise: the smallest difference that counts, % of A */
+
+/* WHY: two runs of one setting on a shared machine differ by a percent or
+ * two (its other tenants, the CPU's clock); an interval over one run's
+ * intervals does not hold that, so a difference smaller than --noise is
+ * named as such rather than called a change */
+static int in_noise(int m, const struct result *x)
+{
+	double rel = m_split(m) ? (x->a > 0 ? 100 * x->diff / x->a : 100) : x->diff;
+
+	return fabs(rel) < noise;
+}
+
 /* the words of a verdict: better or worse, as the metric goes */
 static const char *verdict(int m, const struct result *x)
 {
@@ -193,14 +207,14 @@ static const char *verdict(int m, const struct result *x)
 
 	if (!up && !down)
 		return "no difference detectable";
+	if (in_noise(m, x))
+		return "within noise";
 	if (m == M_RPS)
 		return up ? "faster" : "slower";
 	if (m >= M_CPU_REQ)
 		return up ? "more server CPU" : "less server CPU";
 	return up ? "higher" : "lower";
 }
-
-static double level = 95; /* --level: the confidence of the intervals, % */
 
 static void bootstrap(const struct side *A, const struct side *B, int nres, struct result *res)
 {
@@ -261,7 +275,10 @@ static void report_text(const struct side *A, const struct side *B, const struct
 		printf("%-12s %12.3f %12.3f %+8.1f %%  %-20s %s\n", m_names[m], res[m].a, res[m].b, res[m].diff, ci,
 		       verdict(m, &res[m]));
 	}
-	if (res[M_RPS].lo > 0 || res[M_RPS].hi < 0)
+	if ((res[M_RPS].lo > 0 || res[M_RPS].hi < 0) && in_noise(M_RPS, &res[M_RPS]))
+		printf("verdict: B differs from A by %+.1f %% (%g %% CI %+.1f to %+.1f %%), within the %g %% noise (--noise)\n",
+		       res[M_RPS].diff, level, res[M_RPS].lo, res[M_RPS].hi, noise);
+	else if (res[M_RPS].lo > 0 || res[M_RPS].hi < 0)
 		printf("verdict: B is %.1f %% %s than A (%g %% CI %.1f to %.1f %%)\n", fabs(res[M_RPS].diff),
 		       res[M_RPS].lo > 0 ? "faster" : "slower", level,
 		       fabs(res[M_RPS].lo > 0 ? res[M_RPS].lo : res[M_RPS].hi),
@@ -273,8 +290,8 @@ static void report_text(const struct side *A, const struct side *B, const struct
 
 static void report_json(const struct side *A, const struct side *B, const struct result *res, const char *unit)
 {
-	printf("{\"compare\": 1, \"unit\": \"%s\", \"level\": %g, \"a\": {\"runs\": %zu, \"units\": %zu}, "
-	       "\"b\": {\"runs\": %zu, \"units\": %zu}, \"metrics\": {", unit, level, A->runs, A->n, B->runs, B->n);
+	printf("{\"compare\": 1, \"unit\": \"%s\", \"level\": %g, \"noise_pct\": %g, \"a\": {\"runs\": %zu, \"units\": %zu}, "
+	       "\"b\": {\"runs\": %zu, \"units\": %zu}, \"metrics\": {", unit, level, noise, A->runs, A->n, B->runs, B->n);
 	for (int m = 0, first = 1; m < M_MAX; m++) {
 		if (!res[m].valid)
 			continue;
@@ -290,7 +307,7 @@ static void report_json(const struct side *A, const struct side *B, const struct
 
 static int usage(FILE *f, int rc)
 {
-	fprintf(f, "Usage: hxload compare [--json] [--resamples N] [--level PCT] A.json B.json\n"
+	fprintf(f, "Usage: hxload compare [--json] [--resamples N] [--level PCT] [--noise PCT] A.json B.json\n"
 		   "       hxload compare [options] A1.json A2.json... vs B1.json B2.json...\n"
 		   "Tells whether B differs from A: for the rate, the latency percentiles, the\n"
 		   "server's time and the rest of the time to first byte (other: network and proxy,\n"
@@ -299,7 +316,9 @@ static int usage(FILE *f, int rc)
 		   "and its confidence interval (--level, 95 %%), from a bootstrap (--resamples,\n"
 		   "2000) over the runs' intervals\n"
 		   "(--json records one a second) or, without them, over the runs; a difference\n"
-		   "whose interval holds 0 is called not detectable.\n");
+		   "whose interval holds 0 is called not detectable, one smaller than --noise\n"
+		   "(2 %% of A; 0 to turn off) within noise: two runs of one setting on a shared\n"
+		   "machine differ by that much, and one run's intervals cannot show it.\n");
 	return rc;
 }
 
@@ -307,7 +326,7 @@ int lc_compare_main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "json", 0, NULL, 'J' }, { "resamples", 1, NULL, 'R' }, { "level", 1, NULL, 'C' },
-		{ "help", 0, NULL, 'h' },
+		{ "noise", 1, NULL, 'N' }, { "help", 0, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct side A = { .cpu = 1 }, B = { .cpu = 1 };
@@ -325,9 +344,11 @@ int lc_compare_main(int argc, char **argv)
 			;
 		else if (c == 'C' && (level = atof(optarg)) >= 50 && level < 100)
 			;
+		else if (c == 'N' && (noise = atof(optarg)) >= 0 && noise <= 100)
+			;
 		else
 			return c == 'h' ? usage(stdout, 0) : (fprintf(stderr, "hxload compare: bad option '%s', "
-					  "--resamples out of 100..1000000 or --level out of 50..99.99 (try -h)\n",
+					  "--resamples out of 100..1000000, --level out of 50..99.99 or --noise out of 0..100 (try -h)\n",
 					  argv[optind - 1]), 2);
 	}
 	for (i = optind; i < argc; i++)

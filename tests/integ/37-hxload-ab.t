@@ -54,8 +54,12 @@ SKIP: {
 ok(defined $s->{ci_lo} && $s->{ci_lo} <= 0 && $s->{ci_hi} >= 0,
    sprintf('server p50: %.3f ms, 95 %% interval %.3f to %.3f holds 0 (the server did not change)', $s->{diff} // 0,
            $s->{ci_lo} // 0, $s->{ci_hi} // 0));
-ok(($f->{'cpu.proxy.us_per_request'}{b} // 0) > 0 && ($f->{'cpu.proxy.us_per_request'}{a} // -1) == 0,
-   "--pid proxy=: haproxy's CPU per request counted on B ($f->{'cpu.proxy.us_per_request'}{b} us), none on A");
+# WHY a tenth, not none: HAProxy still wakes on A (its timers, the close of B's
+# connections when a B round ends an A round begins), and /proc's 10 ms tick
+# is 5 us a request over A's 1800; CI saw 127.8 us on B and some on A
+my ($pa, $pb) = map { $f->{'cpu.proxy.us_per_request'}{$_} // -1 } qw(a b);
+ok($pb > 0 && $pa >= 0 && $pa < $pb / 10,
+   "--pid proxy=: haproxy's CPU per request counted on B ($pb us), under a tenth of it on A ($pa us)");
 is($j->{rounds}, $rounds, "$rounds rounds");
 my @files = (@{ $j->{runs}{a} // [] }, @{ $j->{runs}{b} // [] });
 ok(@files == 2 * $rounds && !grep({ !-s $_ } @files), 2 * $rounds . ' runs kept in --keep');
