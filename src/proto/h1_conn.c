@@ -157,7 +157,7 @@ static long h1_recv(struct h1c *c)
 		c->wr += (uint32_t)n;
 		c->t_recv = clock_ns();
 		c->last_act = c->w->loop.now_ms;
-		ctr_add(&c->w->st.bytes_in, (uint64_t)n);
+		ctr_add(c->w->st.bytes_in, (uint64_t)n);
 	} else if (n == 0) {
 		c->flags |= H1C_EOF;
 		c->flags &= ~H1C_RD_READY;
@@ -178,7 +178,7 @@ int h1_flush_queue(struct h1c *c, int more)
 	 * wait look stalled */
 	if (sent || (r == 0 && c->x.rio)) {
 		c->last_act = c->w->loop.now_ms;
-		ctr_add(&c->w->st.bytes_out, sent);
+		ctr_add(c->w->st.bytes_out, sent);
 	}
 	if (r == 0)
 		c->flags &= ~H1C_WR_READY;
@@ -598,12 +598,12 @@ static int h1_sent(struct h1c *c)
 			return 0;
 	}
 	if (end == EXA_RESET) {
-		ctr_add(&c->w->st.fault_reset, 1);
+		ctr_add(&c->w->st.faults[SF_RESET], 1);
 		h1_kill(c, 1, SC_FAULT);
 		return 0;
 	}
 	if (faulted) {
-		ctr_add(&c->w->st.fault_close, 1);
+		ctr_add(&c->w->st.faults[SF_CLOSE], 1);
 		if (c->why == SC_UNSET)
 			c->why = SC_FAULT;
 		return h1_linger(c);

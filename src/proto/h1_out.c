@@ -266,6 +266,6 @@ int h1_splice_body(struct h1c *c)
 			return -1;
 		}
 		c->last_act = c->w->loop.now_ms;
-		ctr_add(&c->w->st.bytes_out, (uint64_t)n);
+		ctr_add(c->w->st.bytes_out, (uint64_t)n);
 	}
 }

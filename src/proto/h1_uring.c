@@ -18,7 +18,7 @@ static void h1u_wake(struct rio *r, int what)
 	} else if (what == RIO_TX) {
 		oq_sent(&c->oq, (size_t)r->sent);
 		c->last_act = c->w->loop.now_ms;
-		ctr_add(&c->w->st.bytes_out, r->sent);
+		ctr_add(c->w->st.bytes_out, r->sent);
 		c->flags |= H1C_WR_READY;
 	} else {
 		c->flags |= H1C_RD_READY;

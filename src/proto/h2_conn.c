@@ -163,10 +163,10 @@ static void ws_kick(void *stream)
 		c->eng->resume(s); /* WHY: what came before the fault goes first */
 	} else if (s->wss->st == WS_RESET || s->wss->st == WS_FAILED) {
 		if (s->wss->st == WS_RESET)
-			ctr_add(&c->w->st.fault_reset, 1);
+			ctr_add(&c->w->st.faults[SF_RESET], 1);
 		c->eng->rst(s, H2E_CANCEL);
 	} else if (s->wss->st == WS_CUT) {
-		ctr_add(&c->w->st.fault_close, 1);
+		ctr_add(&c->w->st.faults[SF_CLOSE], 1);
 		h2c_why(c, SC_FAULT);
 		c->eng->goaway(c, H2E_NO_ERROR);
 	} else {
@@ -282,10 +282,10 @@ enum h2_next h2s_next(struct h2s *s, size_t max, struct ex_action *a)
 
 	switch (ex_next(x, frame ? MIN(frame, (uint64_t)max) : max, c->w->loop.now_us, a)) {
 	case EXA_RESET:
-		ctr_add(&c->w->st.fault_reset, 1);
+		ctr_add(&c->w->st.faults[SF_RESET], 1);
 		return H2N_RESET;
 	case EXA_CLOSE:
-		ctr_add(&c->w->st.fault_close, 1);
+		ctr_add(&c->w->st.faults[SF_CLOSE], 1);
 		h2c_why(c, SC_FAULT);
 		c->eng->goaway(c, H2E_NO_ERROR);
 		return H2N_WAIT;
@@ -347,7 +347,7 @@ int h2c_flush(struct h2c *c)
 	 * not from the last recv before a long t= wait */
 	if (sent || (r == 0 && c->x.rio)) {
 		c->last_act = c->w->loop.now_ms;
-		ctr_add(&c->w->st.bytes_out, sent);
+		ctr_add(c->w->st.bytes_out, sent);
 	}
 	if (r == 1)
 		big_free(c);
@@ -404,7 +404,7 @@ static int h2c_recv(struct h2c *c)
 		if (n <= 0)
 			return -1;
 		c->last_act = c->w->loop.now_ms;
-		ctr_add(&c->w->st.bytes_in, (uint64_t)n);
+		ctr_add(c->w->st.bytes_in, (uint64_t)n);
 		if (c->eng->recv(c, (uint8_t *)c->in, (size_t)n) < 0) {
 			h2c_fatal(c);
 			return -1;
@@ -461,7 +461,7 @@ static void h2c_wake(struct rio *r, int what)
 	} else if (what == RIO_TX) {
 		oq_sent(&c->oq, (size_t)r->sent);
 		c->last_act = c->w->loop.now_ms;
-		ctr_add(&c->w->st.bytes_out, r->sent);
+		ctr_add(c->w->st.bytes_out, r->sent);
 		c->flags |= H2C_WR_READY;
 	} else {
 		c->flags |= H2C_RD_READY;

@@ -240,10 +240,10 @@ void h3_faults(struct h3c *c)
 		s->fault = 0;
 		c->nfaults--;
 		if (s->fault_act == EXA_RESET) {
-			ctr_add(&c->w->st.fault_reset, 1);
+			ctr_add(&c->w->st.faults[SF_RESET], 1);
 			h3_reset(c, s->id, NGHTTP3_H3_INTERNAL_ERROR);
 		} else {
-			ctr_add(&c->w->st.fault_close, 1);
+			ctr_add(&c->w->st.faults[SF_CLOSE], 1);
 			c->why = c->why == SC_UNSET ? SC_FAULT : c->why;
 			c->flags |= QC_CLOSE;
 			c->close_code = NGHTTP3_H3_NO_ERROR;
@@ -472,7 +472,7 @@ static int memo_read(struct h3c *c, int64_t id, const uint8_t *blk, size_t blen,
 	if (!(s = h3s_new(c, id)))
 		return -1;
 	s->own = 1;
-	ctr_add(&c->w->st.h3_memo, 1);
+	ctr_add(c->w->st.h3_memo, 1);
 	if (c->flags & QC_EARLY)
 		s->x.flags |= XS_EARLY;
 	xm_replay(m, &s->x);

@@ -33,6 +33,9 @@
 #define QUIC_TRIM_PEAK 256 /* connections a thread held before its last close trims the heap */
 #define TX_MAX_PKT 64          /* packets per GSO sendmsg */
 #define TX_BUF     (TX_MAX_PKT * 1500)
+/* WHY: a GSO send is one IP datagram to the kernel: 65,535 less the IPv4
+ * and UDP headers; past it sendmsg fails EMSGSIZE and the batch is lost */
+#define TX_GSO_MAX 65507
 #define MAP_BITS   12
 
 static struct qtls qtls;
@@ -123,8 +126,19 @@ static void udp_send(struct h3c *c, const uint8_t *buf, size_t len, size_t seg)
 	do
 		r = sendmsg(c->ep->ev.fd, &mh, 0);
 	while (r < 0 && errno == EINTR);
-	if (r >= 0 || len <= seg || (errno != EIO && errno != EINVAL))
-		return; /* WHY: EAGAIN drops the datagram; QUIC recovers it */
+	if (r >= 0)
+		return;
+	if (len <= seg || (errno != EIO && errno != EINVAL && errno != EMSGSIZE)) {
+		ctr_add(c->w->st.quic_send_errors, (len + seg - 1) / seg); /* WHY: lost, for QUIC to resend */
+		return;
+	}
+	if (errno == EMSGSIZE) { /* a path with a smaller bound: two halves, each whole packets */
+		size_t half = (len / seg + 1) / 2 * seg;
+
+		udp_send(c, buf, half, seg);
+		udp_send(c, buf + half, len - half, seg);
+		return;
+	}
 	no_gso = 1; /* no GSO here: one datagram at a time from now on */
 	for (size_t off = 0; off < len; off += seg)
 		udp_send(c, buf + off, MIN(seg, len - off), seg);
@@ -194,7 +208,7 @@ void quic_write(struct h3c *c)
 			seg = (size_t)n;
 		len += (size_t)n;
 		/* a GSO batch is packets of one size, the last one may be shorter */
-		if (n == 0 || (size_t)n < seg || len + max > TX_BUF || len / seg >= TX_MAX_PKT) {
+		if (n == 0 || (size_t)n < seg || len + max > TX_GSO_MAX || len / seg >= TX_MAX_PKT) {
 			if (len)
 				udp_send(c, buf, len, seg);
 			if (n == 0 || (size_t)n < seg) {
@@ -499,7 +513,7 @@ static void h3c_free(struct h3c *c)
 	/* WHY: ngtcp2 0.12 leaks STREAM frame chains (its issue 1244, fixed
 	 * in 1.6) when frames of many small DATA pieces are split or merged;
 	 * LeakSanitizer found 12 to 37 blocks in 8 s of small-k= h3 load */
-	ctr_add(&w->st.quic_reclaimed, qmem_release(&c->qm));
+	ctr_add(w->st.quic_reclaimed, qmem_release(&c->qm));
 	gnutls_deinit(c->tls);
 	free(c->ci);
 	list_del(&c->node);
@@ -638,12 +652,12 @@ static int address_check(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt_h
 						      (const ngtcp2_sockaddr *)peer, peerlen, &hd->dcid,
 						      10 * NGTCP2_SECONDS, (ngtcp2_tstamp)clock_ns()))
 			return 2;
-		ctr_add(&w->st.quic_dropped, 1); /* a token that is not ours, or too old */
+		ctr_add(&w->st.quic_dgram[SQD_DROPPED], 1); /* a token that is not ours, or too old */
 		return 0;
 	}
 	if (!retry_first(w))
 		return 1;
-	ctr_add(&w->st.quic_retry, 1);
+	ctr_add(&w->st.quic_dgram[SQD_RETRY], 1);
 	send_retry(w, ep, hd, peer, peerlen);
 	return 0;
 }
@@ -686,23 +700,23 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 	/* WHY first: ngtcp2 0.12 asserts on an empty datagram, and one
 	 * empty UDP packet aborted the process (found by fuzz/quic) */
 	if (!len) {
-		ctr_add(&w->st.quic_dropped, 1);
+		ctr_add(&w->st.quic_dgram[SQD_DROPPED], 1);
 		return;
 	}
 	rv = ngtcp2_pkt_decode_version_cid(&vc, p, len, QUIC_SCIDLEN);
 	if (rv == NGTCP2_ERR_VERSION_NEGOTIATION) {
-		ctr_add(&w->st.quic_vn, 1);
+		ctr_add(&w->st.quic_dgram[SQD_VN], 1);
 		send_vn(w, ep, &vc, peer, peerlen);
 		return;
 	}
 	if (rv) {
-		ctr_add(&w->st.quic_dropped, 1);
+		ctr_add(&w->st.quic_dgram[SQD_DROPPED], 1);
 		return; /* not QUIC: dropped, nothing allocated */
 	}
 	c = cid_find(qw(w)->cids, vc.dcid, vc.dcidlen);
 	if (!c) {
 		if (!(p[0] & 0x80)) {
-			ctr_add(&w->st.quic_reset, 1);
+			ctr_add(&w->st.quic_dgram[SQD_RESET], 1);
 			send_reset(w, ep, &vc, len, peer, peerlen);
 			return;
 		}
@@ -713,7 +727,7 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 		 * connection and a GnuTLS session before its decryption failed */
 		if (ngtcp2_accept(&hd, p, len) || qw(w)->nconns >= cfg.quic_max_conns || w->draining ||
 		    qinit_open(p, len) < 0) {
-			ctr_add(&w->st.quic_dropped, 1);
+			ctr_add(&w->st.quic_dgram[SQD_DROPPED], 1);
 			return;
 		}
 		if (!(ac = address_check(w, ep, &hd, peer, peerlen, &odcid)))
@@ -761,7 +775,7 @@ static void udp_cb(struct loop *l, struct ev *e, uint32_t events)
 			break;
 		now = (ngtcp2_tstamp)clock_ns(); /* WHY: one clock read per batch */
 		for (int i = 0; i < n; i++) {
-			ctr_add(&w->st.bytes_in, mm[i].msg_len);
+			ctr_add(w->st.bytes_in, mm[i].msg_len);
 			quic_datagram(w, ep, bufs[i], mm[i].msg_len, &peers[i], mm[i].msg_hdr.msg_namelen, now);
 		}
 	}

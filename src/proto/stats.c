@@ -11,6 +11,17 @@ const uint64_t st_time_le_us[ST_TIME_B - 1] = { 50, 100, 250, 500, 1000, 2500, 5
 const uint64_t st_rpc_le[ST_RPC_B - 1] = { 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000 };
 
 const uint16_t st_bad_codes[ST_BAD_B - 1] = { 400, 408, 413, 414, 431, 501, 505 };
+const char *const st_bad_names[ST_BAD_B] = { "400", "408", "413", "414", "431", "501", "505", "other" };
+const char *const st_fault_names[SF_MAX] = { "reset", "close" };
+const char *const st_dgram_names[SQD_MAX] = { "version_negotiation", "retry", "stateless_reset", "dropped" };
+const char *const st_h3t_names[SH3_MAX] = { "head", "body", "send" };
+const char *const st_pp_names[2] = { "1", "2" }, *const st_pp_keys[2] = { "v1", "v2" };
+
+#define ST_ROW(f, n, name, json, label, lv, jv, help) \
+	{ name, json, label, help, lv, jv, n, offsetof(struct wstats, f) },
+const struct st_row st_rows[] = { ST_ROWS(ST_ROW) };
+#undef ST_ROW
+const unsigned st_nrows = sizeof(st_rows) / sizeof(st_rows[0]);
 
 const char *const st_h2e_names[ST_H2E_B] = { "no_error", "protocol_error", "internal_error", "refused_stream",
 					     "cancel", "enhance_your_calm", "other" };

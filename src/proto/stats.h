@@ -2,6 +2,7 @@
 #ifndef HX_STATS_H
 #define HX_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "counter.h"
@@ -46,13 +47,68 @@ struct st_hist_rpc {
 	counter sum;
 };
 
+/* faults carried out; QUIC datagrams that made no connection */
+enum st_fault { SF_RESET, SF_CLOSE, SF_MAX };
+enum st_dgram { SQD_VN, SQD_RETRY, SQD_RESET, SQD_DROPPED, SQD_MAX };
+
+extern const char *const st_bad_names[ST_BAD_B];
+extern const char *const st_fault_names[SF_MAX];
+extern const char *const st_dgram_names[SQD_MAX];
+extern const char *const st_h3t_names[SH3_MAX];
+extern const char *const st_pp_names[2], *const st_pp_keys[2];
+
+/* The counters with at most one label, a row each: its field in struct
+ * wstats, how many values (the label's), its name in /metrics (after
+ * hxterm_), its key in /stats.json, the label's name, the values' names in
+ * /metrics and in /stats.json (NULL: the same), its help. The field, the sum,
+ * /metrics, /stats.json and the docs check (20-docs.t) all come from here:
+ * a new counter is a row and its increment. */
+#define ST_ROWS(X) \
+	X(bytes_in, 1, "received_bytes_total", "bytes_in", NULL, NULL, NULL, \
+	  "Bytes read from clients (TCP and UDP).") \
+	X(bytes_out, 1, "sent_bytes_total", "bytes_out", NULL, NULL, NULL, \
+	  "Bytes written to clients over TCP.") \
+	X(faults, SF_MAX, "faults_total", "faults", "kind", st_fault_names, NULL, \
+	  "Faults carried out: x= resets, X= closes.") \
+	X(bad, ST_BAD_B, "bad_requests_total", "bad_requests", "code", st_bad_names, NULL, \
+	  "HTTP/1 requests refused by the parser, by status.") \
+	X(proxy_hdr, 2, "proxy_headers_total", "proxy_headers", "version", st_pp_names, st_pp_keys, \
+	  "PROXY protocol headers taken, by version.") \
+	X(pre_close, SPR_MAX, "early_closes_total", "early_closes", "reason", st_pre_names, NULL, \
+	  "TCP connections closed before a protocol took them, by reason: a PROXY header bad or missing, or " \
+	  "not whole in time (--head-timeout); a TLS handshake failed, or not done in time; the peer left; a " \
+	  "drain; an error; out of file descriptors (answered 503, or a TLS alert).") \
+	X(h2_goaway, ST_H2E_B, "h2_goaways_sent_total", "h2_goaways_sent", "code", st_h2e_names, NULL, \
+	  "HTTP/2 GOAWAY frames sent, by error code.") \
+	X(h2_rst_sent, ST_H2E_B, "h2_resets_sent_total", "h2_resets_sent", "code", st_h2e_names, NULL, \
+	  "HTTP/2 RST_STREAM frames sent, by error code.") \
+	X(h2_rst_recv, ST_H2E_B, "h2_resets_received_total", "h2_resets_received", "code", st_h2e_names, NULL, \
+	  "HTTP/2 RST_STREAM frames received, by error code.") \
+	X(quic_dgram, SQD_MAX, "quic_datagrams_total", "quic_datagrams", "outcome", st_dgram_names, NULL, \
+	  "QUIC datagrams that made no connection: answered (version negotiation, Retry, stateless reset) or " \
+	  "dropped.") \
+	X(quic_send_errors, 1, "quic_send_errors_total", "quic_send_errors", NULL, NULL, NULL, \
+	  "QUIC datagrams the kernel refused to send (a full buffer, a route): lost, for QUIC to resend.") \
+	X(quic_reclaimed, 1, "quic_reclaimed_blocks_total", "quic_reclaimed_blocks", NULL, NULL, NULL, \
+	  "Memory blocks ngtcp2 still held when a QUIC connection ended (its issue 1244, a leak), freed by " \
+	  "hxterm.") \
+	X(h3_memo, 1, "h3_memo_requests_total", "h3_memo_requests", NULL, NULL, NULL, \
+	  "HTTP/3 requests whose stream held the same bytes as the last whole request nghttp3 accepted on " \
+	  "that thread, answered from its fields without nghttp3 (--h3-engine hx).") \
+	X(h3_timeouts, SH3_MAX, "h3_stream_timeouts_total", "h3_stream_timeouts", "state", st_h3t_names, NULL, \
+	  "HTTP/3 streams reset (or connections closed) for a stall, by state: a header section never ended " \
+	  "(--head-timeout), a request body stopped (--body-timeout), the peer's flow control shut " \
+	  "(--send-timeout).") \
+	X(h3_rst_sent, ST_H3E_B, "h3_resets_sent_total", "h3_resets_sent", "code", st_h3e_names, NULL, \
+	  "HTTP/3 streams reset by hxterm (RESET_STREAM), by error code: message_error is a malformed request.") \
+	X(h3_rst_recv, ST_H3E_B, "h3_resets_received_total", "h3_resets_received", "code", st_h3e_names, NULL, \
+	  "HTTP/3 RESET_STREAM frames received, by error code.")
+
 /* per-thread counters, summed when read (by another thread) */
 struct wstats {
 	counter accepted;
 	counter requests;
 	counter errors;      /* requests answered 4xx/5xx by the parser */
-	counter bytes_in;
-	counter bytes_out;
 	counter conns;       /* TCP connections open now (-n counts them) */
 	counter resp[SP_MAX][10];          /* responses by protocol and status / 100 */
 	counter conn_open[SP_MAX], conn_closed[SP_MAX];
@@ -60,19 +116,22 @@ struct wstats {
 	struct st_hist_rpc rpc[SP_MAX];    /* requests per closed connection */
 	struct st_hist_time gen[SP_MAX];   /* request head in to response head out */
 	struct st_hist_time late;          /* how late t= and d= waits ended */
-	counter bad[ST_BAD_B];             /* HTTP/1 requests refused by the parser */
-	counter fault_reset, fault_close;  /* x= and X= carried out */
 	counter tls[2][2];                 /* TLS handshakes: [1.3][resumed] */
-	counter pre_close[SPR_MAX];        /* closed before a protocol, by reason */
-	counter proxy_hdr[2];              /* PROXY headers taken, v1 and v2 */
-	counter h2_goaway[ST_H2E_B];       /* GOAWAY sent, by error code */
-	counter h2_rst_sent[ST_H2E_B], h2_rst_recv[ST_H2E_B];
-	counter quic_vn, quic_retry, quic_reset, quic_dropped; /* datagrams answered so, or dropped */
-	counter quic_reclaimed;            /* blocks ngtcp2 left at a connection's end, freed */
-	counter h3_memo;                   /* h3 requests answered from the memo, unread by nghttp3 */
-	counter h3_timeouts[SH3_MAX];      /* streams reset (or the connection closed) for a stall */
-	counter h3_rst_sent[ST_H3E_B], h3_rst_recv[ST_H3E_B]; /* RESET_STREAM, by error code */
+#define ST_FIELD(f, n, ...) counter f[n];
+	ST_ROWS(ST_FIELD)
+#undef ST_FIELD
 };
+
+/* a row of ST_ROWS, for the stats thread */
+struct st_row {
+	const char *name, *json, *label, *help;
+	const char *const *lv, *const *jv;
+	unsigned n;
+	size_t off; /* in struct wstats, of its first counter */
+};
+
+extern const struct st_row st_rows[];
+extern const unsigned st_nrows;
 
 /* an HTTP/2 (HTTP/3) error code's slot in the counters above */
 unsigned st_h2e(uint32_t code);

@@ -58,7 +58,7 @@ static long c_recv(void *u, uint8_t *buf, size_t len)
 		c->rd_ready = 0; /* WHY: nothing more until the next epoll edge */
 	if (n > 0) {
 		c->last_act = c->w->loop.now_ms;
-		ctr_add(&c->w->st.bytes_in, (uint64_t)n);
+		ctr_add(c->w->st.bytes_in, (uint64_t)n);
 	}
 	return n == XPRT_AGAIN ? HX_AGAIN : n;
 }
@@ -71,7 +71,7 @@ static long c_send(void *u, const uint8_t *buf, size_t len)
 
 	if (n > 0) {
 		c->last_act = c->w->loop.now_ms;
-		ctr_add(&c->w->st.bytes_out, (uint64_t)n);
+		ctr_add(c->w->st.bytes_out, (uint64_t)n);
 	}
 	return n == XPRT_AGAIN ? HX_AGAIN : n;
 }
@@ -102,7 +102,7 @@ static void c_free(struct wsc *c, enum ws_state how)
 	if (c->why == SC_UNSET)
 		c->why = how == WS_RESET || how == WS_CUT ? SC_FAULT : how == WS_DONE ? SC_SERVER : SC_UNSET;
 	if (how == WS_RESET || how == WS_CUT)
-		ctr_add(how == WS_RESET ? &w->st.fault_reset : &w->st.fault_close, 1);
+		ctr_add(how == WS_RESET ? &w->st.faults[SF_RESET] : &w->st.faults[SF_CLOSE], 1);
 	loop_cancel(&w->loop, &c->tm);
 	ws_free(&c->ws);
 	xprt_release(&c->x);

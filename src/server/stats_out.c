@@ -1,5 +1,6 @@
 /* The stats listener's documents: every worker's counters summed, as Prometheus text (/metrics) and as JSON (/stats.json). */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,19 +13,17 @@
 #include "stats_out.h"
 #include "worker.h"
 
-/* the counters of every worker, added up (plain numbers) */
+/* every worker's counters, added up: struct wstats's layout, plain numbers */
 struct tot {
-	uint64_t requests, bytes_in, bytes_out, tcp_conns;
-	uint64_t resp[SP_MAX][10], open[SP_MAX], closed[SP_MAX], why[SP_MAX][SC_MAX];
-	uint64_t rpc[SP_MAX][ST_RPC_B], rpc_sum[SP_MAX];
-	uint64_t gen[SP_MAX][ST_TIME_B], gen_sum[SP_MAX];
-	uint64_t late[ST_TIME_B], late_sum;
-	uint64_t bad[ST_BAD_B], fault_reset, fault_close, tls[2][2];
-	uint64_t goaway[ST_H2E_B], rst_sent[ST_H2E_B], rst_recv[ST_H2E_B];
-	uint64_t quic_vn, quic_retry, quic_reset, quic_dropped, quic_reclaimed, h3_memo, h3_timeouts[SH3_MAX];
-	uint64_t h3_rst_sent[ST_H3E_B], h3_rst_recv[ST_H3E_B];
-	uint64_t pre_close[SPR_MAX], proxy_hdr[2];
+	uint64_t v[sizeof(struct wstats) / sizeof(counter)];
 };
+
+_Static_assert(sizeof(struct st_hist_time) == (ST_TIME_B + 1) * sizeof(counter) &&
+		       sizeof(struct st_hist_rpc) == (ST_RPC_B + 1) * sizeof(counter),
+	       "a histogram is its buckets, then its sum: TOT_P walks them so");
+
+/* the sum of <field> (its first value) */
+#define TOT(T, field) ((T)->v + offsetof(struct wstats, field) / sizeof(counter))
 
 static int64_t started_ns;
 static double started_epoch;
@@ -39,64 +38,15 @@ void stats_out_init(void)
 	started_epoch = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void add_time(uint64_t *b, uint64_t *sum, const struct st_hist_time *h)
-{
-	for (int i = 0; i < ST_TIME_B; i++)
-		b[i] += ctr_get(&h->b[i]);
-	*sum += ctr_get(&h->sum_us);
-}
-
+/* WHY one loop: struct wstats is counters only, so its sum is theirs */
 static void sum(struct tot *T)
 {
 	memset(T, 0, sizeof(*T));
 	for (int t = 0; t < cfg.threads; t++) {
-		const struct wstats *w = worker_stats(t);
+		const counter *w = (const counter *)(const void *)worker_stats(t);
 
-		T->requests += ctr_get(&w->requests);
-		T->bytes_in += ctr_get(&w->bytes_in);
-		T->bytes_out += ctr_get(&w->bytes_out);
-		T->tcp_conns += ctr_get(&w->conns);
-		for (int p = 0; p < SP_MAX; p++) {
-			for (int c = 0; c < 10; c++)
-				T->resp[p][c] += ctr_get(&w->resp[p][c]);
-			T->open[p] += ctr_get(&w->conn_open[p]);
-			T->closed[p] += ctr_get(&w->conn_closed[p]);
-			for (int r = 0; r < SC_MAX; r++)
-				T->why[p][r] += ctr_get(&w->conn_why[p][r]);
-			for (int i = 0; i < ST_RPC_B; i++)
-				T->rpc[p][i] += ctr_get(&w->rpc[p].b[i]);
-			T->rpc_sum[p] += ctr_get(&w->rpc[p].sum);
-			add_time(T->gen[p], &T->gen_sum[p], &w->gen[p]);
-		}
-		add_time(T->late, &T->late_sum, &w->late);
-		for (int i = 0; i < ST_BAD_B; i++)
-			T->bad[i] += ctr_get(&w->bad[i]);
-		T->fault_reset += ctr_get(&w->fault_reset);
-		T->fault_close += ctr_get(&w->fault_close);
-		for (int v = 0; v < 2; v++)
-			for (int r = 0; r < 2; r++)
-				T->tls[v][r] += ctr_get(&w->tls[v][r]);
-		for (int r = 0; r < SPR_MAX; r++)
-			T->pre_close[r] += ctr_get(&w->pre_close[r]);
-		for (int v = 0; v < 2; v++)
-			T->proxy_hdr[v] += ctr_get(&w->proxy_hdr[v]);
-		for (int i = 0; i < ST_H2E_B; i++) {
-			T->goaway[i] += ctr_get(&w->h2_goaway[i]);
-			T->rst_sent[i] += ctr_get(&w->h2_rst_sent[i]);
-			T->rst_recv[i] += ctr_get(&w->h2_rst_recv[i]);
-		}
-		T->quic_vn += ctr_get(&w->quic_vn);
-		T->quic_retry += ctr_get(&w->quic_retry);
-		T->quic_reset += ctr_get(&w->quic_reset);
-		T->quic_dropped += ctr_get(&w->quic_dropped);
-		T->quic_reclaimed += ctr_get(&w->quic_reclaimed);
-		T->h3_memo += ctr_get(&w->h3_memo);
-		for (int k = 0; k < SH3_MAX; k++)
-			T->h3_timeouts[k] += ctr_get(&w->h3_timeouts[k]);
-		for (int i = 0; i < ST_H3E_B; i++) {
-			T->h3_rst_sent[i] += ctr_get(&w->h3_rst_sent[i]);
-			T->h3_rst_recv[i] += ctr_get(&w->h3_rst_recv[i]);
-		}
+		for (size_t i = 0; i < sizeof(T->v) / sizeof(T->v[0]); i++)
+			T->v[i] += ctr_get(&w[i]);
 	}
 }
 
@@ -149,9 +99,10 @@ static uint64_t count_of(const uint64_t *bk, int n)
 	return c;
 }
 
-/* a time histogram in seconds, cumulative buckets */
-static void time_hist(struct sbuf *b, const char *name, const char *labels, const uint64_t *bk, uint64_t sum_us)
+/* a time histogram in seconds, cumulative buckets; its sum in us after them */
+static void time_hist(struct sbuf *b, const char *name, const char *labels, const uint64_t *bk)
 {
+	uint64_t sum_us = bk[ST_TIME_B];
 	uint64_t cum = 0;
 
 	for (int i = 0; i < ST_TIME_B; i++) {
@@ -167,61 +118,66 @@ static void time_hist(struct sbuf *b, const char *name, const char *labels, cons
 	    sum_us / 1e6, name, *labels ? "{" : "", labels, *labels ? "}" : "", (unsigned long long)cum);
 }
 
+/* the sums of a [SP_MAX][n] field */
+#define TOT_P(T, field, n) ((const uint64_t(*)[n])(const void *)TOT(T, field))
+
 static void metrics_requests(struct sbuf *b, const struct tot *T)
 {
+	const uint64_t(*resp)[10] = TOT_P(T, resp, 10), (*gen)[ST_TIME_B + 1] = TOT_P(T, gen, ST_TIME_B + 1);
+
 	head(b, "hxterm_requests_total", "counter", "Responses sent, by protocol and status class.");
 	for (int p = 0; p < SP_MAX; p++)
 		for (int c = 1; c < 10; c++)
-			if (c <= 5 || T->resp[p][c])
+			if (c <= 5 || resp[p][c])
 				put(b, "hxterm_requests_total{proto=\"%s\",code=\"%dxx\"} %llu\n", st_proto_names[p], c,
-				    (unsigned long long)T->resp[p][c]);
+				    (unsigned long long)resp[p][c]);
 	head(b, "hxterm_thread_requests_total", "counter", "Requests read, by worker thread (SO_REUSEPORT balance).");
 	for (int t = 0; t < cfg.threads; t++)
 		put(b, "hxterm_thread_requests_total{thread=\"%d\"} %llu\n", t,
 		    (unsigned long long)ctr_get(&worker_stats(t)->requests));
-	head(b, "hxterm_received_bytes_total", "counter", "Bytes read from clients (TCP and UDP).");
-	put(b, "hxterm_received_bytes_total %llu\n", (unsigned long long)T->bytes_in);
-	head(b, "hxterm_sent_bytes_total", "counter", "Bytes written to clients over TCP.");
-	put(b, "hxterm_sent_bytes_total %llu\n", (unsigned long long)T->bytes_out);
 	head(b, "hxterm_generation_seconds", "histogram",
 	     "From the request head in to the response head out (X-rsp's real time), by protocol.");
 	for (int p = 0; p < SP_MAX; p++) {
 		char l[32];
 
 		snprintf(l, sizeof(l), "proto=\"%s\"", st_proto_names[p]);
-		time_hist(b, "hxterm_generation_seconds", l, T->gen[p], T->gen_sum[p]);
+		time_hist(b, "hxterm_generation_seconds", l, gen[p]);
 	}
 	head(b, "hxterm_timer_lateness_seconds", "histogram", "How late t=, d= and P= waits ended.");
-	time_hist(b, "hxterm_timer_lateness_seconds", "", T->late, T->late_sum);
+	time_hist(b, "hxterm_timer_lateness_seconds", "", TOT(T, late));
 }
 
 static void metrics_conns(struct sbuf *b, const struct tot *T)
 {
+	const uint64_t *open = TOT(T, conn_open), *closed = TOT(T, conn_closed);
+	const uint64_t(*why)[SC_MAX] = TOT_P(T, conn_why, SC_MAX), (*rpc)[ST_RPC_B + 1] = TOT_P(T, rpc, ST_RPC_B + 1);
+	const uint64_t(*tls)[2] = TOT_P(T, tls, 2);
+
 	head(b, "hxterm_connections_opened_total", "counter", "Connections, by the protocol they served.");
 	for (int p = 0; p < SP_MAX; p++)
 		put(b, "hxterm_connections_opened_total{proto=\"%s\"} %llu\n", st_proto_names[p],
-		    (unsigned long long)T->open[p]);
+		    (unsigned long long)open[p]);
 	head(b, "hxterm_connections_closed_total", "counter", "Connections ended, by protocol.");
 	for (int p = 0; p < SP_MAX; p++)
 		put(b, "hxterm_connections_closed_total{proto=\"%s\"} %llu\n", st_proto_names[p],
-		    (unsigned long long)T->closed[p]);
+		    (unsigned long long)closed[p]);
 	head(b, "hxterm_connection_closes_total", "counter",
 	     "Connections ended, by protocol and reason: the peer closed, the server did (keep-alive over, C=1), idle, "
 	     "a timeout, a fault (x=, X=), a bad request, an error, a drain.");
 	for (int p = 0; p < SP_MAX; p++)
 		for (int r = 0; r < SC_MAX; r++)
 			put(b, "hxterm_connection_closes_total{proto=\"%s\",reason=\"%s\"} %llu\n", st_proto_names[p],
-			    st_close_names[r], (unsigned long long)T->why[p][r]);
+			    st_close_names[r], (unsigned long long)why[p][r]);
 	head(b, "hxterm_connections_active", "gauge", "Connections open now, by protocol.");
 	for (int p = 0; p < SP_MAX; p++)
 		put(b, "hxterm_connections_active{proto=\"%s\"} %llu\n", st_proto_names[p],
-		    (unsigned long long)(T->open[p] > T->closed[p] ? T->open[p] - T->closed[p] : 0));
+		    (unsigned long long)(open[p] > closed[p] ? open[p] - closed[p] : 0));
 	head(b, "hxterm_requests_per_connection", "histogram", "Requests (streams) each ended connection carried.");
 	for (int p = 0; p < SP_MAX; p++) {
 		uint64_t cum = 0;
 
 		for (int i = 0; i < ST_RPC_B; i++) {
-			cum += T->rpc[p][i];
+			cum += rpc[p][i];
 			if (i < ST_RPC_B - 1)
 				put(b, "hxterm_requests_per_connection_bucket{proto=\"%s\",le=\"%llu\"} %llu\n",
 				    st_proto_names[p], (unsigned long long)st_rpc_le[i], (unsigned long long)cum);
@@ -231,86 +187,31 @@ static void metrics_conns(struct sbuf *b, const struct tot *T)
 		}
 		put(b, "hxterm_requests_per_connection_sum{proto=\"%s\"} %llu\n"
 		    "hxterm_requests_per_connection_count{proto=\"%s\"} %llu\n", st_proto_names[p],
-		    (unsigned long long)T->rpc_sum[p], st_proto_names[p], (unsigned long long)cum);
+		    (unsigned long long)rpc[p][ST_RPC_B], st_proto_names[p], (unsigned long long)cum);
 	}
 	head(b, "hxterm_tls_handshakes_total", "counter", "TLS handshakes over TCP, by version and resumption.");
 	for (int v = 0; v < 2; v++)
 		for (int r = 0; r < 2; r++)
 			put(b, "hxterm_tls_handshakes_total{version=\"%s\",resumed=\"%s\"} %llu\n", v ? "1.3" : "1.2",
-			    r ? "true" : "false", (unsigned long long)T->tls[v][r]);
-	head(b, "hxterm_proxy_headers_total", "counter", "PROXY protocol headers taken, by version.");
-	for (int v = 0; v < 2; v++)
-		put(b, "hxterm_proxy_headers_total{version=\"%d\"} %llu\n", v + 1, (unsigned long long)T->proxy_hdr[v]);
-	head(b, "hxterm_early_closes_total", "counter",
-	     "TCP connections closed before a protocol took them, by reason: a PROXY header bad or missing, or not "
-	     "whole in time (--head-timeout); a TLS handshake failed, or not done in time; the peer left; a drain; "
-	     "an error; out of file descriptors (answered 503, or a TLS alert).");
-	for (int r = 0; r < SPR_MAX; r++)
-		put(b, "hxterm_early_closes_total{reason=\"%s\"} %llu\n", st_pre_names[r],
-		    (unsigned long long)T->pre_close[r]);
-}
-
-static void metrics_faults(struct sbuf *b, const struct tot *T)
-{
-	head(b, "hxterm_faults_total", "counter", "Faults carried out: x= resets, X= closes.");
-	put(b, "hxterm_faults_total{kind=\"reset\"} %llu\nhxterm_faults_total{kind=\"close\"} %llu\n",
-	    (unsigned long long)T->fault_reset, (unsigned long long)T->fault_close);
+			    r ? "true" : "false", (unsigned long long)tls[v][r]);
 	head(b, "hxterm_access_log_dropped_total", "counter", "Access-log lines lost (out of memory, a write error).");
 	put(b, "hxterm_access_log_dropped_total %llu\n", (unsigned long long)alog_dropped());
-	head(b, "hxterm_bad_requests_total", "counter", "HTTP/1 requests refused by the parser, by status.");
-	for (int i = 0; i < ST_BAD_B; i++)
-		if (i < ST_BAD_B - 1)
-			put(b, "hxterm_bad_requests_total{code=\"%u\"} %llu\n", st_bad_codes[i],
-			    (unsigned long long)T->bad[i]);
-		else
-			put(b, "hxterm_bad_requests_total{code=\"other\"} %llu\n", (unsigned long long)T->bad[i]);
 }
 
-/* a counter by error code: <n> names, the last one the rest */
-static void code_counter(struct sbuf *b, const char *name, const char *help, const uint64_t *v,
-			 const char *const *names, int n)
+/* the counters of ST_ROWS, a family each */
+static void metrics_rows(struct sbuf *b, const struct tot *T)
 {
-	head(b, name, "counter", help);
-	for (int i = 0; i < n; i++)
-		put(b, "%s{code=\"%s\"} %llu\n", name, names[i], (unsigned long long)v[i]);
-}
+	for (unsigned k = 0; k < st_nrows; k++) {
+		const struct st_row *r = &st_rows[k];
+		const uint64_t *v = T->v + r->off / sizeof(counter);
 
-static void h2e_counter(struct sbuf *b, const char *name, const char *help, const uint64_t *v)
-{
-	code_counter(b, name, help, v, st_h2e_names, ST_H2E_B);
-}
-
-static void metrics_h2_quic(struct sbuf *b, const struct tot *T)
-{
-	h2e_counter(b, "hxterm_h2_goaways_sent_total", "HTTP/2 GOAWAY frames sent, by error code.", T->goaway);
-	h2e_counter(b, "hxterm_h2_resets_sent_total", "HTTP/2 RST_STREAM frames sent, by error code.", T->rst_sent);
-	h2e_counter(b, "hxterm_h2_resets_received_total", "HTTP/2 RST_STREAM frames received, by error code.",
-		    T->rst_recv);
-	head(b, "hxterm_quic_datagrams_total", "counter",
-	     "QUIC datagrams that made no connection: answered (version negotiation, Retry, stateless reset) or dropped.");
-	put(b, "hxterm_quic_datagrams_total{outcome=\"version_negotiation\"} %llu\n"
-	    "hxterm_quic_datagrams_total{outcome=\"retry\"} %llu\n"
-	    "hxterm_quic_datagrams_total{outcome=\"stateless_reset\"} %llu\n"
-	    "hxterm_quic_datagrams_total{outcome=\"dropped\"} %llu\n", (unsigned long long)T->quic_vn,
-	    (unsigned long long)T->quic_retry, (unsigned long long)T->quic_reset, (unsigned long long)T->quic_dropped);
-	head(b, "hxterm_quic_reclaimed_blocks_total", "counter",
-	     "Memory blocks ngtcp2 still held when a QUIC connection ended (its issue 1244, a leak), freed by hxterm.");
-	put(b, "hxterm_quic_reclaimed_blocks_total %llu\n", (unsigned long long)T->quic_reclaimed);
-	head(b, "hxterm_h3_memo_requests_total", "counter",
-	     "HTTP/3 requests whose stream held the same bytes as the last whole request nghttp3 accepted on that "
-	     "thread, answered from its fields without nghttp3 (--h3-engine hx).");
-	put(b, "hxterm_h3_memo_requests_total %llu\n", (unsigned long long)T->h3_memo);
-	head(b, "hxterm_h3_stream_timeouts_total", "counter",
-	     "HTTP/3 streams reset (or connections closed) for a stall, by state: a header section never ended "
-	     "(--head-timeout), a request body stopped (--body-timeout), the peer's flow control shut (--send-timeout).");
-	for (int k = 0; k < SH3_MAX; k++)
-		put(b, "hxterm_h3_stream_timeouts_total{state=\"%s\"} %llu\n", k == SH3_HEAD ? "head" : k == SH3_BODY ? "body" : "send",
-		    (unsigned long long)T->h3_timeouts[k]);
-	code_counter(b, "hxterm_h3_resets_sent_total",
-		     "HTTP/3 streams reset by hxterm (RESET_STREAM), by error code: message_error is a malformed request.",
-		     T->h3_rst_sent, st_h3e_names, ST_H3E_B);
-	code_counter(b, "hxterm_h3_resets_received_total", "HTTP/3 RESET_STREAM frames received, by error code.",
-		     T->h3_rst_recv, st_h3e_names, ST_H3E_B);
+		put(b, "# HELP hxterm_%s %s\n# TYPE hxterm_%s counter\n", r->name, r->help, r->name);
+		for (unsigned i = 0; i < r->n; i++)
+			if (r->label)
+				put(b, "hxterm_%s{%s=\"%s\"} %llu\n", r->name, r->label, r->lv[i], (unsigned long long)v[i]);
+			else
+				put(b, "hxterm_%s %llu\n", r->name, (unsigned long long)v[i]);
+	}
 }
 
 void stats_metrics(struct sbuf *b)
@@ -325,8 +226,7 @@ void stats_metrics(struct sbuf *b)
 	put(b, "hxterm_start_time_seconds %.3f\n", started_epoch);
 	metrics_requests(b, &T);
 	metrics_conns(b, &T);
-	metrics_faults(b, &T);
-	metrics_h2_quic(b, &T);
+	metrics_rows(b, &T);
 }
 
 /* ---------- /stats.json ---------- */
@@ -346,91 +246,88 @@ static uint64_t time_quantile(const uint64_t *bk, double q)
 	return UINT64_MAX;
 }
 
-static void json_time(struct sbuf *b, const uint64_t *bk, uint64_t sum_us)
+/* a time histogram: its buckets, then its sum in us */
+static void json_time(struct sbuf *b, const uint64_t *bk)
 {
 	uint64_t n = count_of(bk, ST_TIME_B);
 
 	put(b, "{\"count\": %llu, \"sum_us\": %llu, \"buckets\": [", (unsigned long long)n,
-	    (unsigned long long)sum_us);
+	    (unsigned long long)bk[ST_TIME_B]);
 	for (int i = 0; i < ST_TIME_B; i++)
 		put(b, "%s%llu", i ? ", " : "", (unsigned long long)bk[i]);
 	put(b, "], \"p50_le_us\": %lld, \"p99_le_us\": %lld}", (long long)time_quantile(bk, 0.5),
 	    (long long)time_quantile(bk, 0.99));
 }
 
-/* , "key": {"name": n, ...}: a counter by name (an error code, a reason) */
-static void json_codes(struct sbuf *b, const char *key, const uint64_t *v, const char *const *names, int n)
+/* , "key": {"name": n, ...}: counts by name, those of zero left out when <sparse> */
+static void json_codes(struct sbuf *b, const char *key, const uint64_t *v, const char *const *names, int n,
+		       int sparse)
 {
 	put(b, ", \"%s\": {", key);
-	for (int i = 0; i < n; i++)
-		put(b, "%s\"%s\": %llu", i ? ", " : "", names[i], (unsigned long long)v[i]);
+	for (int i = 0, first = 1; i < n; i++)
+		if (!sparse || v[i]) {
+			put(b, "%s\"%s\": %llu", first ? "" : ", ", names[i], (unsigned long long)v[i]);
+			first = 0;
+		}
 	put(b, "}");
+}
+
+static void json_protocol(struct sbuf *b, const struct tot *T, int p)
+{
+	const uint64_t *resp = TOT(T, resp[p]), *why = TOT(T, conn_why[p]), *rpc = TOT(T, rpc[p]);
+	uint64_t open = TOT(T, conn_open)[p], closed = TOT(T, conn_closed)[p];
+	static const char *const classes[10] = { "0xx", "1xx", "2xx", "3xx", "4xx", "5xx", "6xx", "7xx", "8xx", "9xx" };
+
+	put(b, "%s\"%s\": {\"requests\": %llu", p ? ", " : "", st_proto_names[p],
+	    (unsigned long long)count_of(resp, 10));
+	json_codes(b, "status", resp + 1, classes + 1, 9, 1);
+	json_codes(b, "closes", why, st_close_names, SC_MAX, 1);
+	put(b, ", \"connections_opened\": %llu, \"connections_closed\": %llu, \"connections_active\": %llu, "
+	    "\"requests_per_connection\": {\"count\": %llu, \"sum\": %llu}, \"generation\": ",
+	    (unsigned long long)open, (unsigned long long)closed, (unsigned long long)(open > closed ? open - closed : 0),
+	    (unsigned long long)count_of(rpc, ST_RPC_B), (unsigned long long)rpc[ST_RPC_B]);
+	json_time(b, TOT(T, gen[p]));
+	put(b, "}");
+}
+
+/* the counters of ST_ROWS: a number, or an object by label value */
+static void json_rows(struct sbuf *b, const struct tot *T)
+{
+	for (unsigned k = 0; k < st_nrows; k++) {
+		const struct st_row *r = &st_rows[k];
+		const uint64_t *v = T->v + r->off / sizeof(counter);
+
+		if (r->label)
+			json_codes(b, r->json, v, r->jv ? r->jv : r->lv, (int)r->n, 0);
+		else
+			put(b, ", \"%s\": %llu", r->json, (unsigned long long)v[0]);
+	}
 }
 
 void stats_json(struct sbuf *b)
 {
 	static struct tot T;
+	const uint64_t(*tls)[2];
 	uint64_t total = 0;
 
 	sum(&T);
+	tls = TOT_P(&T, tls, 2);
 	put(b, "{\"version\": \"%s\", \"name\": \"%.*s\", \"threads\": %d, \"uptime_s\": %.3f, \"start\": %.3f",
 	    HX_VERSION, (int)cfg.name_len, cfg.name, cfg.threads, (clock_ns() - started_ns) / 1e9, started_epoch);
-	put(b, ", \"bytes_in\": %llu, \"bytes_out\": %llu, \"tcp_connections\": %llu",
-	    (unsigned long long)T.bytes_in, (unsigned long long)T.bytes_out, (unsigned long long)T.tcp_conns);
-	put(b, ", \"protocols\": {");
+	put(b, ", \"tcp_connections\": %llu, \"protocols\": {", (unsigned long long)*TOT(&T, conns));
 	for (int p = 0; p < SP_MAX; p++) {
-		uint64_t req = count_of(T.resp[p], 10);
-
-		total += req;
-		put(b, "%s\"%s\": {\"requests\": %llu, \"status\": {", p ? ", " : "", st_proto_names[p],
-		    (unsigned long long)req);
-		for (int c = 1, first = 1; c < 10; c++)
-			if (T.resp[p][c]) {
-				put(b, "%s\"%dxx\": %llu", first ? "" : ", ", c, (unsigned long long)T.resp[p][c]);
-				first = 0;
-			}
-		put(b, "}, \"closes\": {");
-		for (int r = 0, first = 1; r < SC_MAX; r++)
-			if (T.why[p][r]) {
-				put(b, "%s\"%s\": %llu", first ? "" : ", ", st_close_names[r], (unsigned long long)T.why[p][r]);
-				first = 0;
-			}
-		put(b, "}, \"connections_opened\": %llu, \"connections_closed\": %llu, \"connections_active\": %llu, "
-		    "\"requests_per_connection\": {\"count\": %llu, \"sum\": %llu}, \"generation\": ",
-		    (unsigned long long)T.open[p], (unsigned long long)T.closed[p],
-		    (unsigned long long)(T.open[p] > T.closed[p] ? T.open[p] - T.closed[p] : 0),
-		    (unsigned long long)count_of(T.rpc[p], ST_RPC_B), (unsigned long long)T.rpc_sum[p]);
-		json_time(b, T.gen[p], T.gen_sum[p]);
-		put(b, "}");
+		total += count_of(TOT(&T, resp[p]), 10);
+		json_protocol(b, &T, p);
 	}
 	put(b, "}, \"requests\": %llu, \"time_buckets_le_us\": [", (unsigned long long)total);
 	for (int i = 0; i < ST_TIME_B - 1; i++)
 		put(b, "%s%llu", i ? ", " : "", (unsigned long long)st_time_le_us[i]);
 	put(b, "], \"timer_lateness\": ");
-	json_time(b, T.late, T.late_sum);
-	put(b, ", \"faults\": {\"reset\": %llu, \"close\": %llu}, \"bad_requests\": {",
-	    (unsigned long long)T.fault_reset, (unsigned long long)T.fault_close);
-	for (int i = 0; i < ST_BAD_B; i++)
-		if (i < ST_BAD_B - 1)
-			put(b, "\"%u\": %llu, ", st_bad_codes[i], (unsigned long long)T.bad[i]);
-		else
-			put(b, "\"other\": %llu}", (unsigned long long)T.bad[i]);
+	json_time(b, TOT(&T, late));
 	put(b, ", \"tls_handshakes\": {\"1.2\": %llu, \"1.3\": %llu, \"resumed\": %llu}",
-	    (unsigned long long)(T.tls[0][0] + T.tls[0][1]), (unsigned long long)(T.tls[1][0] + T.tls[1][1]),
-	    (unsigned long long)(T.tls[0][1] + T.tls[1][1]));
-	put(b, ", \"proxy_headers\": {\"v1\": %llu, \"v2\": %llu}",
-	    (unsigned long long)T.proxy_hdr[0], (unsigned long long)T.proxy_hdr[1]);
-	json_codes(b, "early_closes", T.pre_close, st_pre_names, SPR_MAX);
-	json_codes(b, "h2_goaways_sent", T.goaway, st_h2e_names, ST_H2E_B);
-	json_codes(b, "h2_resets_sent", T.rst_sent, st_h2e_names, ST_H2E_B);
-	json_codes(b, "h2_resets_received", T.rst_recv, st_h2e_names, ST_H2E_B);
-	json_codes(b, "h3_resets_sent", T.h3_rst_sent, st_h3e_names, ST_H3E_B);
-	json_codes(b, "h3_resets_received", T.h3_rst_recv, st_h3e_names, ST_H3E_B);
-	put(b, ", \"quic_datagrams\": {\"version_negotiation\": %llu, \"retry\": %llu, \"stateless_reset\": %llu, "
-	    "\"dropped\": %llu}", (unsigned long long)T.quic_vn, (unsigned long long)T.quic_retry,
-	    (unsigned long long)T.quic_reset, (unsigned long long)T.quic_dropped);
-	put(b, ", \"quic_reclaimed_blocks\": %llu", (unsigned long long)T.quic_reclaimed);
-	put(b, ", \"h3_memo_requests\": %llu", (unsigned long long)T.h3_memo);
+	    (unsigned long long)(tls[0][0] + tls[0][1]), (unsigned long long)(tls[1][0] + tls[1][1]),
+	    (unsigned long long)(tls[0][1] + tls[1][1]));
+	json_rows(b, &T);
 	put(b, ", \"per_thread\": [");
 	for (int t = 0; t < cfg.threads; t++)
 		put(b, "%s{\"requests\": %llu, \"tcp_connections\": %llu, \"accepted\": %llu}", t ? ", " : "",

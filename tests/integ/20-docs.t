@@ -50,9 +50,9 @@ sub from_readme_table {
 }
 
 sub same_sets {
-    my ($a, $an, $b, $bn, $what) = @_;
+    my ($a, $an, $b, $bn, $what, $noun) = @_;
     my @miss = sort grep { !$b->{$_} } keys %$a;
-    is_deeply(\@miss, [], "$what: every option of $an is in $bn") or diag("missing: @miss");
+    is_deeply(\@miss, [], "$what: every " . ($noun // 'option') . " of $an is in $bn") or diag("missing: @miss");
 }
 
 my $readme = slurp("$top/README.md");
@@ -98,5 +98,23 @@ SKIP: {
     $out = `make -s -C $top uninstall DESTDIR=$dest PREFIX=/usr/local 2>&1`;
     is($? >> 8, 0, 'make uninstall') or diag($out);
     ok(!-e $dest, 'uninstall leaves nothing behind, not even a folder');
+}
+
+# every metric family /metrics serves is in the README's table and the man
+# page, and the README names none it does not serve
+{
+    use lib "$FindBin::Bin/lib";
+    require HxTest;
+    my $sp = HxTest::free_port();
+    HxTest::start_hx('-tls', '-t', '1', '--stats', "127.0.0.1:$sp");
+    my %served = map { $_ => 1 } `curl -s http://127.0.0.1:$sp/metrics` =~ /^# TYPE (\S+) /mg;
+    HxTest::stop_hx();
+    my ($table) = $readme =~ /^\s*\| metric \|.*?\n((?:\s*\|.*\n)+)/m;
+    my %readme = map { $_ => 1 } ($table // '') =~ /`(hxterm_\w+)`/g;
+    my %man = map { $_ => 1 } slurp("$top/doc/hxterm.1") =~ /\b(hxterm_\w+)/g;
+    ok(keys(%served) > 20, scalar(keys %served) . ' metric families served');
+    same_sets(\%served, '/metrics', \%readme, "the README's metric table", 'hxterm', 'family');
+    same_sets(\%readme, "the README's metric table", \%served, '/metrics', 'hxterm', 'family');
+    same_sets(\%served, '/metrics', \%man, 'hxterm.1', 'hxterm', 'family');
 }
 done_testing();
