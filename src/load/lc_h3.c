@@ -269,7 +269,11 @@ static int q_write(struct q *q)
 		if (send(q->c->x.fd, buf, (size_t)n, 0) < 0 && errno != EAGAIN)
 			return -1;
 	}
-	ngtcp2_conn_update_pkt_tx_time(q->conn, ts());
+	/* WHY not before the handshake's end: with no RTT sample, ngtcp2 paces
+	 * by its 333 ms initial RTT, and the first Initial's 1,200 bytes held
+	 * the Finished and the first request 20 ms */
+	if (q->ready)
+		ngtcp2_conn_update_pkt_tx_time(q->conn, ts());
 	return 0;
 }
 

@@ -219,7 +219,12 @@ void quic_write(struct h3c *c)
 			seg = 0;
 		}
 	}
-	ngtcp2_conn_update_pkt_tx_time(c->conn, now);
+	/* WHY not before the handshake's end: with no RTT sample yet, ngtcp2
+	 * paces by its 333 ms initial RTT, and the first flight's 1,200 bytes
+	 * held the next packet 20 ms, HANDSHAKE_DONE and the first response
+	 * with it */
+	if (!(c->flags & QC_HALF))
+		ngtcp2_conn_update_pkt_tx_time(c->conn, now);
 	h3_faults(c);
 }
 
