@@ -227,6 +227,7 @@ struct lc_thread {
 	_Atomic uint64_t progress;   /* requests done, read by the main thread */
 	char *logbuf;                /* --log: lines not yet written */
 	size_t loglen;
+	uint8_t *qbuf;               /* h3: a GSO batch out (QW_BUF), then a GRO batch in (LC_QRX) */
 };
 
 /* ---------- the client protocols: one row each ---------- */

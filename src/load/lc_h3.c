@@ -1,5 +1,7 @@
 /* hxload's HTTP/3 client: ngtcp2 + GnuTLS on a connected UDP socket, nghttp3 for requests. */
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 #include <nghttp3/nghttp3.h>
@@ -22,6 +24,11 @@
 #include "qtls.h"
 #include "qwrite.h"
 #include "timer.h"
+
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+#define LC_QRX 65536 /* a GRO train's most */
 
 struct q {
 	nghttp3_conn *h3;        /* first: the shared callbacks find it there (qh3.h) */
@@ -255,20 +262,10 @@ static void fill(struct q *q)
 
 static int q_write(struct q *q)
 {
-	uint8_t buf[1500];
-	ngtcp2_path_storage ps;
+	struct qw_out o = { q->c->x.fd, NULL, 0, q->c->t->qbuf, 0 };
 
-	ngtcp2_path_storage_zero(&ps);
-	for (;;) {
-		ngtcp2_ssize n = qw_packet(q->conn, q->h3, NULL, &ps.path, buf, sizeof(buf), ts());
-
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			break;
-		if (send(q->c->x.fd, buf, (size_t)n, 0) < 0 && errno != EAGAIN)
-			return -1;
-	}
+	if (qw_burst(q->conn, q->h3, NULL, &o, ts()) < 0)
+		return -1;
 	/* WHY not before the handshake's end: with no RTT sample, ngtcp2 paces
 	 * by its 333 ms initial RTT, and the first Initial's 1,200 bytes held
 	 * the Finished and the first request 20 ms */
@@ -319,32 +316,58 @@ static int refused(struct lc_conn *c, struct q *q)
 	return 1;
 }
 
+/* one read: a datagram, or (UDP_GRO) a train of them of one size; its
+ * length, *seg the size of each; 0 nothing now, -1 an error */
+static ssize_t q_recv(int fd, uint8_t *buf, size_t *seg)
+{
+	char ctrl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { buf, LC_QRX };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctrl, .msg_controllen = sizeof(ctrl) };
+	ssize_t n = recvmsg(fd, &mh, 0);
+
+	if (n < 0)
+		return errno == EAGAIN ? 0 : -1;
+	*seg = (size_t)n;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO)
+		{
+			int g;
+
+			memcpy(&g, CMSG_DATA(cm), sizeof(g));
+			*seg = (size_t)g;
+		}
+	return n;
+}
+
 static int lc_h3_io(struct lc_conn *c)
 {
 	struct q *q = c->proto_state;
-	uint8_t buf[2048];
+	uint8_t *buf = c->t->qbuf + QW_BUF;
 
 	for (;;) {
 		ngtcp2_path path = { { (ngtcp2_sockaddr *)&q->local, q->locallen },
 				     { (ngtcp2_sockaddr *)&c->tg->addr, c->tg->alen }, NULL };
 		ngtcp2_pkt_info pi = { 0 };
-		ssize_t n = recv(c->x.fd, buf, sizeof(buf), 0);
-		int rv;
+		size_t seg = 0;
+		ssize_t n = q_recv(c->x.fd, buf, &seg);
 
 		if (n < 0) {
-			if (errno == EAGAIN)
-				break;
 			lc_error(c, q->ready ? E_RESET : E_CONNECT);
 			return -1;
 		}
 		if (!n)
-			continue; /* WHY: ngtcp2 0.12 asserts on an empty datagram (the server's did) */
-		rv = ngtcp2_conn_read_pkt(q->conn, &path, &pi, buf, (size_t)n, ts());
-		if (rv) {
-			int tls = rv == NGTCP2_ERR_CRYPTO || !q->ready || (rv == NGTCP2_ERR_DRAINING && refused(c, q));
+			break;
+		/* WHY seg: ngtcp2 0.12 asserts on an empty datagram (the server's did) */
+		for (size_t off = 0; seg && off < (size_t)n; off += seg) {
+			int rv = ngtcp2_conn_read_pkt(q->conn, &path, &pi, buf + off, MIN(seg, (size_t)n - off), ts());
 
-			lc_error(c, tls ? E_TLS : E_RESET);
-			return -1;
+			if (rv) {
+				int tls = rv == NGTCP2_ERR_CRYPTO || !q->ready ||
+					  (rv == NGTCP2_ERR_DRAINING && refused(c, q));
+
+				lc_error(c, tls ? E_TLS : E_RESET);
+				return -1;
+			}
 		}
 	}
 	fill(q);
@@ -400,6 +423,13 @@ static int lc_h3_open(struct lc_conn *c)
 			close(fd);
 		return -1;
 	}
+	if (!c->t->qbuf && !(c->t->qbuf = malloc(QW_BUF + LC_QRX))) {
+		free(q);
+		close(fd);
+		return -1;
+	}
+	/* WHY: a server's GSO train arrives whole, one read for up to 45 packets */
+	setsockopt(fd, SOL_UDP, UDP_GRO, &(int){ 1 }, sizeof(int));
 	q->c = c;
 	q->tm = (struct timer){ 0, 0, q_timer };
 	q->locallen = sizeof(q->local);

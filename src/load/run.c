@@ -936,6 +936,7 @@ void lc_thread_free(struct lc_thread *t)
 	free(t->conns);
 	free(t->due);
 	free(t->logbuf);
+	free(t->qbuf);
 	while (t->nsess)
 		SSL_SESSION_free(t->sess[--t->nsess]);
 	loop_free(&t->loop);

@@ -1,5 +1,18 @@
-/* One QUIC packet with HTTP/3 stream data first: shared by hxterm's server and hxload's client. */
+/* QUIC packets out, HTTP/3 stream data first, in GSO batches: shared by hxterm's server and hxload's client. */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "common.h"
 #include "qwrite.h"
+
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+
+static atomic_int no_gso; /* the kernel refused UDP_SEGMENT once: a datagram a sendmsg from then on */
 
 /* the next stream data: nghttp3's, else <src>'s; *own says whose */
 static nghttp3_ssize next_data(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, int64_t *sid,
@@ -56,5 +69,74 @@ ngtcp2_ssize qw_packet(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, 
 		if (n == NGTCP2_ERR_WRITE_MORE)
 			continue;
 		return n;
+	}
+}
+
+void qw_send(struct qw_out *o, const uint8_t *buf, size_t len, size_t seg)
+{
+	char ctrl[CMSG_SPACE(sizeof(uint16_t))] = { 0 };
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr mh = { .msg_name = (void *)o->peer, .msg_namelen = o->peer ? o->peerlen : 0,
+			     .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t r;
+
+	if (len > seg && !atomic_load_explicit(&no_gso, memory_order_relaxed)) {
+		struct cmsghdr *cm;
+
+		mh.msg_control = ctrl;
+		mh.msg_controllen = sizeof(ctrl);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_UDP;
+		cm->cmsg_type = UDP_SEGMENT;
+		cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+		*(uint16_t *)(void *)CMSG_DATA(cm) = (uint16_t)seg;
+	} else if (len > seg) {
+		for (size_t off = 0; off < len; off += seg)
+			qw_send(o, buf + off, MIN(seg, len - off), seg);
+		return;
+	}
+	do
+		r = sendmsg(o->fd, &mh, 0);
+	while (r < 0 && errno == EINTR);
+	if (r >= 0)
+		return;
+	if (len <= seg || (errno != EIO && errno != EINVAL && errno != EMSGSIZE)) {
+		o->lost += (len + seg - 1) / seg; /* WHY: EAGAIN drops them; QUIC resends */
+		return;
+	}
+	if (errno == EMSGSIZE) { /* a path with a smaller bound: two halves, each whole packets */
+		size_t half = (len / seg + 1) / 2 * seg;
+
+		qw_send(o, buf, half, seg);
+		qw_send(o, buf + half, len - half, seg);
+		return;
+	}
+	atomic_store_explicit(&no_gso, 1, memory_order_relaxed); /* no GSO here: one datagram at a time */
+	qw_send(o, buf, len, seg);
+}
+
+int qw_burst(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, struct qw_out *o, ngtcp2_tstamp now)
+{
+	size_t len = 0, seg = 0, max = ngtcp2_conn_get_max_tx_udp_payload_size(conn);
+	ngtcp2_path_storage ps;
+
+	ngtcp2_path_storage_zero(&ps);
+	for (;;) {
+		ngtcp2_ssize n = qw_packet(conn, h3, src, &ps.path, o->buf + len, max, now);
+
+		if (n < 0)
+			return (int)n;
+		if (n > 0 && !seg)
+			seg = (size_t)n;
+		len += (size_t)n;
+		/* a GSO batch is packets of one size, the last one may be shorter */
+		if (n == 0 || (size_t)n < seg || len + max > QW_GSO_MAX || len / seg >= QW_MAX_PKT) {
+			if (len)
+				qw_send(o, o->buf, len, seg);
+			if (n == 0)
+				return 0;
+			len = 0;
+			seg = 0;
+		}
 	}
 }

@@ -1,9 +1,27 @@
-/* One QUIC packet with HTTP/3 stream data first: shared by hxterm's server and hxload's client. */
+/* QUIC packets out, HTTP/3 stream data first, in GSO batches: shared by hxterm's server and hxload's client. */
 #ifndef HX_QWRITE_H
 #define HX_QWRITE_H
 
+#include <sys/socket.h>
+
 #include <nghttp3/nghttp3.h>
 #include <ngtcp2/ngtcp2.h>
+
+#define QW_MAX_PKT 64                        /* packets a sendmsg (the kernel's UDP_MAX_SEGMENTS) */
+#define QW_BUF     (QW_MAX_PKT * 1500 + 1500) /* a batch's buffer */
+/* WHY: a GSO batch is one IP datagram to the kernel: 65,535 less the IPv4
+ * and UDP headers; past it sendmsg fails EMSGSIZE and the batch is lost */
+#define QW_GSO_MAX 65507
+
+/* where a burst goes: a socket, its peer (NULL: a connected socket), a
+ * QW_BUF buffer; <lost> counts the datagrams the kernel refused */
+struct qw_out {
+	int fd;
+	const void *peer;
+	socklen_t peerlen;
+	uint8_t *buf;
+	uint64_t lost;
+};
 
 /* Stream data an endpoint frames itself, beside nghttp3's (hxterm's
  * --h3-engine hx): asked after nghttp3, whose control and QPACK streams
@@ -32,5 +50,14 @@ struct qw_src {
  * to send, or an ngtcp2 error. */
 ngtcp2_ssize qw_packet(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, ngtcp2_path *path,
 		       uint8_t *dst, size_t max, ngtcp2_tstamp now);
+
+/* Sends <len> bytes of packets of <seg> bytes (the last may be shorter) in
+ * one sendmsg (UDP_SEGMENT when more than one). A datagram the kernel
+ * refuses (a full buffer) is lost, for QUIC to resend, and counted. */
+void qw_send(struct qw_out *o, const uint8_t *buf, size_t len, size_t seg);
+
+/* Writes every packet <conn> has now (qw_packet) and sends them in GSO
+ * batches. Returns 0, or an ngtcp2 error. */
+int qw_burst(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, struct qw_out *o, ngtcp2_tstamp now);
 
 #endif

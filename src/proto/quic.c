@@ -31,17 +31,11 @@
 #define RX_BATCH   16
 #define RX_SIZE    2048
 #define QUIC_TRIM_PEAK 256 /* connections a thread held before its last close trims the heap */
-#define TX_MAX_PKT 64          /* packets per GSO sendmsg */
-#define TX_BUF     (TX_MAX_PKT * 1500)
-/* WHY: a GSO send is one IP datagram to the kernel: 65,535 less the IPv4
- * and UDP headers; past it sendmsg fails EMSGSIZE and the batch is lost */
-#define TX_GSO_MAX 65507
 #define MAP_BITS   12
 
 static struct qtls qtls;
 static uint8_t reset_secret[32];
 static uint8_t retry_secret[32];
-static int no_gso;             /* the kernel refused UDP_SEGMENT once */
 
 /* ---------- connection IDs: per-thread hash of CID -> connection ---------- */
 
@@ -104,46 +98,6 @@ static void cid_del(struct cidmap *m, const ngtcp2_cid *cid)
 /* ---------- sending ---------- */
 
 /* one sendmsg of <n> packets of <seg> bytes (the last may be shorter) */
-static void udp_send(struct h3c *c, const uint8_t *buf, size_t len, size_t seg)
-{
-	char ctrl[CMSG_SPACE(sizeof(uint16_t))] = { 0 };
-	struct iovec iov = { (void *)buf, len };
-	struct msghdr mh = { .msg_name = &c->peer, .msg_namelen = c->peerlen,
-			     .msg_iov = &iov, .msg_iovlen = 1 };
-	ssize_t r;
-
-	if (len > seg && !no_gso) {
-		struct cmsghdr *cm;
-
-		mh.msg_control = ctrl;
-		mh.msg_controllen = sizeof(ctrl);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_UDP;
-		cm->cmsg_type = UDP_SEGMENT;
-		cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
-		*(uint16_t *)(void *)CMSG_DATA(cm) = (uint16_t)seg;
-	}
-	do
-		r = sendmsg(c->ep->ev.fd, &mh, 0);
-	while (r < 0 && errno == EINTR);
-	if (r >= 0)
-		return;
-	if (len <= seg || (errno != EIO && errno != EINVAL && errno != EMSGSIZE)) {
-		ctr_add(c->w->st.quic_send_errors, (len + seg - 1) / seg); /* WHY: lost, for QUIC to resend */
-		return;
-	}
-	if (errno == EMSGSIZE) { /* a path with a smaller bound: two halves, each whole packets */
-		size_t half = (len / seg + 1) / 2 * seg;
-
-		udp_send(c, buf, half, seg);
-		udp_send(c, buf + half, len - half, seg);
-		return;
-	}
-	no_gso = 1; /* no GSO here: one datagram at a time from now on */
-	for (size_t off = 0; off < len; off += seg)
-		udp_send(c, buf + off, MIN(seg, len - off), seg);
-}
-
 static void h3c_close_now(struct h3c *c, const ngtcp2_connection_close_error *ccerr)
 {
 	ngtcp2_path_storage ps;
@@ -154,8 +108,12 @@ static void h3c_close_now(struct h3c *c, const ngtcp2_connection_close_error *cc
 		ngtcp2_path_storage_zero(&ps);
 		n = ngtcp2_conn_write_connection_close(c->conn, &ps.path, &pi, qw(c->w)->txbuf,
 						       1500, ccerr, (ngtcp2_tstamp)clock_ns());
-		if (n > 0)
-			udp_send(c, qw(c->w)->txbuf, (size_t)n, (size_t)n);
+		if (n > 0) {
+			struct qw_out o = { c->ep->ev.fd, &c->peer, c->peerlen, qw(c->w)->txbuf, 0 };
+
+			qw_send(&o, o.buf, (size_t)n, (size_t)n);
+			ctr_add(c->w->st.quic_send_errors, o.lost);
+		}
 	}
 	c->flags |= QC_DEAD;
 }
@@ -186,38 +144,20 @@ static void h3c_fail(struct h3c *c, int rv)
 
 void quic_write(struct h3c *c)
 {
-	uint8_t *buf = qw(c->w)->txbuf;
-	size_t len = 0, seg = 0, max = ngtcp2_conn_get_max_tx_udp_payload_size(c->conn);
-	ngtcp2_path_storage ps;
+	struct qw_out o = { c->ep->ev.fd, &c->peer, c->peerlen, qw(c->w)->txbuf, 0 };
 	ngtcp2_tstamp now = (ngtcp2_tstamp)clock_ns(); /* WHY: one clock read per burst */
 	struct qw_src src;
+	int rv;
 
 	if (c->flags & (QC_DEAD | QC_DRAINING))
 		return;
-	ngtcp2_path_storage_zero(&ps);
 	h3tx_src(c, &src);
-	for (;;) {
-		ngtcp2_ssize n = qw_packet(c->conn, c->h3, cfg.h3_engine == H3ENG_HX ? &src : NULL, &ps.path,
-					   buf + len, max, now);
-
-		if (n < 0) {
-			h3c_fail(c, (int)n);
-			return;
-		}
-		if (n > 0 && !seg)
-			seg = (size_t)n;
-		len += (size_t)n;
-		/* a GSO batch is packets of one size, the last one may be shorter */
-		if (n == 0 || (size_t)n < seg || len + max > TX_GSO_MAX || len / seg >= TX_MAX_PKT) {
-			if (len)
-				udp_send(c, buf, len, seg);
-			if (n == 0 || (size_t)n < seg) {
-				if (n == 0)
-					break;
-			}
-			len = 0;
-			seg = 0;
-		}
+	rv = qw_burst(c->conn, c->h3, cfg.h3_engine == H3ENG_HX ? &src : NULL, &o, now);
+	if (o.lost)
+		ctr_add(c->w->st.quic_send_errors, o.lost);
+	if (rv) {
+		h3c_fail(c, rv);
+		return;
 	}
 	/* WHY not before the handshake's end: with no RTT sample yet, ngtcp2
 	 * paces by its 333 ms initial RTT, and the first flight's 1,200 bytes
@@ -801,7 +741,7 @@ static int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t 
 		return -1;
 	if (!q->cids && !(q->cids = calloc(1, sizeof(*q->cids))))
 		return -1;
-	if (!q->txbuf && !(q->txbuf = malloc(TX_BUF + 1500)))
+	if (!q->txbuf && !(q->txbuf = malloc(QW_BUF)))
 		return -1;
 	fd = listen_udp(la, port);
 	if (fd < 0) {
