@@ -110,7 +110,10 @@ static void usage(FILE *f)
 "  --cacert <file> verify the server's certificate and name against these CAs\n"
 "                  (default: no verification, a test target is self-signed)\n"
 "  --no-resume     no TLS session resumption on new connections (default: the\n"
-"                  last session of the thread is offered)\n"
+"                  last session of the thread is offered; h3 too)\n"
+"  --0rtt          HTTP/3: a resumed connection's first requests go in 0-RTT,\n"
+"                  before the handshake ends (the server says early=1 in\n"
+"                  X-rsp; refused, they are sent again after it)\n"
 "  --h3-no-credit  HTTP/3: stream windows of 1 KiB never extended, a client\n"
 "                  that stops reading at the QUIC level (a target's or a\n"
 "                  proxy's send timeout should end it)\n"
@@ -271,7 +274,7 @@ static int have_d, have_stages;
 static void parse_args(int argc, char **argv)
 {
 	enum { O_METHOD = 256, O_BODY, O_TIMEOUT, O_H1, O_H2, O_H3, O_VERIFY, O_JSON, O_SNI, O_CONNECT_TO,
-	       O_RESOLVE, O_UNIX, O_CERT, O_KEY, O_CACERT, O_CLOSE, O_NO_RESUME, O_H3_NO_CREDIT, O_H3_NO_BODY, O_LABEL, O_HTML, O_LOG,
+	       O_RESOLVE, O_UNIX, O_CERT, O_KEY, O_CACERT, O_CLOSE, O_NO_RESUME, O_ZERO_RTT, O_H3_NO_CREDIT, O_H3_NO_BODY, O_LABEL, O_HTML, O_LOG,
 	       O_INTERVAL, O_START_AT, O_URLS, O_STAGES, O_FAIL_ON, O_PROXY_PROTO, O_SERVER_PID, O_PID };
 	static const struct option lo[] = {
 		{ "method", 1, NULL, O_METHOD }, { "body", 1, NULL, O_BODY }, { "timeout", 1, NULL, O_TIMEOUT },
@@ -281,6 +284,7 @@ static void parse_args(int argc, char **argv)
 		{ "resolve", 1, NULL, O_RESOLVE }, { "unix-socket", 1, NULL, O_UNIX },
 		{ "cert", 1, NULL, O_CERT }, { "key", 1, NULL, O_KEY }, { "cacert", 1, NULL, O_CACERT },
 		{ "close", 0, NULL, O_CLOSE }, { "no-resume", 0, NULL, O_NO_RESUME },
+		{ "0rtt", 0, NULL, O_ZERO_RTT },
 		{ "h3-no-credit", 0, NULL, O_H3_NO_CREDIT }, { "h3-no-body", 0, NULL, O_H3_NO_BODY },
 		{ "label", 1, NULL, O_LABEL }, { "html", 1, NULL, O_HTML }, { "log", 1, NULL, O_LOG },
 		{ "interval", 1, NULL, O_INTERVAL }, { "start-at", 1, NULL, O_START_AT },
@@ -324,6 +328,7 @@ static void parse_args(int argc, char **argv)
 		case O_CACERT: lc_opts.cacert = optarg; break;
 		case O_CLOSE: lc_opts.close = 1; break;
 		case O_NO_RESUME: lc_opts.no_resume = 1; break;
+		case O_ZERO_RTT: lc_opts.zero_rtt = 1; break;
 		case O_H3_NO_CREDIT: lc_opts.h3_no_credit = 1; break;
 		case O_H3_NO_BODY: lc_opts.h3_no_body = 1; break;
 		case O_SERVER_PID: lc_opts.server_pid = (int)num_arg("--server-pid", optarg, 1, 1 << 30); break;

@@ -53,6 +53,7 @@ struct lc_opts {
 	int verify, json, quiet;
 	int close;                   /* --close: one request per connection */
 	int no_resume;               /* --no-resume: a full TLS handshake every time */
+	int zero_rtt;                /* --0rtt: h3 requests of a resumed connection in 0-RTT */
 	int h3_no_credit;            /* --h3-no-credit: stream windows never extended */
 	int h3_no_body;              /* --h3-no-body: the request body never sent */
 	int proxy_proto;             /* --proxy-protocol: 1 or 2, 0: none */
@@ -172,6 +173,7 @@ struct lc_stats {
 	uint64_t end_answered;       /* of those, answered within --timeout after it */
 	uint64_t end_timeout;        /* of those, counted as timeouts */
 	uint64_t conns, resumed;     /* connections made (TLS: resumed) */
+	uint64_t early, early_rejected; /* h3 --0rtt: connections whose 0-RTT was taken, refused */
 	uint64_t goaways;            /* connections the server ended gracefully (h2 GOAWAY NO_ERROR) */
 	uint64_t retried;            /* requests refused unprocessed and sent again (not failed) */
 	uint64_t conn_errors;        /* connections that failed with no request in flight (connect, TLS) */
@@ -211,6 +213,8 @@ struct lc_thread {
 	struct rng rng;              /* --urls: the path of each request */
 	SSL_SESSION *sess[LC_TICKETS]; /* TLS sessions to resume, the newest last */
 	int nsess;
+	uint8_t *qtick[LC_TICKETS];  /* h3: sessions to resume (lc_h3.c's blobs), the newest last */
+	int nqtick;
 	/* open loop: intended send times waiting for a free slot */
 	uint64_t next_due_us, due_k;  /* the next send time, this thread's k-th */
 	uint64_t *due;
@@ -248,6 +252,10 @@ struct lc_protocol {
 	int (*io)(struct lc_conn *c);
 	/* frees its per-connection state */
 	void (*free)(struct lc_conn *c);
+	/* 1: a --close connection whose exchanges are done stays open a while
+	 * (h3 --0rtt: the server's ticket for the next one is yet to come);
+	 * NULL: never */
+	int (*linger)(struct lc_conn *c);
 };
 
 extern const struct lc_protocol lc_h1, lc_h2, lc_h3, lc_ws;

@@ -40,6 +40,8 @@ struct q {
 	struct lc_conn *c;
 	struct timer tm;
 	int ready;               /* HTTP/3 streams bound */
+	int early;               /* --0rtt: requests went in 0-RTT */
+	int ticket;              /* a session ticket came, or the handshake is confirmed */
 	struct qmem qm;          /* ngtcp2's memory, freed whole at the end (its leak) */
 };
 
@@ -129,67 +131,7 @@ static const nghttp3_callbacks h3_cbs = {
 	.stream_close = h3_close,
 };
 
-/* ---------- ngtcp2 ---------- */
-
-static int handshake_done_cb(ngtcp2_conn *conn, void *user)
-{
-	struct q *q = user;
-	nghttp3_settings st;
-	int64_t ctrl, enc, dec;
-
-	nghttp3_settings_default(&st);
-	if (nghttp3_conn_client_new(&q->h3, &h3_cbs, &st, qh3mem(), q) ||
-	    ngtcp2_conn_open_uni_stream(conn, &ctrl, NULL) || nghttp3_conn_bind_control_stream(q->h3, ctrl) ||
-	    ngtcp2_conn_open_uni_stream(conn, &enc, NULL) || ngtcp2_conn_open_uni_stream(conn, &dec, NULL) ||
-	    nghttp3_conn_bind_qpack_streams(q->h3, enc, dec))
-		return NGTCP2_ERR_CALLBACK_FAILURE;
-	q->ready = 1;
-	q->c->got_bytes = 1; /* WHY: the server answered; a stream it resets is no silent close */
-	lc_conn_up(q->c, gnutls_session_is_resumed(q->tls));
-	return 0;
-}
-
-static int recv_stream_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t off,
-			  const uint8_t *data, size_t len, void *user, void *suser)
-{
-	struct q *q = user;
-	nghttp3_ssize n;
-
-	(void)conn, (void)off, (void)suser;
-	if (!q->h3)
-		return 0;
-	n = nghttp3_conn_read_stream(q->h3, id, data, len, flags & NGTCP2_STREAM_DATA_FLAG_FIN);
-	if (n < 0)
-		return NGTCP2_ERR_CALLBACK_FAILURE;
-	consume(q, id, (size_t)n);
-	return 0;
-}
-
-static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t code,
-			   void *user, void *suser)
-{
-	struct q *q = user;
-
-	(void)conn, (void)suser;
-	qh3_close(q->h3, flags, id, code);
-	return 0;
-}
-
-static const ngtcp2_callbacks q_cbs = {
-	.client_initial = ngtcp2_crypto_client_initial_cb,
-	.recv_retry = ngtcp2_crypto_recv_retry_cb,
-	QTLS_CALLBACKS,
-	.rand = qtls_client_rand,
-	.get_new_connection_id = qtls_client_new_cid,
-	.handshake_completed = handshake_done_cb,
-	.recv_stream_data = recv_stream_cb,
-	.acked_stream_data_offset = qh3_acked,
-	.stream_close = stream_close_cb,
-	.stream_reset = qh3_reset,
-	.extend_max_stream_data = qh3_unblock,
-};
-
-/* ---------- requests and I/O ---------- */
+/* ---------- requests ---------- */
 
 /* the request body: 'u' bytes from a constant buffer (it outlives every ack) */
 static nghttp3_ssize body_read(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, size_t veccnt,
@@ -242,6 +184,202 @@ static void submit(struct q *q, struct lc_ex *e)
 	e->id = id;
 }
 
+/* ---------- ngtcp2 ---------- */
+
+/* the HTTP/3 session on <q>'s connection: its control and QPACK streams */
+static int h3_open(struct q *q)
+{
+	nghttp3_settings st;
+	int64_t ctrl, enc, dec;
+
+	nghttp3_settings_default(&st);
+	if (nghttp3_conn_client_new(&q->h3, &h3_cbs, &st, qh3mem(), q) ||
+	    ngtcp2_conn_open_uni_stream(q->conn, &ctrl, NULL) || nghttp3_conn_bind_control_stream(q->h3, ctrl) ||
+	    ngtcp2_conn_open_uni_stream(q->conn, &enc, NULL) || ngtcp2_conn_open_uni_stream(q->conn, &dec, NULL) ||
+	    nghttp3_conn_bind_qpack_streams(q->h3, enc, dec))
+		return -1;
+	q->ready = 1;
+	return 0;
+}
+
+/* the server refused our 0-RTT: its streams are gone; the requests in
+ * them go again on this connection's new HTTP/3 session, their clocks
+ * still running from their first send */
+static int early_refused(struct q *q)
+{
+	struct lc_conn *c = q->c;
+
+	if (ngtcp2_conn_early_data_rejected(q->conn))
+		return -1;
+	nghttp3_conn_del(q->h3);
+	q->h3 = NULL;
+	q->ready = 0;
+	c->t->st.early_rejected++;
+	if (h3_open(q))
+		return -1;
+	for (int i = 0; i < c->t->o->depth; i++)
+		if (c->ex[i].id >= 0) {
+			submit(q, &c->ex[i]);
+			if (c->ex[i].id < 0)
+				return -1;
+		}
+	return 0;
+}
+
+static int handshake_done_cb(ngtcp2_conn *conn, void *user)
+{
+	struct q *q = user;
+
+	(void)conn;
+	if (q->early && !(gnutls_session_get_flags(q->tls) & GNUTLS_SFLAGS_EARLY_DATA) ? early_refused(q) :
+	    !q->early && h3_open(q))
+		return NGTCP2_ERR_CALLBACK_FAILURE;
+	q->c->t->st.early += q->early && q->ready && !ngtcp2_conn_get_early_data_rejected(q->conn);
+	q->c->got_bytes = 1; /* WHY: the server answered; a stream it resets is no silent close */
+	lc_conn_up(q->c, gnutls_session_is_resumed(q->tls));
+	return 0;
+}
+
+/* ---------- sessions to resume: a thread's blobs of [a byte, 1 once
+ * offered; 2 bytes of length, the server's transport parameters; 4 bytes of
+ * length, GnuTLS's session data] ---------- */
+
+static int ticket_hook(gnutls_session_t s, unsigned htype, unsigned when, unsigned incoming, const gnutls_datum_t *msg)
+{
+	ngtcp2_crypto_conn_ref *ref = gnutls_session_get_ptr(s);
+	struct q *q = container_of(ref, struct q, ref);
+	struct lc_thread *t = q->c->t;
+	uint8_t tp[512], *b;
+	ngtcp2_ssize n = ngtcp2_encode_transport_params(tp, sizeof(tp), NGTCP2_TRANSPORT_PARAMS_TYPE_ENCRYPTED_EXTENSIONS,
+						       ngtcp2_conn_get_remote_transport_params(q->conn));
+	gnutls_datum_t d;
+
+	(void)htype, (void)when, (void)incoming, (void)msg;
+	if (n < 0 || gnutls_session_get_data2(s, &d))
+		return 0;
+	if ((b = malloc(3 + (size_t)n + 4 + d.size))) {
+		b[0] = 0, b[1] = (uint8_t)(n >> 8), b[2] = (uint8_t)n;
+		memcpy(b + 3, tp, (size_t)n);
+		memcpy(b + 3 + n, &d.size, 4);
+		memcpy(b + 7 + n, d.data, d.size);
+		if (t->nqtick == LC_TICKETS) {
+			free(t->qtick[0]);
+			memmove(t->qtick, t->qtick + 1, (LC_TICKETS - 1) * sizeof(t->qtick[0]));
+			t->nqtick--;
+		}
+		t->qtick[t->nqtick++] = b;
+	}
+	q->ticket = 1;
+	gnutls_free(d.data);
+	return 0;
+}
+
+/* the session a new connection offers: the thread's newest, or NULL */
+static uint8_t *ticket_peek(struct lc_thread *t)
+{
+	return lc_opts.no_resume || !t->nqtick ? NULL : t->qtick[t->nqtick - 1];
+}
+
+/* 0-RTT on <b>: with --0rtt, on a session not offered before (a server
+ * refuses 0-RTT on a ticket it saw twice, and GnuTLS, told early data may
+ * come, fails the handshake when it does not) */
+static int ticket_early(const uint8_t *b)
+{
+	return b && lc_opts.zero_rtt && !b[0];
+}
+
+/* offers <b> (ticket_peek), each session once (a TLS 1.3 ticket is for one
+ * use) but the last, which is offered again (a --close connection whose
+ * answer came in 0.5-RTT is gone before the server's ticket comes); with
+ * <early> the server's last transport parameters let requests go before
+ * the handshake ends. 0, or -1 */
+static int resume(struct q *q, uint8_t *b, int early)
+{
+	struct lc_thread *t = q->c->t;
+	size_t n;
+	unsigned dlen;
+	ngtcp2_transport_params tp;
+	int rv = 0;
+
+	gnutls_handshake_set_hook_function(q->tls, GNUTLS_HANDSHAKE_NEW_SESSION_TICKET, GNUTLS_HOOK_POST, ticket_hook);
+	if (!b)
+		return 0;
+	n = (size_t)b[1] << 8 | b[2];
+	memcpy(&dlen, b + 3 + n, 4);
+	if (gnutls_session_set_data(q->tls, b + 7 + n, dlen) == 0 && early &&
+	    ngtcp2_decode_transport_params(&tp, NGTCP2_TRANSPORT_PARAMS_TYPE_ENCRYPTED_EXTENSIONS, b + 3, n) == 0) {
+		ngtcp2_conn_set_early_remote_transport_params(q->conn, &tp);
+		q->early = 1;
+		rv = h3_open(q);
+	}
+	b[0] = 1;
+	if (t->nqtick > 1)
+		free(t->qtick[--t->nqtick]);
+	return rv;
+}
+
+static int recv_stream_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t off,
+			  const uint8_t *data, size_t len, void *user, void *suser)
+{
+	struct q *q = user;
+	nghttp3_ssize n;
+
+	(void)conn, (void)off, (void)suser;
+	if (!q->h3)
+		return 0;
+	n = nghttp3_conn_read_stream(q->h3, id, data, len, flags & NGTCP2_STREAM_DATA_FLAG_FIN);
+	if (n < 0)
+		return NGTCP2_ERR_CALLBACK_FAILURE;
+	consume(q, id, (size_t)n);
+	return 0;
+}
+
+static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t code,
+			   void *user, void *suser)
+{
+	struct q *q = user;
+
+	(void)conn, (void)suser;
+	qh3_close(q->h3, flags, id, code);
+	return 0;
+}
+
+static int confirmed_cb(ngtcp2_conn *conn, void *user)
+{
+	struct q *q = user;
+
+	(void)conn;
+	q->ticket = 1; /* WHY: a server that sends tickets has sent them by now */
+	return 0;
+}
+
+/* WHY: with --0rtt and --close, an answer in 0.5-RTT came before the
+ * server's ticket; closed then, the next connection had no fresh ticket
+ * and no 0-RTT (every other one went without) */
+static int lc_h3_linger(struct lc_conn *c)
+{
+	struct q *q = c->proto_state;
+
+	return lc_opts.zero_rtt && q && !q->ticket;
+}
+
+static const ngtcp2_callbacks q_cbs = {
+	.client_initial = ngtcp2_crypto_client_initial_cb,
+	.recv_retry = ngtcp2_crypto_recv_retry_cb,
+	QTLS_CALLBACKS,
+	.rand = qtls_client_rand,
+	.get_new_connection_id = qtls_client_new_cid,
+	.handshake_completed = handshake_done_cb,
+	.handshake_confirmed = confirmed_cb,
+	.recv_stream_data = recv_stream_cb,
+	.acked_stream_data_offset = qh3_acked,
+	.stream_close = stream_close_cb,
+	.stream_reset = qh3_reset,
+	.extend_max_stream_data = qh3_unblock,
+};
+
+/* ---------- I/O ---------- */
+
 static void fill(struct q *q)
 {
 	struct lc_conn *c = q->c;
@@ -268,8 +406,8 @@ static int q_write(struct q *q)
 		return -1;
 	/* WHY not before the handshake's end: with no RTT sample, ngtcp2 paces
 	 * by its 333 ms initial RTT, and the first Initial's 1,200 bytes held
-	 * the Finished and the first request 20 ms */
-	if (q->ready)
+	 * the Finished and the first request 20 ms (0-RTT: the Finished) */
+	if (ngtcp2_conn_get_handshake_completed(q->conn))
 		ngtcp2_conn_update_pkt_tx_time(q->conn, ts());
 	return 0;
 }
@@ -384,6 +522,7 @@ static int q_new(struct q *q, struct lc_conn *c)
 	ngtcp2_cid dcid, scid;
 	ngtcp2_settings st;
 	ngtcp2_transport_params tp;
+	uint8_t *b = ticket_peek(c->t);
 	ngtcp2_path path = { { (ngtcp2_sockaddr *)&q->local, q->locallen },
 			     { (ngtcp2_sockaddr *)&c->tg->addr, c->tg->alen }, NULL };
 
@@ -404,8 +543,12 @@ static int q_new(struct q *q, struct lc_conn *c)
 	if (ngtcp2_conn_client_new(&q->conn, &dcid, &scid, &path, NGTCP2_PROTO_VER_V1, &q_cbs, &st,
 				   &tp, &q->qm.mem, q))
 		return -1;
-	if (qtls_session(&qtls, &q->tls, 0, 0, &q->conn, &q->ref) ||
-	    (c->tg->sni[0] && gnutls_server_name_set(q->tls, GNUTLS_NAME_DNS, c->tg->sni, strlen(c->tg->sni))))
+	/* WHY NO_END_OF_EARLY_DATA: QUIC has none (RFC 9001 8.3); in the
+	 * transcript it made the next ticket's binder wrong, decrypt_error */
+	if (qtls_session(&qtls, &q->tls, 0, ticket_early(b) ? GNUTLS_ENABLE_EARLY_DATA | GNUTLS_NO_END_OF_EARLY_DATA : 0,
+			 &q->conn, &q->ref) ||
+	    (c->tg->sni[0] && gnutls_server_name_set(q->tls, GNUTLS_NAME_DNS, c->tg->sni, strlen(c->tg->sni))) ||
+	    (!lc_opts.no_resume && resume(q, b, ticket_early(b))))
 		return -1;
 	if (c->t->o->cacert)
 		gnutls_session_set_verify_cert(q->tls, c->tg->sni[0] ? c->tg->sni : c->tg->host, 0);
@@ -439,7 +582,10 @@ static int lc_h3_open(struct lc_conn *c)
 	for (int i = 0; i < c->t->o->depth; i++)
 		c->ex[i].id = -1;
 	c->ev.fd = fd;
-	if (q_new(q, c) < 0 || loop_watch(&c->t->loop, &c->ev, EPOLLIN | EPOLLET) < 0 || q_write(q) < 0)
+	if (q_new(q, c) < 0 || loop_watch(&c->t->loop, &c->ev, EPOLLIN | EPOLLET) < 0)
+		return -1;
+	fill(q); /* WHY: with --0rtt and a session, the requests go with the ClientHello */
+	if (q_write(q) < 0)
 		return -1;
 	q_arm(q);
 	return 0;
@@ -511,4 +657,5 @@ const struct lc_protocol lc_h3 = {
 	.open = lc_h3_open,
 	.io = lc_h3_io,
 	.free = lc_h3_free,
+	.linger = lc_h3_linger,
 };

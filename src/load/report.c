@@ -22,7 +22,8 @@ const struct lc_counter lc_counters[] = {
 	C("schedule", "failed", failed), C("schedule", "inflight_end", inflight_end),
 	C("schedule", "end_answered", end_answered), C("schedule", "end_timeout", end_timeout),
 	C("schedule", "retried", retried),
-	C("connections", "opened", conns), C("connections", "resumed", resumed), C("connections", "goaway", goaways),
+	C("connections", "opened", conns), C("connections", "resumed", resumed), C("connections", "early", early),
+	C("connections", "early_rejected", early_rejected), C("connections", "goaway", goaways),
 	C("connections", "errors", conn_errors),
 	C("connections", "h1", by_proto[LC_H1]), C("connections", "h2", by_proto[LC_H2]),
 	C("connections", "h3", by_proto[LC_H3]), C("connections", "ws", by_proto[LC_WS]),
@@ -297,6 +298,9 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 		if (T->by_proto[p])
 			fprintf(f, ", %s %llu", pn[p], (unsigned long long)T->by_proto[p]);
 	fprintf(f, "; %.1f requests each; %llu TLS resumed", mean_rpc(T), (unsigned long long)T->resumed);
+	if (T->early || T->early_rejected)
+		fprintf(f, "; 0-RTT taken on %llu, refused on %llu (their requests sent again)",
+			(unsigned long long)T->early, (unsigned long long)T->early_rejected);
 	if (T->goaways)
 		fprintf(f, "; %llu ended by the server's graceful GOAWAY", (unsigned long long)T->goaways);
 	fprintf(f, "\n");

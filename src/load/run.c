@@ -557,7 +557,8 @@ static void conn_after(struct lc_conn *c, int r)
 {
 	if (r < 0)
 		conn_reset(c);
-	else if (r > 0 || (c->t->o->close && c->taken && !c->inflight && c->state == LS_READY))
+	else if (r > 0 || (c->t->o->close && c->taken && !c->inflight && c->state == LS_READY &&
+			   !(protos[c->proto]->linger && protos[c->proto]->linger(c))))
 		conn_renew(c);
 }
 
@@ -939,5 +940,7 @@ void lc_thread_free(struct lc_thread *t)
 	free(t->qbuf);
 	while (t->nsess)
 		SSL_SESSION_free(t->sess[--t->nsess]);
+	while (t->nqtick)
+		free(t->qtick[--t->nqtick]);
 	loop_free(&t->loop);
 }

@@ -126,6 +126,15 @@ int qw_burst(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, struct qw_
 
 		if (n < 0)
 			return (int)n;
+		/* WHY: a packet longer than the batch's would be cut into
+		 * segments of their size, garbage to the peer (an ACK, then a
+		 * full packet); it starts the next batch */
+		if (seg && (size_t)n > seg) {
+			qw_send(o, o->buf, len, seg);
+			memmove(o->buf, o->buf + len, (size_t)n);
+			len = 0;
+			seg = 0;
+		}
 		if (n > 0 && !seg)
 			seg = (size_t)n;
 		len += (size_t)n;
