@@ -49,9 +49,12 @@ endif
 # (hxload) sits on core and net beside the server, never on it
 LAYERS   := core net conf proto server load
 CPPFLAGS += $(patsubst %,-Isrc/%,$(LAYERS))
+# WHY a folder per protocol with its own headers: only its files see them
+# (HTTP/3: the QUIC transport, the shell, its two framing engines)
+PROTO_DIRS := proto/h3
 obj = $(patsubst src/%.c,$(BUILD)/src/%.o,$(wildcard $(patsubst %,src/%/*.c,$(1))))
 LIB_OBJ    := $(call obj,core net)
-HXTERM_OBJ := $(call obj,conf proto server)
+HXTERM_OBJ := $(call obj,conf proto $(PROTO_DIRS) server)
 HXLOAD_OBJ := $(call obj,load)
 LIB        := $(BUILD)/libhx.a
 
@@ -66,7 +69,7 @@ fuzz_src_plan     := src/core/plan.c src/core/num.c src/core/rng.c
 fuzz_src_h1_chunk := src/core/h1_chunk.c
 fuzz_src_pp       := src/core/pp.c
 fuzz_src_qpack    = src/core/qpack.c src/core/stab.c $(PKG_LIBS) -pthread
-fuzz_src_conn     = $(filter-out src/server/main.c,$(wildcard $(patsubst %,src/%/*.c,core net conf proto server))) \
+fuzz_src_conn     = $(filter-out src/server/main.c,$(wildcard $(patsubst %,src/%/*.c,core net conf proto $(PROTO_DIRS) server))) \
 		    $(PKG_LIBS) -lwslay -pthread
 fuzz_src_h2       = $(fuzz_src_conn)
 fuzz_src_h2diff   = $(fuzz_src_conn)
@@ -175,7 +178,7 @@ ifneq ($(filter h3other,$(CHECK_PASSES)),)
 	@HX_ARGS="--h3-engine $(H3_OTHER)" HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f $(INTEG_H3)
 endif
 
-build-fuzz/%: tests/fuzz/%.c $(wildcard src/*/*.c src/*/*.h)
+build-fuzz/%: tests/fuzz/%.c $(wildcard src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h)
 	@scripts/deps fuzz
 	@mkdir -p build-fuzz
 	$(call say,FUZZ,$@)
@@ -231,7 +234,7 @@ uninstall:
 	fi
 
 format:
-	clang-format -i src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h
+	clang-format -i src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h tests/unit/*.c tests/unit/*.h
 
 clean:
 	rm -rf build build-san build-tsan build-debug build-fuzz build-deb hxterm hxload

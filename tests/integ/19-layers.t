@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# The architecture holds: the include graph keeps its layers with no circle, hxload holds no server code and hxterm no hxload code.
+# The architecture holds: the include graph keeps its layers with no circle, a protocol's folder keeps its headers, no .c files call each other in a new circle, HTTP/3's engine is chosen in one place, hxload holds no server code and hxterm no hxload code.
 use strict;
 use warnings;
 use FindBin;
@@ -14,12 +14,19 @@ my $build = dirname($hxterm);
 my $out = `python3 $top/scripts/layers 2>&1`;
 is($? >> 8, 0, 'scripts/layers: no layer breach, no circle') or diag($out);
 like($out, qr/no breach, no circle/, 'it says so');
+$out = `python3 $top/scripts/layers --objects $build 2>&1`;
+is($? >> 8, 0, 'scripts/layers --objects: no files call each other in a circle but the known ones') or diag($out);
+ok($out =~ /no circle \(calls too\)/ && $out !~ m{proto/h3/}, '... none in src/proto/h3 (QUIC calls HTTP/3 through its table)');
+
+# the HTTP/3 engine: chosen once, asked nowhere else
+my @eng = grep { !m{^\Q$top\E/src/conf/} } split /\n/, `grep -rn 'h3_engine' $top/src`;
+is(scalar(@eng), 1, 'cfg.h3_engine is read in one place (h3.c picks the engine)') or diag(join("\n", @eng));
 
 # the global symbols that the objects of <layers> define
 sub defined_by {
     my %s;
     for my $layer (@_) {
-        for my $o (glob "$build/src/$layer/*.o") {
+        for my $o (glob "$build/src/$layer/*.o $build/src/$layer/*/*.o") {
             for (`nm --defined-only $o`) {
                 $s{$1} = $o if /^\S+ [TDBR] (\S+)$/ && $1 ne 'main';
             }

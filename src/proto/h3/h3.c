@@ -1,4 +1,4 @@
-/* HTTP/3 with nghttp3 on QUIC streams: the neutral generator's responses, bodies read in place, framed by nghttp3 or by h3_tx.c. */
+/* HTTP/3 on QUIC streams, a row of the protocol table: its streams and their requests (nghttp3 reads them, or the memo), the generator's responses handed to the engine chosen once (h3_tx.c or h3_ng.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,6 +7,7 @@
 #include "config.h"
 #include "fmt.h"
 #include "qh3mem.h"
+#include "h3_eng.h"
 #include "quic.h"
 #include "qvarint.h"
 #include "timer.h"
@@ -16,6 +17,7 @@
 
 static nghttp3_callbacks h3_cbs;
 static const struct xs_ops h3s_ops;
+static const struct h3_eng *eng; /* chosen once, by h3_init() */
 
 static struct h3s *h3s_new(struct h3c *c, int64_t id)
 {
@@ -32,10 +34,11 @@ static struct h3s *h3s_new(struct h3c *c, int64_t id)
 	s->since = w->loop.now_ms;
 	c->total++;
 	xs_init(&s->x, w, &h3s_ops, SP_H3, c->total, (struct cpeer){ -1, &c->peer, &c->ci });
-	h3tx_init(s);
+	if (eng->init)
+		eng->init(s);
 	/* WHY: ngtcp2's acknowledgements and window updates of the stream
-	 * then come to us, not to nghttp3, which never saw its response */
-	if (cfg.h3_engine == H3ENG_HX && ngtcp2_conn_set_stream_user_data(c->conn, id, s)) {
+	 * then come to the engine, not to nghttp3, which never saw its response */
+	if (eng->own_acks && ngtcp2_conn_set_stream_user_data(c->conn, id, s)) {
 		xs_release(&s->x);
 		list_add(&qw(w)->free_qs, &s->node);
 		return NULL;
@@ -50,23 +53,23 @@ static void h3s_free(struct h3s *s)
 	struct h3c *c = s->c;
 
 	xs_release(&s->x);
-	if (cfg.h3_engine == H3ENG_HX) {
-		h3tx_release(s);
+	if (eng->release)
+		eng->release(s);
+	if (eng->own_acks)
 		ngtcp2_conn_set_stream_user_data(c->conn, s->id, NULL); /* WHY no check: ngtcp2 may have closed it */
-	}
 	list_del(&s->node);
 	c->nstreams--;
 	c->nfaults -= s->fault;
 	list_add(&qw(c->w)->free_qs, &s->node);
 }
 
-void h3_release(struct worker *w)
+static void h3_release(struct worker *w)
 {
 	for (struct list *n; (n = list_pop(&qw(w)->free_qs));)
 		free(list_elem(n, struct h3s, node));
 }
 
-void h3_free_streams(struct h3c *c)
+static void h3_free_streams(struct h3c *c)
 {
 	while (!list_empty(&c->streams))
 		h3s_free(list_elem(c->streams.next, struct h3s, node));
@@ -79,9 +82,6 @@ _Static_assert(sizeof(nghttp3_nv) == sizeof(struct xs_nv) &&
 	       offsetof(nghttp3_nv, valuelen) == offsetof(struct xs_nv, valuelen) &&
 	       offsetof(nghttp3_nv, flags) == offsetof(struct xs_nv, flags) &&
 	       XS_NV_STATIC_NAME == NGHTTP3_NV_FLAG_NO_COPY_NAME, "nghttp3_nv layout");
-
-static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, size_t veccnt,
-			       uint32_t *flags, void *cud, void *sud);
 
 static struct h3s *h3s_of(struct xstream *x)
 {
@@ -102,34 +102,27 @@ static void h3s_fail(struct xstream *x)
 
 	ctr_add(&s->c->w->st.errors, 1);
 	h3_reset(s->c, s->id, NGHTTP3_H3_INTERNAL_ERROR);
-	h3tx_shut(s);
+	if (eng->shut)
+		eng->shut(s);
 }
 
 static void h3s_respond(struct xstream *x)
 {
 	struct h3s *s = h3s_of(x);
-	nghttp3_data_reader dr = { read_data };
 	struct xs_nv *nv;
 	long n = xs_head_nv(x, &nv);
 
 	if (n < 0)
 		return h3s_fail(x);
 	ctr_add(&s->c->w->st.requests, 1);
-	if (cfg.h3_engine == H3ENG_HX ? h3tx_respond(s, nv, (size_t)n, ex_has_body(&x->ex))
-	    : nghttp3_conn_submit_response(s->c->h3, s->id, (nghttp3_nv *)nv, (size_t)n,
-					   ex_has_body(&x->ex) ? &dr : NULL))
+	if (eng->respond(s, nv, (size_t)n, ex_has_body(&x->ex)))
 		h3s_fail(x);
 	xs_nv_done(nv);
 }
 
 static void h3s_resume(struct xstream *x)
 {
-	struct h3s *s = h3s_of(x);
-
-	if (cfg.h3_engine == H3ENG_HX)
-		h3tx_wake(s);
-	else
-		nghttp3_conn_resume_stream(s->c->h3, s->id);
+	eng->resume(h3s_of(x));
 }
 
 static void h3s_run(struct xstream *x)
@@ -155,78 +148,8 @@ static void h3s_request_in(struct h3s *s, int end)
 		xs_ready(&s->x);
 }
 
-/* the trailers, if any, close the stream after the body */
-static void h3s_trailers(nghttp3_conn *h3, struct h3s *s, uint32_t *flags)
-{
-	struct xs_nv nv[PLAN_MAX_FIELDS];
-	char lbuf[PLAN_DEC_SIZE];
-	size_t nt = xs_trailers_nv(&s->x, nv, lbuf);
-
-	*flags |= NGHTTP3_DATA_FLAG_EOF;
-	if (!nt)
-		return;
-	*flags |= NGHTTP3_DATA_FLAG_NO_END_STREAM;
-	if (nghttp3_conn_submit_trailers(h3, s->id, (nghttp3_nv *)nv, nt))
-		h3s_fail(&s->x);
-}
-
-size_t h3s_gather(struct h3s *s, nghttp3_vec *vec, size_t veccnt, struct ex_action *a)
-{
-	struct exch *x = &s->x.ex;
-	uint64_t frame = ex_frame(x), budget = frame ? frame : UINT64_MAX;
-	size_t n = 0;
-
-	a->act = EXA_DATA;
-	while (n < veccnt && budget) {
-		const char *ptr;
-		/* one vec each: what follows contiguously at the cursor */
-		size_t want = ex_slice(x, x->out_off, (size_t)MIN(budget, (uint64_t)body_slice_max()), &ptr);
-
-		if (ex_next(x, want, s->c->w->loop.now_us, a) != EXA_DATA)
-			break;
-		vec[n++] = (nghttp3_vec){ (uint8_t *)ptr, (size_t)a->len };
-		budget -= a->len;
-	}
-	if (a->act == EXA_DATA && !ex_left(x) && x->out_end == x->rs.body)
-		a->act = EXA_END;
-	return n;
-}
-
-int h3s_halt(struct h3s *s, const struct ex_action *a)
-{
-	if (a->act == EXA_PAUSE) {
-		if (xs_pause(&s->x, a->until_us) < 0) {
-			h3s_fail(&s->x);
-			return -1;
-		}
-		return 0;
-	}
-	s->c->nfaults += !s->fault;
-	s->fault = 1; /* acted upon once the writes are done */
-	s->fault_act = (uint8_t)a->act;
-	return 0;
-}
-
-/* DATA for the stream (--h3-engine nghttp3): the generator's actions as
- * slices of the prebuilt buffers, never copied (k= bounds one call, which
- * is one DATA frame) */
-static nghttp3_ssize read_data(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, size_t veccnt,
-			       uint32_t *flags, void *cud, void *sud)
-{
-	struct h3s *s = sud;
-	struct ex_action a;
-	size_t n = h3s_gather(s, vec, veccnt, &a);
-
-	(void)cud, (void)id;
-	if (a.act == EXA_END)
-		h3s_trailers(h3, s, flags);
-	else if (!n && a.act != EXA_DATA) /* these bytes first; the halt at the next call */
-		return h3s_halt(s, &a) < 0 ? NGHTTP3_ERR_CALLBACK_FAILURE : NGHTTP3_ERR_WOULDBLOCK;
-	return (nghttp3_ssize)n;
-}
-
 /* x= resets the stream, X= closes the connection, once the bytes before went out */
-void h3_faults(struct h3c *c)
+static void h3_faults(struct h3c *c)
 {
 	struct list *n, *tmp;
 
@@ -354,7 +277,7 @@ static int reset_stream(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, 
 	return ngtcp2_conn_shutdown_stream_write(c->conn, id, code) ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
 }
 
-int h3_init(void)
+static void h3_callbacks(void)
 {
 	h3_cbs = (nghttp3_callbacks){
 		.stream_close = stream_close,
@@ -367,7 +290,6 @@ int h3_init(void)
 		.end_stream = end_stream,
 		.reset_stream = reset_stream,
 	};
-	return 0;
 }
 
 /* Each stream against the timeout of its state, where ngtcp2 has none (its
@@ -376,13 +298,13 @@ int h3_init(void)
  * held by the peer's flow control (--send-timeout); each stream is reset
  * with H3_REQUEST_CANCELLED, the connection closed when its own window is
  * shut. A t= wait or a d= pause is no stall. 1: the connection is to close. */
-int h3_scan(struct h3c *c)
+static int h3_scan(struct h3c *c)
 {
 	uint64_t now = c->w->loop.now_ms;
 	int conn_shut = ngtcp2_conn_get_max_data_left(c->conn) == 0;
 	struct list *n, *tmp;
 
-	c->scan_at = now + H3_SCAN_MS;
+	c->scan_at = now + QUIC_SCAN_MS;
 	list_each_safe(n, tmp, &c->streams) {
 		struct h3s *s = list_elem(n, struct h3s, node);
 		uint32_t f = s->x.flags;
@@ -414,7 +336,7 @@ int h3_scan(struct h3c *c)
 }
 
 /* the HTTP/3 session, at the end of the handshake or with 0-RTT's first stream: control and QPACK streams */
-int h3_setup(struct h3c *c)
+static int h3_setup(struct h3c *c)
 {
 	nghttp3_settings st;
 	int64_t ctrl, enc, dec;
@@ -482,7 +404,7 @@ static int memo_read(struct h3c *c, int64_t id, const uint8_t *blk, size_t blen,
 	return 1;
 }
 
-void h3_own_closed(struct h3s *s)
+static void h3_own_closed(struct h3s *s)
 {
 	h3s_free(s);
 }
@@ -502,7 +424,8 @@ static int message_error(struct h3c *c, int64_t id, size_t len)
 		struct h3s *s = list_elem(n, struct h3s, node);
 
 		if (s->id == id) {
-			h3tx_shut(s);
+			if (eng->shut)
+				eng->shut(s);
 			break;
 		}
 	}
@@ -510,7 +433,7 @@ static int message_error(struct h3c *c, int64_t id, size_t len)
 	return 0;
 }
 
-int h3_recv_stream(struct h3c *c, int64_t id, uint64_t off, const uint8_t *data, size_t len, int fin, int early)
+static int h3_recv_stream(struct h3c *c, int64_t id, uint64_t off, const uint8_t *data, size_t len, int fin, int early)
 {
 	struct xmemo *m = &qw(c->w)->memo;
 	const uint8_t *blk;
@@ -523,7 +446,7 @@ int h3_recv_stream(struct h3c *c, int64_t id, uint64_t off, const uint8_t *data,
 	if (early)
 		c->flags |= QC_EARLY;
 	/* WHY the hx engine alone: nghttp3 frames the responses of streams it read */
-	if (cfg.h3_engine == H3ENG_HX && !off && fin && !(id & 3) && lone_headers(data, len, &blk, &blen))
+	if (eng->own_acks && !off && fin && !(id & 3) && lone_headers(data, len, &blk, &blen))
 		r = memo_read(c, id, blk, blen, len);
 	if (!r) {
 		n = nghttp3_conn_read_stream(c->h3, id, data, len, fin);
@@ -538,3 +461,38 @@ int h3_recv_stream(struct h3c *c, int64_t id, uint64_t off, const uint8_t *data,
 	c->flags &= ~QC_EARLY;
 	return r < 0 ? -1 : 0;
 }
+
+/* ---------- the protocol ---------- */
+
+static int h3_init(void)
+{
+	static struct quic_app app = {
+		.setup = h3_setup,
+		.recv = h3_recv_stream,
+		.scan = h3_scan,
+		.faults = h3_faults,
+		.free_streams = h3_free_streams,
+		.own_closed = h3_own_closed,
+		.release = h3_release,
+	};
+
+	/* WHY here alone: the engine is chosen once, and nothing else asks */
+	eng = cfg.h3_engine == H3ENG_HX ? &h3_eng_hx : &h3_eng_ng;
+	app.acked = eng->acked;
+	app.unblock = eng->unblock;
+	app.src = eng->src;
+	h3_callbacks();
+	return quic_setup(&app);
+}
+
+const struct proto proto_h3 = {
+	.name = "h3",
+	.init = h3_init,
+	.free = quic_free,
+	.thread_init = quic_thread_init,
+	.close_all = quic_close_all,
+	.thread_free = quic_thread_free,
+	.listen = quic_listen,
+	.drain = quic_drain,
+	.live = quic_live,
+};

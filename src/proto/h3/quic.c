@@ -34,6 +34,7 @@
 #define MAP_BITS   12
 
 static struct qtls qtls;
+static const struct quic_app *app; /* the application above (h3.c), given by quic_setup() */
 static uint8_t reset_secret[32];
 static uint8_t retry_secret[32];
 
@@ -151,8 +152,9 @@ void quic_write(struct h3c *c)
 
 	if (c->flags & (QC_DEAD | QC_DRAINING))
 		return;
-	h3tx_src(c, &src);
-	rv = qw_burst(c->conn, c->h3, cfg.h3_engine == H3ENG_HX ? &src : NULL, &o, now);
+	if (app->src)
+		app->src(c, &src);
+	rv = qw_burst(c->conn, c->h3, app->src ? &src : NULL, &o, now);
 	if (o.lost)
 		ctr_add(c->w->st.quic_send_errors, o.lost);
 	if (rv) {
@@ -165,7 +167,7 @@ void quic_write(struct h3c *c)
 	 * with it */
 	if (!(c->flags & QC_HALF))
 		ngtcp2_conn_update_pkt_tx_time(c->conn, now);
-	h3_faults(c);
+	app->faults(c);
 }
 
 /* ---------- ngtcp2 callbacks ---------- */
@@ -209,7 +211,7 @@ static int recv_stream_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_
 			  const uint8_t *data, size_t len, void *user, void *suser)
 {
 	(void)conn, (void)suser;
-	return h3_recv_stream(user, id, off, data, len, !!(flags & NGTCP2_STREAM_DATA_FLAG_FIN),
+	return app->recv(user, id, off, data, len, !!(flags & NGTCP2_STREAM_DATA_FLAG_FIN),
 			      !!(flags & NGTCP2_STREAM_DATA_FLAG_EARLY)) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
 }
 
@@ -219,7 +221,7 @@ static int acked_cb(ngtcp2_conn *conn, int64_t id, uint64_t off, uint64_t len, v
 {
 	if (!suser)
 		return qh3_acked(conn, id, off, len, user, suser);
-	h3tx_acked(suser, len);
+	app->acked(suser, len);
 	return 0;
 }
 
@@ -237,7 +239,7 @@ static int unblock_cb(ngtcp2_conn *conn, int64_t id, uint64_t max, void *user, v
 {
 	if (!suser)
 		return qh3_unblock(conn, id, max, user, suser);
-	h3tx_unblock(suser);
+	app->unblock(suser);
 	return 0;
 }
 
@@ -272,7 +274,7 @@ static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64
 	if (rv && rv != NGHTTP3_ERR_STREAM_NOT_FOUND)
 		return NGTCP2_ERR_CALLBACK_FAILURE;
 	if (own)
-		h3_own_closed(own);
+		app->own_closed(own);
 	if (!(id & 2)) /* a bidi stream of the client: let it open another */
 		ngtcp2_conn_extend_max_streams_bidi(conn, 1);
 	/* WHY at once: the last exchange of a drain is done (acknowledged, or
@@ -301,7 +303,7 @@ static int handshake_done_cb(ngtcp2_conn *conn, void *user)
 	h3c_whole(c);
 	/* WHY not at the 1-RTT key: a half-open connection held its HTTP/3
 	 * session (about 47 KB of nghttp3's and ngtcp2's) for nothing */
-	if (!c->h3 && h3_setup(c) < 0)
+	if (!c->h3 && app->setup(c) < 0)
 		return NGTCP2_ERR_CALLBACK_FAILURE;
 	if (cfg.debug)
 		log_debug("thread %d: QUIC handshake done, signed with %s", c->w->id,
@@ -451,7 +453,7 @@ static void h3c_free(struct h3c *c)
 	h3c_whole(c);
 	timer_cancel(&w->loop.timers, &c->tm);
 	st_conn_close(&w->st, SP_H3, c->total, c->why);
-	h3_free_streams(c);
+	app->free_streams(c);
 	if (c->h3)
 		nghttp3_conn_del(c->h3);
 	ngtcp2_conn_del(c->conn);
@@ -485,10 +487,10 @@ void quic_done(struct h3c *c)
 	}
 	exp = ngtcp2_conn_get_expiry(c->conn);
 	exp = exp == UINT64_MAX ? UINT64_MAX : (exp + 999) / 1000;
-	/* WHY: open streams are looked at for stalls at least every H3_SCAN_MS */
+	/* WHY: open streams are looked at for stalls at least every QUIC_SCAN_MS */
 	if (c->nstreams) {
 		if (!c->scan_at)
-			c->scan_at = c->w->loop.now_ms + H3_SCAN_MS;
+			c->scan_at = c->w->loop.now_ms + QUIC_SCAN_MS;
 		exp = MIN(exp, c->scan_at * 1000);
 	}
 	if (exp != UINT64_MAX)
@@ -503,7 +505,7 @@ static void h3c_timer_cb(struct loop *l, struct timer *t)
 	(void)l;
 	if (!c->nstreams)
 		c->scan_at = 0;
-	else if (!rv && c->w->loop.now_ms >= c->scan_at && h3_scan(c))
+	else if (!rv && c->w->loop.now_ms >= c->scan_at && app->scan(c))
 		h3c_close_soon(c, SC_TIMEOUT); /* WHY: its own window is shut, no stream can move */
 	if (rv)
 		h3c_fail(c, rv);
@@ -729,7 +731,7 @@ static void udp_cb(struct loop *l, struct ev *e, uint32_t events)
 
 /* ---------- set-up ---------- */
 
-static int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t port)
+int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t port)
 {
 	struct qw *q = qw(w);
 	struct udp_ep *ep;
@@ -758,7 +760,7 @@ static int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t 
 	return loop_watch(&w->loop, &ep->ev, EPOLLIN);
 }
 
-static void quic_drain(struct worker *w)
+void quic_drain(struct worker *w)
 {
 	struct list *n, *tmp;
 
@@ -775,7 +777,7 @@ static void quic_drain(struct worker *w)
 	}
 }
 
-static void quic_close_all(struct worker *w)
+void quic_close_all(struct worker *w)
 {
 	while (qw(w) && !list_empty(&qw(w)->conns)) {
 		struct h3c *c = list_elem(qw(w)->conns.next, struct h3c, node);
@@ -785,11 +787,11 @@ static void quic_close_all(struct worker *w)
 	}
 }
 
-static void quic_thread_free(struct worker *w)
+void quic_thread_free(struct worker *w)
 {
 	if (!qw(w))
 		return;
-	h3_release(w);
+	app->release(w);
 	for (int i = 0; i < qw(w)->nudp; i++)
 		close(qw(w)->udp[i].ev.fd);
 	free(qw(w)->udp);
@@ -811,12 +813,13 @@ static int add_pair(int i)
 	return gnutls_certificate_set_x509_key_mem2(qtls.cred, &cd, &kd, GNUTLS_X509_FMT_PEM, NULL, 0) < 0 ? -1 : 0;
 }
 
-static int quic_init(void)
+int quic_setup(const struct quic_app *a)
 {
+	app = a;
 	if (cfg.no_h3)
 		return 0;
 	if (qtls_init(&qtls) || gnutls_rnd(GNUTLS_RND_KEY, reset_secret, sizeof(reset_secret)) ||
-	    gnutls_rnd(GNUTLS_RND_KEY, retry_secret, sizeof(retry_secret)) || h3_init()) {
+	    gnutls_rnd(GNUTLS_RND_KEY, retry_secret, sizeof(retry_secret))) {
 		log_err("cannot set up QUIC's TLS (GnuTLS)");
 		return -1;
 	}
@@ -831,12 +834,12 @@ static int quic_init(void)
 	return tls_auth_gnutls(qtls.cred);
 }
 
-static void quic_free(void)
+void quic_free(void)
 {
 	qtls_free(&qtls);
 }
 
-static int quic_thread_init(struct worker *w)
+int quic_thread_init(struct worker *w)
 {
 	struct qw *q = calloc(1, sizeof(*q));
 
@@ -848,19 +851,7 @@ static int quic_thread_init(struct worker *w)
 	return 0;
 }
 
-static uint32_t quic_live(const struct worker *w)
+uint32_t quic_live(const struct worker *w)
 {
 	return qw(w)->nconns;
 }
-
-const struct proto proto_h3 = {
-	.name = "h3",
-	.init = quic_init,
-	.free = quic_free,
-	.thread_init = quic_thread_init,
-	.close_all = quic_close_all,
-	.thread_free = quic_thread_free,
-	.listen = quic_listen,
-	.drain = quic_drain,
-	.live = quic_live,
-};

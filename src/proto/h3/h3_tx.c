@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "qpack.h"
-#include "quic.h"
+#include "h3_eng.h"
 #include "qvarint.h"
 
 /* WHY our own: nghttp3 0.8 Huffman-codes every literal and never indexes
@@ -27,7 +27,7 @@ static void push(struct h3tx *t, const uint8_t *p, size_t len)
 	pc->len = (uint32_t)len;
 }
 
-void h3tx_init(struct h3s *s)
+static void h3tx_init(struct h3s *s)
 {
 	struct h3tx *t = &s->tx;
 
@@ -41,7 +41,7 @@ void h3tx_init(struct h3s *s)
 	t->big[0] = t->big[1] = NULL;
 }
 
-void h3tx_release(struct h3s *s)
+static void h3tx_release(struct h3s *s)
 {
 	struct h3tx *t = &s->tx;
 
@@ -97,7 +97,7 @@ static int headers(struct h3tx *t, const struct xs_nv *nv, size_t n)
 	return 0;
 }
 
-int h3tx_respond(struct h3s *s, const struct xs_nv *nv, size_t n, int body)
+static int h3tx_respond(struct h3s *s, const struct xs_nv *nv, size_t n, int body)
 {
 	if (headers(&s->tx, nv, n) < 0)
 		return -1;
@@ -153,19 +153,19 @@ static void fill(struct h3s *s)
 		t->st |= H3T_WAIT; /* WHY: the halt repeats until acted upon */
 }
 
-void h3tx_wake(struct h3s *s)
+static void h3tx_wake(struct h3s *s)
 {
 	s->tx.st &= (uint8_t)~H3T_WAIT;
 	ready(s);
 }
 
-void h3tx_shut(struct h3s *s)
+static void h3tx_shut(struct h3s *s)
 {
 	s->tx.st |= H3T_SHUT;
 	list_del(&s->tx.ready);
 }
 
-void h3tx_unblock(struct h3s *s)
+static void h3tx_unblock(struct h3s *s)
 {
 	if (s->tx.st & H3T_BLOCKED) {
 		s->tx.st &= (uint8_t)~H3T_BLOCKED;
@@ -173,7 +173,7 @@ void h3tx_unblock(struct h3s *s)
 	}
 }
 
-void h3tx_acked(struct h3s *s, uint64_t len)
+static void h3tx_acked(struct h3s *s, uint64_t len)
 {
 	struct h3tx *t = &s->tx;
 
@@ -255,7 +255,20 @@ static void tx_stop(void *arg, int shut)
 	list_del(&t->ready);
 }
 
-void h3tx_src(struct h3c *c, struct qw_src *src)
+static void h3tx_src(struct h3c *c, struct qw_src *src)
 {
 	*src = (struct qw_src){ tx_next, tx_wrote, tx_stop, c, 0 };
 }
+
+const struct h3_eng h3_eng_hx = {
+	.name = "hx",
+	.own_acks = 1,
+	.init = h3tx_init,
+	.release = h3tx_release,
+	.respond = h3tx_respond,
+	.resume = h3tx_wake,
+	.shut = h3tx_shut,
+	.acked = h3tx_acked,
+	.unblock = h3tx_unblock,
+	.src = h3tx_src,
+};
