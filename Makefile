@@ -146,7 +146,7 @@ H2_OTHER := nghttp2
 
 # the tests of HTTP/3 responses (gtlsclient, hxload), again on nghttp3's
 # framing, the engine that is not the default
-INTEG_H3 := $(patsubst %,tests/integ/%.t,12-h3 33-quic-admission)
+INTEG_H3 := $(patsubst %,tests/integ/%.t,12-h3 33-quic-admission 38-h3-bulk)
 H3_OTHER := nghttp3
 
 # the passes of check: every test on epoll, the integration tests again with

@@ -28,11 +28,13 @@ ok($rc2 == 0 && $n2 == 5, "h2 over TLS: 5 bodies of 16 MiB, p50 $h2 ms");
 my ($h3, $n3, $rc3, $j) = bulk('--h3', '16m');
 ok($rc3 == 0 && $n3 == 5 && ($j->{verify}{bodies} // 0) == 5, 'h3: 5 bodies of 16 MiB on one connection, every byte verified');
 # WHY 10 times: HTTP/3's per-packet crypto costs 2 to 3 times TCP's here; the
-# stall cost 18 times (p50 500 ms against 28)
-ok($h3 < 10 * $h2, sprintf('h3 p50 %.1f ms is within 10 times h2\'s %.1f ms (%.1f times)', $h3, $h2, $h3 / ($h2 || 1)));
+# stall cost 18 times (p50 500 ms against 28). Under a sanitizer our h3
+# framing is instrumented and OpenSSL's TLS is not: 30 times there
+my $k = HxTest::sanitized() ? 30 : 10;
+ok($h3 < $k * $h2, sprintf('h3 p50 %.1f ms is within %d times h2\'s %.1f ms (%.1f times)', $h3, $k, $h2, $h3 / ($h2 || 1)));
 my ($m1) = bulk('--h3', '1m');
 my ($m2) = bulk('--h2', '1m');
-ok($m1 < 10 * $m2, sprintf('1 MiB: h3 p50 %.2f ms within 10 times h2\'s %.2f ms', $m1, $m2));
+ok($m1 < $k * $m2, sprintf('1 MiB: h3 p50 %.2f ms within %d times h2\'s %.2f ms', $m1, $k, $m2));
 
 # a new connection's first response: ngtcp2 paced the first flight by its
 # 333 ms initial RTT, on both sides, and held it 21 ms
