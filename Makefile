@@ -126,7 +126,7 @@ unit: $(UNIT_BIN)
 # the tests of hxload's own figures and statistics: what they check does not
 # depend on how the server does its I/O, nor on a thread sanitizer (hxload
 # runs under TSan in every other test that loads a server)
-INTEG_LOAD := $(patsubst %,tests/integ/%.t,14-hxload 22-hxload-proxy 32-compare 36-hxload-numbers 37-hxload-ab)
+INTEG_LOAD := $(patsubst %,tests/integ/%.t,14-hxload 22-hxload-proxy 32-compare 36-hxload-numbers 37-hxload-ab 40-hxload-find)
 
 # WHY not all again: these start no hxterm of their own (the layering, the
 # docs, the package), so HX_ARGS changes nothing in them; nor hxload's own

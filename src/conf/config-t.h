@@ -67,6 +67,7 @@ struct config {
 	int quic_retry;             /* --quic-retry: validate addresses with Retry */
 	uint32_t quic_retry_half;   /* --quic-retry-threshold: half-open per thread, then Retry */
 	int no_alt_svc;             /* --no-alt-svc */
+	int strict;                 /* --strict: an unknown key is a 400 */
 	int no_defer_accept;        /* --no-defer-accept */
 	int io_uring;               /* --io-uring */
 	struct listen_addr stats;   /* --stats: its clear port 0 when off */

@@ -20,7 +20,7 @@ struct config cfg;
 static char **cmdline;
 
 enum {
-	O_NAME = 256, O_DEFAULTS, O_MAX_SIZE, O_MAX_WAIT, O_BUFSIZE, O_RSPBUF,
+	O_NAME = 256, O_DEFAULTS, O_MAX_SIZE, O_MAX_WAIT, O_STRICT, O_BUFSIZE, O_RSPBUF,
 	O_SNDBUF, O_SPLICE, O_NO_SPLICE, O_MAX_URI, O_MAX_HDRS, O_MAX_BODY,
 	O_IDLE, O_HEAD_TMO, O_BODY_TMO, O_SEND_TMO, O_CERT, O_KEY,
 	O_DRAIN, O_H3_STREAMS, O_H3_WINDOW, O_QPACK, O_QUIC_CONNS, O_NO_H3, O_NO_ALTSVC, O_NO_DEFER, O_URING, O_QUIC_RETRY, O_QUIC_RETRY_HALF, O_H2_STREAMS, O_H2_WINDOW, O_H2_CONN_WINDOW, O_H2_FRAME, O_H2_TABLE, O_H2_ENC_TABLE, O_H2_RESETS, O_H2_ENGINE, O_H3_ENGINE, O_STATS, O_SHARE_PORT, O_PIDFILE, O_ALOG, O_ALOG_SAMPLE,
@@ -32,6 +32,7 @@ static const struct option longopts[] = {
 	{ "defaults", required_argument, NULL, O_DEFAULTS },
 	{ "max-size", required_argument, NULL, O_MAX_SIZE },
 	{ "max-wait", required_argument, NULL, O_MAX_WAIT },
+	{ "strict", no_argument, NULL, O_STRICT },
 	{ "bufsize", required_argument, NULL, O_BUFSIZE },
 	{ "rspbuf", required_argument, NULL, O_RSPBUF },
 	{ "sndbuf", required_argument, NULL, O_SNDBUF },
@@ -121,6 +122,8 @@ void config_usage(FILE *f)
 "  --defaults <query>   items applied to every request before its own\n"
 "  --max-size <n>       largest s= a request may ask (default 64g)\n"
 "  --max-wait <ms>      longest t=, d=, P= a request may ask (default 3600000)\n"
+"  --strict             an unknown key (size=1k) is answered 400 naming it;\n"
+"                       by default it is ignored and named in X-Hxterm-Ignored\n"
 "  -b <bits>            RSA key size of the generated certificate (2048)\n"
 "  -c <curve>           ECDSA curve of the generated certificate (P-256)\n"
 "  --cert <pem>         serve this certificate (chain) instead ...\n"
@@ -358,7 +361,9 @@ static int opt_stats(const char *arg)
 static int opt_defaults(const char *arg)
 {
 	static struct plan p;
-	struct plan_limits lim = { cfg.max_size, cfg.max_wait };
+	/* WHY strict: a typo in a server's own option fails at start, never
+	 * ignored on every request */
+	struct plan_limits lim = { cfg.max_size, cfg.max_wait, 1 };
 	struct rng r;
 
 	rng_seed(&r, 1);
@@ -425,6 +430,7 @@ static int opt_tunable(int c, const char *arg)
 	case 'n': if (opt_num("-n", arg, 1, 10000000, &v) < 0) return -1; cfg.maxconn = (int)v; break;
 	case O_MAX_SIZE: return opt_num("--max-size", arg, 0, 1ULL << 50, &cfg.max_size);
 	case O_MAX_WAIT: return opt_num("--max-wait", arg, 0, 86400000, &cfg.max_wait);
+	case O_STRICT: cfg.strict = 1; return 0;
 	case O_BUFSIZE: if (opt_num("--bufsize", arg, 1024, 16 << 20, &v) < 0) return -1; cfg.iobuf = v; break;
 	case O_RSPBUF: if (opt_num("--rspbuf", arg, 1024, 256 << 20, &v) < 0) return -1; cfg.rspbuf = v; break;
 	case O_SNDBUF: if (opt_num("--sndbuf", arg, 0, 1 << 30, &v) < 0) return -1; cfg.sndbuf = (int)v; break;
@@ -564,6 +570,6 @@ int config_parse(int argc, char **argv)
 		return -1;
 	cfg.gen = (struct gen_conf){ clock_us_ceil, cfg.defaults,
 				     cfg.defaults ? strlen(cfg.defaults) : 0,
-				     { cfg.max_size, cfg.max_wait }, { cfg.name, cfg.name_len } };
+				     { cfg.max_size, cfg.max_wait, cfg.strict }, { cfg.name, cfg.name_len } };
 	return 0;
 }

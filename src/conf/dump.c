@@ -99,6 +99,7 @@ void config_dump(FILE *f)
 	flag(f, cfg.no_h3, "--no-h3");
 	flag(f, cfg.quic_retry, "--quic-retry");
 	flag(f, cfg.no_alt_svc, "--no-alt-svc");
+	flag(f, cfg.strict, "--strict");
 	flag(f, cfg.no_defer_accept, "--no-defer-accept");
 	flag(f, cfg.io_uring, "--io-uring");
 	flag(f, cfg.share_port, "--share-port");

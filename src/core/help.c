@@ -8,7 +8,8 @@
 "Every response is described by the request's query string. Items are\n" \
 "<key>=<value>, separated by any of & ? , ; / and read from the first '?'.\n" \
 "The same items may be sent in an 'X-Hxterm: s=1k&t=5' request header; the\n" \
-"query string wins on conflicts. Unknown keys are ignored; a bad value is\n" \
+"query string wins on conflicts. Unknown keys are ignored, but named in an\n" \
+"X-Hxterm-Ignored header (--strict: 400); a bad value is\n" \
 "answered 400 naming the item, at once (before any wait asked for).\n" \
 "Flags (c C K S R A e E) take any number, on when above 0 (c=: caching\n" \
 "off below 1), as httpterm and haterm read them: K=30r is fine.\n" \

@@ -31,6 +31,7 @@
 /* ws= */
 enum { WS_NONE, WS_ECHO, WS_GEN };
 #define PLAN_SPEC 48 /* the text of s= and d=, drawn again per WebSocket message */
+#define PLAN_IGN  48 /* the names of the unknown keys, comma-separated, for X-Hxterm-Ignored */
 
 struct hfield {
 	const char *name;
@@ -60,6 +61,8 @@ struct plan {
 	uint64_t count;      /* n: WebSocket messages of ws=gen */
 	char spec_s[PLAN_SPEC]; /* s= and d= as written (empty: none), for each message */
 	char spec_d[PLAN_SPEC];
+	uint8_t ign_len;     /* bytes of <ignored>: 0, every key was known */
+	char ignored[PLAN_IGN];
 	struct hfield hdr[PLAN_MAX_FIELDS];
 	struct hfield trl[PLAN_MAX_FIELDS];
 	uint32_t dec_used;

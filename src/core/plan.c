@@ -25,6 +25,7 @@ void plan_init(struct plan *p)
 	p->ws = WS_NONE;
 	p->count = 1;
 	p->spec_s[0] = p->spec_d[0] = 0;
+	p->ign_len = 0;
 	p->dec_used = 0;
 	p->err[0] = 0;
 }
@@ -273,6 +274,36 @@ static int plan_spec(struct plan *p, char key, const char *v, size_t vlen)
 	return 0;
 }
 
+/* An unknown key: named in <ignored> (a header's token characters, 16 of
+ * each name, "..." once full), or a bad item under --strict. WHY named:
+ * ?size=1k&wait=50 was answered 200, empty and at once, and looked right */
+static int plan_unknown(struct plan *p, const char *it, size_t len, const struct plan_limits *lim)
+{
+	const char *eq = memchr(it, '=', len);
+	size_t klen = MIN(eq ? (size_t)(eq - it) : len, (size_t)16), need = klen + (p->ign_len ? 1 : 0);
+	char *o = p->ignored + p->ign_len;
+
+	if (lim->strict)
+		return plan_fail(p, it, len, "unknown key (--strict; / lists the keys)");
+	if (p->ign_len && p->ignored[p->ign_len - 1] == '.')
+		return 0; /* full */
+	if (p->ign_len + need > PLAN_IGN - 4) {
+		memcpy(o, ",...", 4);
+		p->ign_len = (uint8_t)(p->ign_len + 4);
+		return 0;
+	}
+	if (p->ign_len)
+		*o++ = ',';
+	for (size_t i = 0; i < klen; i++) {
+		unsigned char ch = (unsigned char)it[i];
+
+		*o++ = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		       ch == '_' || ch == '-' || ch == '.' ? (char)ch : '?';
+	}
+	p->ign_len = (uint8_t)(p->ign_len + need);
+	return 0;
+}
+
 static int plan_item(struct plan *p, const char *it, size_t len, struct rng *r,
 		     const struct plan_limits *lim)
 {
@@ -287,6 +318,8 @@ static int plan_item(struct plan *p, const char *it, size_t len, struct rng *r,
 			p->flags |= PF_HELP;
 		else if (len == 1 && it[0] && strchr(KEYS, it[0]))
 			return plan_fail(p, it, len, "missing value");
+		else
+			return plan_unknown(p, it, len, lim);
 		return 0;
 	}
 	if (eq - it == 2 && it[0] == 'w' && it[1] == 's') {
@@ -295,7 +328,7 @@ static int plan_item(struct plan *p, const char *it, size_t len, struct rng *r,
 		return 0;
 	}
 	if (eq - it != 1 || !it[0] || !strchr(KEYS, it[0]))
-		return 0; /* unknown keys are ignored */
+		return plan_unknown(p, it, len, lim);
 	v = eq + 1;
 	vlen = len - 2;
 	if (it[0] == 'H' || it[0] == 'T') {

@@ -12,6 +12,7 @@
 struct plan_limits {
 	uint64_t max_size;
 	uint64_t max_wait;
+	int strict;          /* --strict: an unknown key is a bad item, not ignored */
 };
 
 /* Resets <p> to the defaults (status 200, cacheable, nothing else). */
@@ -19,7 +20,9 @@ void plan_init(struct plan *p);
 
 /* Applies the items of <q> (<len> bytes, no leading '?') on top of <p>.
  * Random forms are drawn from <r>. Returns 0, or -1 with a one-line reason
- * naming the item in p->err. An empty query or an item "h" sets PF_HELP. */
+ * naming the item in p->err. An empty query or an item "h" sets PF_HELP.
+ * An unknown key (size=1k, a cache buster) is named in p->ignored, or with
+ * lim->strict is a bad item. */
 int plan_apply(struct plan *p, const char *q, size_t len, struct rng *r,
 	       const struct plan_limits *lim);
 

@@ -252,6 +252,8 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 	}
 	if (rq->client.len)
 		add_field(rs, "X-Client", "x-client", rq->client.ptr, rq->client.len);
+	if (p->ign_len)
+		add_field(rs, "X-Hxterm-Ignored", "x-hxterm-ignored", p->ignored, p->ign_len);
 	for (int i = 0; i < p->nhdr; i++)
 		rs->f[rs->nf++] = p->hdr[i];
 	rs->pad = 0;

@@ -59,30 +59,6 @@ static int usage(FILE *f, int rc)
 	return rc;
 }
 
-/* runs hxload <args> with stdout to <out>: its exit status, or -1 */
-static int child(char *const *args, const char *out)
-{
-	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), status;
-	pid_t pid;
-
-	if (fd < 0)
-		return -1;
-	if ((pid = fork()) < 0) {
-		close(fd);
-		return -1;
-	}
-	if (!pid) {
-		dup2(fd, 1);
-		execv("/proc/self/exe", args);
-		_exit(127);
-	}
-	close(fd);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /* one run of side <s> (0: A, 1: B), its JSON to <out>: the exit status */
 static int run_side(struct ab *x, int s, const char *label, const char *out, const char *dur)
 {
@@ -102,7 +78,7 @@ static int run_side(struct ab *x, int s, const char *label, const char *out, con
 	args[n++] = (char *)label;
 	args[n++] = (char *)x->url[s];
 	args[n] = NULL;
-	return child(args, out);
+	return lc_child(args, out, NULL, NULL);
 }
 
 /* a number at a dotted path of a run, or NAN-like: returns 0 when absent */

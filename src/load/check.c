@@ -1,4 +1,4 @@
-/* hxload's --fail-on: thresholds on the merged figures ('p99>5ms,errors>0,non2xx>1%'), which set exit status 3. */
+/* hxload's --fail-on: thresholds on the merged figures ('p99>5ms,errors>0,non2xx>1%'), which set exit status 3; and find's --slo, the terms a step must hold. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +105,8 @@ struct ctx {
 	const struct lc_stats *T;
 	const struct lc_meta *m;
 	int failed;
+	char *why;                   /* an SLO (lc_slo_miss): the first term missed, not printed */
+	size_t len;
 };
 
 /* the figure a term names, and its denominator for U_PCT */
@@ -155,6 +157,18 @@ static void evaluate(const struct term *t, void *arg)
 		crossed = cmp < t->value;
 	else
 		crossed = cmp <= t->value;
+	if (x->why) {
+		int q = metrics[find_metric(t->metric)].q != 0;
+
+		if (crossed || x->failed++)
+			return;
+		if (t->unit == U_PCT)
+			snprintf(x->why, x->len, "%s %.3f %%, not %s %g %%", t->metric, cmp * 100, t->op, t->value * 100);
+		else
+			snprintf(x->why, x->len, q ? "%s %.3f ms, not %s %g ms" : "%s %.1f, not %s %g", t->metric, v,
+				 t->op, t->value);
+		return;
+	}
 	if (!crossed)
 		return;
 	x->failed++;
@@ -167,9 +181,20 @@ static void evaluate(const struct term *t, void *arg)
 		fprintf(stderr, "hxload: --fail-on: %s %.1f %s %g\n", t->metric, v, t->op, t->value);
 }
 
+int lc_slo_miss(const char *spec, const struct lc_stats *T, const struct lc_meta *m, char *why, size_t len)
+{
+	struct ctx x = { T, m, 0, why, len };
+	const char *err;
+
+	why[0] = 0;
+	if (each_term(spec, &err, evaluate, &x) < 0)
+		return 1;
+	return x.failed;
+}
+
 int lc_check(const char *spec, const struct lc_stats *T, const struct lc_meta *m)
 {
-	struct ctx x = { T, m, 0 };
+	struct ctx x = { T, m, 0, NULL, 0 };
 	const char *err;
 
 	if (each_term(spec, &err, evaluate, &x) < 0)

@@ -250,6 +250,10 @@ static int schedule_kept(const struct lc_stats *T, const struct lc_meta *m)
 int lc_finish(const struct lc_stats *T, const struct lc_meta *m, const struct lc_series *s,
 	      int json, const char *html, const char *fail_on)
 {
+	/* WHY before the figures: ?size=1k is answered 200, empty, at once */
+	if (m->ignored[0])
+		fprintf(stderr, "hxload: the server did not know the URL's keys %s (X-Hxterm-Ignored): a typo? "
+			"its answers did not follow them\n", m->ignored);
 	if (json)
 		lc_report_json(stdout, T, m, 1, s);
 	else
@@ -290,12 +294,15 @@ static void meta_fill(struct lc_meta *m, struct lc_thread *ts, double start_epoc
 	m->end = epoch_now();
 	m->runs = 1;
 	m->target_rps = lc_rate_mean(&lc_opts);
-	for (int i = 0; i < lc_opts.threads; i++)
+	for (int i = 0; i < lc_opts.threads; i++) {
 		closed = MAX(closed, ts[i].closed_us ? ts[i].closed_us : mono_us());
+		if (!m->ignored[0])
+			memcpy(m->ignored, ts[i].ignored, sizeof(m->ignored));
+	}
 	m->secs = closed > ts[0].record_from_us ? (closed - ts[0].record_from_us) / 1e6 : 1e-6;
 }
 
-int main(int argc, char **argv)
+int lc_run_main(int argc, char **argv)
 {
 	struct lc_thread *ts;
 	static struct lc_stats T;
@@ -305,14 +312,6 @@ int main(int argc, char **argv)
 	double start_epoch;
 	int rc;
 
-	if (argc > 1 && !strcmp(argv[1], "merge"))
-		return lc_merge_main(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "compare"))
-		return lc_compare_main(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "ab"))
-		return lc_ab_main(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "quic-flood"))
-		return lc_qflood_main(argc - 1, argv + 1);
 	lc_cli(argc, argv);
 	if (lc_opts.server_pid && !server_cpu_us() && kill(lc_opts.server_pid, 0) < 0) {
 		fprintf(stderr, "hxload: --server-pid %d: no such process here\n", lc_opts.server_pid);

@@ -197,6 +197,8 @@ struct lc_ival {
 
 #define LC_IVAL_RING 64
 
+#define LC_IGN 64 /* X-Hxterm-Ignored kept */
+
 struct lc_thread {
 	struct loop loop;            /* epoll, timers, the clock (loop.now_us) */
 	int id;
@@ -232,6 +234,7 @@ struct lc_thread {
 	char *logbuf;                /* --log: lines not yet written */
 	size_t loglen;
 	uint8_t *qbuf;               /* h3: a GSO batch out (QW_BUF), then a GRO batch in (LC_QRX) */
+	char ignored[LC_IGN];        /* the first X-Hxterm-Ignored the server sent, or "" */
 };
 
 /* ---------- the client protocols: one row each ---------- */
@@ -291,6 +294,9 @@ void lc_fatal_set(const char *msg);
 void lc_verify(struct lc_ex *e, const char *p, size_t n);
 /* reads X-rsp into <e> */
 void lc_xrsp(struct lc_ex *e, const char *v, size_t len);
+/* X-Hxterm-Ignored: the server did not know these keys of the URL (a
+ * typo?); the first one a thread sees is kept for the report */
+void lc_ignored(struct lc_thread *t, const char *v, size_t len);
 
 /* every protocol's library globals, before the threads start */
 int lc_protos_init(void);
@@ -356,6 +362,7 @@ uint16_t lc_path_pick(struct lc_thread *t);
 /* what the report says besides the figures */
 struct lc_meta {
 	char label[256], url[1024], cmdline[1024], host[256], version[32];
+	char ignored[LC_IGN];        /* keys the server said it did not know (X-Hxterm-Ignored), or "" */
 	double start, end;           /* epoch seconds */
 	double secs;                 /* the measured window */
 	double target_rps;           /* 0: closed loop */
@@ -398,8 +405,16 @@ void lc_jstr(FILE *f, const char *s);
 void lc_html_open(FILE *f, const char *title);
 /* a histogram's percentile spectrum as "<name>": [[q, ms]...] for a page */
 void lc_html_spectrum(FILE *f, const char *name, const struct hist *h, int first);
+/* a load run (hxload [options] URL): returns the exit status */
+int lc_run_main(int argc, char **argv);
 /* hxload ab: returns the exit status */
 int lc_ab_main(int argc, char **argv);
+/* hxload find: returns the exit status */
+int lc_find_main(int argc, char **argv);
+/* runs hxload <args> (args[0] its name) with stdout to <out> and stderr to
+ * <err> (NULL: ours): its exit status, or -1; <*cpu_us> (when not NULL)
+ * the CPU time it used */
+int lc_child(char *const *args, const char *out, const char *err, uint64_t *cpu_us);
 /* --html FILE: a self-contained page; 0 or -1 (errno) */
 int lc_report_html(const char *file, const struct lc_stats *T, const struct lc_meta *m,
 		   const struct lc_series *s);
@@ -407,6 +422,10 @@ int lc_report_html(const char *file, const struct lc_stats *T, const struct lc_m
 int lc_check_parse(const char *spec, const char **err);
 /* prints each threshold crossed; returns how many */
 int lc_check(const char *spec, const struct lc_stats *T, const struct lc_meta *m);
+/* find's --slo, the same grammar read the other way: each term must hold.
+ * Returns how many do not, the first one's reason in <why> ("p99 24.100
+ * ms, not < 20 ms") */
+int lc_slo_miss(const char *spec, const struct lc_stats *T, const struct lc_meta *m, char *why, size_t len);
 /* hxload merge [options] FILE...: returns the exit status */
 int lc_merge_main(int argc, char **argv);
 /* hxload compare A.json... [vs B.json...]: the exit status */

@@ -68,6 +68,8 @@ static int h1_head(struct lc_conn *c, struct lc_ex *e, const struct h1_resp *r)
 			c->h1_chunked = 1;
 		} else if (ieq(h->n, "x-rsp")) {
 			lc_xrsp(e, h->v.ptr, h->v.len);
+		} else if (ieq(h->n, "x-hxterm-ignored")) {
+			lc_ignored(c->t, h->v.ptr, h->v.len);
 		} else if (ieq(h->n, "connection")) {
 			c->h1_close = ieq(h->v, "close");
 		}

@@ -29,6 +29,8 @@ static int header_cb(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 		lc_head(user, e, (unsigned)((v[0] - '0') * 100 + (v[1] - '0') * 10 + (v[2] - '0')));
 	else if (nl == 5 && !memcmp(n, "x-rsp", 5))
 		lc_xrsp(e, (const char *)v, vl);
+	else if (nl == 16 && !memcmp(n, "x-hxterm-ignored", 16))
+		lc_ignored(((struct lc_conn *)user)->t, (const char *)v, vl);
 	return 0;
 }
 

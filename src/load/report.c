@@ -225,6 +225,10 @@ void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, 
 	fprintf(f, "}, \"verify\": {\"share\": %.4f", T->reqs ? (double)T->verified / (double)T->reqs : 0);
 	counters_json(f, T, "verify");
 	fprintf(f, "}");
+	if (m->ignored[0]) {
+		fprintf(f, ", \"server_ignored_keys\": ");
+		lc_jstr(f, m->ignored);
+	}
 	server_cpu_json(f, T);
 	named_cpu_json(f, T, m);
 	for (int i = 0; i < H_RPC; i++)

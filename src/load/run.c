@@ -156,6 +156,12 @@ static uint64_t dec(const char *p, const char *lim, const char **end)
 	return v;
 }
 
+void lc_ignored(struct lc_thread *t, const char *v, size_t len)
+{
+	if (!t->ignored[0])
+		snprintf(t->ignored, sizeof(t->ignored), "%.*s", (int)MIN(len, sizeof(t->ignored) - 1), v);
+}
+
 /* X-rsp: ... size=<n>, time=<w> ms (<ms>.<us> real)[, pace=<ms> ms]: by
  * hand, it runs per response */
 void lc_xrsp(struct lc_ex *e, const char *v, size_t len)

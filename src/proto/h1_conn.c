@@ -545,7 +545,7 @@ static void h1_start_response(struct h1c *c)
 
 	ex_respond(c->ex, &cfg.gen, now);
 	st_response(&c->w->st, (enum st_proto)c->stp, c->ex->rs.status, now - c->ex->rq.t_head,
-		    c->ex->rq.flags & RQ_EARLY);
+		    c->ex->rq.flags & RQ_EARLY, c->ex->plan.ign_len);
 	if (c->w->alog)
 		alog_write(c->w, (enum st_proto)c->stp, c->ex, (struct cpeer){ c->x.fd, NULL, &c->ci }, c->nreq,
 			   now - c->ex->rq.t_head);

@@ -70,6 +70,8 @@ extern const char *const st_pp_names[2], *const st_pp_keys[2];
 	  "Bytes written to clients over TCP.") \
 	X(early_req, SP_MAX, "early_requests_total", "early_requests", "proto", st_proto_names, NULL, \
 	  "Requests that came in TLS early data or QUIC 0-RTT (X-rsp's early=1, --early-data), by protocol.") \
+	X(ignored, 1, "ignored_keys_total", "ignored_keys", NULL, NULL, NULL, \
+	  "Requests that held a key hxterm does not know (a typo, a cache buster), named in X-Hxterm-Ignored.") \
 	X(faults, SF_MAX, "faults_total", "faults", "kind", st_fault_names, NULL, \
 	  "Faults carried out: x= resets, X= closes.") \
 	X(bad, ST_BAD_B, "bad_requests_total", "bad_requests", "code", st_bad_names, NULL, \
@@ -155,12 +157,15 @@ static inline void st_time_add(struct st_hist_time *h, uint64_t us)
 }
 
 /* a response head went out: its status, how long it took to make, whether
- * its request came in early data */
-static inline void st_response(struct wstats *st, enum st_proto p, unsigned status, int64_t gen_ns, int early)
+ * its request came in early data, whether it held an unknown key */
+static inline void st_response(struct wstats *st, enum st_proto p, unsigned status, int64_t gen_ns, int early,
+			       int ignored)
 {
 	ctr_add(&st->resp[p][status / 100 % 10], 1);
 	if (early)
 		ctr_add(&st->early_req[p], 1);
+	if (ignored)
+		ctr_add(st->ignored, 1);
 	st_time_add(&st->gen[p], gen_ns > 0 ? (uint64_t)gen_ns / 1000 : 0);
 }
 

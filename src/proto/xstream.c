@@ -195,7 +195,7 @@ void xs_respond(struct xstream *s)
 	s->flags |= XS_RESPONDED;
 	ex_respond(&s->ex, &cfg.gen, now);
 	st_response(&s->w->st, (enum st_proto)s->sp, s->ex.rs.status, now - s->ex.rq.t_head,
-		    s->ex.rq.flags & RQ_EARLY);
+		    s->ex.rq.flags & RQ_EARLY, s->ex.plan.ign_len);
 	if (s->w->alog)
 		alog_write(s->w, (enum st_proto)s->sp, &s->ex, s->peer, s->nreq, now - s->ex.rq.t_head);
 }

@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct plan p;
 	static struct rng r;
-	const struct plan_limits lim = { 1ULL << 40, 3600000 };
+	const struct plan_limits lim = { 1ULL << 40, 3600000, 0 };
 	char *copy = malloc(size ? size : 1);
 
 	if (!copy)

@@ -110,4 +110,31 @@ for my $q ('s=18446744073709551620', 's=18446744073709551616', 's=99999999999999
 
 is(stop_hx(), 0, 'clean stop');
 ok(Time::HiRes::time() - $t0 < 3, 'the drain is quick: no connection was left open after its peer closed');
+
+# a typo does not pass for an answer: unknown keys are named, counted, and a 400 under --strict
+{
+    my $sp = free_port();
+    my $port = start_hx('-t', '1', '--stats', "127.0.0.1:$sp");
+    my ($r) = parse_responses(scalar raw_exchange("GET /?size=1k&wait=50&s=10 HTTP/1.1\r\n${h}Connection: close\r\n\r\n", 3));
+    ok($r && $r->{status} == 200 && length($r->{body}) == 10, '?size=1k&wait=50&s=10: answered, s=10 applied');
+    is(get_hdr($r, 'X-Hxterm-Ignored'), 'size,wait', '... X-Hxterm-Ignored: size,wait');
+    ($r) = parse_responses(scalar raw_exchange("GET /?s=10 HTTP/1.1\r\n${h}Connection: close\r\n\r\n", 3));
+    ok($r && !defined get_hdr($r, 'X-Hxterm-Ignored'), 'no unknown key: no such header');
+    my ($out) = curl_hx('-sI', '--http2-prior-knowledge', "http://127.0.0.1:$port/?wiat=50");
+    like($out, qr/^x-hxterm-ignored: wiat\r$/mi, 'h2c too: x-hxterm-ignored: wiat');
+    like(`curl -s http://127.0.0.1:$sp/metrics`, qr/^hxterm_ignored_keys_total 2$/m, 'counted: hxterm_ignored_keys_total 2');
+    is(stop_hx(), 0, 'clean stop');
+
+    start_hx('-t', '1', '--strict');
+    ($r) = parse_responses(scalar raw_exchange("GET /?s=10&size=1k HTTP/1.1\r\n${h}Connection: close\r\n\r\n", 3));
+    ok($r && $r->{status} == 400 && $r->{body} =~ /^bad item 'size=1k': unknown key/, "--strict: 400 bad item 'size=1k': unknown key")
+        or diag($r ? "$r->{status} $r->{body}" : 'no response');
+    ($r) = parse_responses(scalar raw_exchange("GET /?s=10 HTTP/1.1\r\n${h}Connection: close\r\n\r\n", 3));
+    ok($r && $r->{status} == 200, '--strict: known keys answered as ever');
+    is(stop_hx(), 0, 'clean stop');
+    my $hxterm = $ENV{HXTERM} // 'build/hxterm';
+    my $err = `$hxterm -q --defaults 'size=1k' -L 127.0.0.1:1 2>&1`;
+    ok($? >> 8 == 2 && $err =~ /--defaults: bad item 'size=1k': unknown key/, '--defaults with a typo: refused at start, exit 2')
+        or diag($err);
+}
 done_testing();

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# hxload against hxterm: counts, statuses, latency vs t=, server column, --verify, open loop, bad input.
+# hxload against hxterm: counts, statuses, latency vs t=, server column, --verify, open loop, bad input, a URL's typo named.
 use strict;
 use warnings;
 use FindBin;
@@ -9,6 +9,8 @@ use IO::Socket::INET;
 use IO::Select;
 use Time::HiRes qw(time sleep);
 use POSIX ();
+use JSON::PP ();
+use File::Temp qw(tempdir);
 use HxTest;
 
 my $hxload = $ENV{HXLOAD} // 'build/hxload';
@@ -152,6 +154,17 @@ for my $bad ([ "'ftp://x/'", qr/bad URL/ ], [ "'http://'", qr/bad URL|no host/ ]
     like($out, $bad->[1], "$bad->[0]: says why");
     is(scalar(() = $out =~ /\n/g), 1, "$bad->[0]: one line");
     ok(time - $t0 < 5, "$bad->[0]: quickly");
+}
+# a typo in the URL: the server names the keys it did not know, hxload says so
+my $dir = tempdir(CLEANUP => 1);
+for my $proto (['', "http://127.0.0.1:$port"], ['--h2', 'https://127.0.0.1:' . hx_tls_port()],
+               ['--h3', 'https://127.0.0.1:' . hx_tls_port()]) {
+    my $out = `timeout 20 $hxload -q --json $proto->[0] -c 1 -n 3 '$proto->[1]/?size=1k&s=10' 2>$dir/ign.err`;
+    my $err = do { local (@ARGV, $/) = ("$dir/ign.err"); <> } // '';
+    my ($line) = grep { /^\{"hxload"/ } split /\n/, $out;
+    my $j = eval { JSON::PP::decode_json($line // '') } // {};
+    ok(($j->{server_ignored_keys} // '') eq 'size' && $err =~ /did not know the URL's keys size \(X-Hxterm-Ignored\): a typo\?/,
+       ($proto->[0] || '--h1') . ": ?size=1k named in the report and on stderr") or diag($err);
 }
 is(stop_hx(), 0, 'clean stop');
 done_testing();

@@ -11,28 +11,11 @@ use HxTest;
 
 my $hxload = $ENV{HXLOAD} // 'build/hxload';
 my $dir = tempdir(CLEANUP => 1);
-my $haproxy = -x '/usr/sbin/haproxy' ? '/usr/sbin/haproxy' : '';
-plan skip_all => 'no haproxy' unless $haproxy;
+plan skip_all => 'no haproxy' unless -x '/usr/sbin/haproxy';
 my $port = start_hx('-t', '1');
 my $hp = free_port();
-open my $cfg, '>', "$dir/h.cfg" or die;
-print $cfg <<"EOF";
-global
-    maxconn 200
-defaults
-    mode http
-    timeout connect 5s
-    timeout client 30s
-    timeout server 30s
-frontend fe
-    bind 127.0.0.1:$hp
-    default_backend be
-backend be
-    server s1 127.0.0.1:$port
-EOF
-close $cfg;
-my $ha = spawn_bg("$dir/ha.out", $haproxy, '-db', '-f', "$dir/h.cfg");
-ok(wait_port($hp), 'haproxy is up');
+my $ha = haproxy_http($dir, $hp, $port);
+ok($ha, 'haproxy is up');
 
 # WHY -R 300 -d 1.5, 4 rounds: 12 s in all, at a rate this 2-core machine keeps with both running.
 # Under a sanitizer (5 to 20 times slower) each round's noise is about HAProxy's 0.1 ms itself:

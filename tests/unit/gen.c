@@ -13,7 +13,7 @@ static uint64_t fake_us(void)
 	return T_US;
 }
 
-static const struct gen_conf gc = { fake_us, NULL, 0, { 1 << 30, 100000 }, { "box", 3 } };
+static const struct gen_conf gc = { fake_us, NULL, 0, { 1 << 30, 100000, 0 }, { "box", 3 } };
 static struct exch x;
 static struct rng r;
 

@@ -6,7 +6,7 @@
 #include "tap.h"
 
 static struct rng rng;
-static const struct plan_limits lim = { 1ULL << 40, 60000 };
+static const struct plan_limits lim = { 1ULL << 40, 60000, 0 };
 
 static int apply(struct plan *p, const char *q)
 {
@@ -151,6 +151,25 @@ static void keys(void)
 	ok(apply(&p, "r=500?s=0?c=0?t=1000") == 0 && p.status == 500 && p.wait_ms == 1000 &&
 	   (p.flags & PF_NOCACHE), "haterm's own example applies every item");
 	ok(apply(&p, "zz=5&foo&s=3") == 0 && p.size == 3, "unknown keys are ignored");
+	ok(p.ign_len == 6 && !memcmp(p.ignored, "zz,foo", 6), "... and named: zz,foo");
+	ok(apply(&p, "size=1k&wait=50") == 0 && p.size == 0 && p.ign_len == 9 && !memcmp(p.ignored, "size,wait", 9),
+	   "size=1k&wait=50: size,wait");
+	ok(apply(&p, "s=1&t=2") == 0 && p.ign_len == 0, "known keys name nothing");
+	ok(apply(&p, "a\r\nb=1") == 0 && p.ign_len == 4 && !memcmp(p.ignored, "a??b", 4),
+	   "a name's bytes outside a header token are '?'");
+	ok(apply(&p, "abcdefghijklmnopqrstuvwxyz=1") == 0 && p.ign_len == 16, "16 bytes of a name at most");
+	ok(apply(&p, "aaaaaaaaaaaaaaa1=1&aaaaaaaaaaaaaaa2=1&aaaaaaaaaaaaaaa3=1&q=1&z1=1&z2=1") == 0 &&
+	   p.ign_len <= PLAN_IGN && p.ign_len > 4 && !memcmp(p.ignored + p.ign_len - 4, ",...", 4),
+	   "a full list ends in ,... once");
+	{
+		static const struct plan_limits strict = { 1ULL << 40, 60000, 1 };
+
+		plan_init(&p);
+		ok(plan_apply(&p, "s=1&size=1k", 11, &rng, &strict) < 0 &&
+		   !strncmp(p.err, "bad item 'size=1k': unknown key", 31), "--strict: an unknown key is a bad item");
+		plan_init(&p);
+		ok(plan_apply(&p, "s=1&h", 5, &rng, &strict) == 0, "--strict: h still asks for help");
+	}
 	/* fuzzer finding: an item without '=' made a pointer from NULL + 1 (UBSan) */
 	ok(apply(&p, "s\303\304k-64k&s=1") == 0 && p.size == 1, "an item without '=' is ignored");
 	ok(apply(&p, "") == 0 && (p.flags & PF_HELP), "empty query asks for help");

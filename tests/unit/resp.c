@@ -33,7 +33,7 @@ int main(void)
 	struct hreq rq = { .flags = RQ_CAN_CHUNK, .head_size = 77, .target = IST("/?s=100") };
 	struct ist id = IST("box");
 	struct rng r;
-	struct plan_limits lim = { 1 << 30, 100000 };
+	struct plan_limits lim = { 1 << 30, 100000, 0 };
 	struct hfield f;
 	uint64_t padded = 0;
 

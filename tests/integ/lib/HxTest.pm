@@ -10,7 +10,8 @@ use POSIX ();
 use Exporter 'import';
 
 our @EXPORT = qw(start_hx stop_hx hx_port hx_pid hx_tls_port raw_exchange connect_hx read_all
-                 parse_responses pattern_ok random_ok pattern get_hdr curl_hx free_port spawn_bg wait_port);
+                 parse_responses pattern_ok random_ok pattern get_hdr curl_hx free_port spawn_bg wait_port
+                 haproxy_http);
 
 my $bin = $ENV{HXTERM} // 'build/hxterm';
 my ($pid, $port, $tls_port);
@@ -86,6 +87,21 @@ my @spawned;
 
 # Starts <@cmd> in the background, stdout and stderr to the file <out>;
 # returns its pid. Whatever is still running at exit gets SIGTERM.
+# HAProxy from Debian in HTTP mode, one thread, from 127.0.0.1:<listen> to
+# 127.0.0.1:<backend>, its config in <dir>, run under <@prefix> (taskset):
+# its pid once it listens, or undef (no haproxy, or it did not start)
+sub haproxy_http {
+    my ($dir, $listen, $backend, @prefix) = @_;
+    my $haproxy = -x '/usr/sbin/haproxy' ? '/usr/sbin/haproxy' : return undef;
+    open my $cfg, '>', "$dir/haproxy.cfg" or die "$dir/haproxy.cfg: $!";
+    print $cfg "global\n    maxconn 2000\n    nbthread 1\ndefaults\n    mode http\n    timeout connect 5s\n"
+             . "    timeout client 30s\n    timeout server 30s\nfrontend fe\n    bind 127.0.0.1:$listen\n"
+             . "    default_backend be\nbackend be\n    server s1 127.0.0.1:$backend\n";
+    close $cfg;
+    my $pid = spawn_bg("$dir/haproxy.out", @prefix, $haproxy, '-db', '-f', "$dir/haproxy.cfg");
+    return wait_port($listen) ? $pid : undef;
+}
+
 sub spawn_bg {
     my ($out, @cmd) = @_;
     my $kid = fork // die "fork: $!";

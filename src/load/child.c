@@ -1,0 +1,41 @@
+/* hxload running itself: one --json run as a child process (ab's rounds, find's steps), its exit status and CPU time. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lc.h"
+
+int lc_child(char *const *args, const char *out, const char *err, uint64_t *cpu_us)
+{
+	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), status;
+	int efd = err ? open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+	struct rusage ru;
+	pid_t pid;
+
+	if (fd < 0 || (err && efd < 0) || (pid = fork()) < 0) {
+		if (fd >= 0)
+			close(fd);
+		if (efd >= 0)
+			close(efd);
+		return -1;
+	}
+	if (!pid) {
+		dup2(fd, 1);
+		if (efd >= 0)
+			dup2(efd, 2);
+		execv("/proc/self/exe", args);
+		_exit(127);
+	}
+	close(fd);
+	if (efd >= 0)
+		close(efd);
+	while (wait4(pid, &status, 0, &ru) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (cpu_us)
+		*cpu_us = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+			  (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}

@@ -1,0 +1,420 @@
+/* hxload find: the highest open-loop rate a target holds under a percentile SLO, raised step by step then bisected, each step a child run kept, a step the client could not keep named as the client's limit. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "common.h"
+#include "hist.h"
+#include "runs.h"
+
+#define FIND_MAX_ARGS  200
+#define FIND_MAX_STEPS 40
+
+/* a step: the SLO held, or not; or the client could not tell (its CPU, or
+ * every connection busy while due requests waited: more -c would say) */
+enum verdict { V_HELD, V_MISSED, V_CLIENT, V_CONNS };
+
+struct step {
+	double rate, sent_ps, p50, p99, p999, err_pct, client_cpu;
+	double service;              /* mean ms from send to the end (latency less the queue) */
+	uint64_t reqs;
+	enum verdict v;
+	char why[200];
+	char file[512], err[520];
+	int npids;
+	struct { char name[32]; double us_per_req; } cpu[LC_MAX_PIDS];
+};
+
+struct find {
+	const char *url, *slo, *keep;
+	const char *pass[FIND_MAX_ARGS]; /* the load options every step runs with */
+	int npass, json, threads, conns, depth, max_steps;
+	double step_s, warm_s, start, precision, max_rate, cpu_max;
+	struct step st[FIND_MAX_STEPS];
+	int n;
+};
+
+static int usage(FILE *f, int rc)
+{
+	fprintf(f, "Usage: hxload find --slo SPEC [--step-duration T] [--step-warmup T] [--start RATE]\n"
+		   "                   [--precision PCT] [--max-rate RATE] [--max-steps N] [--client-cpu PCT]\n"
+		   "                   [--keep DIR] [--json] [load options: -c -m -t --h2 --pid NAME=PID ...] URL\n"
+		   "How much can it take? Open-loop steps of --step-duration (15 s, after --step-warmup,\n"
+		   "2 s), the rate doubled from --start (a quarter of what a 2 s closed-loop probe\n"
+		   "reaches) until a step misses the SLO, then bisected until the rate that held and\n"
+		   "the one that did not are within --precision (5 %%). The SLO is --fail-on's grammar\n"
+		   "read as what must hold: 'p99<20ms,p99.9<50ms,errors<0.1%%'. A step is the\n"
+		   "client's limit, never the target's, when over 1 %% of its due requests were never\n"
+		   "sent or hxload's CPU passed --client-cpu (80 %% of its threads): the search stops\n"
+		   "there and says the rate found is a floor. Every step's --json is kept in DIR\n"
+		   "(hxload-find-<time>); --pid NAME=PID adds each process's CPU per request.\n");
+	return rc;
+}
+
+/* seconds of "15", "15s", "500ms", "2m" */
+static double secs_of(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v < 0)
+		return -1;
+	if (!strcmp(end, "ms"))
+		return v / 1e3;
+	if (!strcmp(end, "m"))
+		return v * 60;
+	return !*end || !strcmp(end, "s") ? v : -1;
+}
+
+/* find's own option <a> with its value <v>: 1 taken, 0 not find's, -1 bad */
+static int own_option(struct find *x, const char *a, const char *v)
+{
+	double d = v ? atof(v) : 0;
+
+	if (!strcmp(a, "--slo"))
+		x->slo = v;
+	else if (!strcmp(a, "--step-duration"))
+		x->step_s = secs_of(v);
+	else if (!strcmp(a, "--step-warmup"))
+		x->warm_s = secs_of(v);
+	else if (!strcmp(a, "--start"))
+		x->start = d;
+	else if (!strcmp(a, "--precision"))
+		x->precision = d / 100;
+	else if (!strcmp(a, "--max-rate"))
+		x->max_rate = d;
+	else if (!strcmp(a, "--max-steps"))
+		x->max_steps = (int)d;
+	else if (!strcmp(a, "--client-cpu"))
+		x->cpu_max = d / 100;
+	else if (!strcmp(a, "--keep"))
+		x->keep = v;
+	else
+		return 0;
+	return 1;
+}
+
+static int parse(struct find *x, int argc, char **argv)
+{
+	const char *err;
+	int last = argc - 1;
+
+	if (argc < 2)
+		return usage(stderr, 2);
+	x->url = argv[last];
+	for (int i = 1; i < last; i++) {
+		const char *a = argv[i];
+		int r;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return usage(stdout, 0) ? 2 : 1;
+		if (!strcmp(a, "--json")) {
+			x->json = 1;
+			continue;
+		}
+		if ((r = own_option(x, a, i + 1 < last ? argv[i + 1] : NULL)) > 0) {
+			i++;
+			continue;
+		}
+		if (!strcmp(a, "-R") || !strcmp(a, "--stages") || !strcmp(a, "-d") || !strcmp(a, "-n") ||
+		    !strcmp(a, "-w") || !strcmp(a, "--label") || !strcmp(a, "--fail-on") || !strcmp(a, "-q") ||
+		    !strcmp(a, "--log") || !strcmp(a, "--interval") || !strcmp(a, "--start-at"))
+			return fprintf(stderr, "hxload find: %s is find's to set (each step's rate, length and "
+					       "label)\n", a), 2;
+		if (x->npass + 2 > FIND_MAX_ARGS)
+			return fprintf(stderr, "hxload find: too many options\n"), 2;
+		if (!strcmp(a, "-t") && i + 1 < last)
+			x->threads = atoi(argv[i + 1]);
+		if (!strcmp(a, "-c") && i + 1 < last)
+			x->conns = atoi(argv[i + 1]);
+		if (!strcmp(a, "-m") && i + 1 < last)
+			x->depth = atoi(argv[i + 1]);
+		x->pass[x->npass++] = a;
+	}
+	if (!x->slo)
+		return fprintf(stderr, "hxload find: --slo is needed, such as --slo 'p99<20ms,errors<0.1%%'\n"), 2;
+	if (lc_check_parse(x->slo, &err) < 0)
+		return fprintf(stderr, "hxload find: --slo '%s': %s\n", x->slo, err), 2;
+	if (x->step_s < 0.5 || x->warm_s < 0 || x->precision <= 0 || x->precision > 1 || x->max_steps < 2 ||
+	    x->max_steps > FIND_MAX_STEPS || x->cpu_max <= 0 || x->cpu_max > 1 || x->start < 0 || x->max_rate < 0)
+		return fprintf(stderr, "hxload find: --step-duration 0.5 s or more, --precision 0 to 100, "
+				       "--max-steps 2 to %d, --client-cpu 0 to 100\n", FIND_MAX_STEPS), 2;
+	return 0;
+}
+
+/* one child run at <rate> (0: closed loop) for <secs>, its JSON to <out>:
+ * its exit status; <*cpu_us> the client's CPU */
+static int run_at(struct find *x, double rate, double secs, const char *label, const char *out, const char *err,
+		  uint64_t *cpu_us)
+{
+	char *args[FIND_MAX_ARGS + 20], r[32], d[32], w[32];
+	int n = 0;
+
+	args[n++] = "hxload";
+	for (int i = 0; i < x->npass; i++)
+		args[n++] = (char *)x->pass[i];
+	if (rate > 0) {
+		snprintf(r, sizeof(r), "%.1f", rate);
+		args[n++] = "-R", args[n++] = r;
+	}
+	snprintf(d, sizeof(d), "%gs", secs);
+	args[n++] = "-d", args[n++] = d;
+	if (rate > 0 && x->warm_s > 0) {
+		snprintf(w, sizeof(w), "%gs", x->warm_s);
+		args[n++] = "-w", args[n++] = w;
+	}
+	args[n++] = "--json", args[n++] = "-q", args[n++] = "--label", args[n++] = (char *)label;
+	args[n++] = (char *)x->url;
+	args[n] = NULL;
+	return lc_child(args, out, err, cpu_us);
+}
+
+struct read_ctx {
+	struct lc_stats T;
+	struct lc_meta m;
+	struct step *s;
+	int got;
+};
+
+static int read_one(const struct json *r, void *arg)
+{
+	struct read_ctx *c = arg;
+	const struct json *cpu = json_get(r, "cpu");
+
+	if (c->got++ || lc_run_read(r, &c->T) < 0)
+		return -1;
+	c->m.secs = json_num(r, "seconds", 0);
+	c->m.target_rps = json_num(json_get(r, "schedule"), "target_rps", 0);
+	for (size_t i = 0; cpu && cpu->type == JSON_OBJ && i < cpu->n && i < LC_MAX_PIDS; i++) {
+		snprintf(c->s->cpu[i].name, sizeof(c->s->cpu[i].name), "%s", cpu->key[i]);
+		c->s->cpu[i].us_per_req = json_num(&cpu->kid[i], "us_per_request", 0);
+		c->s->npids = (int)i + 1;
+	}
+	return 0;
+}
+
+static const char *verdict_word(enum verdict v)
+{
+	return v == V_HELD ? "held" : v == V_CLIENT ? "client's limit" : v == V_CONNS ? "connections' limit" :
+		"missed";
+}
+
+/* a step at <rate>: run, read, judged. 0, or 2 when the child could not run */
+static int step(struct find *x, double rate)
+{
+	struct step *s = &x->st[x->n];
+	static struct read_ctx c;
+	char label[32];
+	uint64_t cpu = 0, unsent;
+	double wall = x->step_s + x->warm_s;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	memset(&c, 0, sizeof(c));
+	c.s = s;
+	s->rate = rate;
+	snprintf(label, sizeof(label), "step%d", x->n + 1);
+	snprintf(s->file, sizeof(s->file), "%s/step%02d.json", x->keep, x->n + 1);
+	snprintf(s->err, sizeof(s->err), "%s/step%02d.err", x->keep, x->n + 1);
+	rc = run_at(x, rate, x->step_s, label, s->file, s->err, &cpu);
+	if (rc == 2 || rc < 0 || rc == 127)
+		return fprintf(stderr, "hxload find: step %d failed to run (exit %d)\n", x->n + 1, rc), 2;
+	x->n++;
+	if (lc_runs_each("find", s->file, read_one, &c) < 0 || c.m.secs <= 0) {
+		s->v = V_MISSED;
+		snprintf(s->why, sizeof(s->why), "nothing answered (exit %d)", rc);
+		return 0;
+	}
+	s->reqs = c.T.reqs;
+	s->sent_ps = c.T.sent / c.m.secs;
+	s->p50 = hist_quantile(&c.T.h[H_LAT], 0.5) / 1e3;
+	s->p99 = hist_quantile(&c.T.h[H_LAT], 0.99) / 1e3;
+	s->p999 = hist_quantile(&c.T.h[H_LAT], 0.999) / 1e3;
+	s->err_pct = c.T.reqs + lc_stats_errors(&c.T) ?
+		100.0 * (double)lc_stats_errors(&c.T) / (double)(c.T.reqs + lc_stats_errors(&c.T)) : 0;
+	s->client_cpu = cpu / 1e6 / wall / (x->threads > 0 ? x->threads : 1);
+	s->service = (hist_mean(&c.T.h[H_LAT]) - hist_mean(&c.T.h[H_QUEUE])) / 1e3;
+	unsent = c.T.scheduled > c.T.sent ? c.T.scheduled - c.T.sent : 0;
+	if (s->client_cpu > x->cpu_max) {
+		s->v = V_CLIENT;
+		snprintf(s->why, sizeof(s->why), "hxload used %.0f %% of its CPU (over --client-cpu %.0f %%): the "
+			 "latencies were partly its own", s->client_cpu * 100, x->cpu_max * 100);
+	} else if ((double)unsent > LC_UNSENT_MAX * (double)c.T.scheduled) {
+		/* WHY the service time: the connections are the limit when
+		 * they cannot carry the rate at what a request took at the
+		 * first step (Little: -c x -m in flight / service); when the
+		 * service grew, or the pool had room on average, the target
+		 * slowed or varied, and more -c would only queue more at it */
+		double pool = (double)x->conns * x->depth / (MAX(s->service, x->st[0].service) / 1e3);
+		int slowed = (x->n > 1 && s->service > 1.5 * x->st[0].service) || pool > 1.1 * rate;
+
+		s->v = slowed ? V_MISSED : V_CONNS;
+		snprintf(s->why, sizeof(s->why), "%.1f %% of the due requests never left, every connection busy; "
+			 "a request took %.3f ms from its send (%.3f at step 1), -c %d carry %.0f req/s%s",
+			 100.0 * (double)unsent / (double)c.T.scheduled, s->service, x->st[0].service, x->conns * x->depth,
+			 pool, slowed ? ": the target slowed or varied" : ": more -c would tell the target's limit");
+	} else if (lc_slo_miss(x->slo, &c.T, &c.m, s->why, sizeof(s->why))) {
+		s->v = V_MISSED;
+	} else if (!c.T.reqs) {
+		s->v = V_MISSED;
+		snprintf(s->why, sizeof(s->why), "nothing answered");
+	}
+	if (!x->json)
+		fprintf(stderr, "hxload find: step %d at %.1f req/s: %s%s%s\n", x->n, rate, verdict_word(s->v),
+			s->v == V_HELD ? "" : ": ", s->why);
+	return 0;
+}
+
+/* closed loop for 2 s: the rate the search starts from is a quarter of it */
+static int probe(struct find *x)
+{
+	static struct read_ctx c;
+	static struct step s;
+	char out[600];
+	int rc;
+
+	snprintf(out, sizeof(out), "%s/probe.json", x->keep);
+	rc = run_at(x, 0, 2, "probe", out, NULL, NULL);
+	memset(&c, 0, sizeof(c));
+	c.s = &s;
+	if (rc == 2 || rc < 0 || lc_runs_each("find", out, read_one, &c) < 0 || c.m.secs <= 0 || c.T.reqs < 8)
+		return fprintf(stderr, "hxload find: the closed-loop probe answered too little for a rate (exit %d); "
+				       "--start sets one\n", rc), rc > 0 ? rc : 1;
+	x->start = MAX(1.0, c.T.reqs / c.m.secs / 4);
+	if (!x->json)
+		fprintf(stderr, "hxload find: the closed-loop probe reached %.0f req/s; the steps start at %.0f\n",
+			c.T.reqs / c.m.secs, x->start);
+	return 0;
+}
+
+/* the search: doubled from the start until a step does not hold, then
+ * bisected; <*lo> the highest that held (0: none), <*hi> the lowest that
+ * did not (0: none within --max-rate) */
+static int search(struct find *x, double *lo, double *hi, int *client)
+{
+	/* <*client>: the verdict of the step that set <*hi>, when not the target's */
+	double r = x->start;
+	int rc;
+
+	*lo = *hi = 0;
+	*client = 0;
+	while (x->n < x->max_steps) {
+		if ((rc = step(x, r)))
+			return rc;
+		if (x->st[x->n - 1].v != V_HELD) {
+			*hi = r;
+			*client = x->st[x->n - 1].v >= V_CLIENT ? (int)x->st[x->n - 1].v : 0;
+			break;
+		}
+		*lo = r;
+		if (x->max_rate && r >= x->max_rate)
+			return 0;
+		r = x->max_rate ? MIN(r * 2, x->max_rate) : r * 2;
+	}
+	/* WHY not past the client's limit: beyond it the figures are the client's */
+	while (*hi && !*client && x->n < x->max_steps && (*hi - *lo) > x->precision * MAX(*lo, 1.0)) {
+		r = *lo ? (*lo + *hi) / 2 : *hi / 2;
+		if ((rc = step(x, r)))
+			return rc;
+		if (x->st[x->n - 1].v == V_HELD) {
+			*lo = r;
+		} else {
+			*hi = r;
+			*client = x->st[x->n - 1].v >= V_CLIENT ? (int)x->st[x->n - 1].v : 0;
+		}
+	}
+	return 0;
+}
+
+static void report_text(const struct find *x, double lo, double hi, int client)
+{
+	printf("hxload find: %s under %s, steps of %g s (+%g s warm-up), precision %g %%\n", x->url, x->slo,
+	       x->step_s, x->warm_s, x->precision * 100);
+	printf("step      rate    sent/s      p50      p99    p99.9   errors  client CPU  verdict\n");
+	for (int i = 0; i < x->n; i++) {
+		const struct step *s = &x->st[i];
+
+		printf("%4d %9.1f %9.1f %8.3f %8.3f %8.3f %7.3f %%  %8.0f %%  %s%s%s", i + 1, s->rate, s->sent_ps,
+		       s->p50, s->p99, s->p999, s->err_pct, s->client_cpu * 100, verdict_word(s->v),
+		       s->v == V_HELD ? "" : ": ", s->v == V_HELD ? "" : s->why);
+		for (int k = 0; k < s->npids; k++)
+			printf("; %s %.2f us/req", s->cpu[k].name, s->cpu[k].us_per_req);
+		printf("\n");
+	}
+	if (!lo)
+		printf("verdict: no step held, not even %.1f req/s (--start lower)\n", x->st[0].rate);
+	else if (client)
+		printf("verdict: at least %.1f req/s held; at %.1f req/s %s, so the target's limit is not known "
+		       "to be there: %s\n", lo, hi, client == V_CONNS ? "every connection was busy" :
+		       "hxload was the limit", client == V_CONNS ? "more -c" :
+		       "more -t, or more load machines (--start-at, merge)");
+	else if (!hi)
+		printf("verdict: %.1f req/s held, the most asked (--max-rate or --max-steps)\n", lo);
+	else
+		printf("verdict: %.1f req/s held, %.1f did not (within %.1f %%)\n", lo, hi, 100 * (hi - lo) / lo);
+}
+
+static void report_json(const struct find *x, double lo, double hi, int client)
+{
+	printf("{\"find\": 1, \"url\": ");
+	lc_jstr(stdout, x->url);
+	printf(", \"slo\": ");
+	lc_jstr(stdout, x->slo);
+	printf(", \"step_seconds\": %g, \"warmup_seconds\": %g, \"precision\": %g, \"held_rps\": %.1f, "
+	       "\"missed_rps\": %.1f, \"bound\": \"%s\", \"steps\": [", x->step_s, x->warm_s, x->precision, lo, hi,
+	       !lo ? "none" : client == V_CONNS ? "connections" : client ? "client" : hi ? "target" : "max_rate");
+	for (int i = 0; i < x->n; i++) {
+		const struct step *s = &x->st[i];
+
+		printf("%s{\"rate\": %.1f, \"sent_per_second\": %.1f, \"requests\": %llu, \"p50_ms\": %.3f, "
+		       "\"p99_ms\": %.3f, \"p99.9_ms\": %.3f, \"errors_pct\": %.4f, \"client_cpu\": %.3f, "
+		       "\"verdict\": \"%s\", \"why\": ", i ? ", " : "", s->rate, s->sent_ps, (unsigned long long)s->reqs,
+		       s->p50, s->p99, s->p999, s->err_pct, s->client_cpu, verdict_word(s->v));
+		lc_jstr(stdout, s->why);
+		printf(", \"file\": ");
+		lc_jstr(stdout, s->file);
+		printf(", \"cpu_us_per_request\": {");
+		for (int k = 0; k < s->npids; k++)
+			printf("%s\"%s\": %.3f", k ? ", " : "", s->cpu[k].name, s->cpu[k].us_per_req);
+		printf("}}");
+	}
+	printf("]}\n");
+}
+
+int lc_find_main(int argc, char **argv)
+{
+	static struct find x;
+	static char keep[64];
+	double lo, hi;
+	int rc, client;
+
+	x.step_s = 15;
+	x.warm_s = 2;
+	x.precision = 0.05;
+	x.max_steps = 20;
+	x.cpu_max = 0.8;
+	x.threads = 1;
+	x.conns = 10; /* WHY: hxload's defaults, unless -c and -m say */
+	x.depth = 1;
+	if ((rc = parse(&x, argc, argv)))
+		return rc == 1 ? 0 : rc;
+	if (!x.keep) {
+		snprintf(keep, sizeof(keep), "hxload-find-%ld", (long)time(NULL));
+		x.keep = keep;
+	}
+	if (mkdir(x.keep, 0755) < 0 && errno != EEXIST)
+		return fprintf(stderr, "hxload find: --keep %s: %s\n", x.keep, strerror(errno)), 2;
+	if (!x.start && (rc = probe(&x)))
+		return rc;
+	if ((rc = search(&x, &lo, &hi, &client)))
+		return rc;
+	if (x.json)
+		report_json(&x, lo, hi, client);
+	else
+		report_text(&x, lo, hi, client);
+	return lo ? 0 : 1;
+}

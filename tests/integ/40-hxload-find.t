@@ -1,0 +1,81 @@
+#!/usr/bin/perl
+# hxload find through a real HAProxy: a t=2 target's highest rate under p99<20ms found, lower with HAProxy's core shared with CPU hogs, a step the client cannot keep named as the client's, every step kept, bad input refused.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use File::Temp qw(tempdir);
+use JSON::PP;
+use HxTest;
+
+my $hxload = $ENV{HXLOAD} // 'build/hxload';
+my $dir = tempdir(CLEANUP => 1);
+plan skip_all => 'no haproxy' unless -x '/usr/sbin/haproxy';
+my $port = start_hx('-t', '1');
+my $hp = free_port();
+# WHY CPU 0 for HAProxy alone: the hogs share that core with it, and no other
+my $ha = haproxy_http($dir, $hp, $port, 'taskset', '-c', '0');
+ok($ha, 'haproxy is up');
+
+my $san = HxTest::sanitized() || `nm -D $hxload 2>/dev/null` =~ /__(?:asan|tsan)_init/;
+# WHY 1.5 s steps at 10 % precision: about 7 steps, 13 s a search; a p99 of
+# 1 s of a few hundred requests a second moved 15 % between two searches on
+# this 2-core machine (15 s steps are for real runs)
+sub find {
+    my ($name, @more) = @_;
+    my $out = `timeout 240 taskset -c 1 $hxload find --json --slo 'p99<20ms,errors<0.1%' --step-duration 1.5 --step-warmup 0.3 --precision 10 --keep $dir/$name -c 100 @more 'http://127.0.0.1:$hp/?t=2&s=1k' 2>$dir/$name.err`;
+    my $rc = $? >> 8;
+    my $j = eval { decode_json($out) } // {};
+    return ($j, $rc);
+}
+
+my ($a, $rc) = find('a');
+my $ra = $a->{held_rps} // 0;
+ok($rc == 0 && $ra > 100, "find: $ra req/s held under p99<20ms ($a->{bound} bound), exit 0")
+    or diag(`cat $dir/a.err`);
+my @steps = @{ $a->{steps} // [] };
+ok(@steps >= 3 && !grep({ !-s $_->{file} } @steps), scalar(@steps) . ' steps, each one\'s --json kept');
+my ($held) = grep { $_->{verdict} eq 'held' && $_->{rate} == $ra } @steps;
+ok($held && $held->{p99_ms} < 20, sprintf('... the step at the rate found held p99 %.3f ms < 20', $held ? $held->{p99_ms} : -1));
+my @missed = grep { $_->{verdict} ne 'held' } @steps;
+ok(@missed && $missed[0]{why} =~ /\S/, "... a step that did not hold says why: $missed[0]{why}") if @missed;
+
+SKIP: {
+    skip 'a sanitized build: the rate is the sanitizer\'s, its noise too large to compare', 1 if $san;
+    # WHY no second search to agree with: on this shared 2-core machine two
+    # searches found 522 and 1,278, then 10,785 and 1,565 req/s (phases of
+    # seconds where every request takes 10 ms); bench/find measures the spread
+    # HAProxy's core shared with three busy loops: a quarter of it, and a wait for it
+    my @hogs = map { spawn_bg("$dir/hog$_.out", 'timeout', '200', 'taskset', '-c', '0', 'perl', '-e', '1 while 1') } 1 .. 3;
+    my ($c) = find('c');
+    kill 'TERM', @hogs;
+    waitpid($_, 0) for @hogs;
+    my $rcpu = $c->{held_rps} // 0;
+    # WHY once more when it did not drop: the first search may have met a slow phase
+    if ($rcpu >= 0.7 * $ra) {
+        my ($a2) = find('a2');
+        $ra = $a2->{held_rps} // 0 if ($a2->{held_rps} // 0) > $ra;
+    }
+    ok($rcpu && $rcpu < 0.7 * $ra,
+       sprintf('with HAProxy\'s core shared with three hogs the rate found drops: %.0f against %.0f', $rcpu, $ra));
+}
+
+# the client's limit named: a bound of 1 % of hxload's CPU is passed at the first step
+my ($d, $rd) = find('d', '--start', '2000', '--client-cpu', '1');
+my ($first) = @{ $d->{steps} // [] };
+ok($first && $first->{verdict} eq "client's limit" && $first->{why} =~ /hxload used \d+ % of its CPU/,
+   "a step over --client-cpu is the client's limit: $first->{why}");
+is($d->{bound}, 'none', '... no rate found, never the target blamed');
+is($rd, 1, '... exit 1');
+
+# bad input
+for my $bad (["--slo 'p99>>1ms'", qr/--slo 'p99>>1ms'/], ['', qr/--slo is needed/], ["--slo 'p99<1ms' -R 100", qr/-R is find's to set/],
+             ["--slo 'p99<1ms' --precision 0", qr/--precision/]) {
+    my $out = `$hxload find $bad->[0] http://127.0.0.1:$hp/ 2>&1`;
+    ok($? >> 8 == 2 && $out =~ $bad->[1], "find $bad->[0]: exit 2, says why");
+}
+kill 'TERM', $ha;
+waitpid($ha, 0);
+is(stop_hx(), 0, 'hxterm stops cleanly');
+done_testing();
