@@ -437,18 +437,13 @@ static int probe_rate(struct ab *x)
 int lc_ab_main(int argc, char **argv)
 {
 	static struct ab x;
-	static char keep[64];
 	int rc;
 
 	x.rounds = 5;
 	if ((rc = parse(&x, argc, argv)))
 		return rc == 1 ? 0 : rc;
-	if (!x.keep) {
-		snprintf(keep, sizeof(keep), "hxload-ab-%ld", (long)time(NULL));
-		x.keep = keep;
-	}
-	if (mkdir(x.keep, 0755) < 0 && errno != EEXIST)
-		return fprintf(stderr, "hxload ab: --keep %s: %s\n", x.keep, strerror(errno)), 2;
+	if (!(x.keep = lc_keep_dir("ab", x.keep)))
+		return 2;
 	if (!x.closed && !x.have_rate && (rc = probe_rate(&x)))
 		return rc;
 	for (int k = 0; k < x.rounds; k++)

@@ -1,6 +1,10 @@
-/* hxload running itself: one --json run as a child process (ab's rounds, find's steps), its exit status and CPU time. */
+/* hxload running itself: one --json run as a child process (ab's rounds, find's steps), its exit status and CPU time, and the folder their files are kept in. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,4 +42,19 @@ int lc_child(char *const *args, const char *out, const char *err, uint64_t *cpu_
 		*cpu_us = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
 			  (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+const char *lc_keep_dir(const char *who, const char *keep)
+{
+	static char made[64];
+
+	if (!keep) {
+		snprintf(made, sizeof(made), "hxload-%s-%ld", who, (long)time(NULL));
+		keep = made;
+	}
+	if (mkdir(keep, 0755) < 0 && errno != EEXIST) {
+		fprintf(stderr, "hxload %s: --keep %s: %s\n", who, keep, strerror(errno));
+		return NULL;
+	}
+	return keep;
 }

@@ -388,7 +388,6 @@ static void report_json(const struct find *x, double lo, double hi, int client)
 int lc_find_main(int argc, char **argv)
 {
 	static struct find x;
-	static char keep[64];
 	double lo, hi;
 	int rc, client;
 
@@ -402,12 +401,8 @@ int lc_find_main(int argc, char **argv)
 	x.depth = 1;
 	if ((rc = parse(&x, argc, argv)))
 		return rc == 1 ? 0 : rc;
-	if (!x.keep) {
-		snprintf(keep, sizeof(keep), "hxload-find-%ld", (long)time(NULL));
-		x.keep = keep;
-	}
-	if (mkdir(x.keep, 0755) < 0 && errno != EEXIST)
-		return fprintf(stderr, "hxload find: --keep %s: %s\n", x.keep, strerror(errno)), 2;
+	if (!(x.keep = lc_keep_dir("find", x.keep)))
+		return 2;
 	if (!x.start && (rc = probe(&x)))
 		return rc;
 	if ((rc = search(&x, &lo, &hi, &client)))

@@ -415,6 +415,9 @@ int lc_find_main(int argc, char **argv);
  * <err> (NULL: ours): its exit status, or -1; <*cpu_us> (when not NULL)
  * the CPU time it used */
 int lc_child(char *const *args, const char *out, const char *err, uint64_t *cpu_us);
+/* the folder <who>'s runs are kept in: <keep>, or hxload-<who>-<time>,
+ * made when missing; NULL after one line on stderr */
+const char *lc_keep_dir(const char *who, const char *keep);
 /* --html FILE: a self-contained page; 0 or -1 (errno) */
 int lc_report_html(const char *file, const struct lc_stats *T, const struct lc_meta *m,
 		   const struct lc_series *s);
