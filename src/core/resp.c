@@ -197,6 +197,7 @@ static void resp_text(struct hresp *rs, const struct hreq *rq, uint16_t status,
 	p.flags = PF_NOCACHE;
 	p.status = status;
 	p.nhdr = 0;
+	p.ign_len = 0; /* WHY: unset, a stale length named garbage in X-Hxterm-Ignored and curl dropped the answer */
 	p.pad = 0;
 	p.wait_ms = 0;
 	p.size = text.len;
