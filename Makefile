@@ -128,10 +128,14 @@ unit: $(UNIT_BIN)
 # runs under TSan in every other test that loads a server)
 INTEG_LOAD := $(patsubst %,tests/integ/%.t,14-hxload 22-hxload-proxy 32-compare 36-hxload-numbers 37-hxload-ab 40-hxload-find)
 
+# the tests of HTTP/3 alone: QUIC does its own I/O on UDP, never on the ring
+INTEG_QUIC := $(patsubst %,tests/integ/%.t,13-quic-garbage 33-quic-admission 38-h3-bulk 39-h3-resume)
+
 # WHY not all again: these start no hxterm of their own (the layering, the
-# docs, the package), so HX_ARGS changes nothing in them; nor hxload's own
-INTEG_URING := $(filter-out tests/integ/19-layers.t tests/integ/20-docs.t tests/integ/26-deploy.t $(INTEG_LOAD),\
-	$(wildcard tests/integ/*.t))
+# docs, the package), so HX_ARGS changes nothing in them; nor hxload's own;
+# nor HTTP/3's, which the ring does not carry (about 70 s a pass)
+INTEG_URING := $(filter-out tests/integ/19-layers.t tests/integ/20-docs.t tests/integ/26-deploy.t $(INTEG_LOAD) \
+	$(INTEG_QUIC), $(wildcard tests/integ/*.t))
 
 # the tests of what the ring carries (cleartext h1 and h2c: TLS and QUIC do
 # their own I/O), for CI's ASan+UBSan io_uring pass (CHECK_PASSES=uring-core)

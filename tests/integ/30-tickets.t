@@ -160,13 +160,25 @@ SKIP: {
         return ($x // '', $out);
     };
     key_file("$dir/q.keys", $k1);
-    my ($pa, $ta) = (free_port(), free_port());
-    my $qa = spawn_bg("$dir/qa.out", $hxterm, '-q', '-t', '1', '-L', "127.0.0.1:$pa:$ta", '--ticket-keys', "$dir/q.keys", '--early-data');
+    # a server on fresh ports, again on others when it did not come up
+    # (CI once found its ports taken between free_port() and the listen)
+    my $spawn_q = sub {
+        my ($tag, @more) = @_;
+        for (1 .. 3) {
+            my ($p, $t) = (free_port(), free_port());
+            my $pid = spawn_bg("$dir/q$tag.out", $hxterm, '-q', '-t', '1', '-L', "127.0.0.1:$p:$t", '--ticket-keys',
+                               "$dir/q.keys", @more);
+            return ($pid, $t) if wait_port($t);
+            kill 'TERM', $pid;
+            waitpid($pid, 0);
+            diag("q$tag did not come up: " . `cat $dir/q$tag.out`);
+        }
+        die "q$tag: no server";
+    };
+    my ($qa, $ta) = $spawn_q->('a', '--early-data');
     # WHY B before A's first ticket: GnuTLS takes no 0-RTT with a ticket
     # older than its own start (its anti-replay window)
-    my ($pb, $tb) = (free_port(), free_port());
-    my $qb = spawn_bg("$dir/qb.out", $hxterm, '-q', '-t', '1', '-L', "127.0.0.1:$pb:$tb", '--ticket-keys', "$dir/q.keys", '--early-data');
-    wait_port($ta) && wait_port($tb) or die;
+    my ($qb, $tb) = $spawn_q->('b', '--early-data');
     my ($x) = $h3->($ta, 'a');
     like($x, qr/code=200, cache=1, size=5/, "h3: a first connection, its ticket kept: $x");
     ($x) = $h3->($ta, 'a');
@@ -176,8 +188,7 @@ SKIP: {
     like($x, qr/early=1/, "h3: another process with the same --ticket-keys takes the first one's ticket and its 0-RTT: $x");
     kill 'TERM', $qb;
     waitpid($qb, 0);
-    $qb = spawn_bg("$dir/qc.out", $hxterm, '-q', '-t', '1', '-L', "127.0.0.1:$pb:$tb", '--ticket-keys', "$dir/q.keys");
-    wait_port($tb) or die;
+    ($qb, $tb) = $spawn_q->('c');
     system("cp $dir/qa.sess $dir/qc.sess; cp $dir/qa.tp $dir/qc.tp");
     ($x) = $h3->($tb, 'c');
     ok($x =~ /code=200/ && $x !~ /early=/, "h3 without --early-data: the 0-RTT request is sent again and answered without early=1: $x");
