@@ -251,9 +251,10 @@ static int ticket_hook(gnutls_session_t s, unsigned htype, unsigned when, unsign
 	ngtcp2_crypto_conn_ref *ref = gnutls_session_get_ptr(s);
 	struct q *q = container_of(ref, struct q, ref);
 	struct lc_thread *t = q->c->t;
+	const ngtcp2_transport_params *rtp = ngtcp2_conn_get_remote_transport_params(q->conn);
 	uint8_t tp[512], *b;
-	ngtcp2_ssize n = ngtcp2_encode_transport_params(tp, sizeof(tp), NGTCP2_TRANSPORT_PARAMS_TYPE_ENCRYPTED_EXTENSIONS,
-						       ngtcp2_conn_get_remote_transport_params(q->conn));
+	ngtcp2_ssize n = rtp ? ngtcp2_encode_transport_params(tp, sizeof(tp),
+							     NGTCP2_TRANSPORT_PARAMS_TYPE_ENCRYPTED_EXTENSIONS, rtp) : -1;
 	gnutls_datum_t d;
 
 	(void)htype, (void)when, (void)incoming, (void)msg;
