@@ -233,8 +233,9 @@ static int handshake_done_cb(ngtcp2_conn *conn, void *user)
 	struct q *q = user;
 
 	(void)conn;
-	if (q->early && !(gnutls_session_get_flags(q->tls) & GNUTLS_SFLAGS_EARLY_DATA) ? early_refused(q) :
-	    !q->early && h3_open(q))
+	/* WHY: with 0-RTT the session is open already, unless the server refused it */
+	if (!q->early ? h3_open(q) :
+	    !(gnutls_session_get_flags(q->tls) & GNUTLS_SFLAGS_EARLY_DATA) ? early_refused(q) : 0)
 		return NGTCP2_ERR_CALLBACK_FAILURE;
 	q->c->t->st.early += q->early && q->ready && !ngtcp2_conn_get_early_data_rejected(q->conn);
 	q->c->got_bytes = 1; /* WHY: the server answered; a stream it resets is no silent close */

@@ -3,7 +3,6 @@
 #include <malloc.h>
 #include <gnutls/crypto.h>
 #include <netinet/in.h>
-#include <netinet/udp.h>
 #include <ngtcp2/ngtcp2_crypto_gnutls.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +97,7 @@ static void cid_del(struct cidmap *m, const ngtcp2_cid *cid)
 
 /* ---------- sending ---------- */
 
-/* one sendmsg of <n> packets of <seg> bytes (the last may be shorter) */
+/* CONNECTION_CLOSE with <ccerr> (unless the peer closed), and <c> freed at the end of the turn */
 static void h3c_close_now(struct h3c *c, const ngtcp2_connection_close_error *ccerr)
 {
 	ngtcp2_path_storage ps;
