@@ -127,12 +127,14 @@ static int parse(struct find *x, int argc, char **argv)
 					       "label)\n", a), 2;
 		if (x->npass + 2 > FIND_MAX_ARGS)
 			return fprintf(stderr, "hxload find: too many options\n"), 2;
-		if (!strcmp(a, "-t") && i + 1 < last)
-			x->threads = atoi(argv[i + 1]);
-		if (!strcmp(a, "-c") && i + 1 < last)
-			x->conns = atoi(argv[i + 1]);
-		if (!strcmp(a, "-m") && i + 1 < last)
-			x->depth = atoi(argv[i + 1]);
+		/* WHY read here too: the client's CPU share and the connections'
+		 * capacity need them; "-c 100" and "-c100" alike, as getopt reads */
+		if (a[0] == '-' && a[1] && strchr("tcm", a[1])) {
+			const char *v = a[2] ? a + 2 : i + 1 < last ? argv[i + 1] : "0";
+			int *to = a[1] == 't' ? &x->threads : a[1] == 'c' ? &x->conns : &x->depth;
+
+			*to = atoi(v) > 0 ? atoi(v) : *to;
+		}
 		x->pass[x->npass++] = a;
 	}
 	if (!x->slo)
