@@ -47,6 +47,28 @@ void ex_refuse(struct exch *x, uint16_t status, const char *why)
 	snprintf(x->plan.err, sizeof(x->plan.err), "%s\n", why);
 }
 
+void ex_ws(struct exch *x, int handshake)
+{
+	struct plan *p = &x->plan;
+
+	if (ex_refused(x))
+		p->ws = WS_NONE;
+	else if (handshake && !p->ws)
+		p->ws = WS_ECHO;
+	else if (p->ws && !handshake)
+		ex_refuse(x, 400, "ws= needs a WebSocket handshake (Upgrade: websocket, Connection: Upgrade, "
+			  "Sec-WebSocket-Key, Sec-WebSocket-Version: 13) or HTTP/2's extended CONNECT");
+}
+
+void ex_tunnel(struct exch *x)
+{
+	struct plan *p = &x->plan;
+
+	p->size = 0;
+	p->flags = (p->flags & ~(PF_CHUNK | PF_LIE | PF_RESET | PF_TRUNC | PF_PIECE)) | PF_NOLEN | PF_ACKFIRST;
+	p->wait_ms = 0;
+}
+
 /* a string of the old request, moved with its text to <echo> */
 static struct ist rebase(struct ist v, const struct hreq *from, const char *echo)
 {

@@ -49,6 +49,43 @@ void ex_refuse(struct exch *x, uint16_t status, const char *why);
  * lives at <echo>. */
 void ex_adopt(struct exch *dst, const struct exch *src, const char *echo);
 
+/* The WebSocket decision, once the plan is drawn: <handshake> says the
+ * request asked for one (an Upgrade, or HTTP/2's extended CONNECT). One
+ * without ws= echoes; ws= without one is a 400; an error or the help page
+ * carries none. */
+void ex_ws(struct exch *x, int handshake);
+/* The exchange becomes a tunnel (an extended CONNECT's WebSocket, RFC 8441
+ * 5): its 200 goes at once, without a length, after no wait, and no body
+ * size, piece or fault of the plan applies to it. */
+void ex_tunnel(struct exch *x);
+
+/* Whether the answer is hxterm's own (a refusal, an error or the help
+ * page) rather than the plan's. */
+static inline int ex_refused(const struct exch *x)
+{
+	return !!(x->plan.flags & (PF_BAD | PF_HELP));
+}
+
+/* Whether the body's bytes are random (R=1) rather than the pattern. */
+static inline int ex_random(const struct exch *x)
+{
+	return !!(x->plan.flags & PF_RANDOM);
+}
+
+/* Whether the request's head goes back to the client (E=1). */
+static inline int ex_echo(const struct exch *x)
+{
+	return !!(x->plan.flags & PF_ECHO);
+}
+
+/* The fault the plan asks after fault_at bytes (x= or X=): a stream of
+ * messages (a WebSocket's) is reset or cut there. */
+enum ex_fault { EXF_NONE, EXF_RESET, EXF_CUT };
+static inline enum ex_fault ex_fault(const struct exch *x)
+{
+	return x->plan.flags & PF_RESET ? EXF_RESET : x->plan.flags & PF_TRUNC ? EXF_CUT : EXF_NONE;
+}
+
 /* WHY inline: these small questions are asked of every request; as calls
  * they cost h1 5 % more instructions per request than the flag tests they
  * replaced (bench/cg) */

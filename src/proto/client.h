@@ -55,7 +55,7 @@ static inline struct ist cinfo_for(struct cpeer p, const struct exch *x)
 {
 	if (p.ci && *p.ci)
 		return cinfo_text(*p.ci);
-	return p.ci && (x->plan.flags & PF_ECHO) ? cinfo_make(p) : cinfo_text(NULL);
+	return p.ci && ex_echo(x) ? cinfo_make(p) : cinfo_text(NULL);
 }
 
 #endif

@@ -372,7 +372,7 @@ static int h1_got_head(struct h1c *c, int n)
 	ex_plan(c->ex, &cfg.gen, &c->w->rng);
 	c->ws_key = in.ws_key;
 	if ((c->info & H1I_WS) || c->ex->plan.ws)
-		ws_plan(c->ex, !!(c->info & H1I_WS));
+		ex_ws(c->ex, !!(c->info & H1I_WS));
 	c->ex->rq.client = cinfo_for((struct cpeer){ c->x.fd, NULL, &c->ci }, c->ex);
 	return 0;
 }

@@ -182,13 +182,9 @@ static void ws_kick(void *stream)
  * 200 goes at once, without a length (RFC 8441 5) */
 static int h2s_ws_start(struct h2s *s)
 {
-	struct plan *p = &s->x.ex.plan;
-
-	if (!(s->wss = wss_new(p, &s->c->w->rng, &s->c->w->loop, ws_kick, s)))
+	if (!(s->wss = wss_new(&s->x.ex, &s->c->w->rng, &s->c->w->loop, ws_kick, s)))
 		return -1;
-	p->size = 0;
-	p->flags = (p->flags & ~(PF_CHUNK | PF_LIE | PF_RESET | PF_TRUNC | PF_PIECE)) | PF_NOLEN | PF_ACKFIRST;
-	p->wait_ms = 0;
+	ex_tunnel(&s->x.ex);
 	return 0;
 }
 

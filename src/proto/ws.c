@@ -9,19 +9,6 @@
 
 #define WS_MAX_MSG (16u << 20) /* the largest message echoed (1009 beyond) */
 
-void ws_plan(struct exch *x, int handshake)
-{
-	struct plan *p = &x->plan;
-
-	if (p->flags & (PF_BAD | PF_HELP))
-		p->ws = WS_NONE;
-	else if (handshake && !p->ws)
-		p->ws = WS_ECHO;
-	else if (p->ws && !handshake)
-		ex_refuse(x, 400, "ws= needs a WebSocket handshake (Upgrade: websocket, Connection: Upgrade, "
-			  "Sec-WebSocket-Key, Sec-WebSocket-Version: 13) or HTTP/2's extended CONNECT");
-}
-
 /* ---------- wslay's callbacks ---------- */
 
 static ssize_t recv_cb(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, int flags, void *u)
@@ -124,15 +111,17 @@ static const struct wslay_event_callbacks cbs = {
 
 /* ---------- the session ---------- */
 
-int ws_init(struct ws *s, const struct plan *p, const struct ws_io *io, void *u, struct rng *r)
+int ws_init(struct ws *s, const struct exch *x, const struct ws_io *io, void *u, struct rng *r)
 {
+	const struct plan *p = &x->plan;
+
 	memset(s, 0, sizeof(*s));
 	s->io = io;
 	s->u = u;
 	s->rng = r;
 	s->mode = p->ws == WS_GEN ? WS_GEN : WS_ECHO;
-	s->random = !!(p->flags & PF_RANDOM);
-	s->fault = p->flags & PF_RESET ? WS_FAULT_RESET : p->flags & PF_TRUNC ? WS_FAULT_CUT : 0;
+	s->random = ex_random(x);
+	s->fault = ex_fault(x);
 	s->fault_at = p->fault_at;
 	s->count = p->count;
 	s->size = p->size;
@@ -232,7 +221,7 @@ static int ws_write(struct ws *s, enum ws_state *st)
 			return *st = WS_FAILED, 2;
 		/* WHY not blocked: the bytes before the fault point are out */
 		if (s->fault_hit && !s->blocked)
-			return *st = s->fault == WS_FAULT_RESET ? WS_RESET : WS_CUT, 2;
+			return *st = s->fault == EXF_RESET ? WS_RESET : WS_CUT, 2;
 		/* WHY want_write: wslay returns after a partial write */
 		if (s->blocked || (!queued && !wslay_event_want_write(s->ctx)))
 			break;

@@ -29,8 +29,6 @@ enum ws_state {
 	WS_FAILED,  /* a protocol error or the peer left: close */
 };
 
-#define WS_FAULT_RESET 1
-#define WS_FAULT_CUT   2
 
 struct ws {
 	void *ctx;                   /* wslay_event_context_ptr */
@@ -44,7 +42,7 @@ struct ws {
 	uint8_t blocked;             /* the transport took no more */
 	uint8_t rblocked;            /* the transport had no more to read */
 	uint8_t eof;                 /* the peer's end of stream */
-	uint8_t fault;               /* WS_FAULT_RESET (x=), WS_FAULT_CUT (X=), 0: none */
+	uint8_t fault;               /* enum ex_fault: EXF_RESET (x=), EXF_CUT (X=) */
 	uint8_t fault_hit;
 	uint8_t bad_close;           /* a close frame with a 1-byte payload came */
 	uint64_t fault_at;           /* message payload bytes before the fault */
@@ -58,18 +56,13 @@ struct ws {
 	char spec_s[PLAN_SPEC], spec_d[PLAN_SPEC];
 };
 
-/* A session for the plan <p> (ws=, s=, n=, d=, R=, x=, X=) on <io>/<u>.
+/* A session for the plan of <x> (ws=, s=, n=, d=, R=, x=, X=) on <io>/<u>.
  * Returns 0, or -1 out of memory. */
-int ws_init(struct ws *s, const struct plan *p, const struct ws_io *io, void *u, struct rng *r);
+int ws_init(struct ws *s, const struct exch *x, const struct ws_io *io, void *u, struct rng *r);
 void ws_free(struct ws *s);
 
 /* Reads what came, answers it, sends what is due at <now_us>. */
 enum ws_state ws_run(struct ws *s, uint64_t now_us);
-
-/* The WebSocket part of <x>'s plan once its request is known (<handshake>:
- * it asked for a WebSocket): a handshake without ws= is an echo, ws=
- * without one a 400, a bad item or the help page no WebSocket */
-void ws_plan(struct exch *x, int handshake);
 
 /* A drain: a close frame 1001 (going away), then the session ends */
 void ws_going_away(struct ws *s);

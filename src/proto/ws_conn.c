@@ -182,7 +182,7 @@ static int ws_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->why = SC_UNSET;
 	c->rd_ready = 1;
 	c->last_act = w->loop.now_ms;
-	if (ws_init(&c->ws, &h->ex->plan, &c_io, c, &w->rng) < 0 ||
+	if (ws_init(&c->ws, h->ex, &c_io, c, &w->rng) < 0 ||
 	    loop_rewatch(&w->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
 		ws_free(&c->ws);
 		free(c->pre);

@@ -57,11 +57,11 @@ static void s_timer(struct loop *l, struct timer *t)
 	s_run(container_of(t, struct wss, tm));
 }
 
-struct wss *wss_new(const struct plan *p, struct rng *r, struct loop *l, void (*kick)(void *), void *stream)
+struct wss *wss_new(const struct exch *x, struct rng *r, struct loop *l, void (*kick)(void *), void *stream)
 {
 	struct wss *s = calloc(1, sizeof(*s));
 
-	if (!s || !(s->out = malloc(WSS_OUT_MAX)) || ws_init(&s->ws, p, &s_io, s, r) < 0) {
+	if (!s || !(s->out = malloc(WSS_OUT_MAX)) || ws_init(&s->ws, x, &s_io, s, r) < 0) {
 		if (s)
 			free(s->out);
 		free(s);

@@ -28,7 +28,7 @@ struct wss {
 
 /* A session for <p> on a stream; <kick>(<stream>) resumes its DATA source.
  * NULL out of memory. */
-struct wss *wss_new(const struct plan *p, struct rng *r, struct loop *l, void (*kick)(void *), void *stream);
+struct wss *wss_new(const struct exch *x, struct rng *r, struct loop *l, void (*kick)(void *), void *stream);
 void wss_free(struct wss *s);
 
 /* framed bytes not yet handed to DATA frames */

@@ -115,13 +115,13 @@ int xs_adopt(struct xstream *s, const struct exch *src)
 	return 0;
 }
 
-/* an extended CONNECT is a WebSocket's (ws_plan); another CONNECT a 501 */
+/* an extended CONNECT is a WebSocket's (ex_ws); another CONNECT a 501 */
 static void xs_ws_plan(struct xstream *s)
 {
 	int ws = (s->flags & (XS_CONNECT | XS_WSPROTO)) == (XS_CONNECT | XS_WSPROTO);
 
-	ws_plan(&s->ex, ws);
-	if ((s->flags & XS_CONNECT) && !ws && !(s->ex.plan.flags & (PF_BAD | PF_HELP)))
+	ex_ws(&s->ex, ws);
+	if ((s->flags & XS_CONNECT) && !ws && !ex_refused(&s->ex))
 		ex_refuse(&s->ex, 501, "CONNECT is not supported (but for a WebSocket, :protocol websocket)");
 }
 

@@ -1,9 +1,10 @@
 #!/usr/bin/perl
-# The architecture holds: the include graph keeps its layers with no circle, a protocol's folder keeps its headers, no .c files call each other in a new circle, HTTP/3's engine is chosen in one place, hxload holds no server code and hxterm no hxload code.
+# The architecture holds: the include graph keeps its layers with no circle, a protocol's folder keeps its headers, no .c files call each other in a new circle, no adapter decides a plan's matters, HTTP/3's engine is chosen in one place, hxload holds no server code and hxterm no hxload code.
 use strict;
 use warnings;
 use FindBin;
 use File::Basename qw(dirname);
+use File::Temp;
 use Test::More;
 
 my $top = "$FindBin::Bin/../..";
@@ -17,6 +18,22 @@ like($out, qr/no breach, no circle/, 'it says so');
 $out = `python3 $top/scripts/layers --objects $build 2>&1`;
 is($? >> 8, 0, 'scripts/layers --objects: no files call each other in a circle but the known ones') or diag($out);
 ok($out =~ /no circle \(calls too\)/ && $out !~ m{proto/h3/}, '... none in src/proto/h3 (QUIC calls HTTP/3 through its table)');
+
+# the generator's boundary, tried: a copy of the tree where an adapter tests
+# a flag, writes a plan and holds one it may write is refused, line by line
+{
+    my $tmp = File::Temp::tempdir(CLEANUP => 1);
+    system('cp', '-r', "$top/src", "$top/scripts", $tmp) == 0 or die;
+    open(my $f, '>>', "$tmp/src/proto/ws.c") or die;
+    print $f "static int bad1(struct exch *x) { return x->plan.flags & PF_RANDOM; }\n",
+        "static void bad2(struct exch *x) { x->plan.size = 0; }\n",
+        "static void bad3(struct plan *p) { (void)p; }\n";
+    close $f;
+    my $o = `python3 $tmp/scripts/layers 2>&1`;
+    is($? >> 8, 1, 'scripts/layers fails an adapter that decides a plan itself');
+    my $n = () = $o =~ m{src/proto/ws\.c:\d+ (tests a PF_ flag|assigns a field of a plan|holds a plan it may write)}g;
+    is($n, 3, '... naming each line and what it does') or diag($o);
+}
 
 # the HTTP/3 engine: chosen once, asked nowhere else
 my @eng = grep { !m{^\Q$top\E/src/conf/} } split /\n/, `grep -rn 'h3_engine' $top/src`;
