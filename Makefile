@@ -162,24 +162,32 @@ CHECK_PASSES ?= epoll uring h2other h3other
 # CHECK_NO_LOAD=1: the first pass without INTEG_LOAD (CI's ThreadSanitizer build)
 INTEG_FIRST := $(if $(CHECK_NO_LOAD),$(filter-out $(INTEG_LOAD),$(wildcard tests/integ/*.t)),$(wildcard tests/integ/*.t))
 
+# the tests that mostly wait on timers (stalls, t= waits, the older tools'
+# habits: under 3 s of CPU in 50 s): each pass runs them one at a time beside
+# the others (prove -j2, two chains), which keeps CI under 30 min
+SLEEPERS := $(patsubst %,tests/integ/%.t,06-faults-timeouts 27-h2-stalls 29-compat)
+comma := ,
+space := $(subst ,, )
+PROVE := prove -f -j2 --rules='seq={$(subst $(space),$(comma),$(SLEEPERS))}' --rules='seq=**'
+
 check: all unit deps-test
 	@scripts/layers
-	@HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f $(UNIT_BIN) $(INTEG_FIRST)
+	@HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload $(PROVE) $(UNIT_BIN) $(INTEG_FIRST)
 ifneq ($(filter uring,$(CHECK_PASSES)),)
 	@echo "# the integration tests that start an hxterm, again with --io-uring:"
-	@HX_ARGS=--io-uring HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f $(INTEG_URING)
+	@HX_ARGS=--io-uring HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload $(PROVE) $(INTEG_URING)
 endif
 ifneq ($(filter uring-core,$(CHECK_PASSES)),)
 	@echo "# the tests of cleartext h1 and h2c, what the ring carries, again with --io-uring:"
-	@HX_ARGS=--io-uring HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f $(INTEG_URING_CORE)
+	@HX_ARGS=--io-uring HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload $(PROVE) $(INTEG_URING_CORE)
 endif
 ifneq ($(filter h2other,$(CHECK_PASSES)),)
 	@echo "# the HTTP/2 tests again with --h2-engine $(H2_OTHER):"
-	@HX_ARGS="--h2-engine $(H2_OTHER)" HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f $(INTEG_H2)
+	@HX_ARGS="--h2-engine $(H2_OTHER)" HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload $(PROVE) $(INTEG_H2)
 endif
 ifneq ($(filter h3other,$(CHECK_PASSES)),)
 	@echo "# the HTTP/3 tests again with --h3-engine $(H3_OTHER):"
-	@HX_ARGS="--h3-engine $(H3_OTHER)" HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload prove -f $(INTEG_H3)
+	@HX_ARGS="--h3-engine $(H3_OTHER)" HXTERM=$(CURDIR)/$(BUILD)/hxterm HXLOAD=$(CURDIR)/$(BUILD)/hxload $(PROVE) $(INTEG_H3)
 endif
 
 build-fuzz/%: tests/fuzz/%.c $(wildcard src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h)

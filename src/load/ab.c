@@ -12,6 +12,7 @@
 
 #include "chart_js.h"
 #include "common.h"
+#include "lc_cmd.h"
 #include "runs.h"
 
 #define AB_MAX_ROUNDS 50

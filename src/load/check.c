@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "lc.h"
+#include "lc_stats.h"
 
 enum unit { U_NONE, U_TIME, U_PCT };
 

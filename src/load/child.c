@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lc.h"
+#include "lc_cmd.h"
 
 int lc_child(char *const *args, const char *out, const char *err, uint64_t *cpu_us)
 {
@@ -57,4 +57,23 @@ const char *lc_keep_dir(const char *who, const char *keep)
 		return NULL;
 	}
 	return keep;
+}
+
+uint64_t lc_proc_cpu_us(int pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* WHY after the last ')': the command name may hold spaces */
+	if (!(p = strrchr(buf, ')')) || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return 0;
+	return (ut + st) * 1000000ULL / (uint64_t)sysconf(_SC_CLK_TCK);
 }

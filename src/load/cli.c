@@ -10,23 +10,13 @@
 #include <time.h>
 
 #include "common.h"
-#include "lc.h"
+#include "lc_cli.h"
+#include "lc_cmd.h"
+#include "lc_stats.h"
 #include "num.h"
-
-struct lc_opts lc_opts = { .threads = 1, .conns = 10, .depth = 1, .method = "GET",
-			   .timeout_us = 10000000, .duration_us = 10000000 };
-struct lc_target lc_target;
 
 static const char *host_hdr;     /* -H 'Host: ...' */
 static int have_conn_hdr;        /* -H 'Connection: ...' */
-
-void lc_die(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "hxload: ");
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	exit(2);
-}
 
 static void build_request(struct lc_path *p)
 {
@@ -451,6 +441,9 @@ void lc_cli(int argc, char **argv)
 		lc_target.proto = LC_H2;
 	lc_url_route();
 	lc_stages_finish(&lc_opts);
+	/* WHY with --json: its intervals are what hxload compare resamples */
+	lc_opts.series_us = lc_opts.interval_us ? lc_opts.interval_us :
+			    lc_opts.html || lc_opts.json || lc_opts.server_pid ? 1000000 : 0;
 	for (int i = 0; i < lc_target.npaths; i++)
 		build_request(&lc_target.paths[i]);
 }

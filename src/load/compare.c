@@ -7,6 +7,7 @@
 
 #include "common.h"
 #include "rng.h"
+#include "lc_cmd.h"
 #include "runs.h"
 
 #define MAX_UNITS 100000 /* intervals (or runs) of one side */

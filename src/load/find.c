@@ -9,6 +9,7 @@
 
 #include "common.h"
 #include "hist.h"
+#include "lc_cmd.h"
 #include "runs.h"
 
 #define FIND_MAX_ARGS  200

@@ -3,7 +3,7 @@
 
 #include "chart_js.h"
 #include "common.h"
-#include "lc.h"
+#include "lc_stats.h"
 
 /* the quantiles of the spectrum chart: evenly spaced on a log(1/(1-q)) axis */
 static const double spectrum_q[] = { 0, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9995, 0.9999,

@@ -9,7 +9,9 @@
 
 #include "clock.h"
 #include "common.h"
-#include "lc.h"
+#include "lc_cmd.h"
+#include "lc_conn.h"
+#include "lc_tls.h"
 
 #include <openssl/ssl.h>
 
@@ -54,7 +56,7 @@ static int ival_take(struct lc_thread *ts, unsigned k, struct lc_ival *out)
 	int have = 0;
 
 	memset(out, 0, sizeof(*out));
-	for (int i = 0; i < lc_opts.threads; i++) {
+	for (int i = 0; i < lc_o->threads; i++) {
 		int ended = atomic_load_explicit(&ts[i].ended, memory_order_acquire);
 		uint32_t pub = atomic_load_explicit(&ts[i].ival_pub, memory_order_acquire);
 		const struct lc_ival *v = &ts[i].ring[k % LC_IVAL_RING];
@@ -67,7 +69,7 @@ static int ival_take(struct lc_thread *ts, unsigned k, struct lc_ival *out)
 		ival_add(out, v, !have);
 		have = 1;
 	}
-	for (int i = 0; i < lc_opts.threads; i++)
+	for (int i = 0; i < lc_o->threads; i++)
 		atomic_store_explicit(&ts[i].ival_read, k + 1, memory_order_release);
 	return have;
 }
@@ -104,37 +106,18 @@ static void series_fold_tail(struct lc_series *s, uint64_t every_us)
 	s->n--;
 }
 
-uint64_t lc_proc_cpu_us(int pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long ut, st;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (!(f = fopen(path, "r")))
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	/* WHY after the last ')': the command name may hold spaces */
-	if (!(p = strrchr(buf, ')')) || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-		return 0;
-	return (ut + st) * 1000000ULL / (uint64_t)sysconf(_SC_CLK_TCK);
-}
-
 /* --server-pid: the CPU time it has used, in us; 0 when it cannot be read
  * (the run then says so) */
 static uint64_t server_cpu_us(void)
 {
-	return lc_proc_cpu_us(lc_opts.server_pid);
+	return lc_proc_cpu_us(lc_o->server_pid);
 }
 
 /* --pid: each named process's CPU time now, into <us> */
 static void named_cpu(uint64_t *us)
 {
-	for (int i = 0; i < lc_opts.npids; i++)
-		us[i] = lc_proc_cpu_us(lc_opts.pids[i].pid);
+	for (int i = 0; i < lc_o->npids; i++)
+		us[i] = lc_proc_cpu_us(lc_o->pids[i].pid);
 }
 
 /* the main thread while the run goes: intervals, the progress line */
@@ -143,7 +126,7 @@ static void monitor(struct lc_thread *ts, uint64_t start, struct lc_series *ser,
 {
 	uint64_t pid0[LC_MAX_PIDS] = { 0 }, pid1[LC_MAX_PIDS];
 	static struct lc_ival v;
-	int tty = !lc_opts.quiet && !lc_opts.json && !lc_opts.interval_us && isatty(2);
+	int tty = !lc_o->quiet && !lc_o->json && !lc_o->interval_us && isatty(2);
 	uint64_t last = 0, next_line = start + 1000000, cpu0 = 0, cpu = 0;
 	unsigned k = 0;
 	int pid0_taken = 0;
@@ -153,20 +136,20 @@ static void monitor(struct lc_thread *ts, uint64_t start, struct lc_series *ser,
 		uint64_t done = 0;
 
 		usleep(20000);
-		for (int i = 0; i < lc_opts.threads; i++) {
+		for (int i = 0; i < lc_o->threads; i++) {
 			alive += !atomic_load_explicit(&ts[i].ended, memory_order_acquire);
 			done += ts[i].progress;
 		}
 		/* WHY sampled here: the window opens after the warm-up; a read
 		 * every 20 ms, at most that far from an interval's edge */
-		if (lc_opts.server_pid && !cpu0 && mono_us() >= ts[0].record_from_us)
+		if (lc_o->server_pid && !cpu0 && mono_us() >= ts[0].record_from_us)
 			cpu0 = cpu = server_cpu_us();
-		if (lc_opts.npids && !pid0_taken && mono_us() >= ts[0].record_from_us) {
+		if (lc_o->npids && !pid0_taken && mono_us() >= ts[0].record_from_us) {
 			named_cpu(pid0);
 			pid0_taken = 1;
 		}
-		while (lc_opts.series_us && (r = ival_take(ts, k, &v)) > 0) {
-			if (lc_opts.server_pid && cpu0) {
+		while (lc_o->series_us && (r = ival_take(ts, k, &v)) > 0) {
+			if (lc_o->server_pid && cpu0) {
 				uint64_t now = server_cpu_us();
 
 				v.srv_cpu_us = now > cpu ? now - cpu : 0;
@@ -174,7 +157,7 @@ static void monitor(struct lc_thread *ts, uint64_t start, struct lc_series *ser,
 				cpu = now;
 			}
 			series_add(ser, &v);
-			if (lc_opts.interval_us)
+			if (lc_o->interval_us)
 				lc_ival_json(stdout, &v, ts[0].record_from_us, k);
 			k++;
 		}
@@ -191,10 +174,10 @@ static void monitor(struct lc_thread *ts, uint64_t start, struct lc_series *ser,
 	/* WHY at the end: as --server-pid's, the window's start to the run's
 	 * end, the requests in flight at the window's close included */
 	named_cpu(pid1);
-	m->npids = pid0_taken ? lc_opts.npids : 0;
+	m->npids = pid0_taken ? lc_o->npids : 0;
 	for (int i = 0; i < m->npids; i++) {
-		snprintf(m->cpu[i].name, sizeof(m->cpu[i].name), "%s", lc_opts.pids[i].name);
-		m->cpu[i].pid = lc_opts.pids[i].pid;
+		snprintf(m->cpu[i].name, sizeof(m->cpu[i].name), "%s", lc_o->pids[i].name);
+		m->cpu[i].pid = lc_o->pids[i].pid;
 		m->cpu[i].us = pid1[i] > pid0[i] ? pid1[i] - pid0[i] : 0;
 	}
 }
@@ -285,16 +268,16 @@ static void meta_fill(struct lc_meta *m, struct lc_thread *ts, double start_epoc
 {
 	uint64_t closed = 0;
 
-	snprintf(m->label, sizeof(m->label), "%s", lc_opts.label ? lc_opts.label : "");
-	snprintf(m->url, sizeof(m->url), "%s", lc_target.url);
-	snprintf(m->cmdline, sizeof(m->cmdline), "%s", lc_opts.cmdline);
+	snprintf(m->label, sizeof(m->label), "%s", lc_o->label ? lc_o->label : "");
+	snprintf(m->url, sizeof(m->url), "%s", lc_tg->url);
+	snprintf(m->cmdline, sizeof(m->cmdline), "%s", lc_o->cmdline);
 	snprintf(m->version, sizeof(m->version), "%s", HX_VERSION);
 	gethostname(m->host, sizeof(m->host) - 1);
-	m->start = start_epoch + lc_opts.warmup_us / 1e6;
+	m->start = start_epoch + lc_o->warmup_us / 1e6;
 	m->end = epoch_now();
 	m->runs = 1;
-	m->target_rps = lc_rate_mean(&lc_opts);
-	for (int i = 0; i < lc_opts.threads; i++) {
+	m->target_rps = lc_rate_mean(lc_o);
+	for (int i = 0; i < lc_o->threads; i++) {
 		closed = MAX(closed, ts[i].closed_us ? ts[i].closed_us : mono_us());
 		if (!m->ignored[0])
 			memcpy(m->ignored, ts[i].ignored, sizeof(m->ignored));
@@ -313,41 +296,38 @@ int lc_run_main(int argc, char **argv)
 	int rc;
 
 	lc_cli(argc, argv);
-	if (lc_opts.server_pid && !server_cpu_us() && kill(lc_opts.server_pid, 0) < 0) {
-		fprintf(stderr, "hxload: --server-pid %d: no such process here\n", lc_opts.server_pid);
+	if (lc_o->server_pid && !server_cpu_us() && kill(lc_o->server_pid, 0) < 0) {
+		fprintf(stderr, "hxload: --server-pid %d: no such process here\n", lc_o->server_pid);
 		return 2;
 	}
-	if (lc_target.tls && lc_tls_init() < 0)
+	if (lc_tg->tls && lc_tls_init() < 0)
 		lc_die("%s", "cannot create the TLS context");
 	/* WHY before the threads: the libraries' globals are made once */
 	if (lc_protos_init() < 0)
 		lc_die("%s", "cannot initialise the HTTP/2 or QUIC library (or read --cert, --cacert)");
-	if (lc_opts.log && lc_log_open(lc_opts.log) < 0)
-		lc_die("--log: cannot create '%s'", lc_opts.log);
-	/* WHY with --json: its intervals are what hxload compare resamples */
-	lc_opts.series_us = lc_opts.interval_us ? lc_opts.interval_us :
-			    lc_opts.html || lc_opts.json || lc_opts.server_pid ? 1000000 : 0;
+	if (lc_o->log && lc_log_open(lc_o->log) < 0)
+		lc_die("--log: cannot create '%s'", lc_o->log);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	if (!(ts = calloc((size_t)lc_opts.threads, sizeof(*ts))))
+	if (!(ts = calloc((size_t)lc_o->threads, sizeof(*ts))))
 		lc_die("%s", "out of memory");
-	if (lc_opts.start_at > 0)
-		wait_start(lc_opts.start_at);
+	if (lc_o->start_at > 0)
+		wait_start(lc_o->start_at);
 	start = mono_us();
 	start_epoch = epoch_now();
-	for (int i = 0; i < lc_opts.threads; i++)
+	for (int i = 0; i < lc_o->threads; i++)
 		lc_thread_init(&ts[i], i, start);
-	for (int i = 0; i < lc_opts.threads; i++)
+	for (int i = 0; i < lc_o->threads; i++)
 		pthread_create(&ts[i].th, NULL, lc_thread_main, &ts[i]);
 	monitor(ts, start, &ser, &T, &m);
-	series_fold_tail(&ser, lc_opts.series_us);
-	for (int i = 0; i < lc_opts.threads; i++) {
+	series_fold_tail(&ser, lc_o->series_us);
+	for (int i = 0; i < lc_o->threads; i++) {
 		pthread_join(ts[i].th, NULL);
 		lc_stats_add(&T, &ts[i].st);
 	}
 	meta_fill(&m, ts, start_epoch);
-	for (int i = 0; i < lc_opts.threads; i++)
+	for (int i = 0; i < lc_o->threads; i++)
 		lc_thread_free(&ts[i]);
 	free(ts);
 	SSL_CTX_free(lc_tls);
@@ -356,10 +336,10 @@ int lc_run_main(int argc, char **argv)
 		fprintf(stderr, "%s\n", lc_fatal());
 		return 1;
 	}
-	rc = lc_finish(&T, &m, &ser, lc_opts.json, lc_opts.html, lc_opts.fail_on);
+	rc = lc_finish(&T, &m, &ser, lc_o->json, lc_o->html, lc_o->fail_on);
 	free(ser.v);
-	for (int i = 0; i < lc_target.npaths; i++)
-		free(lc_target.paths[i].req), free(lc_target.paths[i].path);
-	free(lc_target.paths);
+	for (int i = 0; i < lc_tg->npaths; i++)
+		free(lc_tg->paths[i].req), free(lc_tg->paths[i].path);
+	free(lc_tg->paths);
 	return rc;
 }

@@ -4,7 +4,7 @@
 
 #include "clock.h"
 #include "common.h"
-#include "lc.h"
+#include "lc_conn.h"
 
 static int ieq(struct ist a, const char *lit)
 {
@@ -33,13 +33,13 @@ static int clen_parse(struct ist v, uint64_t *out)
 /* sends as many requests as the pipeline depth allows */
 static int h1_fill(struct lc_conn *c)
 {
-	while (c->inflight < (uint32_t)c->t->o->depth && oq_iov_room(&c->oq) > 2) {
-		struct lc_ex *e = &c->ex[(c->ex_head + c->inflight) % (uint32_t)c->t->o->depth];
+	while (c->inflight < (uint32_t)lc_o->depth && oq_iov_room(&c->oq) > 2) {
+		struct lc_ex *e = &c->ex[(c->ex_head + c->inflight) % (uint32_t)lc_o->depth];
 		const struct lc_path *p;
 
 		if (!lc_take(c, e))
 			break;
-		p = &c->tg->paths[e->path];
+		p = &lc_tg->paths[e->path];
 		oq_ref(&c->oq, p->req, p->reqlen);
 		c->inflight++;
 	}
@@ -76,7 +76,7 @@ static int h1_head(struct lc_conn *c, struct lc_ex *e, const struct h1_resp *r)
 	}
 	if (c->h1_chunked)
 		h1_chunk_init(&c->ck);
-	if (r->status == 204 || r->status == 304 || !strcmp(c->t->o->method, "HEAD"))
+	if (r->status == 204 || r->status == 304 || !strcmp(lc_o->method, "HEAD"))
 		c->h1_left = 0, c->h1_chunked = 0;
 	if (!c->h1_chunked && c->h1_left == UINT64_MAX && !c->h1_close)
 		c->h1_left = 0;
@@ -137,7 +137,7 @@ static int h1_parse(struct lc_conn *c)
 		if (done) {
 			c->h1_body = 0;
 			lc_record(c, e);
-			c->ex_head = (c->ex_head + 1) % (uint32_t)c->t->o->depth;
+			c->ex_head = (c->ex_head + 1) % (uint32_t)lc_o->depth;
 			c->inflight--;
 			if (c->h1_close)
 				return 1;

@@ -4,14 +4,14 @@
 #include <string.h>
 
 #include "common.h"
-#include "lc.h"
+#include "lc_conn.h"
 
 static nghttp2_session_callbacks *cbs;
 static nghttp2_option *opt;
 
 static struct lc_ex *ex_of(struct lc_conn *c, int32_t id)
 {
-	for (int i = 0; i < c->t->o->depth; i++)
+	for (int i = 0; i < lc_o->depth; i++)
 		if (c->ex[i].id == id)
 			return &c->ex[i];
 	return NULL;
@@ -83,10 +83,10 @@ static ssize_t body_cb(nghttp2_session *s, int32_t id, uint8_t *buf, size_t len,
 	return (ssize_t)n;
 }
 
-static void submit(struct lc_conn *c, nghttp2_session *s, struct lc_ex *e)
+static void submit(nghttp2_session *s, struct lc_ex *e)
 {
-	const struct lc_opts *o = c->t->o;
-	const struct lc_target *tg = c->tg;
+	const struct lc_opts *o = lc_o;
+	const struct lc_target *tg = lc_tg;
 	nghttp2_nv nv[4 + 32];
 	size_t n = 0;
 	nghttp2_data_provider prd = { .read_callback = body_cb };
@@ -128,13 +128,13 @@ static int frame_cb(nghttp2_session *s, const nghttp2_frame *f, void *user)
 static void h2_fill(struct lc_conn *c, nghttp2_session *s)
 {
 	/* WHY the check: after a GOAWAY, a new stream would only be refused */
-	while (!c->goaway && c->inflight < (uint32_t)c->t->o->depth &&
+	while (!c->goaway && c->inflight < (uint32_t)lc_o->depth &&
 	       nghttp2_session_get_remote_settings(s, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS) > c->inflight) {
 		struct lc_ex *e = ex_of(c, -1);
 
 		if (!lc_take(c, e))
 			return;
-		submit(c, s, e);
+		submit(s, e);
 		if (e->id < 0) {
 			lc_fail(c, e, E_PROTOCOL);
 			e->id = -1;
@@ -177,7 +177,7 @@ static int lc_h2_start(struct lc_conn *c)
 	if (nghttp2_session_client_new2(&s, cbs, c, opt))
 		return -1;
 	c->proto_state = s;
-	for (int i = 0; i < c->t->o->depth; i++)
+	for (int i = 0; i < lc_o->depth; i++)
 		c->ex[i].id = -1;
 	nghttp2_submit_settings(s, NGHTTP2_FLAG_NONE, iv, ARRAY_SIZE(iv));
 	nghttp2_session_set_local_window_size(s, NGHTTP2_FLAG_NONE, 0, (1U << 30));

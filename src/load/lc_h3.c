@@ -16,7 +16,7 @@
 
 #include "clock.h"
 #include "common.h"
-#include "lc.h"
+#include "lc_conn.h"
 #include "lc_tls.h"
 #include "qh3.h"
 #include "qh3mem.h"
@@ -54,7 +54,7 @@ static ngtcp2_tstamp ts(void)
 
 static struct lc_ex *ex_of(struct lc_conn *c, int64_t id)
 {
-	for (int i = 0; i < c->t->o->depth; i++)
+	for (int i = 0; i < lc_o->depth; i++)
 		if (c->ex[i].id == id)
 			return &c->ex[i];
 	return NULL;
@@ -83,7 +83,7 @@ static int h3_header(nghttp3_conn *h3, int64_t id, int32_t token, nghttp3_rcbuf 
 
 static void consume(struct q *q, int64_t id, size_t n)
 {
-	if (lc_opts.h3_no_credit)
+	if (lc_o->h3_no_credit)
 		return;
 	ngtcp2_conn_extend_max_stream_offset(q->conn, id, n);
 	ngtcp2_conn_extend_max_offset(q->conn, n);
@@ -144,7 +144,7 @@ static nghttp3_ssize body_read(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, s
 	size_t n = (size_t)MIN(e->body_left, (uint64_t)sizeof(u));
 
 	(void)h3, (void)id, (void)veccnt, (void)cud;
-	if (lc_opts.h3_no_body)
+	if (lc_o->h3_no_body)
 		return NGHTTP3_ERR_WOULDBLOCK; /* WHY: the probe of a body timeout: it never comes */
 	vec[0] = (nghttp3_vec){ (uint8_t *)u, n };
 	e->body_left -= n;
@@ -155,8 +155,8 @@ static nghttp3_ssize body_read(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, s
 
 static void submit(struct q *q, struct lc_ex *e)
 {
-	const struct lc_opts *o = q->c->t->o;
-	const struct lc_target *tg = q->c->tg;
+	const struct lc_opts *o = lc_o;
+	const struct lc_target *tg = lc_tg;
 	static const nghttp3_data_reader body = { body_read };
 	nghttp3_nv nv[4 + LC_MAX_HDRS];
 	size_t n = 4;
@@ -219,7 +219,7 @@ static int early_refused(struct q *q)
 	c->t->st.early_rejected++;
 	if (h3_open(q))
 		return -1;
-	for (int i = 0; i < c->t->o->depth; i++)
+	for (int i = 0; i < lc_o->depth; i++)
 		if (c->ex[i].id >= 0) {
 			submit(q, &c->ex[i]);
 			if (c->ex[i].id < 0)
@@ -281,7 +281,7 @@ static int ticket_hook(gnutls_session_t s, unsigned htype, unsigned when, unsign
 /* the session a new connection offers: the thread's newest, or NULL */
 static uint8_t *ticket_peek(struct lc_thread *t)
 {
-	return lc_opts.no_resume || !t->nqtick ? NULL : t->qtick[t->nqtick - 1];
+	return lc_o->no_resume || !t->nqtick ? NULL : t->qtick[t->nqtick - 1];
 }
 
 /* 0-RTT on <b>: with --0rtt, on a session not offered before (a server
@@ -289,7 +289,7 @@ static uint8_t *ticket_peek(struct lc_thread *t)
  * come, fails the handshake when it does not) */
 static int ticket_early(const uint8_t *b)
 {
-	return b && lc_opts.zero_rtt && !b[0];
+	return b && lc_o->zero_rtt && !b[0];
 }
 
 /* offers <b> (ticket_peek), each session once (a TLS 1.3 ticket is for one
@@ -364,7 +364,7 @@ static int lc_h3_linger(struct lc_conn *c)
 {
 	struct q *q = c->proto_state;
 
-	return lc_opts.zero_rtt && q && !q->ticket;
+	return lc_o->zero_rtt && q && !q->ticket;
 }
 
 static const ngtcp2_callbacks q_cbs = {
@@ -388,7 +388,7 @@ static void fill(struct q *q)
 {
 	struct lc_conn *c = q->c;
 
-	while (q->ready && c->inflight < (uint32_t)c->t->o->depth && ngtcp2_conn_get_streams_bidi_left(q->conn)) {
+	while (q->ready && c->inflight < (uint32_t)lc_o->depth && ngtcp2_conn_get_streams_bidi_left(q->conn)) {
 		struct lc_ex *e = ex_of(c, -1);
 
 		if (!lc_take(c, e))
@@ -442,7 +442,7 @@ static void q_timer(struct loop *l, struct timer *t)
 /* WHY: a server that refuses the handshake (a client certificate it
  * wants) says why in its CONNECTION_CLOSE, a TLS alert as CRYPTO_ERROR,
  * maybe after the client saw its handshake done: 1 when so */
-static int refused(struct lc_conn *c, struct q *q)
+static int refused(struct q *q)
 {
 	ngtcp2_connection_close_error ce;
 	char msg[600];
@@ -451,9 +451,9 @@ static int refused(struct lc_conn *c, struct q *q)
 	if (ce.type != NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_TRANSPORT ||
 	    (ce.error_code & ~(uint64_t)0xff) != NGTCP2_CRYPTO_ERROR)
 		return 0;
-	snprintf(msg, sizeof(msg), "the server at %s refused the QUIC handshake: alert %s%s", c->tg->where,
+	snprintf(msg, sizeof(msg), "the server at %s refused the QUIC handshake: alert %s%s", lc_tg->where,
 		 lc_tls_alert_name((int)(ce.error_code & 0xff)),
-		 lc_opts.cert ? "" : " (does it want a client certificate? --cert)");
+		 lc_o->cert ? "" : " (does it want a client certificate? --cert)");
 	lc_fatal_set(msg);
 	return 1;
 }
@@ -488,7 +488,7 @@ static int lc_h3_io(struct lc_conn *c)
 
 	for (;;) {
 		ngtcp2_path path = { { (ngtcp2_sockaddr *)&q->local, q->locallen },
-				     { (ngtcp2_sockaddr *)&c->tg->addr, c->tg->alen }, NULL };
+				     { (ngtcp2_sockaddr *)&lc_tg->addr, lc_tg->alen }, NULL };
 		ngtcp2_pkt_info pi = { 0 };
 		size_t seg = 0;
 		ssize_t n = q_recv(c->x.fd, buf, &seg);
@@ -505,7 +505,7 @@ static int lc_h3_io(struct lc_conn *c)
 
 			if (rv) {
 				int tls = rv == NGTCP2_ERR_CRYPTO || !q->ready ||
-					  (rv == NGTCP2_ERR_DRAINING && refused(c, q));
+					  (rv == NGTCP2_ERR_DRAINING && refused(q));
 
 				lc_error(c, tls ? E_TLS : E_RESET);
 				return -1;
@@ -528,7 +528,7 @@ static int q_new(struct q *q, struct lc_conn *c)
 	ngtcp2_transport_params tp;
 	uint8_t *b = ticket_peek(c->t);
 	ngtcp2_path path = { { (ngtcp2_sockaddr *)&q->local, q->locallen },
-			     { (ngtcp2_sockaddr *)&c->tg->addr, c->tg->alen }, NULL };
+			     { (ngtcp2_sockaddr *)&lc_tg->addr, lc_tg->alen }, NULL };
 
 	dcid.datalen = 18;
 	scid.datalen = 17;
@@ -536,9 +536,9 @@ static int q_new(struct q *q, struct lc_conn *c)
 	gnutls_rnd(GNUTLS_RND_RANDOM, scid.data, scid.datalen);
 	ngtcp2_settings_default(&st);
 	st.initial_ts = ts();
-	st.handshake_timeout = c->t->o->timeout_us * NGTCP2_MICROSECONDS;
+	st.handshake_timeout = lc_o->timeout_us * NGTCP2_MICROSECONDS;
 	ngtcp2_transport_params_default(&tp);
-	tp.initial_max_stream_data_bidi_local = lc_opts.h3_no_credit ? 1024 : 8 << 20;
+	tp.initial_max_stream_data_bidi_local = lc_o->h3_no_credit ? 1024 : 8 << 20;
 	tp.initial_max_stream_data_uni = 1 << 20;
 	tp.initial_max_data = 64 << 20;
 	tp.initial_max_streams_uni = 3;
@@ -551,20 +551,20 @@ static int q_new(struct q *q, struct lc_conn *c)
 	 * transcript it made the next ticket's binder wrong, decrypt_error */
 	if (qtls_session(&qtls, &q->tls, 0, ticket_early(b) ? GNUTLS_ENABLE_EARLY_DATA | GNUTLS_NO_END_OF_EARLY_DATA : 0,
 			 &q->conn, &q->ref) ||
-	    (c->tg->sni[0] && gnutls_server_name_set(q->tls, GNUTLS_NAME_DNS, c->tg->sni, strlen(c->tg->sni))) ||
-	    (!lc_opts.no_resume && resume(q, b, ticket_early(b))))
+	    (lc_tg->sni[0] && gnutls_server_name_set(q->tls, GNUTLS_NAME_DNS, lc_tg->sni, strlen(lc_tg->sni))) ||
+	    (!lc_o->no_resume && resume(q, b, ticket_early(b))))
 		return -1;
-	if (c->t->o->cacert)
-		gnutls_session_set_verify_cert(q->tls, c->tg->sni[0] ? c->tg->sni : c->tg->host, 0);
+	if (lc_o->cacert)
+		gnutls_session_set_verify_cert(q->tls, lc_tg->sni[0] ? lc_tg->sni : lc_tg->host, 0);
 	return 0;
 }
 
 static int lc_h3_open(struct lc_conn *c)
 {
 	struct q *q = calloc(1, sizeof(*q));
-	int fd = socket(c->tg->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int fd = socket(lc_tg->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
-	if (!q || fd < 0 || connect(fd, (const struct sockaddr *)&c->tg->addr, c->tg->alen) < 0) {
+	if (!q || fd < 0 || connect(fd, (const struct sockaddr *)&lc_tg->addr, lc_tg->alen) < 0) {
 		free(q);
 		if (fd >= 0)
 			close(fd);
@@ -583,7 +583,7 @@ static int lc_h3_open(struct lc_conn *c)
 	getsockname(fd, (struct sockaddr *)&q->local, &q->locallen);
 	c->x = (struct xprt){ fd, NULL, NULL };
 	c->proto_state = q;
-	for (int i = 0; i < c->t->o->depth; i++)
+	for (int i = 0; i < lc_o->depth; i++)
 		c->ex[i].id = -1;
 	c->ev.fd = fd;
 	if (q_new(q, c) < 0 || loop_watch(&c->t->loop, &c->ev, EPOLLIN | EPOLLET) < 0)
@@ -635,7 +635,7 @@ static void lc_h3_free(struct lc_conn *c)
 
 static int lc_h3_global_init(void)
 {
-	const struct lc_opts *o = &lc_opts;
+	const struct lc_opts *o = lc_o;
 
 	if (qtls_init(&qtls) < 0)
 		return -1;

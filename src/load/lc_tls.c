@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lc.h"
 #include "lc_tls.h"
 #include "tls.h"
 #include "tls_bio.h"
@@ -19,7 +18,7 @@ static int new_session(SSL *ssl, SSL_SESSION *sess)
 	struct lc_conn *c = SSL_get_app_data(ssl);
 	struct lc_thread *t;
 
-	if (!c || lc_opts.no_resume)
+	if (!c || lc_o->no_resume)
 		return 0;
 	t = c->t;
 	if (t->nsess == LC_TICKETS) {
@@ -68,7 +67,7 @@ static void on_info(const SSL *ssl, int where, int ret)
 
 static int offer_ticket(struct lc_conn *c, SSL *ssl)
 {
-	SSL_SESSION *s = lc_opts.no_resume ? NULL : ticket_take(c->t);
+	SSL_SESSION *s = lc_o->no_resume ? NULL : ticket_take(c->t);
 	int ok = !s || SSL_set_session(ssl, s);
 
 	if (s)
@@ -83,9 +82,9 @@ int lc_tls_init(void)
 	const unsigned char *alpn = alpn_any;
 	unsigned len = sizeof(alpn_any) - 1;
 
-	if (lc_target.proto == LC_H2)
+	if (lc_tg->proto == LC_H2)
 		alpn = alpn_h2, len = sizeof(alpn_h2) - 1;
-	else if (lc_target.proto == LC_H1 || lc_target.proto == LC_WS)
+	else if (lc_tg->proto == LC_H1 || lc_tg->proto == LC_WS)
 		alpn = alpn_h1, len = sizeof(alpn_h1) - 1;
 	if (!(lc_tls = tls_client_ctx(alpn, len)))
 		return -1;
@@ -95,14 +94,14 @@ int lc_tls_init(void)
 	SSL_CTX_set_options(lc_tls, SSL_OP_IGNORE_UNEXPECTED_EOF);
 	SSL_CTX_sess_set_new_cb(lc_tls, new_session);
 	SSL_CTX_set_info_callback(lc_tls, on_info);
-	if (lc_opts.cert && (SSL_CTX_use_certificate_chain_file(lc_tls, lc_opts.cert) != 1 ||
-			     SSL_CTX_use_PrivateKey_file(lc_tls, lc_opts.key ? lc_opts.key : lc_opts.cert,
+	if (lc_o->cert && (SSL_CTX_use_certificate_chain_file(lc_tls, lc_o->cert) != 1 ||
+			     SSL_CTX_use_PrivateKey_file(lc_tls, lc_o->key ? lc_o->key : lc_o->cert,
 							 SSL_FILETYPE_PEM) != 1 ||
 			     SSL_CTX_check_private_key(lc_tls) != 1))
-		lc_die("--cert/--key: cannot use '%s' (PEM certificate and matching key expected)", lc_opts.cert);
-	if (lc_opts.cacert) {
-		if (SSL_CTX_load_verify_locations(lc_tls, lc_opts.cacert, NULL) != 1)
-			lc_die("--cacert: cannot read '%s' (PEM expected)", lc_opts.cacert);
+		lc_die("--cert/--key: cannot use '%s' (PEM certificate and matching key expected)", lc_o->cert);
+	if (lc_o->cacert) {
+		if (SSL_CTX_load_verify_locations(lc_tls, lc_o->cacert, NULL) != 1)
+			lc_die("--cacert: cannot read '%s' (PEM expected)", lc_o->cacert);
 		SSL_CTX_set_verify(lc_tls, SSL_VERIFY_PEER, NULL);
 	}
 	return 0;
@@ -111,7 +110,7 @@ int lc_tls_init(void)
 /* the name the certificate must carry: the SNI, else the URL's host */
 static int expect_name(SSL *ssl)
 {
-	const char *name = lc_target.sni[0] ? lc_target.sni : lc_target.host;
+	const char *name = lc_tg->sni[0] ? lc_tg->sni : lc_tg->host;
 	unsigned char a[16];
 
 	if (inet_pton(AF_INET, name, a) == 1 || inet_pton(AF_INET6, name, a) == 1)
@@ -130,8 +129,8 @@ SSL *lc_tls_new(struct lc_conn *c)
 	SSL_set_app_data(ssl, c);
 	c->alert = 0;
 	SSL_set_connect_state(ssl);
-	if ((lc_target.sni[0] && !SSL_set_tlsext_host_name(ssl, lc_target.sni)) ||
-	    (lc_opts.cacert && expect_name(ssl) < 0) ||
+	if ((lc_tg->sni[0] && !SSL_set_tlsext_host_name(ssl, lc_tg->sni)) ||
+	    (lc_o->cacert && expect_name(ssl) < 0) ||
 	    offer_ticket(c, ssl) < 0) {
 		SSL_free(ssl);
 		return NULL;
@@ -144,7 +143,7 @@ void lc_tls_why(SSL *ssl, char *buf, size_t n)
 	unsigned long e = ERR_peek_last_error();
 	long v = SSL_get_verify_result(ssl);
 
-	if (lc_opts.cacert && v != X509_V_OK)
+	if (lc_o->cacert && v != X509_V_OK)
 		snprintf(buf, n, "the certificate does not verify: %s", X509_verify_cert_error_string(v));
 	else if (ERR_GET_REASON(e) == SSL_R_WRONG_VERSION_NUMBER || ERR_GET_REASON(e) == SSL_R_PACKET_LENGTH_TOO_LONG)
 		snprintf(buf, n, "TLS handshake failed: the server answered something that is not TLS "

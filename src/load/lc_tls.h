@@ -4,7 +4,12 @@
 
 #include <stddef.h>
 
-#include "lc.h"
+#include "lc_conn.h"
+
+/* the client TLS context (https://) */
+extern SSL_CTX *lc_tls;
+/* makes lc_tls from the options (ALPN, certificates, verification, resumption) */
+int lc_tls_init(void);
 
 /* a client SSL on <c>'s socket: SNI, the name to verify, the session to resume */
 SSL *lc_tls_new(struct lc_conn *c);

@@ -8,7 +8,7 @@
 
 #include "body.h"
 #include "common.h"
-#include "lc.h"
+#include "lc_conn.h"
 #include "wskey.h"
 
 #define WS_DEFAULT_MSG 64 /* echo: a message's bytes without --body */
@@ -113,7 +113,7 @@ static void msg_cb(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_
 		e->announced = (int64_t)w->msg_len;
 	lc_verify(e, (const char *)a->msg, a->msg_length);
 	lc_record(c, e);
-	c->ex_head = (c->ex_head + 1) % (uint32_t)c->t->o->depth;
+	c->ex_head = (c->ex_head + 1) % (uint32_t)lc_o->depth;
 	c->inflight--;
 }
 
@@ -147,7 +147,7 @@ static int ws_start(struct lc_conn *c)
 	struct wsl *w = calloc(1, sizeof(*w));
 	unsigned char raw[16];
 	char key[25], head[1024];
-	const char *path = c->tg->paths[0].path;
+	const char *path = lc_tg->paths[0].path;
 	int n;
 
 	if (!w)
@@ -155,7 +155,7 @@ static int ws_start(struct lc_conn *c)
 	c->proto_state = w;
 	w->c = c;
 	w->gen = strstr(path, "ws=gen") != NULL;
-	w->msg_len = lc_opts.body ? lc_opts.body : WS_DEFAULT_MSG;
+	w->msg_len = lc_o->body ? lc_o->body : WS_DEFAULT_MSG;
 	if (RAND_bytes(raw, sizeof(raw)) != 1 || !(w->msg = malloc(w->msg_len)) ||
 	    wslay_event_context_client_init(&w->ctx, &cbs, w))
 		return lc_error(c, E_PROTOCOL), -1;
@@ -165,7 +165,7 @@ static int ws_start(struct lc_conn *c)
 	ws_accept_of(key, strlen(key), w->accept);
 	n = snprintf(head, sizeof(head), "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
 		     "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\nUser-Agent: hxload/%s\r\n\r\n", path,
-		     c->tg->authority, key, HX_VERSION);
+		     lc_tg->authority, key, HX_VERSION);
 	if (n <= 0 || (size_t)n >= sizeof(head))
 		return lc_error(c, E_PROTOCOL), -1;
 	oq_copy(&c->oq, head, (size_t)n);
@@ -189,7 +189,7 @@ static int ws_answer(struct lc_conn *c, struct wsl *w)
 		ok |= r.hdrs[i].n.len == 20 && !strncasecmp(r.hdrs[i].n.ptr, "sec-websocket-accept", 20) &&
 		      r.hdrs[i].v.len == 28 && !memcmp(r.hdrs[i].v.ptr, w->accept, 28);
 	if (n < 0 || r.status != 101 || !ok) {
-		snprintf(msg, sizeof(msg), "the server at %s %s the WebSocket handshake%s", c->tg->where,
+		snprintf(msg, sizeof(msg), "the server at %s %s the WebSocket handshake%s", lc_tg->where,
 			 n < 0 ? "answered something that is not HTTP/1.1 to" : r.status != 101 ? "refused" :
 			 "answered a wrong Sec-WebSocket-Accept to", n > 0 && r.status != 101 ? " (not 101)" : "");
 		lc_fatal_set(msg);
@@ -205,8 +205,8 @@ static int ws_answer(struct lc_conn *c, struct wsl *w)
  * waiting for the next message */
 static void ws_fill(struct lc_conn *c, struct wsl *w)
 {
-	while (c->inflight < (w->gen ? 1u : (uint32_t)c->t->o->depth)) {
-		struct lc_ex *e = &c->ex[(c->ex_head + c->inflight) % (uint32_t)c->t->o->depth];
+	while (c->inflight < (w->gen ? 1u : (uint32_t)lc_o->depth)) {
+		struct lc_ex *e = &c->ex[(c->ex_head + c->inflight) % (uint32_t)lc_o->depth];
 		struct wslay_event_msg m = { WSLAY_TEXT_FRAME, w->msg, w->msg_len };
 
 		if (!lc_take(c, e) || (!w->gen && wslay_event_queue_msg(w->ctx, &m)))

@@ -1,7 +1,7 @@
 /* hxload's entry: a load run, or one of its commands (ab, find, merge, compare, quic-flood); nothing calls back here. */
 #include <string.h>
 
-#include "lc.h"
+#include "lc_cmd.h"
 
 int main(int argc, char **argv)
 {

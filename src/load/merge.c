@@ -6,7 +6,8 @@
 
 #include "common.h"
 #include "json.h"
-#include "lc.h"
+#include "lc_cmd.h"
+#include "lc_stats.h"
 #include "runs.h"
 
 /* "a" then "a+b": labels and hosts of the merged runs */

@@ -11,7 +11,8 @@
 
 #include <gnutls/crypto.h>
 
-#include "lc.h"
+#include "lc_cmd.h"
+#include "lc_opts.h"
 #include "qhello.h"
 
 /* what came back, by the first packet of each datagram */

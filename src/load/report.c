@@ -5,7 +5,7 @@
 #include <time.h>
 
 #include "common.h"
-#include "lc.h"
+#include "lc_stats.h"
 
 const char *const lc_err_names[E_MAX] = { "connect", "tls", "timeout", "reset", "protocol", "body" };
 /* the JSON names; the text rows drop "_ms" */
@@ -314,8 +314,8 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	if (T->srv_cpu_us)
 		fprintf(f, "server   CPU %.3f s: %.2f us per request, %.1f us per MiB\n", T->srv_cpu_us / 1e6,
 			per_req(T, T->srv_cpu_us), per_mib(T, T->srv_cpu_us));
-	else if (lc_opts.server_pid)
-		fprintf(f, "server   CPU: pid %d used none in the window (is it the server?)\n", lc_opts.server_pid);
+	else if (lc_o->server_pid)
+		fprintf(f, "server   CPU: pid %d used none in the window (is it the server?)\n", lc_o->server_pid);
 	for (int i = 0; i < m->npids; i++)
 		fprintf(f, "cpu      %s (pid %d): %.3f s, %.2f us per request, %.1f us per MiB\n", m->cpu[i].name,
 			m->cpu[i].pid, m->cpu[i].us / 1e6, per_req(T, m->cpu[i].us), per_mib(T, m->cpu[i].us));

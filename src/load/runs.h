@@ -4,7 +4,7 @@
 
 #include "hist.h"
 #include "json.h"
-#include "lc.h"
+#include "lc_stats.h"
 
 /* Calls <each>(run, <arg>) for each run (a --json result line) of <file>.
  * Returns 0, or -1 after one line on stderr (<who>: "merge", "compare"):

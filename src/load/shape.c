@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lc.h"
+#include "lc_opts.h"
 
 /* requests due in the first <t> seconds of a stage of <T> seconds going
  * linearly from <r0> to <r1> per second */

@@ -8,7 +8,7 @@
 #include <sys/un.h>
 
 #include "common.h"
-#include "lc.h"
+#include "lc_cli.h"
 
 struct lc_route lc_route;
 
@@ -288,24 +288,4 @@ void lc_url_route(void)
 		tg->alen = res->ai_addrlen;
 		freeaddrinfo(res);
 	}
-}
-
-uint16_t lc_path_pick(struct lc_thread *t)
-{
-	const struct lc_target *tg = t->tg;
-	double u;
-	int lo = 0, hi = tg->npaths - 1;
-
-	if (tg->npaths == 1)
-		return 0;
-	u = rng_unit(&t->rng);
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-
-		if (tg->paths[mid].cum > u)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return (uint16_t)lo;
 }

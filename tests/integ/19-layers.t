@@ -35,6 +35,12 @@ ok($out =~ /no circle \(calls too\)/ && $out !~ m{proto/h3/}, '... none in src/p
     is($n, 3, '... naming each line and what it does') or diag($o);
 }
 
+# hxload's options: written by the command line alone, read through lc_o
+my @w = map { m{([^/]+\.c)$} ? $1 : () } split /\n/, `grep -l '"lc_cli.h"' $top/src/load/*.c`;
+is(join(' ', sort @w), 'cli.c opts.c url.c', 'hxload\'s options are written by cli.c and url.c alone (lc_cli.h)');
+my @t = split /\n/, `grep -n 't->o\b\|lc_opts\.' $top/src/load/*.c | grep -v '/\(cli\|url\|opts\)\.c:'`;
+is(scalar(@t), 0, '... and read elsewhere through lc_o alone') or diag(join("\n", @t));
+
 # the HTTP/3 engine: chosen once, asked nowhere else
 my @eng = grep { !m{^\Q$top\E/src/conf/} } split /\n/, `grep -rn 'h3_engine' $top/src`;
 is(scalar(@eng), 1, 'cfg.h3_engine is read in one place (h3.c picks the engine)') or diag(join("\n", @eng));

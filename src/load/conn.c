@@ -1,0 +1,367 @@
+/* A hxload connection from connect to close: TCP (or its protocol's own), the PROXY header, TLS and ALPN, then the protocol's row; renewed, reset, retried. */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/ssl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "lc_conn.h"
+#include "lc_tls.h"
+#include "pp.h"
+#include "timer.h"
+#include "tls.h"
+
+/* the client protocols, by enum lc_proto (LC_AUTO: chosen by ALPN) */
+static const struct lc_protocol *const *protos;
+
+void lc_conn_protocols(const struct lc_protocol *const *rows)
+{
+	protos = rows;
+}
+
+static void conn_io(struct loop *l, struct ev *e, uint32_t events);
+
+/* the connection's protocol is settled: counted */
+static void conn_count(struct lc_conn *c)
+{
+	struct lc_thread *t = c->t;
+
+	c->up = 1;
+	if (!lc_in_window(t, t->loop.now_us))
+		return;
+	c->up = 2; /* WHY 2: counted, so its requests per connection are too */
+	t->st.conns++;
+	t->st.by_proto[c->proto]++;
+}
+
+void lc_conn_up(struct lc_conn *c, int resumed)
+{
+	struct lc_thread *t = c->t;
+	uint64_t from = c->up_us ? c->up_us : c->open_us;
+
+	if (lc_in_window(t, t->loop.now_us)) {
+		hist_add(&t->st.h[H_TLS], t->loop.now_us - from);
+		t->st.resumed += resumed != 0;
+	}
+	if (c->proto == LC_H3)
+		conn_count(c);
+}
+
+static void conn_fresh(struct lc_conn *c)
+{
+	c->rd_ready = c->wr_ready = c->rdhup = c->got_bytes = c->up = c->goaway = 0;
+	c->err_kind = E_RESET;
+	c->inflight = c->taken = 0;
+	c->up_us = 0;
+	c->open_us = c->t->loop.now_us = lc_now_us();
+	c->t->fresh++;
+	for (int i = 0; i < lc_o->depth; i++)
+		c->ex[i].id = -1;
+}
+
+static int conn_open(struct lc_conn *c)
+{
+	int fd, one = 1;
+
+	conn_fresh(c);
+	if (lc_tg->proto != LC_AUTO && protos[lc_tg->proto]->open) {
+		c->proto = lc_tg->proto;
+		c->ev = (struct ev){ -1, conn_io };
+		if (protos[c->proto]->open(c) < 0)
+			return -1;
+		c->ev.fd = c->x.fd;
+		c->state = LS_READY;
+		return 0;
+	}
+	/* WHY first: a failed open is reset, which walks the exchanges by the
+	 * protocol's rules; with none set, that walk read a NULL table row */
+	c->proto = lc_tg->proto == LC_AUTO ? LC_H1 : lc_tg->proto;
+	fd = socket(lc_tg->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (lc_tg->addr.ss_family != AF_UNIX)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(fd, (struct sockaddr *)&lc_tg->addr, lc_tg->alen) < 0 && errno != EINPROGRESS) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	c->ev = (struct ev){ fd, conn_io };
+	c->x = (struct xprt){ fd, NULL, NULL };
+	c->state = LS_CONNECTING;
+	oq_reset(&c->oq);
+	return loop_watch(&c->t->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
+}
+
+/* each exchange in flight on <c> */
+void lc_conn_each(struct lc_conn *c, void (*fn)(struct lc_conn *, struct lc_ex *))
+{
+	uint32_t depth = (uint32_t)lc_o->depth;
+
+	if (protos[c->proto]->fifo) {
+		for (uint32_t k = 0; k < c->inflight; k++)
+			fn(c, &c->ex[(c->ex_head + k) % depth]);
+		return;
+	}
+	for (uint32_t k = 0; k < depth; k++)
+		if (c->ex[k].id >= 0)
+			fn(c, &c->ex[k]);
+}
+
+/* the exchange goes again on the next connection: not sent after all */
+static void requeue(struct lc_conn *c, struct lc_ex *e)
+{
+	struct lc_thread *t = c->t;
+
+	t->budget++;
+	t->started--;
+	if (e->counted)
+		t->st.sent--;
+	if (lc_open_loop() && !lc_due_unshift(t, e->t0) && e->counted && e->sent_us > e->t0 + LC_LATE_US)
+		t->st.late--;
+}
+
+void lc_retry(struct lc_conn *c, struct lc_ex *e)
+{
+	if (e->counted && !c->t->closed_us)
+		c->t->st.retried++;
+	requeue(c, e);
+}
+
+void lc_conn_close(struct lc_conn *c)
+{
+	struct lc_thread *t = c->t;
+
+	if (c->up == 2)
+		hist_add(&t->st.h[H_RPC], c->taken);
+	t->fresh -= !c->taken;
+	c->taken = 1; /* WHY: counted out of <fresh> once */
+	if (c->proto_state && protos[c->proto]->free)
+		protos[c->proto]->free(c);
+	/* WHY: OpenSSL marks the session of a connection freed without a
+	 * shutdown as not resumable, and that is the one to resume */
+	if (c->x.ssl)
+		SSL_set_shutdown(c->x.ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+	xprt_release(&c->x);
+	if (c->x.fd >= 0)
+		close(c->x.fd);
+	c->x.fd = c->ev.fd = -1;
+	c->state = 0;
+	c->inflight = 0;
+	for (int i = 0; i < lc_o->depth; i++)
+		c->ex[i].id = -1;
+}
+
+/* a lost connection: its exchanges failed; a new one, later if the server refuses them */
+static void conn_reset(struct lc_conn *c)
+{
+	lc_conn_each(c, lc_lost);
+	lc_conn_close(c);
+	if (lc_run_over(c->t))
+		return;
+	timer_arm(&c->t->loop.timers, &c->tm, c->t->loop.now_us + (lc_succeeded() ? 1000 : 10000));
+}
+
+void lc_reset(struct lc_conn *c)
+{
+	conn_reset(c);
+}
+
+/* the server closes after a complete response, as it said it would (or
+ * --close): a new connection at once, the requests sent after that one go again */
+static void conn_renew(struct lc_conn *c)
+{
+	lc_conn_each(c, requeue);
+	lc_conn_close(c);
+	/* WHY budget against fresh: --close opens no connection that no
+	 * request is left for (it has no pipelined requests to give back, so
+	 * a fresh one never waits idle for them) */
+	if (lc_run_over(c->t) || !c->t->budget || (lc_o->close && c->t->budget <= c->t->fresh))
+		return;
+	if (conn_open(c) < 0) {
+		lc_error(c, E_CONNECT);
+		conn_reset(c);
+	}
+}
+
+/* what conn_step() asked for */
+static void conn_after(struct lc_conn *c, int r)
+{
+	if (r < 0)
+		conn_reset(c);
+	else if (r > 0 || (lc_o->close && c->taken && !c->inflight && c->state == LS_READY &&
+			   !(protos[c->proto]->linger && protos[c->proto]->linger(c))))
+		conn_renew(c);
+}
+
+void lc_conn_open(struct lc_conn *c)
+{
+	if (!c->state && conn_open(c) < 0) {
+		lc_error(c, E_CONNECT);
+		conn_reset(c);
+	}
+}
+
+static void conn_retry(struct loop *l, struct timer *tm)
+{
+	(void)l;
+	lc_conn_open(container_of(tm, struct lc_conn, tm));
+}
+
+/* --h2 on https:// and the server chose something else */
+static int alpn_check(struct lc_conn *c)
+{
+	char msg[600];
+
+	if (lc_tg->proto != LC_H2 || tls_alpn_is(c->x.ssl, "h2"))
+		return 0;
+	snprintf(msg, sizeof(msg), "the server at %s chose no ALPN h2 (%s): drop --h2", lc_tg->where,
+		 tls_alpn_is(c->x.ssl, "http/1.1") ? "it chose http/1.1" : "it chose none");
+	lc_fatal_set(msg);
+	return -1;
+}
+
+/* --proxy-protocol: the header before anything else, with the socket's
+ * own addresses (a Unix socket's: v1 UNKNOWN, v2 LOCAL) */
+static int proxy_send(struct lc_conn *c)
+{
+	struct sockaddr_storage src = { 0 }, dst = { 0 };
+	socklen_t sl = sizeof(src), dl = sizeof(dst);
+	char h[PP_V1_MAX + 1];
+	size_t n;
+
+	getsockname(c->x.fd, (struct sockaddr *)&src, &sl);
+	getpeername(c->x.fd, (struct sockaddr *)&dst, &dl);
+	n = pp_write(h, lc_o->proxy_proto, (struct sockaddr *)&src, (struct sockaddr *)&dst);
+	/* WHY no retry: a fresh socket's send buffer takes 52 bytes whole */
+	if (send(c->x.fd, h, n, MSG_NOSIGNAL) != (ssize_t)n) {
+		lc_error(c, E_CONNECT);
+		return -1;
+	}
+	return 0;
+}
+
+/* the socket is connected: the PROXY header, TLS, then the protocol */
+static int conn_ready(struct lc_conn *c)
+{
+	if (c->state == LS_CONNECTING && lc_o->proxy_proto && proxy_send(c) < 0)
+		return -1;
+	if (lc_tg->tls && c->state != LS_TLS) {
+		if (!(c->x.ssl = lc_tls_new(c)))
+			return -1;
+		c->state = LS_TLS;
+	}
+	if (c->state == LS_TLS) {
+		int r = SSL_do_handshake(c->x.ssl);
+
+		if (r != 1) {
+			int e = SSL_get_error(c->x.ssl, r);
+
+			if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
+				return 0;
+			lc_error(c, E_TLS);
+			return -1;
+		}
+		lc_conn_up(c, SSL_session_reused(c->x.ssl));
+		if (alpn_check(c) < 0)
+			return -1;
+		if (lc_tg->proto == LC_AUTO)
+			c->proto = tls_alpn_is(c->x.ssl, "h2") ? LC_H2 : LC_H1;
+		c->rd_ready = 1;
+	}
+	c->state = LS_READY;
+	conn_count(c);
+	return protos[c->proto]->start(c);
+}
+
+static int conn_step(struct lc_conn *c)
+{
+	return protos[c->proto]->io(c);
+}
+
+static void conn_io(struct loop *l, struct ev *e, uint32_t events)
+{
+	struct lc_conn *c = container_of(e, struct lc_conn, ev);
+	int r = 0;
+
+	(void)l;
+	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+		c->rd_ready = 1;
+	if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+		c->rdhup = 1;
+	if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
+		c->wr_ready = 1;
+	if (c->state == LS_CONNECTING) {
+		int err = 0;
+		socklen_t el = sizeof(err);
+
+		getsockopt(c->x.fd, SOL_SOCKET, SO_ERROR, &err, &el);
+		if (err || (events & (EPOLLERR | EPOLLHUP))) {
+			errno = err ? err : ECONNREFUSED;
+			lc_error(c, E_CONNECT);
+			conn_reset(c);
+			return;
+		}
+		if (!c->wr_ready)
+			return;
+		c->up_us = c->t->loop.now_us;
+		if (lc_in_window(c->t, c->up_us))
+			hist_add(&c->t->st.h[H_CONNECT], c->up_us - c->open_us);
+	}
+	if (c->state != LS_READY && (r = conn_ready(c)) <= 0 && c->state != LS_READY) {
+		if (r < 0)
+			conn_reset(c);
+		return;
+	}
+	if (r < 0) {
+		conn_reset(c);
+		return;
+	}
+	conn_after(c, conn_step(c));
+}
+
+void lc_conn_step(struct lc_conn *c)
+{
+	conn_after(c, conn_step(c));
+}
+
+uint64_t lc_conn_oldest(const struct lc_conn *c)
+{
+	uint64_t oldest = UINT64_MAX;
+
+	if (c->state != LS_READY || !c->inflight)
+		return oldest;
+	if (protos[c->proto]->fifo)
+		return c->ex[c->ex_head].sent_us;
+	for (int k = 0; k < lc_o->depth; k++)
+		if (c->ex[k].id >= 0 && c->ex[k].sent_us < oldest)
+			oldest = c->ex[k].sent_us;
+	return oldest;
+}
+
+void lc_conn_init(struct lc_conn *c, struct lc_thread *t, int idx)
+{
+	c->t = t;
+	c->idx = idx;
+	c->x.fd = c->ev.fd = -1;
+	c->tm = (struct timer){ 0, 0, conn_retry };
+	c->ex = calloc((size_t)lc_o->depth, sizeof(*c->ex));
+	c->in_size = 65536;
+	c->in = malloc(c->in_size);
+	if (!c->ex || !c->in || oq_alloc(&c->oq, 65536) < 0)
+		lc_die("%s", "out of memory");
+}
+
+void lc_conn_free(struct lc_conn *c)
+{
+	free(c->ex);
+	free(c->in);
+	oq_free(&c->oq);
+}

@@ -1,0 +1,31 @@
+/* hxload's commands (a run, ab, find, merge, compare, quic-flood) and the processes they run or measure. */
+#ifndef HX_LC_CMD_H
+#define HX_LC_CMD_H
+
+#include <stdint.h>
+
+/* a load run (hxload [options] URL): returns the exit status */
+int lc_run_main(int argc, char **argv);
+/* hxload ab: returns the exit status */
+int lc_ab_main(int argc, char **argv);
+/* hxload find: returns the exit status */
+int lc_find_main(int argc, char **argv);
+/* runs hxload <args> (args[0] its name) with stdout to <out> and stderr to
+ * <err> (NULL: ours): its exit status, or -1; <*cpu_us> (when not NULL)
+ * the CPU time it used */
+int lc_child(char *const *args, const char *out, const char *err, uint64_t *cpu_us);
+/* the folder <who>'s runs are kept in: <keep>, or hxload-<who>-<time>,
+ * made when missing; NULL after one line on stderr */
+const char *lc_keep_dir(const char *who, const char *keep);
+/* hxload merge [options] FILE...: returns the exit status */
+int lc_merge_main(int argc, char **argv);
+/* hxload compare A.json... [vs B.json...]: the exit status */
+int lc_compare_main(int argc, char **argv);
+/* hxload quic-flood [options] HOST:PORT: the exit status */
+int lc_qflood_main(int argc, char **argv);
+/* the CPU time (user and system) process <pid> has used, in us; 0 when it
+ * cannot be read */
+uint64_t lc_proc_cpu_us(int pid);
+
+
+#endif

@@ -1,0 +1,117 @@
+/* hxload's results: what a run records, its report, page and checks, as one run's or several merged. */
+#ifndef HX_LC_STATS_H
+#define HX_LC_STATS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hist.h"
+#include "lc_opts.h"
+
+/* error kinds, as reported */
+enum lc_err { E_CONNECT, E_TLS, E_TIMEOUT, E_RESET, E_PROTOCOL, E_BODY, E_MAX };
+
+/* the distributions every run records, in microseconds (H_RPC: a count) */
+enum lc_hist { H_LAT, H_SRV, H_OTH, H_QUEUE, H_TTFB, H_BODY, H_PACED, H_BOTH, H_CONNECT, H_TLS, H_RPC, H_MAX };
+
+/* everything a run records; a thread's, the run's, or several runs' merged */
+struct lc_stats {
+	struct hist h[H_MAX];
+	uint64_t status[LC_STATUS_MAX];
+	uint64_t errors[E_MAX];
+	uint64_t bytes, reqs;        /* answered in the window, and their body bytes */
+	uint64_t verified;           /* --verify: answered bodies checked byte by byte (not R=1's) */
+	uint64_t verified_bytes;     /* ... and their bytes */
+	uint64_t non2xx;
+	uint64_t scheduled;          /* open loop: send times that fell in the window */
+	uint64_t sent;               /* exchanges started in the window */
+	uint64_t late;               /* open loop: sent over LC_LATE_US after their time */
+	uint64_t failed;             /* sent, then lost: reset, protocol or body error, timeout */
+	uint64_t inflight_end;       /* unanswered when the window closed */
+	uint64_t end_answered;       /* of those, answered within --timeout after it */
+	uint64_t end_timeout;        /* of those, counted as timeouts */
+	uint64_t conns, resumed;     /* connections made (TLS: resumed) */
+	uint64_t early, early_rejected; /* h3 --0rtt: connections whose 0-RTT was taken, refused */
+	uint64_t goaways;            /* connections the server ended gracefully (h2 GOAWAY NO_ERROR) */
+	uint64_t retried;            /* requests refused unprocessed and sent again (not failed) */
+	uint64_t conn_errors;        /* connections that failed with no request in flight (connect, TLS) */
+	uint64_t by_proto[LC_NPROTO]; /* connections by protocol */
+	uint64_t srv_cpu_us;         /* --server-pid: its CPU time in the window */
+};
+
+/* the distributions each interval keeps too: what compare resamples */
+enum lc_iv { IV_LAT, IV_SRV, IV_OTH, IV_BOTH, IV_QUEUE, IV_MAX };
+/* their JSON names, and which run-wide histogram each one is */
+extern const char *const lc_iv_names[IV_MAX];
+extern const int lc_iv_hist[IV_MAX];
+
+/* one --interval's figures, as a thread publishes them */
+struct lc_ival {
+	uint64_t from_us, to_us;
+	uint64_t reqs, errors, bytes;
+	uint64_t srv_cpu_us;         /* --server-pid: its CPU time in the interval */
+	struct hist h[IV_MAX];       /* the parts of time compare resamples (enum lc_iv) */
+};
+
+#define LC_IVAL_RING 64
+
+#define LC_IGN 64 /* X-Hxterm-Ignored kept */
+
+/* what the report says besides the figures */
+struct lc_meta {
+	char label[256], url[1024], cmdline[1024], host[256], version[32];
+	char ignored[LC_IGN];        /* keys the server said it did not know (X-Hxterm-Ignored), or "" */
+	double start, end;           /* epoch seconds */
+	double secs;                 /* the measured window */
+	double target_rps;           /* 0: closed loop */
+	int runs;                    /* merged runs */
+	int npids;                   /* --pid: the CPU time of each named process in the window */
+	struct { char name[32]; int pid; uint64_t us; } cpu[LC_MAX_PIDS];
+};
+
+struct lc_series {
+	struct lc_ival *v;           /* merged intervals, in order */
+	size_t n, cap;
+};
+
+extern const char *const lc_err_names[E_MAX];
+extern const char *const lc_hist_names[H_MAX];
+
+/* the plain counters of struct lc_stats by JSON name: one list for the
+ * sums, the JSON and merge; <group> NULL: at the top level */
+struct lc_counter {
+	const char *group, *name;
+	size_t off;
+};
+extern const struct lc_counter lc_counters[];
+extern const size_t lc_ncounters;
+#define LC_CTR(st, k) (*(uint64_t *)((char *)(st) + lc_counters[k].off))
+void lc_stats_add(struct lc_stats *T, const struct lc_stats *s);
+uint64_t lc_stats_errors(const struct lc_stats *s);
+void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m);
+/* <s>: the intervals, with their histograms (for hxload compare), or NULL */
+void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, int full, const struct lc_series *ser);
+/* one --interval line */
+void lc_ival_json(FILE *f, const struct lc_ival *v, uint64_t start_us, unsigned k);
+/* a JSON string: quotes, backslashes, controls and '<' '>' '&' escaped */
+void lc_jstr(FILE *f, const char *s);
+/* a page's head (its <title>, the charts' style) up to its <body> */
+void lc_html_open(FILE *f, const char *title);
+/* a histogram's percentile spectrum as "<name>": [[q, ms]...] for a page */
+void lc_html_spectrum(FILE *f, const char *name, const struct hist *h, int first);
+/* --html FILE: a self-contained page; 0 or -1 (errno) */
+int lc_report_html(const char *file, const struct lc_stats *T, const struct lc_meta *m,
+		   const struct lc_series *s);
+/* --fail-on: checks the grammar (0, or -1 with a reason) */
+int lc_check_parse(const char *spec, const char **err);
+/* prints each threshold crossed; returns how many */
+int lc_check(const char *spec, const struct lc_stats *T, const struct lc_meta *m);
+/* find's --slo, the same grammar read the other way: each term must hold.
+ * Returns how many do not, the first one's reason in <why> ("p99 24.100
+ * ms, not < 20 ms") */
+int lc_slo_miss(const char *spec, const struct lc_stats *T, const struct lc_meta *m, char *why, size_t len);
+/* the report, its checks and its page, from merged figures: the exit status */
+int lc_finish(const struct lc_stats *T, const struct lc_meta *m, const struct lc_series *s,
+	      int json, const char *html, const char *fail_on);
+
+#endif
