@@ -59,7 +59,11 @@ HXLOAD_OBJ := $(call obj,load)
 LIB        := $(BUILD)/libhx.a
 
 UNIT     := fmt plan h1_parse h1_chunk body timer resp gen hist oq pp qinit loop qmem qh3mem hpack qpack
-UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT))
+# hxload's pure parts (its schedule, JSON reader, --fail-on, URL reader),
+# linked with its objects but main (libload.a)
+UNIT_LOAD := lc_shape lc_json lc_check lc_url
+UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT) $(UNIT_LOAD))
+LOAD_LIB := $(BUILD)/libload.a
 
 # fuzzers: libFuzzer drivers, one per decoder we wrote (clang, ASan+UBSan)
 FUZZ         := h1_parse plan h1_chunk conn pp h2 h2diff quic qpack
@@ -106,6 +110,14 @@ $(BUILD)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -c -o $@ $<
+
+$(LOAD_LIB): $(filter-out %/main.o,$(HXLOAD_OBJ))
+	$(call say,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tests/unit/lc_%.t: $(BUILD)/tests/unit/lc_%.o $(LOAD_LIB) $(LIB)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/unit/%.t: $(BUILD)/tests/unit/%.o $(LIB)
 	$(call say,LD,$@)

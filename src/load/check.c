@@ -45,6 +45,8 @@ static int term_parse(const char *s, size_t len, struct term *t, const char **er
 	while (i < len && (isalnum((unsigned char)s[i]) || s[i] == '.') && k < sizeof(t->metric) - 1)
 		t->metric[k++] = s[i++];
 	t->metric[k] = 0;
+	while (i < len && isspace((unsigned char)s[i]))
+		i++;
 	if ((m = find_metric(t->metric)) < 0)
 		return *err = "unknown metric (p50 p90 p99 p99.9 p99.99 max mean min stddev errors non2xx "
 			      "rps late unsent)", -1;
@@ -54,6 +56,8 @@ static int term_parse(const char *s, size_t len, struct term *t, const char **er
 	t->op[k] = 0;
 	if (strcmp(t->op, ">") && strcmp(t->op, ">=") && strcmp(t->op, "<") && strcmp(t->op, "<="))
 		return *err = "expected > >= < or <= after the metric", -1;
+	while (len > i && isspace((unsigned char)s[len - 1]))
+		len--;
 	snprintf(num, sizeof(num), "%.*s", (int)MIN(len - i, sizeof(num) - 1), s + i);
 	t->value = strtod(num, &end);
 	if (end == num)

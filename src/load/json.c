@@ -19,7 +19,31 @@ static void ws(struct jp *j)
 
 static int value(struct jp *j, struct json *v, int depth);
 
-/* a string at j->p (after its quote): escapes read, \\u as one byte when < 0x80 */
+/* <s> of <*cap> bytes, twice as large; NULL (it freed) out of memory */
+static char *grow(char *s, size_t *cap)
+{
+	char *ns = realloc(s, *cap *= 2);
+
+	if (!ns)
+		free(s);
+	return ns;
+}
+
+/* <u> (a \\u escape, no surrogate) as UTF-8 at <s>: its length */
+static size_t utf8(char *s, unsigned long u)
+{
+	if (u < 0x80)
+		return s[0] = (char)u, 1;
+	if (u < 0x800)
+		return s[0] = (char)(0xc0 | u >> 6), s[1] = (char)(0x80 | (u & 0x3f)), 2;
+	s[0] = (char)(0xe0 | u >> 12);
+	s[1] = (char)(0x80 | ((u >> 6) & 0x3f));
+	s[2] = (char)(0x80 | (u & 0x3f));
+	return 3;
+}
+
+/* a string at j->p (after its quote): escapes read, \\u as UTF-8 (a
+ * surrogate, which hxload never writes, as '?') */
 static char *string(struct jp *j)
 {
 	size_t cap = 16, n = 0;
@@ -37,28 +61,31 @@ static char *string(struct jp *j)
 			case 'b': c = '\b'; break;
 			case 'f': c = '\f'; break;
 			case 'u': {
-				char hex[5] = { 0 };
-				long u;
+				char hex[5] = { 0 }, *end;
+				unsigned long u;
 
 				memcpy(hex, j->p, 4);
-				if (strlen(hex) < 4)
+				u = strtoul(hex, &end, 16);
+				if (end != hex + 4)
 					goto bad;
-				u = strtol(hex, NULL, 16);
 				j->p += 4;
-				c = u < 0x80 ? (char)u : '?';
+				if (u >= 0xd800 && u < 0xe000)
+					u = '?';
+				if (u >= 0x80) {
+					if (n + 4 > cap && !(s = grow(s, &cap)))
+						return j->err = "out of memory", NULL;
+					n += utf8(s + n, u);
+					continue;
+				}
+				c = (char)u;
 				break;
 			}
 			case '"': case '\\': case '/': break;
 			default: goto bad;
 			}
 		}
-		if (n + 2 > cap) {
-			char *ns = realloc(s, cap *= 2);
-
-			if (!ns)
-				goto bad;
-			s = ns;
-		}
+		if (n + 2 > cap && !(s = grow(s, &cap)))
+			return j->err = "out of memory", NULL;
 		s[n++] = c;
 	}
 	if (!s || *j->p != '"')
