@@ -9,6 +9,8 @@
 
 static void fresh(void)
 {
+	for (int i = 0; i < lc_target.npaths; i++)
+		free(lc_target.paths[i].path);
 	free(lc_target.paths);
 	memset(&lc_target, 0, sizeof(lc_target));
 }
