@@ -28,18 +28,6 @@
 
 /* ends <c>, with a reset when <rst>; <why> (enum st_close) is kept when
  * none was given before */
-static void h1_kill(struct h1c *c, int rst, unsigned why)
-{
-	if (c->why == SC_UNSET)
-		c->why = (uint8_t)why;
-	if (rst) {
-		struct linger l = { 1, 0 };
-
-		setsockopt(c->ev.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
-	}
-	c->flags |= H1C_DEAD;
-}
-
 /* WHY: an idle keep-alive connection holds no buffer and no request state:
  * 1000 of them cost their small struct, not 50 KB each */
 static void h1_buffers_put(struct h1c *c)
@@ -53,7 +41,7 @@ static void h1_buffers_put(struct h1c *c)
 	c->ex = NULL;
 }
 
-int h1_buffers_take(struct h1c *c)
+static int h1_buffers_take(struct h1c *c)
 {
 	struct h1w *hw = h1w(c->w);
 
@@ -81,7 +69,7 @@ static int h1_idle(const struct h1c *c)
 	return c->st == H1S_HEAD && c->rd == c->wr && !oq_pending(&c->oq);
 }
 
-void h1_release(struct h1c *c)
+static void h1_release(struct h1c *c)
 {
 	struct worker *w = c->w;
 
@@ -163,28 +151,6 @@ static long h1_recv(struct h1c *c)
 		c->flags &= ~H1C_RD_READY;
 	}
 	return n;
-}
-
-int h1_flush_queue(struct h1c *c, int more)
-{
-	uint64_t sent;
-	int r;
-
-	if (!(c->flags & H1C_WR_READY) && oq_pending(&c->oq))
-		return 0;
-	r = more ? oq_flush_more(&c->oq, &c->x, &sent) : oq_flush(&c->oq, &c->x, &sent);
-	/* WHY a ring send too: --send-timeout counts from when it went out; a
-	 * last_act of the last recv would make a response staged after a long
-	 * wait look stalled */
-	if (sent || (r == 0 && c->x.rio)) {
-		c->last_act = c->w->loop.now_ms;
-		ctr_add(c->w->st.bytes_out, sent);
-	}
-	if (r == 0)
-		c->flags &= ~H1C_WR_READY;
-	else if (r < 0)
-		h1_kill(c, 0, SC_PEER);
-	return r;
 }
 
 static int h1_flush(struct h1c *c)
@@ -754,6 +720,8 @@ static void h1_expire(struct h1c *c)
 	}
 }
 
+static void h1_run(struct h1c *c);
+
 static void h1_timer_cb(struct loop *l, struct timer *t)
 {
 	struct worker *w = worker_of(l);
@@ -802,7 +770,7 @@ static int h1_go(struct h1c *c)
 	return 1;
 }
 
-void h1_run(struct h1c *c)
+static void h1_run(struct h1c *c)
 {
 	(void)h1_go(c);
 }
@@ -835,6 +803,40 @@ static struct h1c *h1c_get(struct worker *w)
 	c->oq.sc_size = (uint32_t)(cfg.iobuf + 8192);
 	return c;
 }
+
+/* --io-uring: a completion of the connection's transport (h1u_start's) */
+static void h1u_wake(struct rio *r, int what)
+{
+	struct h1c *c = container_of(r, struct h1c, rio);
+
+	if (!what) { /* the last operation of a closed connection: now it goes */
+		list_del(&c->node);
+		h1_release(c);
+		return;
+	}
+	if (what < 0) {
+		c->flags |= H1C_DEAD;
+	} else if (what == RIO_TX) {
+		oq_sent(&c->oq, (size_t)r->sent);
+		c->last_act = c->w->loop.now_ms;
+		ctr_add(c->w->st.bytes_out, r->sent);
+		c->flags |= H1C_WR_READY;
+	} else {
+		c->flags |= H1C_RD_READY;
+	}
+	h1_run(c);
+}
+
+/* bytes of a pooled recv go to the input buffer, taken back from the pool */
+static char *h1u_room(struct rio *r, size_t n)
+{
+	struct h1c *c = container_of(r, struct h1c, rio);
+
+	if (h1_buffers_take(c) < 0 || n > c->in_size - c->wr)
+		return NULL;
+	return c->in + c->wr;
+}
+
 
 /* the connection on <x>, fresh from accept or from its TLS handshake */
 static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
@@ -881,7 +883,7 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->flags |= H1C_RD_READY;
 	c->x.rio = NULL;
 	if (w->loop.ring && !x->ssl)
-		h1u_start(c);
+		h1u_start(c, h1u_wake, h1u_room);
 	if (!h1_go(c) || c->x.rio)
 		return 0;
 	if (loop_rewatch(&w->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {

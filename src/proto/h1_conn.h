@@ -12,8 +12,11 @@ int h1_stage_body(struct h1c *c);
 void h1_stage_error(struct h1c *c, uint16_t status, const char *why);
 
 /* Sends what is staged, with MSG_MORE when <more>: 1 all sent, 0 not yet
- * (wait for EPOLLOUT), -1 dead (h1_conn.c). */
+ * (wait for EPOLLOUT), -1 dead (h1_out.c). */
 int h1_flush_queue(struct h1c *c, int more);
+/* marks <c> dead for <why> (enum st_close), reset (RST) when <rst>: the
+ * state machine closes it at the end of its turn */
+void h1_kill(struct h1c *c, int rst, unsigned why);
 
 /* Spliced bodies (h1_out.c). h1_splice_ok() says whether the rest of the
  * current body goes by splice and takes a pipe for it; h1_splice_body()
@@ -21,24 +24,16 @@ int h1_flush_queue(struct h1c *c, int more);
 int h1_splice_ok(struct h1c *c);
 int h1_splice_body(struct h1c *c);
 
-/* runs the state machine as far as it goes (h1_conn.c) */
-void h1_run(struct h1c *c);
-/* gives back the buffers and the socket of a freed connection (h1_conn.c) */
-void h1_release(struct h1c *c);
-/* a connection onto / off a worker's list (live connections, or those
- * waiting for their last ring completion) */
-
 
 /* --io-uring (h1_uring.c): h1u_start() puts a clear-text connection on the
- * worker's ring (its transport, x.rio, reads and sends through it);
+ * worker's ring (its transport, x.rio, reads and sends through it), <wake>
+ * called at each completion and <room> for a pooled recv's bytes;
  * h1u_arm() sends the recv the state machine asked for, after its turn
  * (into the input buffer, or into a pooled one when the connection went
  * idle); h1u_bury() keeps a closed connection until its operations
- * complete. h1_buffers_take() gets a connection its buffers back (h1_conn.c):
- * 0, or -1. */
-void h1u_start(struct h1c *c);
+ * complete. */
+void h1u_start(struct h1c *c, void (*wake)(struct rio *, int), char *(*room)(struct rio *, size_t));
 void h1u_arm(struct h1c *c);
 void h1u_bury(struct h1c *c);
-int h1_buffers_take(struct h1c *c);
 
 #endif

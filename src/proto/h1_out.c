@@ -1,5 +1,6 @@
-/* HTTP/1.x output: the staging queue, response heads, bodies and chunked framing. */
+/* HTTP/1.x output: the staging queue and its flush, response heads, bodies and chunked framing; a connection marked dead. */
 #include <string.h>
+#include <sys/socket.h>
 
 #include "body.h"
 #include "config.h"
@@ -268,4 +269,38 @@ int h1_splice_body(struct h1c *c)
 		c->last_act = c->w->loop.now_ms;
 		ctr_add(c->w->st.bytes_out, (uint64_t)n);
 	}
+}
+
+void h1_kill(struct h1c *c, int rst, unsigned why)
+{
+	if (c->why == SC_UNSET)
+		c->why = (uint8_t)why;
+	if (rst) {
+		struct linger l = { 1, 0 };
+
+		setsockopt(c->ev.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	}
+	c->flags |= H1C_DEAD;
+}
+
+int h1_flush_queue(struct h1c *c, int more)
+{
+	uint64_t sent;
+	int r;
+
+	if (!(c->flags & H1C_WR_READY) && oq_pending(&c->oq))
+		return 0;
+	r = more ? oq_flush_more(&c->oq, &c->x, &sent) : oq_flush(&c->oq, &c->x, &sent);
+	/* WHY a ring send too: --send-timeout counts from when it went out; a
+	 * last_act of the last recv would make a response staged after a long
+	 * wait look stalled */
+	if (sent || (r == 0 && c->x.rio)) {
+		c->last_act = c->w->loop.now_ms;
+		ctr_add(c->w->st.bytes_out, sent);
+	}
+	if (r == 0)
+		c->flags &= ~H1C_WR_READY;
+	else if (r < 0)
+		h1_kill(c, 0, SC_PEER);
+	return r;
 }

@@ -3,42 +3,9 @@
 #include "h1_conn.h"
 #include "rio.h"
 
-/* a completion of the connection's transport */
-static void h1u_wake(struct rio *r, int what)
+void h1u_start(struct h1c *c, void (*wake)(struct rio *, int), char *(*room)(struct rio *, size_t))
 {
-	struct h1c *c = container_of(r, struct h1c, rio);
-
-	if (!what) { /* the last operation of a closed connection: now it goes */
-		list_del(&c->node);
-		h1_release(c);
-		return;
-	}
-	if (what < 0) {
-		c->flags |= H1C_DEAD;
-	} else if (what == RIO_TX) {
-		oq_sent(&c->oq, (size_t)r->sent);
-		c->last_act = c->w->loop.now_ms;
-		ctr_add(c->w->st.bytes_out, r->sent);
-		c->flags |= H1C_WR_READY;
-	} else {
-		c->flags |= H1C_RD_READY;
-	}
-	h1_run(c);
-}
-
-/* bytes of a pooled recv go to the input buffer, taken back from the pool */
-static char *h1u_room(struct rio *r, size_t n)
-{
-	struct h1c *c = container_of(r, struct h1c, rio);
-
-	if (h1_buffers_take(c) < 0 || n > c->in_size - c->wr)
-		return NULL;
-	return c->in + c->wr;
-}
-
-void h1u_start(struct h1c *c)
-{
-	rio_init(&c->rio, c->w->loop.ring, c->ev.fd, h1u_wake, h1u_room);
+	rio_init(&c->rio, c->w->loop.ring, c->ev.fd, wake, room);
 	c->x.rio = &c->rio;
 }
 

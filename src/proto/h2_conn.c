@@ -17,6 +17,15 @@
 #include "timer.h"
 #include "ws_stream.h"
 
+/* the engines, ours then nghttp2's (h2.c's, by h2c_engines) */
+static const struct h2_eng *engines[2];
+
+void h2c_engines(const struct h2_eng *hx, const struct h2_eng *ng)
+{
+	engines[0] = hx;
+	engines[1] = ng;
+}
+
 #define H2_SCAN_MS   1000 /* how often open streams are checked for stalls */
 
 /* a frame larger than the scratch area (a padded head), kept until sent */
@@ -647,7 +656,7 @@ static int h2c_upgrade(struct h2c *c, const struct handoff *up)
 }
 
 /* the connection on <x>: after ALPN h2, the h2 preface, or an Upgrade */
-static int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
+int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 {
 	struct h2c *c = h2c_get(w);
 
@@ -669,7 +678,7 @@ static int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->alt_port = h->alt_port;
 	c->ci = h->ci;
 	c->last_act = w->loop.now_ms;
-	c->eng = cfg.h2_engine == H2ENG_HX ? &h2_eng_hx : &h2_eng_ng;
+	c->eng = engines[cfg.h2_engine == H2ENG_HX ? 0 : 1];
 	oq_reset(&c->oq);
 	if (h->early)
 		c->flags |= H2C_EARLY;
@@ -700,7 +709,7 @@ static int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	return 0;
 }
 
-static void h2c_drain(struct worker *w)
+void h2c_drain(struct worker *w)
 {
 	struct list *n, *tmp;
 
@@ -713,7 +722,7 @@ static void h2c_drain(struct worker *w)
 	}
 }
 
-static void h2_close_all(struct worker *w)
+void h2_close_all(struct worker *w)
 {
 	struct list *n;
 
@@ -721,7 +730,7 @@ static void h2_close_all(struct worker *w)
 		h2c_free(list_elem(n, struct h2c, node));
 }
 
-static void h2_thread_free(struct worker *w)
+void h2_thread_free(struct worker *w)
 {
 	struct list *n;
 
@@ -740,7 +749,7 @@ static void h2_thread_free(struct worker *w)
 	w->ps[P_H2] = NULL;
 }
 
-static int h2_thread_init(struct worker *w)
+int h2_thread_init(struct worker *w)
 {
 	struct h2w *hw = calloc(1, sizeof(*hw));
 
@@ -753,15 +762,3 @@ static int h2_thread_init(struct worker *w)
 	w->ps[P_H2] = hw;
 	return 0;
 }
-
-const struct proto proto_h2 = {
-	.name = "h2",
-	.alpn = "h2",
-	.init = h2_ng_init,
-	.free = h2_ng_free,
-	.thread_init = h2_thread_init,
-	.close_all = h2_close_all,
-	.thread_free = h2_thread_free,
-	.start = h2c_start,
-	.drain = h2c_drain,
-};

@@ -22,4 +22,17 @@ static inline struct h2w *h2w(const struct worker *w)
 	return w->ps[P_H2];
 }
 
+struct h2_eng;
+/* the shell's engines: <hx> ours, <ng> nghttp2's; each connection takes
+ * the one cfg.h2_engine names when it starts */
+void h2c_engines(const struct h2_eng *hx, const struct h2_eng *ng);
+
+/* the protocol row's (h2.c): a worker's HTTP/2 state, its connections
+ * closed, freed; a connection taken over; a drain (GOAWAY) */
+int h2_thread_init(struct worker *w);
+void h2_close_all(struct worker *w);
+void h2_thread_free(struct worker *w);
+int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h);
+void h2c_drain(struct worker *w);
+
 #endif

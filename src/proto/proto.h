@@ -55,5 +55,7 @@ struct proto {
 };
 
 extern const struct proto proto_h1, proto_h2, proto_h3, proto_ws;
+/* them all, by enum proto_id (protos.c), for sess_init() */
+extern const struct proto *const proto_table[P_MAX];
 
 #endif

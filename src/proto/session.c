@@ -19,13 +19,9 @@
 #include "tls_ctx.h"
 #include "uring.h"
 
-/* the table, in enum proto_id order */
-static const struct proto *const protocols[P_MAX] = {
-	[P_H1] = &proto_h1,
-	[P_H2] = &proto_h2,
-	[P_H3] = &proto_h3,
-	[P_WS] = &proto_ws,
-};
+/* the table, in enum proto_id order (sess_init's: the session layer names
+ * no protocol, so the protocols may call it) */
+static const struct proto *const *protocols;
 
 static atomic_int conn_count;
 
@@ -49,8 +45,9 @@ struct pre {
 
 /* ---------- the table ---------- */
 
-int sess_init(void)
+int sess_init(const struct proto *const *table)
 {
+	protocols = table;
 	for (int i = 0; i < P_MAX; i++)
 		if (protocols[i]->init && protocols[i]->init() < 0)
 			return -1;

@@ -16,8 +16,9 @@
 /* Return convention: 0, or -1 after one line on stderr (set-up) or with the
  * caller still owning what it passed (a connection). */
 
-/* every protocol's process-wide state, before the threads start */
-int sess_init(void);
+/* every protocol's process-wide state, before the threads start: <table>
+ * is proto_table (protos.c), which session.c keeps */
+int sess_init(const struct proto *const *table);
 void sess_free(void);
 
 /* a worker's state for every protocol, in its thread; sess_thread_free()

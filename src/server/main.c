@@ -151,7 +151,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* the TLS context first: QUIC takes its certificates */
-	if (tls_init() < 0 || sess_init() < 0)
+	if (tls_init() < 0 || sess_init(proto_table) < 0)
 		return 2;
 	stats_out_init();
 	if (stats_listen() < 0 || alog_start() < 0)

@@ -20,7 +20,7 @@ static void setup(void)
 				"--max-size", "64k", NULL };
 
 	srv_setup(argv);
-	sess_init();
+	sess_init(proto_table);
 	srv_thread();
 	ready = 1;
 }

@@ -34,7 +34,7 @@ static void setup(void)
 				"--max-size", "16k", NULL };
 
 	srv_setup(argv);
-	sess_init();
+	sess_init(proto_table);
 	srv_thread();
 	sink.cap = 8 << 20;
 	if (!(sink.p = malloc(sink.cap)))

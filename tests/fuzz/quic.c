@@ -31,7 +31,7 @@ static void setup(void)
 	int fd;
 
 	srv_setup(argv);
-	if (tls_init() < 0 || sess_init() < 0 || qtls_init(&qt) < 0)
+	if (tls_init() < 0 || sess_init(proto_table) < 0 || qtls_init(&qt) < 0)
 		abort();
 	srv_thread();
 	/* WHY a port of our own: -L names placeholder ports; bind a free one and hand it to the protocol */
