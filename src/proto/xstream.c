@@ -10,7 +10,6 @@
 #include "fmt.h"
 #include "gen.h"
 #include "resp.h"
-#include "ws.h"
 #include "session-t.h"
 #include "xstream.h"
 

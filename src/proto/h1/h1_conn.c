@@ -17,7 +17,6 @@
 #include "resp.h"
 #include "splice.h"
 #include "timer.h"
-#include "ws.h"
 #include "wskey.h"
 #include "session.h"
 

@@ -9,6 +9,7 @@
 #include "gen.h"
 #include "plan-t.h"
 #include "rng.h"
+#include "wss.h"
 
 /* what the session needs of the transport under it */
 struct ws_io {
@@ -21,13 +22,6 @@ struct ws_io {
 };
 
 /* what ws_run() says of the session */
-enum ws_state {
-	WS_GOING,   /* wait for I/O or the wake-up */
-	WS_DONE,    /* both close frames went: the transport ends cleanly */
-	WS_RESET,   /* x=: reset the transport (TCP RST, RST_STREAM) */
-	WS_CUT,     /* X=: close the transport, no close frame */
-	WS_FAILED,  /* a protocol error or the peer left: close */
-};
 
 
 struct ws {

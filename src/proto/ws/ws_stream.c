@@ -139,3 +139,18 @@ size_t wss_out(struct wss *s, uint8_t *buf, size_t len, int *eof)
 	*eof = s->st == WS_DONE && s->out_len == s->out_off;
 	return n;
 }
+
+size_t wss_pending(const struct wss *s)
+{
+	return s->out_len - s->out_off;
+}
+
+enum ws_state wss_state(const struct wss *s)
+{
+	return s->st;
+}
+
+int wss_flooded(const struct wss *s)
+{
+	return s->flooded;
+}

@@ -15,7 +15,7 @@
 #include "plan.h"
 #include "session.h"
 #include "timer.h"
-#include "ws_stream.h"
+#include "wss.h"
 
 /* the engines, ours then nghttp2's (h2.c's, by h2c_engines) */
 static const struct h2_eng *engines[2];
@@ -165,16 +165,16 @@ static void ws_kick(void *stream)
 	struct h2c *c = s->c;
 
 	s->since = c->w->loop.now_ms;
-	if (s->wss->flooded) {
+	if (wss_flooded(s->wss)) {
 		/* WHY at once: its frames wait for a window it never opens */
 		c->eng->rst(s, H2E_CALM);
-	} else if (s->wss->st != WS_GOING && wss_pending(s->wss)) {
+	} else if (wss_state(s->wss) != WS_GOING && wss_pending(s->wss)) {
 		c->eng->resume(s); /* WHY: what came before the fault goes first */
-	} else if (s->wss->st == WS_RESET || s->wss->st == WS_FAILED) {
-		if (s->wss->st == WS_RESET)
+	} else if (wss_state(s->wss) == WS_RESET || wss_state(s->wss) == WS_FAILED) {
+		if (wss_state(s->wss) == WS_RESET)
 			ctr_add(&c->w->st.faults[SF_RESET], 1);
 		c->eng->rst(s, H2E_CANCEL);
-	} else if (s->wss->st == WS_CUT) {
+	} else if (wss_state(s->wss) == WS_CUT) {
 		ctr_add(&c->w->st.faults[SF_CLOSE], 1);
 		h2c_why(c, SC_FAULT);
 		c->eng->goaway(c, H2E_NO_ERROR);

@@ -7,7 +7,7 @@
 #include "h2_eng.h"
 #include "log.h"
 #include "plan.h"
-#include "ws_stream.h"
+#include "wss.h"
 
 #define SESS(c) ((nghttp2_session *)(c)->sess)
 
