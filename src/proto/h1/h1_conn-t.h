@@ -16,21 +16,22 @@
 #include "splice.h"
 #include "timer-t.h"
 #include "uring.h"
+#include "tconn.h"
 #include "xprt.h"
 
 /* connection flags */
-#define H1C_RD_READY  0x0001 /* the socket may have bytes to read */
-#define H1C_WR_READY  0x0002 /* the socket may take bytes */
+#define H1C_RD_READY  TC_RD_READY
+#define H1C_WR_READY  TC_WR_READY
 #define H1C_EOF       0x0004 /* the peer shut its side */
 #define H1C_KEEP      0x0008 /* keep alive after the current response */
 #define H1C_HEAD_OUT  0x0010 /* the current response head is staged */
 #define H1C_TRL_OUT   0x0020 /* last chunk and trailers staged */
 #define H1C_CONTINUE  0x0040 /* 100 Continue is owed before reading body */
-#define H1C_DEAD      0x0080 /* being closed: no more work */
+#define H1C_DEAD      TC_DEAD
 #define H1C_HEAD_END  0x0100 /* the whole head, padding included, is staged */
 #define H1C_SHUT      0x0200 /* write side shut (lingering close) */
 #define H1C_HANDOFF   0x0800 /* the socket went to an HTTP/2 connection */
-#define H1C_RDHUP     0x1000 /* the peer shut its side: reads go on to EOF */
+#define H1C_RDHUP     TC_RDHUP
 #define H1C_NOSPLICE  0x2000 /* the rest of this body goes by writev */
 
 /* states, in the order one request goes through them */
@@ -44,12 +45,7 @@ enum h1_state {
 };
 
 struct h1c {
-	struct ev ev;
-	struct xprt x;       /* x.fd == ev.fd */
-	struct timer tm;
-	struct worker *w;
-	struct list node;    /* on the worker's live, zombie or free list */
-	uint32_t flags;
+	struct tconn t;      /* first: ev, x, tm, w, node, flags, why, last_act */
 	uint8_t st;
 	uint8_t next_st;     /* the state after H1S_UNTIL */
 	uint8_t minor;       /* HTTP/1.<minor> of the current request */
@@ -63,14 +59,12 @@ struct h1c {
 	uint32_t hend;
 	uint32_t nreq;       /* requests seen on this connection */
 	uint8_t stp;         /* SP_H1 or SP_H1TLS, for the stats */
-	uint8_t why;         /* why it ends (enum st_close), SC_UNSET until known */
 	uint16_t alt_port;   /* Alt-Svc h3 port on a TLS connection, else 0 */
 
 	struct oq oq;
 
 	/* time */
 	int64_t t_recv;      /* ns: last recv that brought bytes */
-	uint64_t last_act;   /* ms: last progress either way */
 	uint64_t until;      /* us: end of a wait (t=, d=, P=) or a linger */
 	uint64_t idle_ms;    /* keep-alive idle timeout (w= overrides) */
 

@@ -32,17 +32,17 @@
 static void h1_buffers_put(struct h1c *c)
 {
 	if (!(c->rio.st & RIO_RX)) { /* a recv in flight on the ring writes there */
-		pool_put(&h1w(c->w)->in, c->in);
+		pool_put(&h1w(c->t.w)->in, c->in);
 		c->in = NULL;
 	}
-	pool_put(&h1w(c->w)->sc, oq_detach(&c->oq));
-	pool_put(&h1w(c->w)->ex, c->ex);
+	pool_put(&h1w(c->t.w)->sc, oq_detach(&c->oq));
+	pool_put(&h1w(c->t.w)->ex, c->ex);
 	c->ex = NULL;
 }
 
 static int h1_buffers_take(struct h1c *c)
 {
-	struct h1w *hw = h1w(c->w);
+	struct h1w *hw = h1w(c->t.w);
 
 	if (!hw->in.size) {
 		hw->in.size = c->in_size;
@@ -70,38 +70,38 @@ static int h1_idle(const struct h1c *c)
 
 static void h1_release(struct h1c *c)
 {
-	struct worker *w = c->w;
+	struct worker *w = c->t.w;
 
 	c->rio.st = 0;
-	c->x.rio = NULL;
+	c->t.x.rio = NULL;
 	h1_buffers_put(c);
 	free(c->ci);
 	c->ci = NULL;
-	if (c->ev.fd >= 0)
-		close(c->ev.fd);
-	c->ev.fd = -1;
-	loop_drop(&w->loop, &c->ev);
-	list_add(&h1w(w)->free, &c->node);
+	if (c->t.ev.fd >= 0)
+		close(c->t.ev.fd);
+	c->t.ev.fd = -1;
+	loop_drop(&w->loop, &c->t.ev);
+	list_add(&h1w(w)->free, &c->t.node);
 }
 
 static void h1_free(struct h1c *c)
 {
-	struct worker *w = c->w;
+	struct worker *w = c->t.w;
 
-	timer_cancel(&w->loop.timers, &c->tm);
+	timer_cancel(&w->loop.timers, &c->t.tm);
 	if (c->sp) {
 		spl_put(&w->spl, c->sp);
 		c->sp = NULL;
 	}
-	xprt_release(&c->x);
-	list_del(&c->node);
-	if (!(c->flags & H1C_HANDOFF)) {
+	xprt_release(&c->t.x);
+	list_del(&c->t.node);
+	if (!(c->t.flags & H1C_HANDOFF)) {
 		sess_conn_gone(w);
-		st_conn_close(&w->st, (enum st_proto)c->stp, c->nreq, c->why);
+		st_conn_close(&w->st, (enum st_proto)c->stp, c->nreq, c->t.why);
 	} else {
 		st_conn_moved(&w->st, (enum st_proto)c->stp);
 	}
-	if (c->x.rio && rio_close(c->x.rio))
+	if (c->t.x.rio && rio_close(c->t.x.rio))
 		h1u_bury(c); /* the ring still writes into its buffers */
 	else
 		h1_release(c);
@@ -115,16 +115,16 @@ static int h1_handoff(struct h1c *c, enum proto_id to, const char *buf, size_t l
 			     .settings = up && to == P_H2 ? c->settings : (struct ist){ NULL, 0 }, .ex = up,
 			     .ci = c->ci };
 	/* WHY no ring: that transport is this connection's; the next makes its own */
-	struct xprt x = { c->x.fd, c->x.ssl, NULL };
+	struct xprt x = { c->t.x.fd, c->t.x.ssl, NULL };
 
-	if (sess_switch(c->w, to, &x, &h) < 0) {
+	if (sess_switch(c->t.w, to, &x, &h) < 0) {
 		h1_kill(c, 0, SC_ERROR);
 		return 0;
 	}
-	c->x.ssl = NULL;
+	c->t.x.ssl = NULL;
 	c->ci = NULL;
-	c->x.fd = c->ev.fd = -1;
-	c->flags |= H1C_DEAD | H1C_HANDOFF;
+	c->t.x.fd = c->t.ev.fd = -1;
+	c->t.flags |= H1C_DEAD | H1C_HANDOFF;
 	return 0;
 }
 
@@ -135,19 +135,19 @@ static int h1_handoff(struct h1c *c, enum proto_id to, const char *buf, size_t l
 static long h1_recv(struct h1c *c)
 {
 	int drained;
-	long n = xprt_recv(&c->x, c->in + c->wr, c->in_size - c->wr, &drained);
+	long n = xprt_recv(&c->t.x, c->in + c->wr, c->in_size - c->wr, &drained);
 
 	/* WHY: a FIN that came with the last bytes raises no further edge */
-	if (drained && !(c->flags & H1C_RDHUP))
-		c->flags &= ~H1C_RD_READY;
+	if (drained && !(c->t.flags & H1C_RDHUP))
+		c->t.flags &= ~H1C_RD_READY;
 	if (n > 0) {
 		c->wr += (uint32_t)n;
 		c->t_recv = clock_ns();
-		c->last_act = c->w->loop.now_ms;
-		ctr_add(c->w->st.bytes_in, (uint64_t)n);
+		c->t.last_act = c->t.w->loop.now_ms;
+		ctr_add(c->t.w->st.bytes_in, (uint64_t)n);
 	} else if (n == 0) {
-		c->flags |= H1C_EOF;
-		c->flags &= ~H1C_RD_READY;
+		c->t.flags |= H1C_EOF;
+		c->t.flags &= ~H1C_RD_READY;
 	}
 	return n;
 }
@@ -161,22 +161,22 @@ static int h1_flush(struct h1c *c)
 
 static int h1_linger(struct h1c *c)
 {
-	c->flags &= ~H1C_KEEP;
+	c->t.flags &= ~H1C_KEEP;
 	c->st = H1S_LINGER;
-	c->until = c->w->loop.now_us + LINGER_US;
+	c->until = c->t.w->loop.now_us + LINGER_US;
 	return 1;
 }
 
 /* the connection cannot go on: answer <status> with <why>, then close */
 static int h1_fail(struct h1c *c, uint16_t status, const char *why)
 {
-	if (c->why == SC_UNSET)
-		c->why = status == 408 ? SC_TIMEOUT : SC_BAD;
-	ctr_add(&c->w->st.errors, 1);
-	st_bad(&c->w->st, status);
-	ctr_add(&c->w->st.resp[c->stp][status / 100 % 10], 1);
+	if (c->t.why == SC_UNSET)
+		c->t.why = status == 408 ? SC_TIMEOUT : SC_BAD;
+	ctr_add(&c->t.w->st.errors, 1);
+	st_bad(&c->t.w->st, status);
+	ctr_add(&c->t.w->st.resp[c->stp][status / 100 % 10], 1);
 	if (cfg.debug)
-		log_debug("thread %d fd %d: %u %s", c->w->id, c->ev.fd, status, why);
+		log_debug("thread %d fd %d: %u %s", c->t.w->id, c->t.ev.fd, status, why);
 	h1_stage_error(c, status, why);
 	return h1_linger(c);
 }
@@ -187,9 +187,9 @@ static int h1_do_linger(struct h1c *c)
 
 	if (r <= 0)
 		return 0;
-	if (!(c->flags & H1C_SHUT)) {
-		shutdown(c->ev.fd, SHUT_WR);
-		c->flags |= H1C_SHUT;
+	if (!(c->t.flags & H1C_SHUT)) {
+		shutdown(c->t.ev.fd, SHUT_WR);
+		c->t.flags |= H1C_SHUT;
 	}
 	/* WHY: drain what the peer still sends so that close() does not turn
 	 * into a RST that destroys the response in flight */
@@ -197,7 +197,7 @@ static int h1_do_linger(struct h1c *c)
 		long n;
 
 		c->rd = c->wr = 0;
-		if (!(c->flags & H1C_RD_READY) && !(c->flags & H1C_EOF))
+		if (!(c->t.flags & H1C_RD_READY) && !(c->t.flags & H1C_EOF))
 			return 0;
 		n = h1_recv(c);
 		if (n == 0 || n == XPRT_ERROR) {
@@ -263,7 +263,7 @@ static int body_step(struct h1c *c, uint64_t cap)
 		memmove(c->in + c->hend, c->in + c->rd, left);
 		c->rd = c->hend;
 		c->wr = c->hend + left;
-		if (!(c->flags & H1C_RD_READY))
+		if (!(c->t.flags & H1C_RD_READY))
 			return 0;
 		n = h1_recv(c);
 		if (n == XPRT_AGAIN)
@@ -279,7 +279,7 @@ static int body_step(struct h1c *c, uint64_t cap)
 
 static void h1_next(struct h1c *c)
 {
-	c->flags &= ~(H1C_HEAD_OUT | H1C_HEAD_END | H1C_TRL_OUT | H1C_CONTINUE);
+	c->t.flags &= ~(H1C_HEAD_OUT | H1C_HEAD_END | H1C_TRL_OUT | H1C_CONTINUE);
 	c->t_first = 0;
 	c->st = H1S_HEAD;
 }
@@ -306,7 +306,7 @@ static int h1_ready(struct h1c *c)
 
 static int h1_got_head(struct h1c *c, int n)
 {
-	const struct h1_req *r = &h1w(c->w)->req;
+	const struct h1_req *r = &h1w(c->t.w)->req;
 	struct h1_info in;
 	struct h1_err err;
 	uint32_t hstart = c->rd + r->skipped;
@@ -317,7 +317,7 @@ static int h1_got_head(struct h1c *c, int n)
 	c->hend = c->rd;
 	c->minor = r->minor;
 	c->nreq++;
-	ctr_add(&c->w->st.requests, 1);
+	ctr_add(&c->t.w->st.requests, 1);
 	if (h1_analyze(r, &in, cfg.max_body, &err) < 0)
 		return h1_fail(c, err.status, err.why), -1;
 	c->info = in.flags;
@@ -334,11 +334,11 @@ static int h1_got_head(struct h1c *c, int n)
 	c->ex->rq.xhx = in.xhx;
 	c->settings = in.settings;
 	c->ex->rq.echo = (struct ist){ c->in + hstart, c->ex->rq.head_size };
-	ex_plan(c->ex, &cfg.gen, &c->w->rng);
+	ex_plan(c->ex, &cfg.gen, &c->t.w->rng);
 	c->ws_key = in.ws_key;
 	if ((c->info & H1I_WS) || c->ex->plan.ws)
 		ex_ws(c->ex, !!(c->info & H1I_WS));
-	c->ex->rq.client = cinfo_for((struct cpeer){ c->x.fd, NULL, &c->ci }, c->ex);
+	c->ex->rq.client = cinfo_for((struct cpeer){ c->t.x.fd, NULL, &c->ci }, c->ex);
 	return 0;
 }
 
@@ -346,14 +346,14 @@ static int h1_got_head(struct h1c *c, int n)
  * there): HTTP/2 takes the socket over right after */
 static int h1_flush_now(struct h1c *c)
 {
-	struct rio *rio = c->x.rio;
+	struct rio *rio = c->t.x.rio;
 	int r;
 
 	if (rio && (rio->st & RIO_TX))
 		return 0;
-	c->x.rio = NULL;
+	c->t.x.rio = NULL;
 	r = h1_flush(c);
-	c->x.rio = rio;
+	c->t.x.rio = rio;
 	return r;
 }
 
@@ -363,7 +363,7 @@ static int h1_upgrade(struct h1c *c)
 	static const char sw[] = "HTTP/1.1 101 Switching Protocols\r\n"
 				 "Connection: Upgrade\r\nUpgrade: h2c\r\n\r\n";
 	if (h1_flush_now(c) <= 0) /* earlier responses first; if they cannot go, no upgrade */
-		return c->flags & H1C_DEAD ? 0 : h1_ready(c);
+		return c->t.flags & H1C_DEAD ? 0 : h1_ready(c);
 	oq_ref(&c->oq, sw, sizeof(sw) - 1);
 	if (h1_flush_now(c) <= 0) {
 		h1_kill(c, 0, SC_PEER);
@@ -382,7 +382,7 @@ static int h1_ws_upgrade(struct h1c *c)
 	char key[29];
 
 	if (h1_flush_now(c) <= 0)
-		return c->flags & H1C_DEAD ? 0 : h1_ready(c);
+		return c->t.flags & H1C_DEAD ? 0 : h1_ready(c);
 	ws_accept_of(c->ws_key.ptr, c->ws_key.len, key);
 	oq_ref(&c->oq, sw, sizeof(sw) - 1);
 	oq_copy(&c->oq, key, strlen(key));
@@ -391,7 +391,7 @@ static int h1_ws_upgrade(struct h1c *c)
 		oq_copy(&c->oq, xc.ptr, xc.len);
 	}
 	oq_ref(&c->oq, "\r\n\r\n", 4);
-	ctr_add(&c->w->st.resp[c->stp][1], 1);
+	ctr_add(&c->t.w->st.resp[c->stp][1], 1);
 	if (h1_flush_now(c) <= 0) {
 		h1_kill(c, 0, SC_PEER);
 		return 0;
@@ -404,7 +404,7 @@ static int h1_preface(struct h1c *c)
 {
 	int r;
 
-	if (c->nreq || c->x.ssl || (r = sess_preface(c->in + c->rd, c->wr - c->rd)) == 0)
+	if (c->nreq || c->t.x.ssl || (r = sess_preface(c->in + c->rd, c->wr - c->rd)) == 0)
 		return 0;
 	if (r == HX_AGAIN)
 		return HX_AGAIN;
@@ -418,11 +418,11 @@ static int h1_route(struct h1c *c)
 	int has_body = !body_done(c);
 	int keep = ex_keep(c->ex, c->minor ? !(c->info & H1I_CLOSE) : !!(c->info & H1I_KEEPALIVE));
 
-	if (c->w->draining)
+	if (c->t.w->draining)
 		keep = 0;
 	c->idle_ms = ex_idle_ms(c->ex, c->idle_ms);
-	c->flags = (c->flags & ~H1C_KEEP) | (keep ? H1C_KEEP : 0);
-	if ((c->info & H1I_UPGRADE) && !has_body && c->minor && !c->x.ssl)
+	c->t.flags = (c->t.flags & ~H1C_KEEP) | (keep ? H1C_KEEP : 0);
+	if ((c->info & H1I_UPGRADE) && !has_body && c->minor && !c->t.x.ssl)
 		return h1_upgrade(c);
 	if ((c->info & H1I_WS) && c->ex->plan.ws && !has_body)
 		return h1_ws_upgrade(c);
@@ -430,14 +430,14 @@ static int h1_route(struct h1c *c)
 		return h1_ready(c);
 	if (!ex_answer_early(c->ex, 0)) {
 		if ((c->info & H1I_EXPECT) && c->rd == c->wr && c->minor)
-			c->flags |= H1C_CONTINUE;
+			c->t.flags |= H1C_CONTINUE;
 		c->st = H1S_BODY;
 		return 1;
 	}
 	/* WHY: a client that asked 100-continue and got a final status may
 	 * never send its body: do not wait for it on a kept connection */
 	if (c->info & H1I_EXPECT)
-		c->flags &= ~H1C_KEEP;
+		c->t.flags &= ~H1C_KEEP;
 	return h1_ready(c);
 }
 
@@ -454,7 +454,7 @@ static int h1_do_head(struct h1c *c)
 	if (c->rd < c->wr) {
 		if (!c->t_first)
 			c->t_first = c->t_recv;
-		n = h1_parse_req(c->in + c->rd, c->wr - c->rd, &h1w(c->w)->req, &lim, &err);
+		n = h1_parse_req(c->in + c->rd, c->wr - c->rd, &h1w(c->t.w)->req, &lim, &err);
 		/* WHY: the buffer has BODY_ROOM more than --bufsize, so a head
 		 * may complete beyond the limit: the limit is the same either way */
 		if (n > 0 && (size_t)n <= cfg.iobuf)
@@ -470,11 +470,11 @@ static int h1_do_head(struct h1c *c)
 		}
 	}
 more:
-	if (c->flags & H1C_DEAD)
+	if (c->t.flags & H1C_DEAD)
 		return 0;
-	if (c->flags & H1C_EOF) /* staged responses still go out */
+	if (c->t.flags & H1C_EOF) /* staged responses still go out */
 		return h1_linger(c);
-	if (!(c->flags & H1C_RD_READY))
+	if (!(c->t.flags & H1C_RD_READY))
 		return 0;
 	n = h1_recv(c);
 	if (n == XPRT_ERROR) {
@@ -489,11 +489,11 @@ static int h1_do_body(struct h1c *c)
 	uint64_t cap = ex_body_cap(c->ex);
 	int r;
 
-	if (c->flags & H1C_CONTINUE) {
+	if (c->t.flags & H1C_CONTINUE) {
 		static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
 
 		oq_ref(&c->oq, cont, sizeof(cont) - 1);
-		c->flags &= ~H1C_CONTINUE;
+		c->t.flags &= ~H1C_CONTINUE;
 		if (h1_flush(c) < 0)
 			return 0;
 	}
@@ -509,16 +509,16 @@ static void h1_start_response(struct h1c *c)
 	int64_t now = clock_ns();
 
 	ex_respond(c->ex, &cfg.gen, now);
-	st_response(&c->w->st, (enum st_proto)c->stp, c->ex->rs.status, now - c->ex->rq.t_head,
+	st_response(&c->t.w->st, (enum st_proto)c->stp, c->ex->rs.status, now - c->ex->rq.t_head,
 		    c->ex->rq.flags & RQ_EARLY, c->ex->plan.ign_len);
-	if (c->w->alog)
-		alog_write(c->w, (enum st_proto)c->stp, c->ex, (struct cpeer){ c->x.fd, NULL, &c->ci }, c->nreq,
+	if (c->t.w->alog)
+		alog_write(c->t.w, (enum st_proto)c->stp, c->ex, (struct cpeer){ c->t.x.fd, NULL, &c->ci }, c->nreq,
 			   now - c->ex->rq.t_head);
 	c->chunk_left = 0;
-	c->flags &= ~H1C_NOSPLICE;
+	c->t.flags &= ~H1C_NOSPLICE;
 	/* WHY: without a length or chunks, only the close ends the body */
-	if ((c->ex->rs.clen < 0 && !c->ex->rs.chunked && c->ex->rs.body) || c->w->draining)
-		c->flags &= ~H1C_KEEP;
+	if ((c->ex->rs.clen < 0 && !c->ex->rs.chunked && c->ex->rs.body) || c->t.w->draining)
+		c->t.flags &= ~H1C_KEEP;
 }
 
 /* WHY: lingering is for a peer that may still be sending. One that asked to
@@ -528,22 +528,22 @@ static int h1_peer_closing(const struct h1c *c)
 {
 	int asked = c->minor ? (c->info & H1I_CLOSE) : !(c->info & H1I_KEEPALIVE);
 
-	return asked && !(c->flags & H1C_KEEP) && !c->x.ssl && c->rd == c->wr &&
-	       !(c->flags & H1C_RD_READY);
+	return asked && !(c->t.flags & H1C_KEEP) && !c->t.x.ssl && c->rd == c->wr &&
+	       !(c->t.flags & H1C_RD_READY);
 }
 
 static int h1_finish(struct h1c *c)
 {
-	if (!(c->flags & H1C_KEEP) || c->w->draining) {
-		if (c->why == SC_UNSET)
-			c->why = c->w->draining ? SC_DRAIN : SC_SERVER;
+	if (!(c->t.flags & H1C_KEEP) || c->t.w->draining) {
+		if (c->t.why == SC_UNSET)
+			c->t.why = c->t.w->draining ? SC_DRAIN : SC_SERVER;
 		if (oq_pending(&c->oq) || !h1_peer_closing(c))
 			return h1_linger(c);
 		h1_kill(c, 0, SC_SERVER);
 		return 0;
 	}
 	if (ex_pause_ms(c->ex))
-		return h1_wait(c, c->w->loop.now_us + ex_pause_ms(c->ex) * 1000, H1S_HEAD);
+		return h1_wait(c, c->t.w->loop.now_us + ex_pause_ms(c->ex) * 1000, H1S_HEAD);
 	h1_next(c);
 	return 1;
 }
@@ -555,7 +555,7 @@ static int h1_sent(struct h1c *c)
 	int faulted = end != EXA_END;
 	int r;
 
-	if (faulted || !(c->flags & H1C_KEEP) || ex_pause_ms(c->ex)) {
+	if (faulted || !(c->t.flags & H1C_KEEP) || ex_pause_ms(c->ex)) {
 		/* WHY: a close comes right after: MSG_MORE holds the last bytes
 		 * back so that the FIN rides in their segment */
 		int fin_next = !faulted && body_done(c) && h1_peer_closing(c);
@@ -564,14 +564,14 @@ static int h1_sent(struct h1c *c)
 			return 0;
 	}
 	if (end == EXA_RESET) {
-		ctr_add(&c->w->st.faults[SF_RESET], 1);
+		ctr_add(&c->t.w->st.faults[SF_RESET], 1);
 		h1_kill(c, 1, SC_FAULT);
 		return 0;
 	}
 	if (faulted) {
-		ctr_add(&c->w->st.faults[SF_CLOSE], 1);
-		if (c->why == SC_UNSET)
-			c->why = SC_FAULT;
+		ctr_add(&c->t.w->st.faults[SF_CLOSE], 1);
+		if (c->t.why == SC_UNSET)
+			c->t.why = SC_FAULT;
 		return h1_linger(c);
 	}
 	if (!body_done(c)) {
@@ -591,17 +591,17 @@ static int h1_do_send(struct h1c *c)
 {
 	int r;
 
-	if (!(c->flags & H1C_HEAD_OUT)) {
+	if (!(c->t.flags & H1C_HEAD_OUT)) {
 		/* room for a whole head, or send what is queued first */
 		if (oq_sc_room(&c->oq) < 4096 || oq_iov_room(&c->oq) < 32)
 			if (!h1_push(c))
 				return 0;
 		h1_start_response(c);
 	}
-	if (!(c->flags & H1C_HEAD_END)) {
+	if (!(c->t.flags & H1C_HEAD_END)) {
 		if (!h1_stage_head(c))
 			return h1_push(c);
-		c->flags |= H1C_HEAD_END;
+		c->t.flags |= H1C_HEAD_END;
 	}
 	if (c->sp || h1_splice_ok(c)) {
 		r = h1_splice_body(c);
@@ -616,7 +616,7 @@ static int h1_do_send(struct h1c *c)
 	if (r == 2) { /* a piece ended: it goes out alone, then the drip */
 		if (!h1_push(c))
 			return 0;
-		if (c->ex->pause_until > c->w->loop.now_us)
+		if (c->ex->pause_until > c->t.w->loop.now_us)
 			return h1_wait(c, c->ex->pause_until, H1S_SEND);
 		ex_resume(c->ex);
 		return 1;
@@ -638,15 +638,15 @@ static int h1_do_until(struct h1c *c)
 {
 	uint64_t now;
 
-	if (c->w->loop.now_us < c->until)
+	if (c->t.w->loop.now_us < c->until)
 		return 0;
 	now = (uint64_t)clock_ns() / 1000;
-	st_time_add(&c->w->st.late, now > c->until ? now - c->until : 0);
+	st_time_add(&c->t.w->st.late, now > c->until ? now - c->until : 0);
 	if (c->next_st == H1S_HEAD) {
 		h1_next(c);
 		return 1;
 	}
-	if (c->flags & H1C_HEAD_OUT) /* the drip after a piece ended */
+	if (c->t.flags & H1C_HEAD_OUT) /* the drip after a piece ended */
 		ex_resume(c->ex);
 	c->st = c->next_st;
 	return 1;
@@ -676,28 +676,28 @@ static uint64_t h1_deadline(const struct h1c *c)
 	switch (c->st) {
 	case H1S_HEAD:
 		if (c->rd == c->wr && !c->t_first)
-			d = (c->last_act + (c->nreq ? c->idle_ms : cfg.head_ms)) * 1000;
+			d = (c->t.last_act + (c->nreq ? c->idle_ms : cfg.head_ms)) * 1000;
 		else
 			d = ((uint64_t)(c->t_first / 1000000) + cfg.head_ms) * 1000;
 		break;
 	case H1S_BODY:
 	case H1S_DRAIN:
-		d = (c->last_act + cfg.body_ms) * 1000;
+		d = (c->t.last_act + cfg.body_ms) * 1000;
 		break;
 	case H1S_SEND:
-		d = (c->last_act + cfg.send_ms) * 1000;
+		d = (c->t.last_act + cfg.send_ms) * 1000;
 		break;
 	default:
 		d = c->until;
 	}
 	if (oq_pending(&c->oq))
-		d = MIN(d, (c->last_act + cfg.send_ms) * 1000);
+		d = MIN(d, (c->t.last_act + cfg.send_ms) * 1000);
 	return d;
 }
 
 static void h1_expire(struct h1c *c)
 {
-	if (oq_pending(&c->oq) && c->w->loop.now_ms >= c->last_act + cfg.send_ms) {
+	if (oq_pending(&c->oq) && c->t.w->loop.now_ms >= c->t.last_act + cfg.send_ms) {
 		h1_kill(c, 1, SC_TIMEOUT); /* the client stopped reading */
 		return;
 	}
@@ -724,7 +724,7 @@ static void h1_run(struct h1c *c);
 static void h1_timer_cb(struct loop *l, struct timer *t)
 {
 	struct worker *w = worker_of(l);
-	struct h1c *c = container_of(t, struct h1c, tm);
+	struct h1c *c = container_of(t, struct h1c, t.tm);
 
 	if (h1_buffers_take(c) < 0) {
 		h1_kill(c, 0, SC_ERROR);
@@ -742,8 +742,8 @@ static void h1_timer_need(struct h1c *c)
 {
 	uint64_t d = h1_deadline(c);
 
-	if (!timer_queued(&c->tm) || c->tm.expire > d)
-		timer_arm(&c->w->loop.timers, &c->tm, d);
+	if (!timer_queued(&c->t.tm) || c->t.tm.expire > d)
+		timer_arm(&c->t.w->loop.timers, &c->t.tm, d);
 }
 
 /* ---------- events ---------- */
@@ -753,17 +753,17 @@ static int h1_go(struct h1c *c)
 {
 	if (h1_buffers_take(c) < 0)
 		h1_kill(c, 0, SC_ERROR);
-	while (!(c->flags & H1C_DEAD) && h1_step(c))
+	while (!(c->t.flags & H1C_DEAD) && h1_step(c))
 		;
-	if (!(c->flags & H1C_DEAD) && oq_pending(&c->oq))
+	if (!(c->t.flags & H1C_DEAD) && oq_pending(&c->oq))
 		h1_flush(c);
-	if (c->flags & H1C_DEAD) {
+	if (c->t.flags & H1C_DEAD) {
 		h1_free(c);
 		return 0;
 	}
 	if (h1_idle(c))
 		h1_buffers_put(c);
-	if (c->x.rio)
+	if (c->t.x.rio)
 		h1u_arm(c);
 	h1_timer_need(c);
 	return 1;
@@ -776,25 +776,19 @@ static void h1_run(struct h1c *c)
 
 static void h1_io_cb(struct loop *l, struct ev *e, uint32_t events)
 {
-	struct h1c *c = container_of(e, struct h1c, ev);
+	struct h1c *c = container_of(e, struct h1c, t.ev);
 
 	(void)l;
-	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
-		c->flags |= H1C_RD_READY;
-	if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
-		c->flags |= H1C_RDHUP;
-	if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
-		c->flags |= H1C_WR_READY;
+	tc_events(&c->t, events);
 	h1_run(c);
 }
 
 static struct h1c *h1c_get(struct worker *w)
 {
-	struct list *n = list_pop(&h1w(w)->free);
-	struct h1c *c;
+	struct h1c *c = tc_pop(&h1w(w)->free, offsetof(struct h1c, t));
 
-	if (n)
-		return list_elem(n, struct h1c, node);
+	if (c)
+		return c;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
@@ -809,19 +803,19 @@ static void h1u_wake(struct rio *r, int what)
 	struct h1c *c = container_of(r, struct h1c, rio);
 
 	if (!what) { /* the last operation of a closed connection: now it goes */
-		list_del(&c->node);
+		list_del(&c->t.node);
 		h1_release(c);
 		return;
 	}
 	if (what < 0) {
-		c->flags |= H1C_DEAD;
+		c->t.flags |= H1C_DEAD;
 	} else if (what == RIO_TX) {
 		oq_sent(&c->oq, (size_t)r->sent);
-		c->last_act = c->w->loop.now_ms;
-		ctr_add(c->w->st.bytes_out, r->sent);
-		c->flags |= H1C_WR_READY;
+		c->t.last_act = c->t.w->loop.now_ms;
+		ctr_add(c->t.w->st.bytes_out, r->sent);
+		c->t.flags |= H1C_WR_READY;
 	} else {
-		c->flags |= H1C_RD_READY;
+		c->t.flags |= H1C_RD_READY;
 	}
 	h1_run(c);
 }
@@ -844,18 +838,18 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 
 	if (!c)
 		return -1;
-	c->x = *x;
-	c->ev = (struct ev){ x->fd, h1_io_cb };
-	c->tm = (struct timer){ 0, 0, h1_timer_cb };
-	c->w = w;
-	c->flags = H1C_WR_READY;
+	c->t.x = *x;
+	c->t.ev = (struct ev){ x->fd, h1_io_cb };
+	c->t.tm = (struct timer){ 0, 0, h1_timer_cb };
+	c->t.w = w;
+	c->t.flags = H1C_WR_READY;
 	c->st = H1S_HEAD;
 	c->rd = c->wr = c->hend = c->nreq = 0;
 	c->stp = x->ssl ? SP_H1TLS : SP_H1;
-	c->why = SC_UNSET;
+	c->t.why = SC_UNSET;
 	c->t_first = 0;
 	c->t_recv = 0;
-	c->last_act = w->loop.now_ms;
+	c->t.last_act = w->loop.now_ms;
 	c->idle_ms = cfg.idle_ms;
 	c->alt_port = h->alt_port;
 	c->ci = h->ci;
@@ -866,7 +860,7 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 		if (h->len > c->in_size || h1_buffers_take(c) < 0) {
 			c->ci = NULL; /* WHY: the caller still owns it */
 			h1_buffers_put(c);
-			list_add(&h1w(w)->free, &c->node);
+			list_add(&h1w(w)->free, &c->t.node);
 			return -1;
 		}
 		memcpy(c->in, h->buf, h->len);
@@ -874,18 +868,18 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 		c->early_left = h->early ? (uint32_t)h->len : 0;
 	}
 	st_conn_open(&w->st, (enum st_proto)c->stp);
-	list_add(&h1w(w)->conns, &c->node);
+	list_add(&h1w(w)->conns, &c->t.node);
 	/* WHY: the listener defers accept until the request is there, so it is
 	 * read at once; a Connection: close exchange then ends before epoll
 	 * ever hears of the socket (no epoll_ctl, no wake-up). After a TLS
 	 * handshake, SSL may hold decrypted bytes already. */
-	c->flags |= H1C_RD_READY;
-	c->x.rio = NULL;
+	c->t.flags |= H1C_RD_READY;
+	c->t.x.rio = NULL;
 	if (w->loop.ring && !x->ssl)
 		h1u_start(c, h1u_wake, h1u_room);
-	if (!h1_go(c) || c->x.rio)
+	if (!h1_go(c) || c->t.x.rio)
 		return 0;
-	if (loop_rewatch(&w->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
+	if (loop_rewatch(&w->loop, &c->t.ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
 		h1_kill(c, 0, SC_ERROR);
 		h1_free(c);
 	}
@@ -897,7 +891,7 @@ static void h1_drain(struct worker *w)
 	struct list *n, *tmp;
 
 	list_each_safe(n, tmp, &h1w(w)->conns) {
-		struct h1c *c = list_elem(n, struct h1c, node);
+		struct h1c *c = list_elem(n, struct h1c, t.node);
 
 		if (c->st == H1S_HEAD && c->rd == c->wr && !c->t_first && !oq_pending(&c->oq))
 			h1_free(c);
@@ -922,7 +916,7 @@ static void h1_close_all(struct worker *w)
 	struct h1w *hw = h1w(w);
 
 	while (hw && !list_empty(&hw->conns))
-		h1_free(list_elem(hw->conns.next, struct h1c, node));
+		h1_free(list_elem(hw->conns.next, struct h1c, t.node));
 }
 
 static void h1_thread_free(struct worker *w)
@@ -933,7 +927,7 @@ static void h1_thread_free(struct worker *w)
 	if (!hw)
 		return;
 	while ((n = list_pop(&hw->free)))
-		free(list_elem(n, struct h1c, node));
+		free(list_elem(n, struct h1c, t.node));
 	pool_drain(&hw->in);
 	pool_drain(&hw->sc);
 	pool_drain(&hw->ex);

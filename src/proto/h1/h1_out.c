@@ -45,7 +45,7 @@ static void stage_head_main(struct h1c *c)
 	}
 	if (rs->chunked)
 		p = fmt_lit(p, "Transfer-Encoding: chunked\r\n");
-	if (!(c->flags & H1C_KEEP))
+	if (!(c->t.flags & H1C_KEEP))
 		p = fmt_lit(p, "Connection: close\r\n");
 	else if (!c->minor)
 		p = fmt_lit(p, "Connection: keep-alive\r\n");
@@ -60,11 +60,11 @@ int h1_stage_head(struct h1c *c)
 	struct oq *q = &c->oq;
 	struct hfield f;
 
-	if (!(c->flags & H1C_HEAD_OUT)) {
+	if (!(c->t.flags & H1C_HEAD_OUT)) {
 		if (oq_sc_room(q) < HEAD_RESERVE || oq_iov_room(q) < 2 + RESP_MAX_FIELDS)
 			return 0;
 		stage_head_main(c);
-		c->flags |= H1C_HEAD_OUT;
+		c->t.flags |= H1C_HEAD_OUT;
 	}
 	while (c->ex->rs.pad) {
 		if (oq_sc_room(q) < PAD_RUN + 64 || oq_iov_room(q) < 2)
@@ -137,7 +137,7 @@ static int chunk_close(struct h1c *c)
 	for (size_t i = 0; i < nt; i++)
 		stage_field(q, t[i].name, t[i].nlen, t[i].val, t[i].vlen);
 	oq_copy(q, "\r\n", 2);
-	c->flags |= H1C_TRL_OUT;
+	c->t.flags |= H1C_TRL_OUT;
 	return 1;
 }
 
@@ -165,7 +165,7 @@ int h1_stage_body(struct h1c *c)
 	for (;;) {
 		if (oq_iov_room(q) < 5 || oq_sc_room(q) < 48 || q->bytes >= STAGE_MAX)
 			return 0;
-		enum ex_act act = ex_left(c->ex) ? ex_next(c->ex, step_max(c), c->w->loop.now_us, &a) :
+		enum ex_act act = ex_left(c->ex) ? ex_next(c->ex, step_max(c), c->t.w->loop.now_us, &a) :
 				  ex_end(c->ex);
 
 		switch (act) {
@@ -185,7 +185,7 @@ int h1_stage_body(struct h1c *c)
 		case EXA_END:
 			/* the framing ends only with the whole body, never at a fault;
 			 * a HEAD response announces chunks but sends none */
-			if (c->ex->rs.chunked && !(c->ex->rq.flags & RQ_HEAD) && !(c->flags & H1C_TRL_OUT))
+			if (c->ex->rs.chunked && !(c->ex->rq.flags & RQ_HEAD) && !(c->t.flags & H1C_TRL_OUT))
 				return chunk_close(c);
 			return 1;
 		case EXA_RESET:
@@ -219,10 +219,10 @@ void h1_stage_error(struct h1c *c, uint16_t status, const char *why)
 
 int h1_splice_ok(struct h1c *c)
 {
-	if (!cfg.splice || !c->w->spl.ok || c->x.ssl || c->x.rio || (c->flags & H1C_NOSPLICE) ||
+	if (!cfg.splice || !c->t.w->spl.ok || c->t.x.ssl || c->t.x.rio || (c->t.flags & H1C_NOSPLICE) ||
 	    !ex_zero_copy_ok(c->ex) || ex_left(c->ex) < SPL_MIN)
 		return 0;
-	return (c->sp = spl_get(&c->w->spl)) != NULL;
+	return (c->sp = spl_get(&c->t.w->spl)) != NULL;
 }
 
 /* the pipe is empty: tee the next bytes, or say why not (1 done, 2 writev) */
@@ -231,15 +231,15 @@ static int splice_refill(struct h1c *c, int rnd)
 	long n;
 
 	if (ex_left(c->ex) && !(c->ex->out_off % spl_period(rnd)) &&
-	    (n = spl_fill(&c->w->spl, c->sp, rnd, ex_left(c->ex))) > 0) {
+	    (n = spl_fill(&c->t.w->spl, c->sp, rnd, ex_left(c->ex))) > 0) {
 		ex_skip(c->ex, (uint64_t)n);
 		return 0;
 	}
-	spl_put(&c->w->spl, c->sp);
+	spl_put(&c->t.w->spl, c->sp);
 	c->sp = NULL;
 	if (!ex_left(c->ex))
 		return 1;
-	c->flags |= H1C_NOSPLICE; /* WHY: a short tee left the pattern mid-line */
+	c->t.flags |= H1C_NOSPLICE; /* WHY: a short tee left the pattern mid-line */
 	return 2;
 }
 
@@ -255,32 +255,32 @@ int h1_splice_body(struct h1c *c)
 	for (;;) {
 		if (!c->sp->len && (r = splice_refill(c, rnd)))
 			return r;
-		if (!(c->flags & H1C_WR_READY))
+		if (!(c->t.flags & H1C_WR_READY))
 			return 0;
-		n = spl_out(c->sp, c->x.fd, ex_left(c->ex) > 0);
+		n = spl_out(c->sp, c->t.x.fd, ex_left(c->ex) > 0);
 		if (n == XPRT_AGAIN) {
-			c->flags &= ~H1C_WR_READY;
+			c->t.flags &= ~H1C_WR_READY;
 			return 0;
 		}
 		if (n < 0) {
-			c->flags |= H1C_DEAD;
+			c->t.flags |= H1C_DEAD;
 			return -1;
 		}
-		c->last_act = c->w->loop.now_ms;
-		ctr_add(c->w->st.bytes_out, (uint64_t)n);
+		c->t.last_act = c->t.w->loop.now_ms;
+		ctr_add(c->t.w->st.bytes_out, (uint64_t)n);
 	}
 }
 
 void h1_kill(struct h1c *c, int rst, unsigned why)
 {
-	if (c->why == SC_UNSET)
-		c->why = (uint8_t)why;
+	if (c->t.why == SC_UNSET)
+		c->t.why = (uint8_t)why;
 	if (rst) {
 		struct linger l = { 1, 0 };
 
-		setsockopt(c->ev.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+		setsockopt(c->t.ev.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
 	}
-	c->flags |= H1C_DEAD;
+	c->t.flags |= H1C_DEAD;
 }
 
 int h1_flush_queue(struct h1c *c, int more)
@@ -288,18 +288,18 @@ int h1_flush_queue(struct h1c *c, int more)
 	uint64_t sent;
 	int r;
 
-	if (!(c->flags & H1C_WR_READY) && oq_pending(&c->oq))
+	if (!(c->t.flags & H1C_WR_READY) && oq_pending(&c->oq))
 		return 0;
-	r = more ? oq_flush_more(&c->oq, &c->x, &sent) : oq_flush(&c->oq, &c->x, &sent);
+	r = more ? oq_flush_more(&c->oq, &c->t.x, &sent) : oq_flush(&c->oq, &c->t.x, &sent);
 	/* WHY a ring send too: --send-timeout counts from when it went out; a
 	 * last_act of the last recv would make a response staged after a long
 	 * wait look stalled */
-	if (sent || (r == 0 && c->x.rio)) {
-		c->last_act = c->w->loop.now_ms;
-		ctr_add(c->w->st.bytes_out, sent);
+	if (sent || (r == 0 && c->t.x.rio)) {
+		c->t.last_act = c->t.w->loop.now_ms;
+		ctr_add(c->t.w->st.bytes_out, sent);
 	}
 	if (r == 0)
-		c->flags &= ~H1C_WR_READY;
+		c->t.flags &= ~H1C_WR_READY;
 	else if (r < 0)
 		h1_kill(c, 0, SC_PEER);
 	return r;

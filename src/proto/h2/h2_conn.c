@@ -41,7 +41,7 @@ static const struct xs_ops h2s_ops;
 
 struct h2s *h2s_get(struct h2c *c, int32_t id)
 {
-	struct worker *w = c->w;
+	struct worker *w = c->t.w;
 	struct list *n = list_pop(&h2w(w)->free_s);
 	struct h2s *s = n ? list_elem(n, struct h2s, node) : malloc(sizeof(*s));
 
@@ -57,8 +57,8 @@ struct h2s *h2s_get(struct h2c *c, int32_t id)
 	if (c->scan_at <= w->loop.now_ms)
 		c->scan_at = w->loop.now_ms + H2_SCAN_MS;
 	c->total++;
-	xs_init(&s->x, w, &h2s_ops, (enum st_proto)c->sp, c->total, (struct cpeer){ c->ev.fd, NULL, &c->ci });
-	if (c->flags & H2C_EARLY)
+	xs_init(&s->x, w, &h2s_ops, (enum st_proto)c->sp, c->total, (struct cpeer){ c->t.ev.fd, NULL, &c->ci });
+	if (c->t.flags & H2C_EARLY)
 		s->x.flags |= XS_EARLY;
 	list_add(&c->streams, &s->node);
 	c->nstreams++;
@@ -74,7 +74,7 @@ static void h2s_put_all(struct h2c *c)
 
 void h2s_put(struct h2s *s)
 {
-	struct worker *w = s->c->w;
+	struct worker *w = s->c->t.w;
 
 	xs_release(&s->x);
 	wss_free(s->wss);
@@ -105,13 +105,13 @@ void h2_settings(struct h2_setting *out)
 
 void h2c_why(struct h2c *c, unsigned why)
 {
-	if (c->why == SC_UNSET)
-		c->why = (uint8_t)why;
+	if (c->t.why == SC_UNSET)
+		c->t.why = (uint8_t)why;
 }
 
 int h2c_count_reset(struct h2c *c)
 {
-	uint64_t sec = c->w->loop.now_ms / 1000;
+	uint64_t sec = c->t.w->loop.now_ms / 1000;
 
 	if (sec != c->rst_sec) {
 		c->rst_sec = sec;
@@ -121,25 +121,25 @@ int h2c_count_reset(struct h2c *c)
 		return 0;
 	c->eng->goaway(c, H2E_CALM);
 	if (cfg.debug)
-		log_debug("thread %d fd %d: rapid reset, GOAWAY ENHANCE_YOUR_CALM", c->w->id, c->ev.fd);
+		log_debug("thread %d fd %d: rapid reset, GOAWAY ENHANCE_YOUR_CALM", c->t.w->id, c->t.ev.fd);
 	return 1;
 }
 
 void h2c_sent_goaway(struct h2c *c, uint32_t code)
 {
-	ctr_add(&c->w->st.h2_goaway[st_h2e(code)], 1);
+	ctr_add(&c->t.w->st.h2_goaway[st_h2e(code)], 1);
 	if (code)
 		h2c_why(c, SC_BAD); /* a flood, a protocol error */
 }
 
 void h2c_sent_rst(struct h2c *c, uint32_t code)
 {
-	ctr_add(&c->w->st.h2_rst_sent[st_h2e(code)], 1);
+	ctr_add(&c->t.w->st.h2_rst_sent[st_h2e(code)], 1);
 }
 
 void h2c_recv_rst(struct h2c *c, uint32_t code)
 {
-	ctr_add(&c->w->st.h2_rst_recv[st_h2e(code)], 1);
+	ctr_add(&c->t.w->st.h2_rst_recv[st_h2e(code)], 1);
 	h2c_count_reset(c);
 }
 
@@ -152,7 +152,7 @@ void h2s_fail(struct xstream *x)
 {
 	struct h2s *s = h2s_of(x);
 
-	ctr_add(&s->c->w->st.errors, 1);
+	ctr_add(&s->c->t.w->st.errors, 1);
 	s->c->eng->rst(s, H2E_INTERNAL);
 }
 
@@ -164,7 +164,7 @@ static void ws_kick(void *stream)
 	struct h2s *s = stream;
 	struct h2c *c = s->c;
 
-	s->since = c->w->loop.now_ms;
+	s->since = c->t.w->loop.now_ms;
 	if (wss_flooded(s->wss)) {
 		/* WHY at once: its frames wait for a window it never opens */
 		c->eng->rst(s, H2E_CALM);
@@ -172,10 +172,10 @@ static void ws_kick(void *stream)
 		c->eng->resume(s); /* WHY: what came before the fault goes first */
 	} else if (wss_state(s->wss) == WS_RESET || wss_state(s->wss) == WS_FAILED) {
 		if (wss_state(s->wss) == WS_RESET)
-			ctr_add(&c->w->st.faults[SF_RESET], 1);
+			ctr_add(&c->t.w->st.faults[SF_RESET], 1);
 		c->eng->rst(s, H2E_CANCEL);
 	} else if (wss_state(s->wss) == WS_CUT) {
-		ctr_add(&c->w->st.faults[SF_CLOSE], 1);
+		ctr_add(&c->t.w->st.faults[SF_CLOSE], 1);
 		h2c_why(c, SC_FAULT);
 		c->eng->goaway(c, H2E_NO_ERROR);
 	} else {
@@ -183,15 +183,15 @@ static void ws_kick(void *stream)
 	}
 	/* WHY a timer at once: from the session's own timer nothing else
 	 * would send what was resumed */
-	if (!timer_queued(&c->tm) || c->tm.expire > c->w->loop.now_us)
-		timer_arm(&c->w->loop.timers, &c->tm, c->w->loop.now_us);
+	if (!timer_queued(&c->t.tm) || c->t.tm.expire > c->t.w->loop.now_us)
+		timer_arm(&c->t.w->loop.timers, &c->t.tm, c->t.w->loop.now_us);
 }
 
 /* an extended CONNECT with ws= (or none: an echo) becomes a WebSocket; the
  * 200 goes at once, without a length (RFC 8441 5) */
 static int h2s_ws_start(struct h2s *s)
 {
-	if (!(s->wss = wss_new(&s->x.ex, &s->c->w->rng, &s->c->w->loop, ws_kick, s)))
+	if (!(s->wss = wss_new(&s->x.ex, &s->c->t.w->rng, &s->c->t.w->loop, ws_kick, s)))
 		return -1;
 	ex_tunnel(&s->x.ex);
 	return 0;
@@ -218,7 +218,7 @@ void h2s_head_in(struct h2s *s, int end)
 {
 	if (!(s->x.flags & XS_HEADERS)) {
 		s->x.ex.rq.alt_port = s->c->alt_port;
-		xs_headers_done(&s->x, &s->c->w->rng);
+		xs_headers_done(&s->x, &s->c->t.w->rng);
 		if (s->x.ex.plan.ws && h2s_ws_start(s) < 0)
 			return h2s_fail(&s->x);
 	}
@@ -227,7 +227,7 @@ void h2s_head_in(struct h2s *s, int end)
 
 void h2s_data_in(struct h2s *s, const uint8_t *p, size_t n)
 {
-	s->since = s->c->w->loop.now_ms;
+	s->since = s->c->t.w->loop.now_ms;
 	if (s->wss) {
 		wss_in(s->wss, p, n, 0);
 	} else {
@@ -254,7 +254,7 @@ static void h2s_respond(struct xstream *x)
 
 	if (n < 0)
 		return h2s_fail(x);
-	ctr_add(&s->c->w->st.requests, 1);
+	ctr_add(&s->c->t.w->st.requests, 1);
 	if (s->c->eng->respond(s, nv, (size_t)n, ex_has_body(&x->ex) || s->wss) < 0)
 		h2s_fail(x);
 	xs_nv_done(nv);
@@ -285,12 +285,12 @@ enum h2_next h2s_next(struct h2s *s, size_t max, struct ex_action *a)
 	struct h2c *c = s->c;
 	uint64_t frame = ex_frame(x);
 
-	switch (ex_next(x, frame ? MIN(frame, (uint64_t)max) : max, c->w->loop.now_us, a)) {
+	switch (ex_next(x, frame ? MIN(frame, (uint64_t)max) : max, c->t.w->loop.now_us, a)) {
 	case EXA_RESET:
-		ctr_add(&c->w->st.faults[SF_RESET], 1);
+		ctr_add(&c->t.w->st.faults[SF_RESET], 1);
 		return H2N_RESET;
 	case EXA_CLOSE:
-		ctr_add(&c->w->st.faults[SF_CLOSE], 1);
+		ctr_add(&c->t.w->st.faults[SF_CLOSE], 1);
 		h2c_why(c, SC_FAULT);
 		c->eng->goaway(c, H2E_NO_ERROR);
 		return H2N_WAIT;
@@ -301,7 +301,7 @@ enum h2_next h2s_next(struct h2s *s, size_t max, struct ex_action *a)
 	case EXA_DATA:
 		break;
 	}
-	s->since = c->w->loop.now_ms;
+	s->since = c->t.w->loop.now_ms;
 	return !ex_left(x) && a->off + a->len == x->rs.body ? H2N_LAST : H2N_DATA;
 }
 
@@ -345,21 +345,21 @@ int h2c_flush(struct h2c *c)
 	uint64_t sent;
 	int r;
 
-	if (!(c->flags & H2C_WR_READY) && oq_pending(&c->oq))
+	if (!(c->t.flags & H2C_WR_READY) && oq_pending(&c->oq))
 		return 0;
-	r = oq_flush(&c->oq, &c->x, &sent);
+	r = oq_flush(&c->oq, &c->t.x, &sent);
 	/* WHY a ring send too: --send-timeout counts from when it went out,
 	 * not from the last recv before a long t= wait */
-	if (sent || (r == 0 && c->x.rio)) {
-		c->last_act = c->w->loop.now_ms;
-		ctr_add(c->w->st.bytes_out, sent);
+	if (sent || (r == 0 && c->t.x.rio)) {
+		c->t.last_act = c->t.w->loop.now_ms;
+		ctr_add(c->t.w->st.bytes_out, sent);
 	}
 	if (r == 1)
 		big_free(c);
 	else if (r == 0)
-		c->flags &= ~H2C_WR_READY;
+		c->t.flags &= ~H2C_WR_READY;
 	else
-		c->flags |= H2C_DEAD;
+		c->t.flags |= H2C_DEAD;
 	return r;
 }
 
@@ -385,7 +385,7 @@ int h2c_stage(struct h2c *c, const uint8_t *data, size_t n)
 static void h2c_fatal(struct h2c *c)
 {
 	if (cfg.debug)
-		log_debug("thread %d fd %d: HTTP/2 protocol error, GOAWAY", c->w->id, c->ev.fd);
+		log_debug("thread %d fd %d: HTTP/2 protocol error, GOAWAY", c->t.w->id, c->t.ev.fd);
 	static const uint8_t goaway[] = { 0, 0, 8, 7, 0, 0, 0, 0, 0,
 					   0, 0, 0, 0, 0, 0, 0, H2E_PROTOCOL };
 	struct iovec iov = { (void *)goaway, sizeof(goaway) };
@@ -393,23 +393,23 @@ static void h2c_fatal(struct h2c *c)
 	c->eng->goaway(c, H2E_PROTOCOL);
 	if (c->eng->send(c) == 0 && !oq_pending(&c->oq) && !c->eng->alive(c))
 		return;
-	xprt_writev(&c->x, &iov, 1, 0);
+	xprt_writev(&c->t.x, &iov, 1, 0);
 }
 
 static int h2c_recv(struct h2c *c)
 {
-	while (c->flags & H2C_RD_READY) {
+	while (c->t.flags & H2C_RD_READY) {
 		int drained;
-		long n = xprt_recv(&c->x, c->in, c->in_size, &drained);
+		long n = xprt_recv(&c->t.x, c->in, c->in_size, &drained);
 
-		if (drained && !(c->flags & H2C_RDHUP))
-			c->flags &= ~H2C_RD_READY;
+		if (drained && !(c->t.flags & H2C_RDHUP))
+			c->t.flags &= ~H2C_RD_READY;
 		if (n == XPRT_AGAIN)
 			break;
 		if (n <= 0)
 			return -1;
-		c->last_act = c->w->loop.now_ms;
-		ctr_add(c->w->st.bytes_in, (uint64_t)n);
+		c->t.last_act = c->t.w->loop.now_ms;
+		ctr_add(c->t.w->st.bytes_in, (uint64_t)n);
 		if (c->eng->recv(c, (uint8_t *)c->in, (size_t)n) < 0) {
 			h2c_fatal(c);
 			return -1;
@@ -424,29 +424,29 @@ static int h2c_recv(struct h2c *c)
 static void h2c_recycle(struct h2c *c)
 {
 	big_free(c);
-	close(c->ev.fd);
-	loop_drop(&c->w->loop, &c->ev);
-	c->x.rio = NULL;
-	list_add(&h2w(c->w)->free, &c->node);
+	close(c->t.ev.fd);
+	loop_drop(&c->t.w->loop, &c->t.ev);
+	c->t.x.rio = NULL;
+	list_add(&h2w(c->t.w)->free, &c->t.node);
 }
 
 static void h2c_free(struct h2c *c)
 {
-	struct worker *w = c->w;
+	struct worker *w = c->t.w;
 
 	h2s_put_all(c);
-	timer_cancel(&w->loop.timers, &c->tm);
+	timer_cancel(&w->loop.timers, &c->t.tm);
 	c->eng->close(c);
 	c->sess = NULL;
-	xprt_release(&c->x);
+	xprt_release(&c->t.x);
 	free(c->ci);
 	c->ci = NULL;
-	list_del(&c->node);
+	list_del(&c->t.node);
 	sess_conn_gone(w);
-	st_conn_close(&w->st, (enum st_proto)c->sp, c->total, c->why);
+	st_conn_close(&w->st, (enum st_proto)c->sp, c->total, c->t.why);
 	/* WHY: the ring may still read into <in> or send from the queue */
-	if (c->x.rio && rio_close(c->x.rio))
-		list_add(&h2w(w)->zombies, &c->node);
+	if (c->t.x.rio && rio_close(c->t.x.rio))
+		list_add(&h2w(w)->zombies, &c->t.node);
 	else
 		h2c_recycle(c);
 }
@@ -457,29 +457,29 @@ static void h2c_wake(struct rio *r, int what)
 	struct h2c *c = container_of(r, struct h2c, rio);
 
 	if (!what) { /* the last operation of a closed connection */
-		list_del(&c->node);
+		list_del(&c->t.node);
 		h2c_recycle(c);
 		return;
 	}
 	if (what < 0) {
-		c->flags |= H2C_DEAD;
+		c->t.flags |= H2C_DEAD;
 	} else if (what == RIO_TX) {
 		oq_sent(&c->oq, (size_t)r->sent);
-		c->last_act = c->w->loop.now_ms;
-		ctr_add(c->w->st.bytes_out, r->sent);
-		c->flags |= H2C_WR_READY;
+		c->t.last_act = c->t.w->loop.now_ms;
+		ctr_add(c->t.w->st.bytes_out, r->sent);
+		c->t.flags |= H2C_WR_READY;
 	} else {
-		c->flags |= H2C_RD_READY;
+		c->t.flags |= H2C_RD_READY;
 	}
 	h2c_run(c);
 }
 
 static uint64_t h2c_deadline(const struct h2c *c)
 {
-	uint64_t d = c->nstreams ? UINT64_MAX : c->last_act + cfg.idle_ms;
+	uint64_t d = c->nstreams ? UINT64_MAX : c->t.last_act + cfg.idle_ms;
 
 	if (oq_pending(&c->oq))
-		d = MIN(d, c->last_act + cfg.send_ms);
+		d = MIN(d, c->t.last_act + cfg.send_ms);
 	return d;
 }
 
@@ -506,7 +506,7 @@ static void h2c_time_out(struct h2c *c)
  * window is shut). A t= wait or a d= pause is no stall. */
 static void h2c_scan(struct h2c *c)
 {
-	uint64_t now = c->w->loop.now_ms;
+	uint64_t now = c->t.w->loop.now_ms;
 	int64_t cwin = c->eng->window(c, NULL);
 	struct list *n, *tmp;
 
@@ -538,31 +538,31 @@ static void h2c_run(struct h2c *c)
 {
 	uint64_t d;
 
-	if (!(c->flags & H2C_DEAD) && (h2c_recv(c) < 0 || c->eng->send(c) < 0))
-		c->flags |= H2C_DEAD;
-	if (!(c->flags & H2C_DEAD) && !oq_pending(&c->oq) && !c->eng->alive(c))
-		c->flags |= H2C_DEAD; /* GOAWAY done, or the peer is gone */
-	if (c->flags & H2C_DEAD) {
+	if (!(c->t.flags & H2C_DEAD) && (h2c_recv(c) < 0 || c->eng->send(c) < 0))
+		c->t.flags |= H2C_DEAD;
+	if (!(c->t.flags & H2C_DEAD) && !oq_pending(&c->oq) && !c->eng->alive(c))
+		c->t.flags |= H2C_DEAD; /* GOAWAY done, or the peer is gone */
+	if (c->t.flags & H2C_DEAD) {
 		h2c_free(c);
 		return;
 	}
-	if (c->x.rio) /* the recv it waits for, once this turn is over */
-		rio_arm(c->x.rio, c->in, c->in_size);
+	if (c->t.x.rio) /* the recv it waits for, once this turn is over */
+		rio_arm(c->t.x.rio, c->in, c->in_size);
 	d = h2c_wake_at(c);
-	if (d != UINT64_MAX && (!timer_queued(&c->tm) || c->tm.expire > d * 1000))
-		timer_arm(&c->w->loop.timers, &c->tm, d * 1000);
+	if (d != UINT64_MAX && (!timer_queued(&c->t.tm) || c->t.tm.expire > d * 1000))
+		timer_arm(&c->t.w->loop.timers, &c->t.tm, d * 1000);
 }
 
 static void h2c_timer_cb(struct loop *l, struct timer *t)
 {
 	struct worker *w = worker_of(l);
-	struct h2c *c = container_of(t, struct h2c, tm);
+	struct h2c *c = container_of(t, struct h2c, t.tm);
 
 	if (c->nstreams && w->loop.now_ms >= c->scan_at)
 		h2c_scan(c);
 	if (w->loop.now_ms >= h2c_deadline(c)) {
 		if (oq_pending(&c->oq)) {
-			c->flags |= H2C_DEAD; /* the client stopped reading */
+			c->t.flags |= H2C_DEAD; /* the client stopped reading */
 			h2c_why(c, SC_TIMEOUT);
 		} else {
 			h2c_why(c, SC_IDLE);
@@ -574,25 +574,19 @@ static void h2c_timer_cb(struct loop *l, struct timer *t)
 
 static void h2c_io_cb(struct loop *l, struct ev *e, uint32_t events)
 {
-	struct h2c *c = container_of(e, struct h2c, ev);
+	struct h2c *c = container_of(e, struct h2c, t.ev);
 
 	(void)l;
-	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
-		c->flags |= H2C_RD_READY;
-	if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
-		c->flags |= H2C_RDHUP;
-	if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
-		c->flags |= H2C_WR_READY;
+	tc_events(&c->t, events);
 	h2c_run(c);
 }
 
 static struct h2c *h2c_get(struct worker *w)
 {
-	struct list *n = list_pop(&h2w(w)->free);
-	struct h2c *c;
+	struct h2c *c = tc_pop(&h2w(w)->free, offsetof(struct h2c, t));
 
-	if (n)
-		return list_elem(n, struct h2c, node);
+	if (c)
+		return c;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
@@ -662,13 +656,13 @@ int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 
 	if (!c)
 		return -1;
-	c->w = w;
-	c->ev = (struct ev){ x->fd, h2c_io_cb };
-	c->tm = (struct timer){ 0, 0, h2c_timer_cb };
-	c->flags = H2C_WR_READY | H2C_RD_READY;
+	c->t.w = w;
+	c->t.ev = (struct ev){ x->fd, h2c_io_cb };
+	c->t.tm = (struct timer){ 0, 0, h2c_timer_cb };
+	c->t.flags = H2C_WR_READY | H2C_RD_READY;
 	c->nstreams = c->total = 0;
 	c->sp = x->ssl ? SP_H2 : SP_H2C;
-	c->why = SC_UNSET;
+	c->t.why = SC_UNSET;
 	list_init(&c->streams);
 	c->big = NULL;
 	c->rst_sec = 0;
@@ -677,11 +671,11 @@ int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->scan_at = 0;
 	c->alt_port = h->alt_port;
 	c->ci = h->ci;
-	c->last_act = w->loop.now_ms;
+	c->t.last_act = w->loop.now_ms;
 	c->eng = engines[cfg.h2_engine == H2ENG_HX ? 0 : 1];
 	oq_reset(&c->oq);
 	if (h->early)
-		c->flags |= H2C_EARLY;
+		c->t.flags |= H2C_EARLY;
 	if (c->eng->open(c) < 0 || (h->ex && h2c_upgrade(c, h) < 0) ||
 	    (h->len && c->eng->recv(c, (const uint8_t *)h->buf, h->len) < 0)) {
 		c->ci = NULL; /* WHY: the caller still owns it */
@@ -689,21 +683,21 @@ int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 		if (c->sess)
 			c->eng->close(c);
 		c->sess = NULL;
-		list_add(&h2w(w)->free, &c->node);
+		list_add(&h2w(w)->free, &c->t.node);
 		return -1;
 	}
-	c->flags &= ~H2C_EARLY;
-	c->x = *x;
+	c->t.flags &= ~H2C_EARLY;
+	c->t.x = *x;
 	/* WHY: on the ring, clear text reads and sends through it (h1 had it
 	 * there too, so epoll never had the socket); else the socket may be
 	 * registered under its previous owner, or not yet */
 	if (w->loop.ring && !x->ssl) {
 		rio_init(&c->rio, w->loop.ring, x->fd, h2c_wake, NULL);
-		c->x.rio = &c->rio;
+		c->t.x.rio = &c->rio;
 	} else {
-		loop_rewatch(&w->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
+		loop_rewatch(&w->loop, &c->t.ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
 	}
-	list_add(&h2w(w)->conns, &c->node);
+	list_add(&h2w(w)->conns, &c->t.node);
 	st_conn_open(&w->st, (enum st_proto)c->sp);
 	h2c_run(c);
 	return 0;
@@ -714,7 +708,7 @@ void h2c_drain(struct worker *w)
 	struct list *n, *tmp;
 
 	list_each_safe(n, tmp, &h2w(w)->conns) {
-		struct h2c *c = list_elem(n, struct h2c, node);
+		struct h2c *c = list_elem(n, struct h2c, t.node);
 
 		h2c_why(c, SC_DRAIN);
 		c->eng->drain(c);
@@ -727,7 +721,7 @@ void h2_close_all(struct worker *w)
 	struct list *n;
 
 	while (h2w(w) && (n = h2w(w)->conns.next) != &h2w(w)->conns)
-		h2c_free(list_elem(n, struct h2c, node));
+		h2c_free(list_elem(n, struct h2c, t.node));
 }
 
 void h2_thread_free(struct worker *w)
@@ -737,7 +731,7 @@ void h2_thread_free(struct worker *w)
 	if (!h2w(w))
 		return;
 	while ((n = list_pop(&h2w(w)->free))) {
-		struct h2c *c = list_elem(n, struct h2c, node);
+		struct h2c *c = list_elem(n, struct h2c, t.node);
 
 		free(c->in);
 		oq_free(&c->oq);

@@ -11,15 +11,16 @@
 #include "oq.h"
 #include "rio.h"
 #include "timer-t.h"
+#include "tconn.h"
 #include "xprt.h"
 #include "xstream.h"
 
 /* connection flags */
-#define H2C_RD_READY 0x01
-#define H2C_WR_READY 0x02
-#define H2C_DEAD     0x04
+#define H2C_RD_READY TC_RD_READY
+#define H2C_WR_READY TC_WR_READY
+#define H2C_DEAD     TC_DEAD
 #define H2C_BLOCKED  0x08 /* the engine wanted to send but the queue was full */
-#define H2C_RDHUP    0x10 /* the peer shut its side: read on to EOF */
+#define H2C_RDHUP    TC_RDHUP
 #define H2C_EARLY    0x20 /* reading TLS early data: its streams say early=1 */
 
 #define H2_STAGE_MAX (1 << 20) /* bytes staged per writev */
@@ -63,21 +64,14 @@ struct h2s {
 };
 
 struct h2c {
-	struct ev ev;
-	struct xprt x;
-	struct timer tm;
-	struct worker *w;
-	struct list node;    /* on the worker's live or free list */
+	struct tconn t;      /* first: ev, x, tm, w, node, flags, why, last_act */
 	const struct h2_eng *eng;
 	void *sess;          /* the engine's state: nghttp2_session, struct h2x */
-	uint32_t flags;
 	uint32_t nstreams;
 	uint32_t total;      /* streams opened on it, for the stats */
 	uint8_t sp;          /* SP_H2 or SP_H2C */
-	uint8_t why;         /* why it ends (enum st_close), SC_UNSET: the peer */
 	char *in;
 	uint32_t in_size;
-	uint64_t last_act;
 	uint64_t scan_at;    /* ms: the next look at its streams' stalls */
 	uint64_t rst_sec;    /* second of the reset count */
 	uint32_t rst_count;

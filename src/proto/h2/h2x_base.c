@@ -7,7 +7,7 @@
 void hx_ctl(struct h2x *h, uint8_t type, uint8_t flags, int32_t sid, const void *p, size_t len)
 {
 	if (hx_buf_room(&h->ctl, 9 + len) < 0) {
-		h->c->flags |= H2C_DEAD;
+		h->c->t.flags |= H2C_DEAD;
 		return;
 	}
 	hx_fr_head(h->ctl.p + h->ctl.n, len, type, flags, sid);
@@ -24,7 +24,7 @@ void hx_conn_err(struct h2x *h, uint32_t code)
 	if (h->gone & HX_CLOSING)
 		return;
 	if (cfg.debug && code)
-		log_debug("thread %d fd %d: HTTP/2 connection error %u, GOAWAY", h->c->w->id, h->c->ev.fd, code);
+		log_debug("thread %d fd %d: HTTP/2 connection error %u, GOAWAY", h->c->t.w->id, h->c->t.ev.fd, code);
 	hx_put32(p, (uint32_t)h->last_sid);
 	hx_put32(p + 4, code);
 	hx_ctl(h, FR_GOAWAY, 0, 0, p, 8);
@@ -92,7 +92,7 @@ void hx_rst(struct h2s *s, uint32_t code)
 /* an empty frame that does nothing: too many a second end the connection */
 int hx_glitch(struct h2x *h)
 {
-	uint64_t sec = h->c->w->loop.now_ms / 1000;
+	uint64_t sec = h->c->t.w->loop.now_ms / 1000;
 
 	if (sec != h->glitch_sec) {
 		h->glitch_sec = sec;

@@ -8,20 +8,14 @@
 #include "config.h"
 #include "log.h"
 #include "session.h"
+#include "tconn.h"
 #include "timer.h"
 #include "ws.h"
 
 struct wsc {
-	struct ev ev;
-	struct xprt x;
-	struct timer tm;
-	struct worker *w;
-	struct list node;    /* on the worker's live connections */
+	struct tconn t;      /* first: ev, x, tm, w, node, flags, why, last_act */
 	struct ws ws;
 	uint8_t stp;         /* SP_WS */
-	uint8_t why;         /* why it ends (enum st_close), SC_UNSET: the peer */
-	uint8_t rd_ready;
-	uint64_t last_act;   /* ms: the last bytes either way */
 	uint64_t wake_us;    /* a ws=gen message is due, 0: none */
 	char *pre;           /* bytes read before the switch, still to feed */
 	size_t pre_len, pre_off;
@@ -51,14 +45,14 @@ static long c_recv(void *u, uint8_t *buf, size_t len)
 		c->pre_off += (size_t)n;
 		return n;
 	}
-	if (!c->rd_ready)
+	if (!(c->t.flags & TC_RD_READY))
 		return HX_AGAIN;
-	n = xprt_recv(&c->x, buf, len, &drained);
+	n = xprt_recv(&c->t.x, buf, len, &drained);
 	if (n == XPRT_AGAIN || drained)
-		c->rd_ready = 0; /* WHY: nothing more until the next epoll edge */
+		c->t.flags &= ~TC_RD_READY; /* WHY: nothing more until the next epoll edge */
 	if (n > 0) {
-		c->last_act = c->w->loop.now_ms;
-		ctr_add(c->w->st.bytes_in, (uint64_t)n);
+		c->t.last_act = c->t.w->loop.now_ms;
+		ctr_add(c->t.w->st.bytes_in, (uint64_t)n);
 	}
 	return n == XPRT_AGAIN ? HX_AGAIN : n;
 }
@@ -67,11 +61,11 @@ static long c_send(void *u, const uint8_t *buf, size_t len)
 {
 	struct wsc *c = u;
 	struct iovec iov = { (void *)buf, len };
-	long n = xprt_writev(&c->x, &iov, 1, 0);
+	long n = xprt_writev(&c->t.x, &iov, 1, 0);
 
 	if (n > 0) {
-		c->last_act = c->w->loop.now_ms;
-		ctr_add(c->w->st.bytes_out, (uint64_t)n);
+		c->t.last_act = c->t.w->loop.now_ms;
+		ctr_add(c->t.w->st.bytes_out, (uint64_t)n);
 	}
 	return n == XPRT_AGAIN ? HX_AGAIN : n;
 }
@@ -92,25 +86,25 @@ static const struct ws_io c_io = { c_recv, c_send, c_wake_at };
 
 static void c_free(struct wsc *c, enum ws_state how)
 {
-	struct worker *w = c->w;
+	struct worker *w = c->t.w;
 
 	if (how == WS_RESET) {
 		struct linger l = { 1, 0 };
 
-		setsockopt(c->ev.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+		setsockopt(c->t.ev.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
 	}
-	if (c->why == SC_UNSET)
-		c->why = how == WS_RESET || how == WS_CUT ? SC_FAULT : how == WS_DONE ? SC_SERVER : SC_UNSET;
+	if (c->t.why == SC_UNSET)
+		c->t.why = how == WS_RESET || how == WS_CUT ? SC_FAULT : how == WS_DONE ? SC_SERVER : SC_UNSET;
 	if (how == WS_RESET || how == WS_CUT)
 		ctr_add(how == WS_RESET ? &w->st.faults[SF_RESET] : &w->st.faults[SF_CLOSE], 1);
-	loop_cancel(&w->loop, &c->tm);
+	loop_cancel(&w->loop, &c->t.tm);
 	ws_free(&c->ws);
-	xprt_release(&c->x);
-	close(c->ev.fd);
-	loop_drop(&w->loop, &c->ev);
-	list_del(&c->node);
+	xprt_release(&c->t.x);
+	close(c->t.ev.fd);
+	loop_drop(&w->loop, &c->t.ev);
+	list_del(&c->t.node);
 	sess_conn_gone(w);
-	st_conn_close(&w->st, SP_WS, 1, c->why);
+	st_conn_close(&w->st, SP_WS, 1, c->t.why);
 	free(c->pre);
 	free(c);
 }
@@ -120,7 +114,7 @@ static void c_run(struct wsc *c)
 	enum ws_state st;
 
 	c->wake_us = 0;
-	st = ws_run(&c->ws, c->w->loop.now_us);
+	st = ws_run(&c->ws, c->t.w->loop.now_us);
 	if (st != WS_GOING) {
 		c_free(c, st);
 		return;
@@ -131,18 +125,18 @@ static void c_run(struct wsc *c)
 /* the next timer: a message due, else the idle timeout */
 static void c_arm(struct wsc *c)
 {
-	uint64_t idle = (c->last_act + cfg.idle_ms) * 1000;
+	uint64_t idle = (c->t.last_act + cfg.idle_ms) * 1000;
 
-	loop_cancel(&c->w->loop, &c->tm);
-	loop_arm(&c->w->loop, &c->tm, c->wake_us && c->wake_us < idle ? c->wake_us : idle);
+	loop_cancel(&c->t.w->loop, &c->t.tm);
+	loop_arm(&c->t.w->loop, &c->t.tm, c->wake_us && c->wake_us < idle ? c->wake_us : idle);
 }
 
 static void c_timer(struct loop *l, struct timer *t)
 {
-	struct wsc *c = container_of(t, struct wsc, tm);
+	struct wsc *c = container_of(t, struct wsc, t.tm);
 
-	if (!c->wake_us && l->now_ms >= c->last_act + cfg.idle_ms) {
-		c->why = SC_IDLE;
+	if (!c->wake_us && l->now_ms >= c->t.last_act + cfg.idle_ms) {
+		c->t.why = SC_IDLE;
 		c_free(c, WS_FAILED);
 		return;
 	}
@@ -151,11 +145,10 @@ static void c_timer(struct loop *l, struct timer *t)
 
 static void c_io_cb(struct loop *l, struct ev *e, uint32_t events)
 {
-	struct wsc *c = container_of(e, struct wsc, ev);
+	struct wsc *c = container_of(e, struct wsc, t.ev);
 
 	(void)l;
-	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
-		c->rd_ready = 1;
+	tc_events(&c->t, events);
 	c_run(c);
 }
 
@@ -174,23 +167,23 @@ static int ws_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	if (h->len)
 		memcpy(c->pre, h->buf, h->len);
 	c->pre_len = h->len;
-	c->x = *x;
-	c->x.rio = NULL;
-	c->ev = (struct ev){ x->fd, c_io_cb };
-	c->tm = (struct timer){ 0, 0, c_timer };
-	c->w = w;
-	c->why = SC_UNSET;
-	c->rd_ready = 1;
-	c->last_act = w->loop.now_ms;
+	c->t.x = *x;
+	c->t.x.rio = NULL;
+	c->t.ev = (struct ev){ x->fd, c_io_cb };
+	c->t.tm = (struct timer){ 0, 0, c_timer };
+	c->t.w = w;
+	c->t.why = SC_UNSET;
+	c->t.flags = TC_RD_READY;
+	c->t.last_act = w->loop.now_ms;
 	if (ws_init(&c->ws, h->ex, &c_io, c, &w->rng) < 0 ||
-	    loop_rewatch(&w->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
+	    loop_rewatch(&w->loop, &c->t.ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
 		ws_free(&c->ws);
 		free(c->pre);
 		free(c);
 		return -1;
 	}
 	free(h->ci); /* WHY: X-Client went in the 101; nothing here shows it */
-	list_add(&wsw(w)->conns, &c->node);
+	list_add(&wsw(w)->conns, &c->t.node);
 	st_conn_open(&w->st, SP_WS);
 	c_run(c);
 	return 0;
@@ -214,9 +207,9 @@ static void ws_drain(struct worker *w)
 	struct list *n, *tmp;
 
 	list_each_safe(n, tmp, &wsw(w)->conns) {
-		struct wsc *c = list_elem(n, struct wsc, node);
+		struct wsc *c = list_elem(n, struct wsc, t.node);
 
-		c->why = SC_DRAIN;
+		c->t.why = SC_DRAIN;
 		ws_going_away(&c->ws);
 		c_run(c);
 	}
@@ -225,7 +218,7 @@ static void ws_drain(struct worker *w)
 static void ws_close_all(struct worker *w)
 {
 	while (wsw(w) && !list_empty(&wsw(w)->conns))
-		c_free(list_elem(wsw(w)->conns.next, struct wsc, node), WS_FAILED);
+		c_free(list_elem(wsw(w)->conns.next, struct wsc, t.node), WS_FAILED);
 }
 
 static void ws_thread_free(struct worker *w)

@@ -1,0 +1,54 @@
+/* The base of every TCP connection of the server, whatever its protocol: the event, the transport, the timer, the worker, the list it is on, the readiness and end flags, why it ends, its last activity; first in h1c, h2c and wsc. */
+#ifndef HX_TCONN_H
+#define HX_TCONN_H
+
+#include <stdint.h>
+#include <sys/epoll.h>
+
+#include "list.h"
+#include "loop.h"
+#include "timer-t.h"
+#include "xprt.h"
+
+struct worker;
+
+/* the base's flags: the protocols' own bits stay below TC_LOW */
+#define TC_RD_READY 0x01000000 /* the socket may have bytes to read */
+#define TC_WR_READY 0x02000000 /* the socket may take bytes */
+#define TC_RDHUP    0x04000000 /* the peer shut its side: reads go on to EOF */
+#define TC_DEAD     0x08000000 /* being closed: no more work */
+#define TC_LOW      0x01000000
+
+struct tconn {
+	struct ev ev;
+	struct xprt x;       /* x.fd == ev.fd */
+	struct timer tm;
+	struct worker *w;
+	struct list node;    /* on its protocol's live, zombie or free list */
+	uint32_t flags;      /* TC_*, and the protocol's bits below TC_LOW */
+	uint8_t why;         /* why it ends (enum st_close), SC_UNSET until known */
+	uint64_t last_act;   /* ms: the last progress either way */
+};
+
+/* what epoll said of the socket, as the base's flags: the protocol's io
+ * callback calls it, then runs its state machine */
+static inline void tc_events(struct tconn *t, uint32_t events)
+{
+	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+		t->flags |= TC_RD_READY;
+	if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+		t->flags |= TC_RDHUP;
+	if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
+		t->flags |= TC_WR_READY;
+}
+
+/* a connection from a protocol's free list <free>, or NULL when it is
+ * empty: <off> is where its base lies in the protocol's struct */
+static inline void *tc_pop(struct list *free, size_t off)
+{
+	struct list *n = list_pop(free);
+
+	return n ? (char *)list_elem(n, struct tconn, node) - off : NULL;
+}
+
+#endif
