@@ -1,0 +1,64 @@
+/* Command-line options as one table of rows (name, kind, the field it sets, its range and default, its help): getopt's tables, the defaults, the setting, -h and the dump of the effective values all come from it. */
+#ifndef HX_OPT_H
+#define HX_OPT_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum opt_kind {
+	OPT_END,     /* the table's last row */
+	OPT_TEXT,    /* no option: a line of -h (<help>) */
+	OPT_FLAG,    /* sets its int field to 1 */
+	OPT_CLEAR,   /* sets its int field to 0 */
+	OPT_NUM,     /* a number with k/m/g into its field, in [min, max] */
+	OPT_STR,     /* its value, kept as given, into its const char * field */
+	OPT_FN,      /* its own setter */
+	OPT_HELP,    /* -h */
+	OPT_VERSION, /* -v */
+};
+
+struct opt {
+	const char *lname;           /* --lname, or NULL */
+	char sname;                  /* -s, or 0 */
+	uint8_t kind;                /* enum opt_kind */
+	uint8_t size;                /* OPT_FLAG, OPT_CLEAR, OPT_NUM: the field's bytes */
+	size_t off;                  /* the field, in the table's struct */
+	uint64_t min, max, dflt;     /* OPT_NUM: the range; the default (dflt and sdflt: 0
+				      * leaves the field to the program) */
+	const char *sdflt;           /* OPT_STR: the default */
+	/* OPT_FN: sets from <arg>: 0, or -1 with one line in <why> */
+	int (*set)(const char *arg, char *why, size_t len);
+	/* the dump: its own lines (NULL: the field, as the kind says) */
+	void (*dump)(FILE *f, const struct opt *o, const void *base);
+	int (*hide)(const void *base);  /* the dump leaves it out when this says 1 */
+	const char *head;            /* -h's first column, when not its names and <arg> */
+	const char *arg;             /* its value's name in -h ("<n>"), NULL: it takes none */
+	const char *help;            /* -h: lines after the first go under it; NULL: not shown */
+};
+
+/* the rows' field: NUM(field, min, max, default), FLAG(field) ... of <type> */
+#define OPT_F(type, f) .off = offsetof(type, f), .size = sizeof(((type *)0)->f)
+
+/* The table's defaults into <base>. */
+void opt_defaults(const struct opt *t, void *base);
+/* getopt_long's short string (<shorts>, <ns> bytes) and long options (<lo>,
+ * <nlo> rows): a row's key is its short name, or 256 + its index. 0, or -1
+ * when they do not fit. */
+int opt_getopt(const struct opt *t, char *shorts, size_t ns, struct option *lo, size_t nlo);
+/* the row of getopt's key <key>, or NULL */
+const struct opt *opt_row(const struct opt *t, int key);
+/* Sets row <o> from <arg> into <base>: 0, or -1 with one line in <why>
+ * ("--h2-window '0': out of range [1, 2147483647]"). */
+int opt_set(const struct opt *o, void *base, const char *arg, char *why, size_t len);
+/* -h's option lines, from the rows */
+void opt_usage(FILE *f, const struct opt *t);
+/* every row's value in <base> as the option that gives it, a line each */
+void opt_dump(FILE *f, const struct opt *t, const void *base);
+/* the option <w> (a word of argv) takes the next word as its value */
+int opt_takes_arg(const struct opt *t, const char *w);
+/* a row's name as the user writes it: --lname, else -s */
+const char *opt_name(const struct opt *o, char *buf, size_t len);
+
+#endif
