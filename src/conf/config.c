@@ -25,7 +25,7 @@ void config_usage(FILE *f)
 	fputs("Usage: hxterm [-L [<host>]:<clear port>[:<tls port>]] [-L ...] [options]\n"
 	      "A synthetic HTTP test target: every response is described by the request's\n"
 	      "query string (GET /? for the list of keys).\n\n", f);
-	opt_usage(f, config_opts);
+	opt_usage(f, config_opts, 23);
 }
 
 void config_dump(FILE *f)

@@ -5,8 +5,6 @@
 #include "num.h"
 #include "opt.h"
 
-#define HELP_COL 23 /* where -h's help column starts */
-
 static uint64_t get_num(const void *base, const struct opt *o)
 {
 	const char *p = (const char *)base + o->off;
@@ -103,14 +101,20 @@ int opt_set(const struct opt *o, void *base, const char *arg, char *why, size_t 
 	case OPT_CLEAR:
 		put_num(base, o, o->kind == OPT_FLAG);
 		return 0;
+	case OPT_CONST:
+		put_num(base, o, o->val);
+		return 0;
 	case OPT_STR:
 		*(const char **)((char *)base + o->off) = arg;
 		return 0;
 	case OPT_FN:
 		return o->set(arg, why, len);
 	case OPT_NUM:
-		if (num_plain(arg, strlen(arg), &v, &err) < 0)
+		if (o->parse ? o->parse(arg, &v, &err) < 0 : num_plain(arg, strlen(arg), &v, &err) < 0)
 			return snprintf(why, len, "%s '%s': %s", opt_name(o, name, sizeof(name)), arg, err), -1;
+		if ((v < o->min || v > o->max) && o->range)
+			return snprintf(why, len, "%s '%s': out of range (%s)", opt_name(o, name, sizeof(name)), arg,
+					o->range), -1;
 		if (v < o->min || v > o->max)
 			return snprintf(why, len, "%s '%s': out of range [%llu, %llu]", opt_name(o, name, sizeof(name)),
 					arg, (unsigned long long)o->min, (unsigned long long)o->max), -1;
@@ -133,7 +137,7 @@ static void head_of(const struct opt *o, char *buf, size_t len)
 		snprintf(buf, len, "-%c%s%s", o->sname, o->arg ? " " : "", o->arg ? o->arg : "");
 }
 
-void opt_usage(FILE *f, const struct opt *t)
+void opt_usage(FILE *f, const struct opt *t, int col)
 {
 	char head[128];
 
@@ -148,8 +152,8 @@ void opt_usage(FILE *f, const struct opt *t)
 		}
 		head_of(t, head, sizeof(head));
 		/* WHY two spaces after a long head: it reads as the help's start */
-		if (strlen(head) <= HELP_COL - 3)
-			fprintf(f, "  %-*s", HELP_COL - 2, head);
+		if (strlen(head) <= (size_t)col - 3)
+			fprintf(f, "  %-*s", col - 2, head);
 		else
 			fprintf(f, "  %s  ", head);
 		for (;;) {
@@ -159,7 +163,7 @@ void opt_usage(FILE *f, const struct opt *t)
 			if (!h[n])
 				break;
 			h += n + 1;
-			fprintf(f, "%*s", HELP_COL, "");
+			fprintf(f, "%*s", col, "");
 		}
 	}
 }

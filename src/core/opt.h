@@ -12,7 +12,8 @@ enum opt_kind {
 	OPT_TEXT,    /* no option: a line of -h (<help>) */
 	OPT_FLAG,    /* sets its int field to 1 */
 	OPT_CLEAR,   /* sets its int field to 0 */
-	OPT_NUM,     /* a number with k/m/g into its field, in [min, max] */
+	OPT_NUM,     /* a number into its field, in [min, max]: k/m/g, or its <parse> */
+	OPT_CONST,   /* sets its field to <val> (--h1, --h2: one field, several rows) */
 	OPT_STR,     /* its value, kept as given, into its const char * field */
 	OPT_FN,      /* its own setter */
 	OPT_HELP,    /* -h */
@@ -28,6 +29,12 @@ struct opt {
 	uint64_t min, max, dflt;     /* OPT_NUM: the range; the default (dflt and sdflt: 0
 				      * leaves the field to the program) */
 	const char *sdflt;           /* OPT_STR: the default */
+	uint64_t val;                /* OPT_CONST: what it sets */
+	/* OPT_NUM: reads <s> into <*out>: 0, or -1 with the reason in <*err>;
+	 * NULL: a number with k/m/g (num_plain) */
+	int (*parse)(const char *s, uint64_t *out, const char **err);
+	const char *range;           /* OPT_NUM: the range as the user says it ("1ms or more"),
+				      * NULL: [min, max] */
 	/* OPT_FN: sets from <arg>: 0, or -1 with one line in <why> */
 	int (*set)(const char *arg, char *why, size_t len);
 	/* the dump: its own lines (NULL: the field, as the kind says) */
@@ -52,8 +59,8 @@ const struct opt *opt_row(const struct opt *t, int key);
 /* Sets row <o> from <arg> into <base>: 0, or -1 with one line in <why>
  * ("--h2-window '0': out of range [1, 2147483647]"). */
 int opt_set(const struct opt *o, void *base, const char *arg, char *why, size_t len);
-/* -h's option lines, from the rows */
-void opt_usage(FILE *f, const struct opt *t);
+/* -h's option lines, from the rows, their help at column <col> */
+void opt_usage(FILE *f, const struct opt *t, int col);
 /* every row's value in <base> as the option that gives it, a line each */
 void opt_dump(FILE *f, const struct opt *t, const void *base);
 /* the option <w> (a word of argv) takes the next word as its value */

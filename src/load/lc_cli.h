@@ -7,14 +7,6 @@
 extern struct lc_opts lc_opts;
 extern struct lc_target lc_target;
 
-/* routing, in the order they apply */
-struct lc_route {
-	const char *connect_to[16], *resolve[16];
-	int nconnect_to, nresolve;
-	const char *unix_path;
-	const char *sni;             /* NULL: the URL's host when it is a name */
-};
-extern struct lc_route lc_route;
 /* reads <url> into lc_target (scheme, host, port, authority, path), or exits 2 */
 void lc_url_parse(const char *url, int first);
 /* where to connect and what SNI to send, from the URL and lc_route, or exits 2 */

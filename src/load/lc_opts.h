@@ -24,6 +24,14 @@ struct lc_stage {
 	double rate0, rate1;
 };
 
+/* routing, in the order they apply */
+struct lc_route {
+	const char *connect_to[16], *resolve[16];
+	int nconnect_to, nresolve;
+	const char *unix_path;
+	const char *sni;             /* NULL: the URL's host when it is a name */
+};
+
 struct lc_opts {
 	int threads, conns, depth;
 	uint64_t duration_us, warmup_us, timeout_us;
@@ -55,6 +63,8 @@ struct lc_opts {
 	uint64_t series_us;          /* intervals recorded (--interval, or 1 s for --html) */
 	double start_at;             /* --start-at, epoch seconds, 0: now */
 	char cmdline[1024];          /* the options, as given, for the report */
+	const char *urls;            /* --urls FILE, NULL: one URL */
+	struct lc_route route;       /* where to connect, as named (url.c reads it) */
 };
 
 /* one path of the target (--urls gives several, with weights) */

@@ -10,7 +10,6 @@
 #include "common.h"
 #include "lc_cli.h"
 
-struct lc_route lc_route;
 
 static double weights[4096];
 
@@ -216,14 +215,14 @@ static void connect_to(char *host, size_t hn, int *port)
 	char url_host[256];
 
 	snprintf(url_host, sizeof(url_host), "%s", host);
-	for (int i = 0; i < lc_route.nconnect_to; i++) {
-		const char *p = lc_route.connect_to[i];
+	for (int i = 0; i < lc_opts.route.nconnect_to; i++) {
+		const char *p = lc_opts.route.connect_to[i];
 		char h1[256], p1[8], h2[256], p2[8];
 
 		if (field(&p, h1, sizeof(h1)) != 1 || field(&p, p1, sizeof(p1)) != 1 ||
 		    field(&p, h2, sizeof(h2)) != 1 || field(&p, p2, sizeof(p2)) != 0 || (*p1 && port_of(p1) < 0) ||
 		    (*p2 && port_of(p2) < 0))
-			lc_die("--connect-to '%s': expected HOST1:PORT1:HOST2:PORT2", lc_route.connect_to[i]);
+			lc_die("--connect-to '%s': expected HOST1:PORT1:HOST2:PORT2", lc_opts.route.connect_to[i]);
 		if (matched || (*h1 && strcasecmp(h1, url_host)) || (*p1 && port_of(p1) != from))
 			continue;
 		if (*h2)
@@ -237,17 +236,17 @@ static void connect_to(char *host, size_t hn, int *port)
 /* --resolve HOST:PORT:ADDR[,ADDR] (PORT may be *): the first address */
 static int resolve(const char *host, int port)
 {
-	for (int i = 0; i < lc_route.nresolve; i++) {
-		const char *p = lc_route.resolve[i];
+	for (int i = 0; i < lc_opts.route.nresolve; i++) {
+		const char *p = lc_opts.route.resolve[i];
 		char h[256], pt[8];
 
 		if (field(&p, h, sizeof(h)) != 1 || field(&p, pt, sizeof(pt)) != 1 || !*p ||
 		    (strcmp(pt, "*") && port_of(pt) < 0))
-			lc_die("--resolve '%s': expected HOST:PORT:ADDRESS", lc_route.resolve[i]);
+			lc_die("--resolve '%s': expected HOST:PORT:ADDRESS", lc_opts.route.resolve[i]);
 		if (strcasecmp(h, host) || (strcmp(pt, "*") && port_of(pt) != port))
 			continue;
 		if (literal(p, port, &lc_target.addr, &lc_target.alen) < 0)
-			lc_die("--resolve '%s': the address must be an IP address", lc_route.resolve[i]);
+			lc_die("--resolve '%s': the address must be an IP address", lc_opts.route.resolve[i]);
 		return 1;
 	}
 	return 0;
@@ -259,19 +258,19 @@ void lc_url_route(void)
 	char host[256];
 	int port = tg->port;
 
-	if (lc_route.sni)
-		snprintf(tg->sni, sizeof(tg->sni), "%.255s", lc_route.sni);
+	if (lc_opts.route.sni)
+		snprintf(tg->sni, sizeof(tg->sni), "%.255s", lc_opts.route.sni);
 	else if (!is_ip_literal(tg->host))
 		snprintf(tg->sni, sizeof(tg->sni), "%.255s", tg->host);
-	if (lc_route.unix_path) {
+	if (lc_opts.route.unix_path) {
 		struct sockaddr_un *su = (struct sockaddr_un *)&tg->addr;
 
-		if (strlen(lc_route.unix_path) >= sizeof(su->sun_path))
-			lc_die("--unix-socket '%s': the path is too long", lc_route.unix_path);
+		if (strlen(lc_opts.route.unix_path) >= sizeof(su->sun_path))
+			lc_die("--unix-socket '%s': the path is too long", lc_opts.route.unix_path);
 		su->sun_family = AF_UNIX;
-		strcpy(su->sun_path, lc_route.unix_path);
+		strcpy(su->sun_path, lc_opts.route.unix_path);
 		tg->alen = sizeof(*su);
-		snprintf(tg->where, sizeof(tg->where), "unix:%s", lc_route.unix_path);
+		snprintf(tg->where, sizeof(tg->where), "unix:%s", lc_opts.route.unix_path);
 		return;
 	}
 	snprintf(host, sizeof(host), "%.255s", tg->host);

@@ -38,7 +38,8 @@ static const struct opt tab[] = {
 	  .help = "a 32-bit number\ntwo lines" },
 	{ "a-rather-long-number", 0, .kind = OPT_NUM, OPT_F(T, n64), .min = 0, .max = 1ULL << 40, .arg = "<n>",
 	  .help = "a long head" },
-	{ "n8", 0, .kind = OPT_NUM, OPT_F(T, n8), .min = 0, .max = 255, .dflt = 7, .arg = "<n>", .help = "a byte" },
+	{ "n8", 0, .kind = OPT_NUM, OPT_F(T, n8), .min = 0, .max = 255, .dflt = 7, .arg = "<n>", .help = "a byte",
+	  .range = "255 at most" },
 	{ "s", 's', .kind = OPT_STR, OPT_F(T, s), .arg = "<text>", .hide = hide_s, .help = "a string" },
 	{ "fn", 0, .kind = OPT_FN, .set = set_fn, .arg = "<x>", .help = "its own setter" },
 	{ "help", 'h', .kind = OPT_HELP, .help = "this help" },
@@ -80,6 +81,8 @@ static void setting(void)
 	ok(opt_set(&tab[4], &C, "12x", why, sizeof(why)) < 0 && !strncmp(why, "--n32 '12x': ", 13), "not a number");
 	ok(!opt_set(&tab[5], &C, "64g", why, sizeof(why)) && C.n64 == 64ULL << 30, "64 bits: 64g");
 	ok(!opt_set(&tab[6], &C, "255", why, sizeof(why)) && C.n8 == 255, "8 bits: 255");
+	ok(opt_set(&tab[6], &C, "256", why, sizeof(why)) < 0, "8 bits: 256 refused");
+	is_str(why, "--n8 '256': out of range (255 at most)", "... in the row's words");
 	ok(!opt_set(&tab[7], &C, "x y", why, sizeof(why)) && !strcmp(C.s, "x y"), "a string kept as given");
 	ok(opt_set(&tab[8], &C, "bad", why, sizeof(why)) < 0 && C.fn_calls == 1 && !strcmp(why, "--fn 'bad': bad"),
 	   "a row's own setter, its reason passed on");
@@ -99,7 +102,7 @@ static char *captured(void (*fn)(FILE *))
 
 static void usage(FILE *f)
 {
-	opt_usage(f, tab);
+	opt_usage(f, tab, 23);
 }
 
 static void dump(FILE *f)
