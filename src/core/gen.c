@@ -83,6 +83,9 @@ void ex_adopt(struct exch *dst, const struct exch *src, const char *echo)
 	dst->rq.target = rebase(src->rq.target, &src->rq, echo);
 	dst->rq.xhx = rebase(src->rq.xhx, &src->rq, echo);
 	dst->rq.inm = rebase(src->rq.inm, &src->rq, echo);
+	dst->rq.ims = rebase(src->rq.ims, &src->rq, echo);
+	dst->rq.range = rebase(src->rq.range, &src->rq, echo);
+	dst->rq.if_range = rebase(src->rq.if_range, &src->rq, echo);
 	dst->rq.echo = (struct ist){ echo, src->rq.echo.len };
 	plan_copy(&dst->plan, &src->plan);
 	ex_cursor_init(dst);
@@ -117,7 +120,7 @@ void ex_skip(struct exch *x, uint64_t n)
 int ex_zero_copy_ok(const struct exch *x)
 {
 	return !(x->plan.flags & (PF_NOSPLICE | PF_PIECE)) && !x->rs.chunked &&
-	       x->rs.src != BODY_TEXT;
+	       x->rs.src != BODY_TEXT && !x->rs.from;
 }
 
 int ex_has_body(const struct exch *x)

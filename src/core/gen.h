@@ -223,7 +223,7 @@ static inline size_t ex_slice(const struct exch *x, uint64_t off, size_t want, c
 		*ptr = x->rs.text.ptr + off;
 		return want;
 	}
-	return body_slice(off, want, x->rs.src == BODY_RANDOM, ptr);
+	return body_slice(x->rs.from + off, want, x->rs.src == BODY_RANDOM, ptr);
 }
 
 /* DATA frame or chunk size (k=), 0 when the protocol chooses */

@@ -61,12 +61,16 @@ int h1_parse_resp(const char *buf, size_t len, struct h1_resp *r, struct h1_err 
 #define H1I_UPGRADE   0x40 /* Upgrade: h2c with HTTP2-Settings */
 #define H1I_WS        0x80 /* Upgrade: websocket with a key, version 13 (RFC 6455) */
 #define H1I_CONN_UPG  0x100 /* Connection: upgrade */
+#define H1I_GET       0x200 /* method GET */
 
 struct h1_info {
 	uint32_t flags;
 	uint64_t clen;
 	struct ist xhx;      /* X-Hxterm */
 	struct ist inm;      /* If-None-Match */
+	struct ist ims;      /* If-Modified-Since */
+	struct ist range;    /* Range */
+	struct ist if_range; /* If-Range */
 	struct ist settings; /* HTTP2-Settings */
 	struct ist ws_key;   /* Sec-WebSocket-Key */
 	struct ist ws_ver;   /* Sec-WebSocket-Version */

@@ -40,6 +40,10 @@
 "  b=<n>      announce Content-Length n whatever is sent (a lie)\n" \
 "  B=<n>      read at most n body bytes before responding       all\n" \
 "  e=1        ETag derived from the target; If-None-Match -> 304\n" \
+"  L=1        Last-Modified derived from the target (a date in\n" \
+"             2025); If-Modified-Since not before it -> 304\n" \
+"  m=<s>      Cache-Control: max-age=s (with c=0: no-cache too)\n" \
+"  M=<s>      Cache-Control: s-maxage=s\n" \
 "  p=<n>      send the body in pieces of at most n bytes        off\n" \
 "  d=<ms>     with p=, pause this long between pieces           0\n" \
 "  P=<ms>     pause after the response before the next request  0\n" \
@@ -61,6 +65,11 @@
 "             message bytes\n" \
 "  n=<n>      ws=gen: how many messages                         1\n" \
 "  h          this page (so is an empty query: /?)\n" \
+"A GET's Range (one range: bytes=a-b, a-, -n) gets a 206 with the pattern\n" \
+"at that offset and Content-Range, or a 416 past the end; If-Range with\n" \
+"the ETag or the Last-Modified date, else the whole body. Several ranges,\n" \
+"and bodies cut or framed by k=, b=, p=, x=, X=, E=1, get the whole body.\n" \
+"With e=, L=, m= or M=, a rangeable 200 says Accept-Ranges: bytes.\n" \
 "\n" \
 "Response headers:\n" \
 "  X-req: size=<request head bytes>, time=<first byte to end of head> ms\n" \

@@ -11,6 +11,7 @@
 #define RQ_HEAD      0x01 /* HEAD: no body, same headers */
 #define RQ_CAN_CHUNK 0x02 /* the protocol can frame a body without a length */
 #define RQ_EARLY     0x04 /* it came in TLS early data (0-RTT): X-rsp says early=1 */
+#define RQ_GET       0x08 /* GET: a Range applies (RFC 9110 14.2) */
 
 struct hreq {
 	uint32_t flags;
@@ -21,11 +22,14 @@ struct hreq {
 	struct ist target;
 	struct ist xhx;      /* X-Hxterm header value, empty if none */
 	struct ist inm;      /* If-None-Match value, empty if none */
+	struct ist ims;      /* If-Modified-Since */
+	struct ist range;    /* Range */
+	struct ist if_range; /* If-Range */
 	struct ist echo;     /* request headers as text, for E=1 */
 	struct ist client;   /* X-Client's value (PROXY header, certificate), empty: none */
 };
 
-#define RESP_MAX_FIELDS (9 + PLAN_MAX_FIELDS)
+#define RESP_MAX_FIELDS (11 + PLAN_MAX_FIELDS)
 
 /* body sources */
 enum body_src {
@@ -43,10 +47,11 @@ struct hresp {
 	struct ist reason;
 	int64_t clen;        /* Content-Length to announce, -1 none */
 	uint64_t body;       /* body bytes to send */
+	uint64_t from;       /* the offset of the first in the whole body (a Range's), else 0 */
 	uint64_t pad;        /* header padding bytes still to emit */
 	struct ist text;     /* body for BODY_TEXT */
 	struct hfield f[RESP_MAX_FIELDS];
-	char buf[704];       /* formatted values of f[]: a 255-byte --name, every timing field */
+	char buf[832];       /* formatted values of f[]: a 255-byte --name, every timing field, the cache's */
 };
 
 #endif

@@ -27,6 +27,9 @@
 #define PF_IDLE      0x00008000 /* w=N */
 #define PF_PIECE     0x00010000 /* p=N */
 #define PF_BAD       0x00020000 /* bad input: answer <status> with <err> */
+#define PF_LASTMOD   0x00040000 /* L=1: Last-Modified from the target, If-Modified-Since */
+#define PF_MAXAGE    0x00080000 /* m=N: Cache-Control: max-age=N */
+#define PF_SMAXAGE   0x00100000 /* M=N: Cache-Control: s-maxage=N */
 
 /* ws= */
 enum { WS_NONE, WS_ECHO, WS_GEN };
@@ -57,6 +60,8 @@ struct plan {
 	uint64_t idle_ms;    /* w */
 	uint64_t fault_at;   /* x or X */
 	uint64_t pad;        /* z */
+	uint64_t max_age;    /* m */
+	uint64_t s_maxage;   /* M */
 	uint8_t ws;          /* ws=: WS_NONE, WS_ECHO, WS_GEN */
 	uint64_t count;      /* n: WebSocket messages of ws=gen */
 	char spec_s[PLAN_SPEC]; /* s= and d= as written (empty: none), for each message */

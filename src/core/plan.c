@@ -6,7 +6,7 @@
 #include "plan.h"
 
 /* every key of the language, one letter each */
-#define KEYS "srtcCKkSRAbBepPwdxXzHTEn"
+#define KEYS "srtcCKkSRAbBepPwdxXzHTEnLmM"
 
 /* item separators of the query language */
 static inline int is_sep(char c)
@@ -175,7 +175,7 @@ static int plan_bool(struct plan *p, char key, uint64_t v)
 	static const struct { char key; uint8_t set_on; uint32_t flag; } bools[] = {
 		{ 'c', 0, PF_NOCACHE }, { 'C', 1, PF_CLOSE },  { 'K', 1, PF_KEEP },
 		{ 'S', 0, PF_NOSPLICE }, { 'R', 1, PF_RANDOM }, { 'A', 1, PF_ACKFIRST },
-		{ 'e', 1, PF_ETAG },    { 'E', 1, PF_ECHO },
+		{ 'e', 1, PF_ETAG },    { 'E', 1, PF_ECHO },   { 'L', 1, PF_LASTMOD },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(bools); i++) {
@@ -203,8 +203,6 @@ static void plan_opt(struct plan *p, uint64_t *field, uint32_t flag, uint64_t v)
 static int plan_number(struct plan *p, char key, uint64_t v,
 		       const struct plan_limits *lim, const char **err)
 {
-	if (plan_bool(p, key, v))
-		return 0;
 	switch (key) {
 	case 's':
 		if (v > lim->max_size)
@@ -244,6 +242,12 @@ static int plan_number(struct plan *p, char key, uint64_t v,
 		p->pad = v;
 		break;
 	case 'n': p->count = v; break;
+	case 'm': case 'M': /* WHY no plan_opt: max-age=0 says something */
+		*(key == 'm' ? &p->max_age : &p->s_maxage) = v;
+		p->flags |= key == 'm' ? PF_MAXAGE : PF_SMAXAGE;
+		break;
+	default: /* WHY the flags last: s=, t=, r= are the most asked */
+		plan_bool(p, key, v);
 	}
 	return 0;
 }

@@ -3,6 +3,7 @@
 
 #include "body.h"
 #include "clock.h"
+#include "cond.h"
 #include "fmt.h"
 #include "resp.h"
 
@@ -34,6 +35,7 @@ struct ist resp_reason(unsigned status)
 	case 411: return IST("Length Required");
 	case 413: return IST("Content Too Large");
 	case 414: return IST("URI Too Long");
+	case 416: return IST("Range Not Satisfiable");
 	case 417: return IST("Expectation Failed");
 	case 421: return IST("Misdirected Request");
 	case 425: return IST("Too Early");
@@ -87,6 +89,75 @@ static int etag_matches(struct ist inm, const char *tag, size_t len)
 		if (!memcmp(inm.ptr + i, tag, len))
 			return 1;
 	return 0;
+}
+
+/* Cache-Control from m= and M= (and c=0): "no-cache, max-age=60, s-maxage=600" */
+static char *cache_control(struct hresp *rs, char *b, const struct plan *p)
+{
+	char *v = b;
+
+	if (p->flags & PF_NOCACHE)
+		b = fmt_lit(b, "no-cache, ");
+	if (p->flags & PF_MAXAGE) {
+		b = fmt_lit(b, "max-age=");
+		b = fmt_u64(b, p->max_age);
+		b = fmt_lit(b, ", ");
+	}
+	if (p->flags & PF_SMAXAGE) {
+		b = fmt_lit(b, "s-maxage=");
+		b = fmt_u64(b, p->s_maxage);
+		b = fmt_lit(b, ", ");
+	}
+	add_field(rs, "Cache-Control", "cache-control", v, (size_t)(b - v - 2));
+	return b;
+}
+
+/* a body that a Range may cut: the pattern or random bytes, in one piece,
+ * with its true length and no fault */
+static int rangeable(const struct plan *p, const struct hresp *rs)
+{
+	return rs->src != BODY_TEXT &&
+	       !(p->flags & (PF_CHUNK | PF_LIE | PF_NOLEN | PF_RESET | PF_TRUNC | PF_PIECE));
+}
+
+/* A Range of <*size> bytes: 206 with <*size> its part (rs->from its start),
+ * 416 with none; 1 when a Content-Range follows, 0 when the Range is ignored */
+static int ranged(struct hresp *rs, struct ist range, uint64_t *size)
+{
+	uint64_t from = 0, len = 0;
+
+	switch (cond_range(range, *size, &from, &len)) {
+	case COND_PART:
+		rs->status = 206;
+		rs->from = from;
+		*size = len;
+		return 1;
+	case COND_NONE:
+		rs->status = 416;
+		*size = 0;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Content-Range: "bytes 0-99/1000" for a 206, "bytes *\/1000" for a 416 */
+static char *content_range(struct hresp *rs, char *b, uint64_t full)
+{
+	char *v = b;
+
+	b = fmt_lit(b, "bytes ");
+	if (rs->status == 206) {
+		b = fmt_u64(b, rs->from);
+		*b++ = '-';
+		b = fmt_u64(b, rs->from + rs->body - 1);
+	} else {
+		*b++ = '*';
+	}
+	*b++ = '/';
+	b = fmt_u64(b, full);
+	add_field(rs, "Content-Range", "content-range", v, (size_t)(b - v));
+	return b;
 }
 
 /* the pauses the body will take between its pieces (p=, d=), in ms: one
@@ -206,12 +277,77 @@ static void resp_text(struct hresp *rs, const struct hreq *rq, uint16_t status,
 	rs->text = text;
 }
 
+/* the keys of a cache test: their fields, and Accept-Ranges */
+#define PF_CACHE (PF_ETAG | PF_LASTMOD | PF_MAXAGE | PF_SMAXAGE)
+
+/* what the validators and a Range decided, for the fields that say it */
+struct vd {
+	char *tag, *date;            /* ETag (e=1), Last-Modified (L=1), or NULL */
+	size_t taglen;
+	uint64_t full;               /* the whole body's size */
+	int crange;                  /* a Content-Range follows (206, 416) */
+};
+
+/* e=, L=, a Range: 304, 206 or 416 as the request's conditions say; their
+ * values formatted at <b>; <*size> the part a Range leaves. WHY a function
+ * of its own: most requests have none, and resp_build stays lean */
+static char *validate(struct hresp *rs, const struct hreq *rq, const struct plan *p, char *b, uint64_t *size,
+		      struct vd *v)
+{
+	*v = (struct vd){ NULL, NULL, 0, 0, 0 };
+	if (p->flags & PF_ETAG) {
+		v->tag = b;
+		b = etag_fmt(b, rq->target);
+		v->taglen = (size_t)(b - v->tag);
+		if (rq->inm.len && etag_matches(rq->inm, v->tag, v->taglen))
+			rs->status = 304;
+	}
+	if (p->flags & PF_LASTMOD) {
+		int64_t lm = cond_lastmod(rq->target);
+
+		v->date = b;
+		cond_date(b, lm);
+		b += COND_DATE_LEN;
+		/* WHY not with If-None-Match: it takes precedence (RFC 9110 13.2.2) */
+		if (rs->status == 200 && !rq->inm.len && rq->ims.len && cond_not_modified(rq->ims, lm))
+			rs->status = 304;
+	}
+	v->full = *size;
+	if (rq->range.len && rs->status == 200 && (rq->flags & RQ_GET) && rangeable(p, rs) &&
+	    cond_if_range(rq->if_range, v->tag, v->taglen, v->date))
+		v->crange = ranged(rs, rq->range, size);
+	return b;
+}
+
+/* the fields of a cache's keys: Cache-Control, ETag, Last-Modified,
+ * Content-Range or Accept-Ranges */
+static char *cache_fields(struct hresp *rs, const struct plan *p, char *b, const struct vd *v)
+{
+	if (p->flags & (PF_MAXAGE | PF_SMAXAGE))
+		b = cache_control(rs, b, p);
+	else if (!rs->cache)
+		ADD_STATIC(rs, "Cache-Control", "cache-control", "no-cache");
+	if (v->tag)
+		add_field(rs, "ETag", "etag", v->tag, v->taglen);
+	if (v->date)
+		add_field(rs, "Last-Modified", "last-modified", v->date, COND_DATE_LEN);
+	if (v->crange)
+		b = content_range(rs, b, v->full);
+	/* WHY only with a cache's keys: a cache (nginx's) serves ranges of what
+	 * it keeps when the origin said it takes them; plain answers keep their
+	 * head short */
+	else if (rs->status == 200 && rangeable(p, rs))
+		ADD_STATIC(rs, "Accept-Ranges", "accept-ranges", "bytes");
+	return b;
+}
+
 void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 		struct ist id, int64_t now_ns)
 {
-	char *b = rs->buf, *tag = NULL;
-	size_t taglen = 0;
+	char *b = rs->buf;
 	uint64_t size = p->size;
+	struct vd v;
+	int cache;
 
 	if (p->flags & PF_BAD)
 		return resp_text(rs, rq, p->status, (struct ist){ p->err, strlen(p->err) }, id, now_ns);
@@ -219,6 +355,7 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 		return resp_text(rs, rq, 200, help_page, id, now_ns);
 	rs->status = p->status;
 	rs->nf = 0;
+	rs->from = 0;
 	rs->cache = !(p->flags & PF_NOCACHE);
 	rs->src = (p->flags & PF_RANDOM) ? BODY_RANDOM : BODY_PATTERN;
 	if (p->flags & PF_ECHO) {
@@ -226,30 +363,27 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 		rs->text = rq->echo;
 		size = rq->echo.len;
 	}
-	if (p->flags & PF_ETAG) {
-		tag = b;
-		b = etag_fmt(b, rq->target);
-		taglen = (size_t)(b - tag);
-		if (rq->inm.len && etag_matches(rq->inm, tag, taglen))
-			rs->status = 304;
-	}
+	/* WHY one test for the cache's keys and a Range: most requests have
+	 * none, and these cost them no more (bench/cg) */
+	if (unlikely((cache = (p->flags & PF_CACHE) || rq->range.len)))
+		b = validate(rs, rq, p, b, &size, &v);
 	rs->reason = resp_reason(rs->status);
 	resp_frame(rs, rq, p, size);
 	if (status_has_body(rs->status))
 		ADD_STATIC(rs, "Content-Type", "content-type", "text/plain");
-	if (!rs->cache)
+	if (unlikely(cache))
+		b = cache_fields(rs, p, b, &v);
+	else if (!rs->cache)
 		ADD_STATIC(rs, "Cache-Control", "cache-control", "no-cache");
-	if (tag)
-		add_field(rs, "ETag", "etag", tag, taglen);
 	b = add_timing(rs, b, rq, p->wait_ms, (rq->flags & RQ_HEAD) ? 0 : planned_pace(p, rs->body), id,
 		       now_ns - rq->t_head);
 	if (rq->alt_port) {
-		char *v = b;
+		char *a = b;
 
 		b = fmt_lit(b, "h3=\":");
 		b = fmt_u64(b, rq->alt_port);
 		*b++ = '"';
-		add_field(rs, "Alt-Svc", "alt-svc", v, (size_t)(b - v));
+		add_field(rs, "Alt-Svc", "alt-svc", a, (size_t)(b - a));
 	}
 	if (rq->client.len)
 		add_field(rs, "X-Client", "x-client", rq->client.ptr, rq->client.len);

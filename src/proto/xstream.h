@@ -28,6 +28,7 @@
 #define XS_EARLY     0x200 /* its headers came in TLS early data */
 #define XS_CONNECT   0x400 /* :method CONNECT */
 #define XS_WSPROTO   0x800 /* :protocol websocket (RFC 8441) */
+#define XS_GET       0x1000 /* :method GET */
 
 struct xstream;
 
@@ -80,6 +81,7 @@ struct xstream {
 	char *hb;
 	uint32_t hb_len, hb_cap;
 	uint32_t path_off, path_len, xhx_off, xhx_len, inm_off, inm_len;
+	uint32_t ims_off, ims_len, range_off, range_len, ifr_off, ifr_len;
 	struct exch ex;      /* the request, its plan, the response and its cursor */
 	char hb_inline[XS_HB_INLINE];
 };

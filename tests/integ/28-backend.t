@@ -240,17 +240,8 @@ EOF
 # ---------- nginx stream proxy_protocol on ----------
 SKIP: {
     my $mod = '/usr/lib/nginx/modules/ngx_stream_module.so';
-    skip 'no nginx with the stream module (libnginx-mod-stream)', 2 unless -x '/usr/sbin/nginx' && -e $mod;
     my $np = free_port();
-    mkdir "$dir/ng";
-    open my $cfg, '>', "$dir/ng/nginx.conf" or die;
-    print $cfg <<"EOF";
-load_module $mod;
-daemon off;
-master_process off;
-pid $dir/ng/nginx.pid;
-error_log $dir/ng/error.log;
-events { worker_connections 64; }
+    my $ng = nginx_run($dir, $np, <<"EOF", $mod);
 stream {
     server {
         listen 127.0.0.1:$np;
@@ -259,9 +250,8 @@ stream {
     }
 }
 EOF
-    close $cfg;
-    spawn('/usr/sbin/nginx', '-p', "$dir/ng", '-c', "$dir/ng/nginx.conf");
-    ok(wait_port($np), 'nginx (stream, proxy_protocol on) is up');
+    skip 'no nginx with the stream module (libnginx-mod-stream)', 2 unless $ng;
+    ok($ng, 'nginx (stream, proxy_protocol on) is up');
     my ($xc, $lp, $body, $rc) = curl("'http://127.0.0.1:$np/?s=1k'");
     like($xc, qr/^addr=127\.0\.0\.1:$lp, proxy=v1, via=127\.0\.0\.1:\d+$/, "through nginx, X-Client names curl's port $lp: $xc");
 }

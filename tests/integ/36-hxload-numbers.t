@@ -117,16 +117,8 @@ for my $case (["h1 x=", "-c 4 -d 1 'http://127.0.0.1:$port/?s=10k&x=5k'"],
 
 # 8. nginx recycling h2 connections (keepalive_requests 100): no error, the recycling counted
 SKIP: {
-    my ($nginx) = grep { -x } ('/usr/sbin/nginx');
-    skip 'no nginx', 4 unless $nginx;
     my $np = free_port();
-    mkdir "$dir/ng";
-    open my $cfg, '>', "$dir/ng/nginx.conf" or die;
-    print $cfg <<"EOF";
-daemon off;
-pid $dir/ng/nginx.pid;
-error_log $dir/ng/error.log;
-events { worker_connections 256; }
+    my $ng = nginx_run($dir, $np, <<"EOF");
 http {
     access_log off;
     client_body_temp_path $dir/ng;
@@ -138,9 +130,7 @@ http {
     }
 }
 EOF
-    close $cfg;
-    my $ng = spawn_bg("$dir/ng/out", $nginx, '-c', "$dir/ng/nginx.conf", '-e', "$dir/ng/error.log");
-    skip 'nginx did not start', 4 unless wait_port($np);
+    skip 'no nginx, or it did not start', 4 unless $ng;
     my ($j, $rc, $err) = run("-c 1 -n 3000 --fail-on 'errors>0' 'h2c://127.0.0.1:$np/?s=1'");
     is($rc, 0, "3000 h2 requests through nginx recycling every 100: --fail-on errors>0 passes") or diag($err);
     ok($j->{requests} == 3000 && $j->{errors_total} == 0, "... 3000 answered, $j->{errors_total} errors");

@@ -324,13 +324,17 @@ static int h1_got_head(struct h1c *c, int n)
 	c->body_left = in.clen;
 	c->body_read = 0;
 	h1_chunk_init(&c->ck);
-	c->ex->rq.flags = (in.flags & H1I_HEAD ? RQ_HEAD : 0) | (r->minor ? RQ_CAN_CHUNK : 0) |
+	c->ex->rq.flags = (in.flags & H1I_HEAD ? RQ_HEAD : 0) | (in.flags & H1I_GET ? RQ_GET : 0) |
+			  (r->minor ? RQ_CAN_CHUNK : 0) |
 			  (c->nreq == 1 && (uint32_t)n <= c->early_left ? RQ_EARLY : 0);
 	c->early_left = 0; /* WHY: only a first request is told apart (the note in -h) */
 	c->ex->rq.alt_port = c->alt_port;
 	c->ex->rq.head_size = (uint32_t)n - r->skipped;
 	c->ex->rq.target = r->target;
 	c->ex->rq.inm = in.inm;
+	c->ex->rq.ims = in.ims;
+	c->ex->rq.range = in.range;
+	c->ex->rq.if_range = in.if_range;
 	c->ex->rq.xhx = in.xhx;
 	c->settings = in.settings;
 	c->ex->rq.echo = (struct ist){ c->in + hstart, c->ex->rq.head_size };

@@ -11,7 +11,7 @@ use Exporter 'import';
 
 our @EXPORT = qw(start_hx stop_hx hx_port hx_pid hx_tls_port raw_exchange connect_hx read_all
                  parse_responses pattern_ok random_ok pattern get_hdr curl_hx free_port spawn_bg wait_port
-                 haproxy_http);
+                 haproxy_http nginx_run);
 
 my $bin = $ENV{HXTERM} // 'build/hxterm';
 my ($pid, $port, $tls_port);
@@ -100,6 +100,23 @@ sub haproxy_http {
     close $cfg;
     my $pid = spawn_bg("$dir/haproxy.out", @prefix, $haproxy, '-db', '-f', "$dir/haproxy.cfg");
     return wait_port($listen) ? $pid : undef;
+}
+
+# Starts nginx in <dir>/ng with <conf> (its http or stream block, the
+# modules it loads first), in the foreground, one process; waits for
+# <port>: its pid, or undef (no nginx, or it did not come up)
+sub nginx_run {
+    my ($dir, $port, $conf, @modules) = @_;
+    return undef unless -x '/usr/sbin/nginx' && !grep { !-e } @modules;
+    mkdir "$dir/ng";
+    open my $cfg, '>', "$dir/ng/nginx.conf" or die "$dir/ng/nginx.conf: $!";
+    print $cfg map({ "load_module $_;\n" } @modules),
+        "daemon off;\nmaster_process off;\npid $dir/ng/nginx.pid;\nerror_log $dir/ng/error.log;\n",
+        "events { worker_connections 256; }\n", $conf;
+    close $cfg;
+    my $pid = spawn_bg("$dir/ng/out", '/usr/sbin/nginx', '-p', "$dir/ng", '-c', "$dir/ng/nginx.conf",
+                       '-e', "$dir/ng/error.log");
+    return wait_port($port) ? $pid : undef;
 }
 
 sub spawn_bg {

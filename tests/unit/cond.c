@@ -1,0 +1,60 @@
+/* Conditional and range requests (core/cond.c): Last-Modified per target, IMF-fixdates, If-Modified-Since, one Range, If-Range. */
+#include "cond.h"
+#include "tap.h"
+
+#define S(s) ((struct ist){ (s), sizeof(s) - 1 })
+
+static void dates(void)
+{
+	char d[COND_DATE_LEN + 1] = { 0 };
+	int64_t a = cond_lastmod(S("/?s=1&L=1")), b = cond_lastmod(S("/?s=2&L=1"));
+
+	ok(a == cond_lastmod(S("/?s=1&L=1")) && a != b, "Last-Modified: the same for a target, another for another");
+	ok(a < 1767225600 && a >= 1767225600 - 365 * 86400, "... within the year before 2026");
+	cond_date(d, 784111777);
+	is_str(d, "Sun, 06 Nov 1994 08:49:37 GMT", "an IMF-fixdate (RFC 9110's example)");
+	ok(cond_not_modified(S("Sun, 06 Nov 1994 08:49:37 GMT"), 784111777), "If-Modified-Since: the same date: not modified");
+	ok(cond_not_modified(S("Mon, 07 Nov 1994 08:49:37 GMT"), 784111777), "... a later one: not modified");
+	ok(!cond_not_modified(S("Sat, 05 Nov 1994 08:49:37 GMT"), 784111777), "... an earlier one: modified");
+	ok(!cond_not_modified(S("Sunday, 06-Nov-94 08:49:37 GMT"), 784111777), "... the obsolete RFC 850 form: ignored");
+	ok(!cond_not_modified(S("garbage"), 0), "... garbage: ignored");
+}
+
+static void ranges(void)
+{
+	uint64_t from = 0, len = 0;
+
+	ok(cond_range(S("bytes=0-9"), 100, &from, &len) == COND_PART && from == 0 && len == 10, "bytes=0-9");
+	ok(cond_range(S("bytes=90-"), 100, &from, &len) == COND_PART && from == 90 && len == 10, "bytes=90-");
+	ok(cond_range(S("bytes=-5"), 100, &from, &len) == COND_PART && from == 95 && len == 5, "bytes=-5");
+	ok(cond_range(S("bytes=-500"), 100, &from, &len) == COND_PART && from == 0 && len == 100, "bytes=-500: all");
+	ok(cond_range(S("bytes=50-5000"), 100, &from, &len) == COND_PART && from == 50 && len == 50, "an end past it: cut");
+	ok(cond_range(S("BYTES= 1-1"), 100, &from, &len) == COND_PART && from == 1 && len == 1, "the unit in any case, a space");
+	ok(cond_range(S("bytes=100-"), 100, &from, &len) == COND_NONE, "a start at the end: none (416)");
+	ok(cond_range(S("bytes=-0"), 100, &from, &len) == COND_NONE, "the last 0 bytes: none");
+	ok(cond_range(S("bytes=0-"), 0, &from, &len) == COND_NONE, "an empty body: none");
+	ok(cond_range(S("bytes=0-1,5-6"), 100, &from, &len) == COND_WHOLE, "two ranges: the whole");
+	ok(cond_range(S("bytes=5-1"), 100, &from, &len) == COND_WHOLE, "an end before the start: ignored");
+	ok(cond_range(S("bytes=a-1"), 100, &from, &len) == COND_WHOLE, "not a number: ignored");
+	ok(cond_range(S("items=0-1"), 100, &from, &len) == COND_WHOLE, "another unit: ignored");
+	ok(cond_range(S("bytes=99999999999999999999-"), 100, &from, &len) == COND_WHOLE, "a number too long: ignored");
+}
+
+static void if_range(void)
+{
+	ok(cond_if_range(S(""), NULL, 0, NULL), "no If-Range: the range holds");
+	ok(cond_if_range(S("\"abc\""), "\"abc\"", 5, NULL), "its entity tag");
+	ok(!cond_if_range(S("\"abd\""), "\"abc\"", 5, NULL), "another tag");
+	ok(!cond_if_range(S("W/\"abc\""), "\"abc\"", 5, NULL), "a weak tag never matches");
+	ok(!cond_if_range(S("\"abc\""), NULL, 0, "Sun, 06 Nov 1994 08:49:37 GMT"), "a tag when none was sent");
+	ok(cond_if_range(S("Sun, 06 Nov 1994 08:49:37 GMT"), NULL, 0, "Sun, 06 Nov 1994 08:49:37 GMT"), "its date, exactly");
+	ok(!cond_if_range(S("Sun, 06 Nov 1994 08:49:38 GMT"), NULL, 0, "Sun, 06 Nov 1994 08:49:37 GMT"), "another date");
+}
+
+int main(void)
+{
+	dates();
+	ranges();
+	if_range();
+	return done_testing();
+}
