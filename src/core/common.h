@@ -15,14 +15,15 @@
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
-/* Return conventions, one per kind of function (doc/ARCHITECTURE.md):
- * - actions and set-up: 0 done, -1 failed (errno set, or one line printed,
- *   or the caller still owns what it passed);
- * - decoders: > 0 bytes consumed, HX_AGAIN the input is a prefix of
- *   something longer, -1 malformed (the reason in the decoder's err);
- * - I/O: >= 0 bytes moved (0 read: end of stream), HX_AGAIN nothing now
- *   (wait for the next event), -1 failed.
- * So "need more input" is HX_AGAIN everywhere, and -1 is always a failure. */
+/* The return convention (doc/ARCHITECTURE.md), negative for anything but
+ * success:
+ * - -1 failed (errno set, or one line printed, or the reason in the
+ *   caller's err; the caller still owns what it passed);
+ * - HX_AGAIN not now: wait for the next event, or for more input;
+ * - >= 0 success: 0 for an action or a step that completed (a flush that
+ *   sent all, a handshake), a count for I/O (bytes moved, 0 read: the end
+ *   of the stream) and for decoders (bytes consumed).
+ * Predicates return 1 or 0; more outcomes than these are an enum. */
 #define HX_AGAIN (-2)
 
 /* a slice of bytes that belongs to somebody else */

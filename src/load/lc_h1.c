@@ -197,11 +197,11 @@ static int lc_h1_io(struct lc_conn *c)
 	if (oq_pending(&c->oq) && c->wr_ready) {
 		r = oq_flush(&c->oq, &c->x, &sent);
 
-		if (r < 0) {
+		if (r == -1) {
 			lc_error(c, E_RESET);
 			return -1;
 		}
-		if (r == 0)
+		if (r == HX_AGAIN)
 			c->wr_ready = 0;
 	}
 	return 0;

@@ -201,9 +201,9 @@ static int h2_send(struct lc_conn *c, nghttp2_session *s)
 
 		if (oq_sc_room(&c->oq) < 16384 || oq_iov_room(&c->oq) < 4) {
 			r = oq_flush(&c->oq, &c->x, &sent);
-			if (r < 0)
+			if (r == -1)
 				return -1;
-			if (r == 0) {
+			if (r == HX_AGAIN) {
 				c->wr_ready = 0;
 				return 0;
 			}
@@ -220,9 +220,9 @@ static int h2_send(struct lc_conn *c, nghttp2_session *s)
 	if (oq_pending(&c->oq) && c->wr_ready) {
 		int r = oq_flush(&c->oq, &c->x, &sent);
 
-		if (r < 0)
+		if (r == -1)
 			return -1;
-		if (!r)
+		if (r == HX_AGAIN)
 			c->wr_ready = 0;
 	}
 	return 0;

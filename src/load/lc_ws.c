@@ -238,7 +238,7 @@ static int ws_io(struct lc_conn *c)
 			return -1;
 	}
 	if (!w->up) {
-		if (oq_pending(&c->oq) && c->wr_ready && oq_flush(&c->oq, &c->x, &sent) < 0)
+		if (oq_pending(&c->oq) && c->wr_ready && oq_flush(&c->oq, &c->x, &sent) == -1)
 			return lc_error(c, E_RESET), -1;
 		return 0;
 	}

@@ -92,13 +92,11 @@ static int oq_advance(struct oq *q, size_t n)
 	return 1;
 }
 
-int oq_sent(struct oq *q, size_t n)
+void oq_sent(struct oq *q, size_t n)
 {
 	q->busy = 0;
-	if (!oq_advance(q, n))
-		return 0;
-	oq_reset(q);
-	return 1;
+	if (oq_advance(q, n))
+		oq_reset(q);
 }
 
 /* through the ring: one send in flight; the owner's completion handler
@@ -106,16 +104,16 @@ int oq_sent(struct oq *q, size_t n)
 static int flush_ring(struct oq *q, struct rio *r, int more)
 {
 	if (r->st & RIO_TX)
-		return 0;
+		return HX_AGAIN;
 	if (!oq_pending(q)) {
 		oq_reset(q);
-		return 1;
+		return 0;
 	}
 	/* WHY: the kernel reads these iovecs until the send completes; what is
 	 * staged meanwhile goes after them, never into them (oq_ref) */
 	q->busy = (uint16_t)MIN(q->n, q->i + IOV_MAX);
 	rio_send(r, q->iov + q->i, (size_t)(q->busy - q->i), more);
-	return 0;
+	return HX_AGAIN;
 }
 
 static int flush(struct oq *q, struct xprt *x, uint64_t *sent, int more)
@@ -127,15 +125,15 @@ static int flush(struct oq *q, struct xprt *x, uint64_t *sent, int more)
 		long n = xprt_writev(x, q->iov + q->i, MIN(q->n - q->i, IOV_MAX), more);
 
 		if (n == XPRT_AGAIN)
-			return 0;
+			return HX_AGAIN;
 		if (n < 0)
 			return -1;
 		*sent += (uint64_t)n;
 		if (!oq_advance(q, (size_t)n) && !x->ssl)
-			return 0; /* WHY: a short TCP write means the socket is full */
+			return HX_AGAIN; /* WHY: a short TCP write means the socket is full */
 	}
 	oq_reset(q);
-	return 1;
+	return 0;
 }
 
 int oq_flush(struct oq *q, struct xprt *x, uint64_t *sent)

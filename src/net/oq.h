@@ -70,12 +70,13 @@ static inline int oq_pending(const struct oq *q)
 	return q->i < q->n;
 }
 
-/* Sends what is staged. Returns 1 when all went out (the queue is reset),
- * 0 when the socket is full, -1 on error. <*sent> gets the bytes written. */
+/* Sends what is staged. Returns 0 when all went out (the queue is reset),
+ * HX_AGAIN when the socket is full (or a ring send is in flight), -1 on
+ * error. <*sent> gets the bytes written. */
 int oq_flush(struct oq *q, struct xprt *x, uint64_t *sent);
-/* <n> staged bytes went out another way (a ring): 1 when all did (the queue
- * is reset), 0 when some are left */
-int oq_sent(struct oq *q, size_t n);
+/* <n> staged bytes went out another way (a ring); when all did the queue
+ * is reset (oq_pending() says which) */
+void oq_sent(struct oq *q, size_t n);
 /* the same, when more bytes follow at once (MSG_MORE) */
 int oq_flush_more(struct oq *q, struct xprt *x, uint64_t *sent);
 

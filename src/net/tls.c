@@ -19,13 +19,13 @@ SSL *tls_accept_new(SSL_CTX *ctx, int fd)
 	return ssl;
 }
 
-/* a step that did not finish: 0 when it waits for I/O, -1 when it failed */
+/* a step that did not finish: HX_AGAIN when it waits for I/O, -1 when it failed */
 static int step_result(SSL *ssl, int r)
 {
 	switch (SSL_get_error(ssl, r)) {
 	case SSL_ERROR_WANT_READ:
 	case SSL_ERROR_WANT_WRITE:
-		return 0;
+		return HX_AGAIN;
 	}
 	ERR_clear_error();
 	return -1;
@@ -35,7 +35,7 @@ int tls_handshake(SSL *ssl)
 {
 	int r = SSL_do_handshake(ssl);
 
-	return r == 1 ? 1 : step_result(ssl, r);
+	return r == 1 ? 0 : step_result(ssl, r);
 }
 
 int tls_read_early(SSL *ssl, char *buf, size_t *len)
@@ -46,7 +46,7 @@ int tls_read_early(SSL *ssl, char *buf, size_t *len)
 
 		*len += n;
 		if (r == SSL_READ_EARLY_DATA_FINISH)
-			return 1;
+			return 0;
 		if (r != SSL_READ_EARLY_DATA_SUCCESS)
 			return step_result(ssl, r);
 	}

@@ -9,14 +9,14 @@ typedef struct ssl_ctx_st SSL_CTX;
 /* A new server-side SSL on <fd> in <ctx>, or NULL. */
 SSL *tls_accept_new(SSL_CTX *ctx, int fd);
 
-/* Drives the handshake: 1 done, 0 in progress (wait for I/O), -1 failed. */
+/* Drives the handshake: 0 done, HX_AGAIN in progress (wait for I/O), -1 failed. */
 int tls_handshake(SSL *ssl);
 
 #define TLS_EARLY_MAX 16384 /* early data a server takes, at most */
 
 /* Before the handshake, the client's early data (TLS 1.3 0-RTT) into
- * <buf> (TLS_EARLY_MAX bytes), <*len> so far: 1 when there is no more (none
- * sent or rejected included), 0 wait for I/O, -1 failed. */
+ * <buf> (TLS_EARLY_MAX bytes), <*len> so far: 0 when there is no more (none
+ * sent or rejected included), HX_AGAIN wait for I/O, -1 failed. */
 int tls_read_early(SSL *ssl, char *buf, size_t *len);
 
 /* 1 when the early data of <ssl> was accepted */

@@ -285,16 +285,16 @@ static void pre_step(struct pre *h)
 			return pre_close(h, SPR_ERROR);
 		r = tls_read_early(h->x.ssl, h->early, &n);
 		h->early_len = (uint32_t)n;
-		if (r < 0)
+		if (r == -1)
 			return pre_linger(h, SPR_TLS_FAILED);
-		if (!r)
+		if (r == HX_AGAIN)
 			return;
 		h->early_done = 1;
 	}
 	r = tls_handshake(h->x.ssl);
-	if (r < 0)
+	if (r == -1)
 		pre_linger(h, SPR_TLS_FAILED);
-	else if (r > 0)
+	else if (!r)
 		pre_done(h);
 }
 

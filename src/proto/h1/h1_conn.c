@@ -183,9 +183,7 @@ static int h1_fail(struct h1c *c, uint16_t status, const char *why)
 
 static int h1_do_linger(struct h1c *c)
 {
-	int r = h1_flush(c);
-
-	if (r <= 0)
+	if (h1_flush(c))
 		return 0;
 	if (!(c->t.flags & H1C_SHUT)) {
 		shutdown(c->t.ev.fd, SHUT_WR);
@@ -354,7 +352,7 @@ static int h1_flush_now(struct h1c *c)
 	int r;
 
 	if (rio && (rio->st & RIO_TX))
-		return 0;
+		return HX_AGAIN;
 	c->t.x.rio = NULL;
 	r = h1_flush(c);
 	c->t.x.rio = rio;
@@ -366,10 +364,10 @@ static int h1_upgrade(struct h1c *c)
 {
 	static const char sw[] = "HTTP/1.1 101 Switching Protocols\r\n"
 				 "Connection: Upgrade\r\nUpgrade: h2c\r\n\r\n";
-	if (h1_flush_now(c) <= 0) /* earlier responses first; if they cannot go, no upgrade */
+	if (h1_flush_now(c)) /* earlier responses first; if they cannot go, no upgrade */
 		return c->t.flags & H1C_DEAD ? 0 : h1_ready(c);
 	oq_ref(&c->oq, sw, sizeof(sw) - 1);
-	if (h1_flush_now(c) <= 0) {
+	if (h1_flush_now(c)) {
 		h1_kill(c, 0, SC_PEER);
 		return 0;
 	}
@@ -385,7 +383,7 @@ static int h1_ws_upgrade(struct h1c *c)
 	struct ist xc = c->ex->rq.client;
 	char key[29];
 
-	if (h1_flush_now(c) <= 0)
+	if (h1_flush_now(c))
 		return c->t.flags & H1C_DEAD ? 0 : h1_ready(c);
 	ws_accept_of(c->ws_key.ptr, c->ws_key.len, key);
 	oq_ref(&c->oq, sw, sizeof(sw) - 1);
@@ -396,7 +394,7 @@ static int h1_ws_upgrade(struct h1c *c)
 	}
 	oq_ref(&c->oq, "\r\n\r\n", 4);
 	ctr_add(&c->t.w->st.resp[c->stp][1], 1);
-	if (h1_flush_now(c) <= 0) {
+	if (h1_flush_now(c)) {
 		h1_kill(c, 0, SC_PEER);
 		return 0;
 	}
@@ -498,7 +496,7 @@ static int h1_do_body(struct h1c *c)
 
 		oq_ref(&c->oq, cont, sizeof(cont) - 1);
 		c->t.flags &= ~H1C_CONTINUE;
-		if (h1_flush(c) < 0)
+		if (h1_flush(c) == -1)
 			return 0;
 	}
 	r = body_step(c, cap);
@@ -557,14 +555,13 @@ static int h1_sent(struct h1c *c)
 {
 	enum ex_act end = ex_end(c->ex); /* END, RESET or CLOSE */
 	int faulted = end != EXA_END;
-	int r;
 
 	if (faulted || !(c->t.flags & H1C_KEEP) || ex_pause_ms(c->ex)) {
 		/* WHY: a close comes right after: MSG_MORE holds the last bytes
 		 * back so that the FIN rides in their segment */
 		int fin_next = !faulted && body_done(c) && h1_peer_closing(c);
 
-		if ((r = h1_flush_queue(c, fin_next)) <= 0)
+		if (h1_flush_queue(c, fin_next))
 			return 0;
 	}
 	if (end == EXA_RESET) {
@@ -588,12 +585,12 @@ static int h1_sent(struct h1c *c)
 /* a flush inside the send loop: 1 go on, 0 wait */
 static int h1_push(struct h1c *c)
 {
-	return h1_flush(c) > 0;
+	return !h1_flush(c);
 }
 
 static int h1_do_send(struct h1c *c)
 {
-	int r;
+	enum h1_out o;
 
 	if (!(c->t.flags & H1C_HEAD_OUT)) {
 		/* room for a whole head, or send what is queued first */
@@ -603,21 +600,21 @@ static int h1_do_send(struct h1c *c)
 		h1_start_response(c);
 	}
 	if (!(c->t.flags & H1C_HEAD_END)) {
-		if (!h1_stage_head(c))
+		if (h1_stage_head(c) == H1O_FLUSH)
 			return h1_push(c);
 		c->t.flags |= H1C_HEAD_END;
 	}
 	if (c->sp || h1_splice_ok(c)) {
-		r = h1_splice_body(c);
-		if (r <= 0)
+		o = h1_splice_body(c);
+		if (o == H1O_WAIT || o == H1O_DEAD)
 			return 0;
-		if (r == 1)
+		if (o == H1O_DONE)
 			return h1_sent(c);
 	}
-	r = h1_stage_body(c);
-	if (r == 0) /* mid-body: more follows at once, hold a partial segment back */
-		return h1_flush_queue(c, 1) > 0;
-	if (r == 2) { /* a piece ended: it goes out alone, then the drip */
+	o = h1_stage_body(c);
+	if (o == H1O_FLUSH) /* mid-body: more follows at once, hold a partial segment back */
+		return !h1_flush_queue(c, 1);
+	if (o == H1O_PIECE) { /* a piece ended: it goes out alone, then the drip */
 		if (!h1_push(c))
 			return 0;
 		if (c->ex->pause_until > c->t.w->loop.now_us)

@@ -55,27 +55,27 @@ static void stage_head_main(struct h1c *c)
 		stage_field(q, rs->f[i].name, rs->f[i].nlen, rs->f[i].val, rs->f[i].vlen);
 }
 
-int h1_stage_head(struct h1c *c)
+enum h1_out h1_stage_head(struct h1c *c)
 {
 	struct oq *q = &c->oq;
 	struct hfield f;
 
 	if (!(c->t.flags & H1C_HEAD_OUT)) {
 		if (oq_sc_room(q) < HEAD_RESERVE || oq_iov_room(q) < 2 + RESP_MAX_FIELDS)
-			return 0;
+			return H1O_FLUSH;
 		stage_head_main(c);
 		c->t.flags |= H1C_HEAD_OUT;
 	}
 	while (c->ex->rs.pad) {
 		if (oq_sc_room(q) < PAD_RUN + 64 || oq_iov_room(q) < 2)
-			return 0;
+			return H1O_FLUSH;
 		resp_pad_next(&c->ex->rs, &f);
 		stage_field(q, f.name, f.nlen, f.val, f.vlen);
 	}
 	if (oq_sc_room(q) < 2 || oq_iov_room(q) < 1)
-		return 0;
+		return H1O_FLUSH;
 	oq_copy(q, "\r\n", 2);
-	return 1;
+	return H1O_DONE;
 }
 
 /* stages the body bytes [off, off + len) the generator handed out */
@@ -122,8 +122,8 @@ static void chunk_open(struct h1c *c, uint64_t off)
 	c->chunk_left = size;
 }
 
-/* the last chunk and the trailers; returns 0 when there is no room yet */
-static int chunk_close(struct h1c *c)
+/* the last chunk and the trailers: H1O_DONE, or H1O_FLUSH when there is no room yet */
+static enum h1_out chunk_close(struct h1c *c)
 {
 	struct oq *q = &c->oq;
 	size_t nt, need = 8;
@@ -132,13 +132,13 @@ static int chunk_close(struct h1c *c)
 	for (size_t i = 0; i < nt; i++)
 		need += t[i].nlen + t[i].vlen + 4;
 	if (oq_sc_room(q) < need || oq_iov_room(q) < 2 + (int)nt)
-		return 0;
+		return H1O_FLUSH;
 	oq_copy(q, "0\r\n", 3);
 	for (size_t i = 0; i < nt; i++)
 		stage_field(q, t[i].name, t[i].nlen, t[i].val, t[i].vlen);
 	oq_copy(q, "\r\n", 2);
 	c->t.flags |= H1C_TRL_OUT;
-	return 1;
+	return H1O_DONE;
 }
 
 /* the most one step may take: one slice of the prebuilt buffers (at most two
@@ -155,16 +155,15 @@ static uint64_t step_max(struct h1c *c)
 	return max;
 }
 
-/* Returns 1 when the whole body is staged (or cut by a fault), 0 when the
- * queue needs a flush, 2 at the end of a piece (p=). */
-int h1_stage_body(struct h1c *c)
+/* the body staged as far as the queue takes it (enum h1_out) */
+enum h1_out h1_stage_body(struct h1c *c)
 {
 	struct oq *q = &c->oq;
 	struct ex_action a;
 
 	for (;;) {
 		if (oq_iov_room(q) < 5 || oq_sc_room(q) < 48 || q->bytes >= STAGE_MAX)
-			return 0;
+			return H1O_FLUSH;
 		enum ex_act act = ex_left(c->ex) ? ex_next(c->ex, step_max(c), c->t.w->loop.now_us, &a) :
 				  ex_end(c->ex);
 
@@ -178,19 +177,19 @@ int h1_stage_body(struct h1c *c)
 			/* WHY: a whole unchunked body ends here, without another
 			 * turn of room checks (most responses are one slice) */
 			if (!ex_left(c->ex) && !c->ex->rs.chunked && ex_end(c->ex) == EXA_END)
-				return 1;
+				return H1O_DONE;
 			break;
 		case EXA_PAUSE:
-			return 2;
+			return H1O_PIECE;
 		case EXA_END:
 			/* the framing ends only with the whole body, never at a fault;
 			 * a HEAD response announces chunks but sends none */
 			if (c->ex->rs.chunked && !(c->ex->rq.flags & RQ_HEAD) && !(c->t.flags & H1C_TRL_OUT))
 				return chunk_close(c);
-			return 1;
+			return H1O_DONE;
 		case EXA_RESET:
 		case EXA_CLOSE:
-			return 1;
+			return H1O_DONE;
 		}
 	}
 }
@@ -225,46 +224,47 @@ int h1_splice_ok(struct h1c *c)
 	return (c->sp = spl_get(&c->t.w->spl)) != NULL;
 }
 
-/* the pipe is empty: tee the next bytes, or say why not (1 done, 2 writev) */
-static int splice_refill(struct h1c *c, int rnd)
+/* the pipe is empty: tee the next bytes (0), or say why not (H1O_DONE, H1O_WRITEV) */
+static enum h1_out splice_refill(struct h1c *c, int rnd)
 {
 	long n;
 
 	if (ex_left(c->ex) && !(c->ex->out_off % spl_period(rnd)) &&
 	    (n = spl_fill(&c->t.w->spl, c->sp, rnd, ex_left(c->ex))) > 0) {
 		ex_skip(c->ex, (uint64_t)n);
-		return 0;
+		return 0; /* WHY 0: refilled, no outcome yet */
 	}
 	spl_put(&c->t.w->spl, c->sp);
 	c->sp = NULL;
 	if (!ex_left(c->ex))
-		return 1;
+		return H1O_DONE;
 	c->t.flags |= H1C_NOSPLICE; /* WHY: a short tee left the pattern mid-line */
-	return 2;
+	return H1O_WRITEV;
 }
 
-int h1_splice_body(struct h1c *c)
+enum h1_out h1_splice_body(struct h1c *c)
 {
 	int rnd = c->ex->rs.src == BODY_RANDOM;
+	enum h1_out o;
 	long n;
 	int r;
 
 	/* the head goes first, held back by MSG_MORE to share a segment */
-	if (oq_pending(&c->oq) && (r = h1_flush_queue(c, 1)) <= 0)
-		return r;
+	if (oq_pending(&c->oq) && (r = h1_flush_queue(c, 1)))
+		return r == HX_AGAIN ? H1O_WAIT : H1O_DEAD;
 	for (;;) {
-		if (!c->sp->len && (r = splice_refill(c, rnd)))
-			return r;
+		if (!c->sp->len && (o = splice_refill(c, rnd)))
+			return o;
 		if (!(c->t.flags & H1C_WR_READY))
-			return 0;
+			return H1O_WAIT;
 		n = spl_out(c->sp, c->t.x.fd, ex_left(c->ex) > 0);
 		if (n == XPRT_AGAIN) {
 			c->t.flags &= ~H1C_WR_READY;
-			return 0;
+			return H1O_WAIT;
 		}
 		if (n < 0) {
 			c->t.flags |= H1C_DEAD;
-			return -1;
+			return H1O_DEAD;
 		}
 		c->t.last_act = c->t.w->loop.now_ms;
 		ctr_add(c->t.w->st.bytes_out, (uint64_t)n);
@@ -289,18 +289,18 @@ int h1_flush_queue(struct h1c *c, int more)
 	int r;
 
 	if (!(c->t.flags & H1C_WR_READY) && oq_pending(&c->oq))
-		return 0;
+		return HX_AGAIN;
 	r = more ? oq_flush_more(&c->oq, &c->t.x, &sent) : oq_flush(&c->oq, &c->t.x, &sent);
 	/* WHY a ring send too: --send-timeout counts from when it went out; a
 	 * last_act of the last recv would make a response staged after a long
 	 * wait look stalled */
-	if (sent || (r == 0 && c->t.x.rio)) {
+	if (sent || (r == HX_AGAIN && c->t.x.rio)) {
 		c->t.last_act = c->t.w->loop.now_ms;
 		ctr_add(c->t.w->st.bytes_out, sent);
 	}
-	if (r == 0)
+	if (r == HX_AGAIN)
 		c->t.flags &= ~H1C_WR_READY;
-	else if (r < 0)
+	else if (r == -1)
 		h1_kill(c, 0, SC_PEER);
 	return r;
 }

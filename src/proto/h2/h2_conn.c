@@ -346,17 +346,17 @@ int h2c_flush(struct h2c *c)
 	int r;
 
 	if (!(c->t.flags & H2C_WR_READY) && oq_pending(&c->oq))
-		return 0;
+		return HX_AGAIN;
 	r = oq_flush(&c->oq, &c->t.x, &sent);
 	/* WHY a ring send too: --send-timeout counts from when it went out,
 	 * not from the last recv before a long t= wait */
-	if (sent || (r == 0 && c->t.x.rio)) {
+	if (sent || (r == HX_AGAIN && c->t.x.rio)) {
 		c->t.last_act = c->t.w->loop.now_ms;
 		ctr_add(c->t.w->st.bytes_out, sent);
 	}
-	if (r == 1)
+	if (!r)
 		big_free(c);
-	else if (r == 0)
+	else if (r == HX_AGAIN)
 		c->t.flags &= ~H2C_WR_READY;
 	else
 		c->t.flags |= H2C_DEAD;

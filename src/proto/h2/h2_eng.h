@@ -148,7 +148,7 @@ void h2c_sent_goaway(struct h2c *c, uint32_t code);
 void h2c_sent_rst(struct h2c *c, uint32_t code);
 void h2c_recv_rst(struct h2c *c, uint32_t code);
 
-/* writes what is staged: 1 all out, 0 the socket is full, -1 dead */
+/* writes what is staged: 0 all out, HX_AGAIN the socket is full, -1 dead */
 int h2c_flush(struct h2c *c);
 /* stages <n> bytes, copied; -1 when out of memory */
 int h2c_stage(struct h2c *c, const uint8_t *data, size_t n);

@@ -316,7 +316,7 @@ static int ng_send(struct h2c *c)
 		ssize_t n;
 
 		if ((oq_sc_room(&c->oq) < 16384 || oq_iov_room(&c->oq) < 8 ||
-		     c->oq.bytes >= H2_STAGE_MAX) && h2c_flush(c) <= 0)
+		     c->oq.bytes >= H2_STAGE_MAX) && h2c_flush(c))
 			return c->t.flags & H2C_DEAD ? -1 : 0;
 		c->t.flags &= ~H2C_BLOCKED;
 		n = nghttp2_session_mem_send(SESS(c), &data);
@@ -324,10 +324,10 @@ static int ng_send(struct h2c *c)
 			return c->t.flags |= H2C_DEAD, -1;
 		if (n == 0 && !(c->t.flags & H2C_BLOCKED))
 			break;
-		if (n == 0 && h2c_flush(c) <= 0)
+		if (n == 0 && h2c_flush(c))
 			return c->t.flags & H2C_DEAD ? -1 : 0;
 	}
-	return h2c_flush(c) < 0 ? -1 : 0;
+	return h2c_flush(c) == -1 ? -1 : 0;
 }
 
 const struct h2_eng h2_eng_ng = {

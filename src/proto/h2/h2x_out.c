@@ -183,7 +183,7 @@ int hx_send(struct h2c *c)
 		if (c->t.flags & H2C_DEAD)
 			return -1;
 		if (h->ctl.n) {
-			if ((oq_iov_room(&c->oq) < 2 || c->oq.bytes >= H2_STAGE_MAX) && h2c_flush(c) <= 0)
+			if ((oq_iov_room(&c->oq) < 2 || c->oq.bytes >= H2_STAGE_MAX) && h2c_flush(c))
 				return c->t.flags & H2C_DEAD ? -1 : 0;
 			if (h2c_stage(c, h->ctl.p, h->ctl.n) < 0)
 				return c->t.flags |= H2C_DEAD, -1;
@@ -192,10 +192,10 @@ int hx_send(struct h2c *c)
 		}
 		if ((r = data_out(h)) == 0)
 			break;
-		if (r < 0 && h2c_flush(c) <= 0)
+		if (r < 0 && h2c_flush(c))
 			return c->t.flags & H2C_DEAD ? -1 : 0;
 	}
-	return h2c_flush(c) < 0 ? -1 : 0;
+	return h2c_flush(c) == -1 ? -1 : 0;
 }
 
 int hx_alive(struct h2c *c)
