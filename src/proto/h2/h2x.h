@@ -192,6 +192,31 @@ static inline void hx_local_end(struct h2x *h, struct h2s *s)
 		list_add(&h->ready, &s->ready); /* swept at the next send */
 }
 
+/* WHY inline: each stream goes through them (bench/cg) */
+static inline void hx_closed_add(struct h2x *h, int32_t sid, int rd)
+{
+	uint32_t k = h->closed_n++ % HX_CLOSED;
+
+	h->closed[k].id = sid;
+	h->closed[k].rd = (uint8_t)rd;
+}
+
+/* a stream of ours gone, remembered as closed */
+static inline void hx_gone(struct h2x *h, struct h2s *s, int rd)
+{
+	hx_closed_add(h, s->id, rd || (s->st & H2S_RCLOSED));
+	h2s_put(s);
+}
+
+/* a new stream's windows and state */
+static inline void hx_stream_init(struct h2x *h, struct h2s *s)
+{
+	s->win_out = h->peer_iwin;
+	/* WHY: until our SETTINGS are acknowledged, the peer may use 65535 */
+	s->win_in = !h->acks_owed ? cfg.h2_window : MAX(cfg.h2_window, 65535);
+	s->st = 0;
+}
+
 /* ---------- h2x_base.c: control frames, errors, streams ---------- */
 
 /* a control frame for the next send; out of memory ends the connection */
@@ -205,9 +230,6 @@ void hx_conn_err(struct h2x *h, uint32_t code);
  * error; on other closed streams it is ignored */
 int hx_closed_rd(const struct h2x *h, int32_t sid);
 
-/* a stream of ours gone, remembered as closed */
-void hx_gone(struct h2x *h, struct h2s *s, int rd);
-
 /* RST_STREAM for a stream we do not hold (refused, or gone) */
 void hx_rst_id(struct h2x *h, int32_t sid, uint32_t code);
 
@@ -218,15 +240,12 @@ void hx_rst(struct h2s *s, uint32_t code);
 /* an empty frame that does nothing: too many a second end the connection */
 int hx_glitch(struct h2x *h);
 
-/* a new stream's windows and state */
-void hx_stream_init(struct h2x *h, struct h2s *s);
 
 /* ---------- h2x_block.c: a request's header block ---------- */
 
-/* A HEADERS frame on <sid> (<selfdep>: it depends on its own stream): what
- * its block is for (h2x_block.c's HB_*). A new stream is held at once, so
- * that a block never ended times out as a stream (--head-timeout). */
-int hx_block_kind(struct h2x *h, int32_t sid, int selfdep);
+/* what a header block is for, known from its HEADERS frame (h2x_in.c) */
+enum { HB_OPEN, HB_REFUSED, HB_IGNORED, HB_TRAILERS };
+
 /* the request's end (END_STREAM), its length checked against content-length */
 void hx_remote_end(struct h2x *h, struct h2s *s);
 /* <n> bytes of the block at <in> (<last>: END_HEADERS came), decoded or

@@ -49,21 +49,6 @@ int hx_closed_rd(const struct h2x *h, int32_t sid)
 	return 0;
 }
 
-static void closed_add(struct h2x *h, int32_t sid, int rd)
-{
-	uint32_t k = h->closed_n++ % HX_CLOSED;
-
-	h->closed[k].id = sid;
-	h->closed[k].rd = (uint8_t)rd;
-}
-
-/* a stream of ours gone, remembered as closed */
-void hx_gone(struct h2x *h, struct h2s *s, int rd)
-{
-	closed_add(h, s->id, rd || (s->st & H2S_RCLOSED));
-	h2s_put(s);
-}
-
 /* RST_STREAM for a stream we do not hold (refused, or gone) */
 void hx_rst_id(struct h2x *h, int32_t sid, uint32_t code)
 {
@@ -102,13 +87,5 @@ int hx_glitch(struct h2x *h)
 		return 0;
 	hx_conn_err(h, H2E_CALM);
 	return 1;
-}
-
-void hx_stream_init(struct h2x *h, struct h2s *s)
-{
-	s->win_out = h->peer_iwin;
-	/* WHY: until our SETTINGS are acknowledged, the peer may use 65535 */
-	s->win_in = !h->acks_owed ? cfg.h2_window : MAX(cfg.h2_window, 65535);
-	s->st = 0;
 }
 

@@ -138,45 +138,6 @@ static int pseudo_complete(const struct hv *v, struct h2s *s)
 	return !v->http || v->slash || (v->options && v->star);
 }
 
-/* what a header block is for, known from its HEADERS frame */
-enum { HB_OPEN, HB_REFUSED, HB_IGNORED, HB_TRAILERS };
-
-/* A HEADERS frame on <sid>: what its block is for. A new stream is held at
- * once, so that a block never ended times out as a stream (--head-timeout). */
-int hx_block_kind(struct h2x *h, int32_t sid, int selfdep)
-{
-	struct h2c *c = h->c;
-	struct h2s *s = hx_find_any(h, sid);
-
-	if (!(sid & 1))
-		return hx_conn_err(h, H2E_PROTOCOL), HB_IGNORED;
-	if (s && (s->st & H2S_RCLOSED)) /* WHY before a reset under way: as nghttp2's session */
-		return hx_conn_err(h, H2E_STREAM_CLOSED), HB_IGNORED;
-	if (s)
-		return s->st & H2S_RESET ? HB_IGNORED : HB_TRAILERS;
-	if (sid <= h->last_sid) {
-		if (h2_sids_skipped(&c->sids, sid))
-			hx_conn_err(h, H2E_PROTOCOL); /* WHY: a new stream below an open one (RFC 9113 5.1.1) */
-		else if (hx_closed_rd(h, sid))
-			hx_conn_err(h, H2E_STREAM_CLOSED);
-		return HB_IGNORED;
-	}
-	h->last_sid = sid;
-	h2_sids_open(&c->sids, sid);
-	/* WHY a connection error over an acknowledged limit, and the order of
-	 * these: as nghttp2's session, so that both engines answer alike */
-	if (!h->acks_owed && c->nstreams >= cfg.h2_streams)
-		return hx_conn_err(h, H2E_PROTOCOL), HB_IGNORED;
-	if (h->gone & HX_SENT) /* after our GOAWAY, new streams are not processed (RFC 9113 6.8) */
-		return HB_IGNORED;
-	if (selfdep)
-		return hx_conn_err(h, H2E_PROTOCOL), HB_IGNORED;
-	if (c->nstreams >= cfg.h2_streams || !(s = h2s_get(c, sid)))
-		return HB_REFUSED;
-	hx_stream_init(h, s);
-	return HB_OPEN;
-}
-
 /* the request's end (END_STREAM), its length checked against content-length */
 void hx_remote_end(struct h2x *h, struct h2s *s)
 {

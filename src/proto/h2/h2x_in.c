@@ -5,6 +5,42 @@
 static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 #define PREFACE_LEN 24
 
+/* A HEADERS frame on <sid>: what its block is for. A new stream is held at
+ * once, so that a block never ended times out as a stream (--head-timeout). */
+static int block_kind(struct h2x *h, int32_t sid, int selfdep)
+{
+	struct h2c *c = h->c;
+	struct h2s *s = hx_find_any(h, sid);
+
+	if (!(sid & 1))
+		return hx_conn_err(h, H2E_PROTOCOL), HB_IGNORED;
+	if (s && (s->st & H2S_RCLOSED)) /* WHY before a reset under way: as nghttp2's session */
+		return hx_conn_err(h, H2E_STREAM_CLOSED), HB_IGNORED;
+	if (s)
+		return s->st & H2S_RESET ? HB_IGNORED : HB_TRAILERS;
+	if (sid <= h->last_sid) {
+		if (h2_sids_skipped(&c->sids, sid))
+			hx_conn_err(h, H2E_PROTOCOL); /* WHY: a new stream below an open one (RFC 9113 5.1.1) */
+		else if (hx_closed_rd(h, sid))
+			hx_conn_err(h, H2E_STREAM_CLOSED);
+		return HB_IGNORED;
+	}
+	h->last_sid = sid;
+	h2_sids_open(&c->sids, sid);
+	/* WHY a connection error over an acknowledged limit, and the order of
+	 * these: as nghttp2's session, so that both engines answer alike */
+	if (!h->acks_owed && c->nstreams >= cfg.h2_streams)
+		return hx_conn_err(h, H2E_PROTOCOL), HB_IGNORED;
+	if (h->gone & HX_SENT) /* after our GOAWAY, new streams are not processed (RFC 9113 6.8) */
+		return HB_IGNORED;
+	if (selfdep)
+		return hx_conn_err(h, H2E_PROTOCOL), HB_IGNORED;
+	if (c->nstreams >= cfg.h2_streams || !(s = h2s_get(c, sid)))
+		return HB_REFUSED;
+	hx_stream_init(h, s);
+	return HB_OPEN;
+}
+
 
 /* strips the padding; -1 when it is longer than the frame (the connection ends) */
 static int unpad(struct h2x *h, const uint8_t **p, uint32_t *len)
@@ -96,7 +132,7 @@ static void fr_headers(struct h2x *h, const uint8_t *p, uint32_t len)
 		p += 5;
 		len -= 5;
 	}
-	kind = hx_block_kind(h, sid, selfdep);
+	kind = block_kind(h, sid, selfdep);
 	if (h->gone & HX_CLOSING)
 		return;
 	h->hb_sid = sid;
