@@ -13,6 +13,7 @@
 #include "lc_cli.h"
 #include "lc_cmd.h"
 #include "lc_stats.h"
+#include "lc_source.h"
 #include "num.h"
 #include "opt.h"
 
@@ -173,6 +174,11 @@ static int set_resolve(const char *arg, char *why, size_t len)
 	return route_add(lc_opts.route.resolve, &lc_opts.route.nresolve, "--resolve", arg, why, len);
 }
 
+static int set_source(const char *arg, char *why, size_t len)
+{
+	return lc_source_parse(arg, why, len);
+}
+
 static int set_proxy_protocol(const char *arg, char *why, size_t len)
 {
 	if (strcmp(arg, "v1") && strcmp(arg, "v2"))
@@ -283,6 +289,11 @@ static const struct opt rows[] = {
 	{ "unix-socket", 0, STR(route.unix_path), .arg = "<path>",
 	  .help = "connect to this Unix-domain socket (http://, h2c://,\n"
 	  "https://), the URL naming the Host" },
+	{ "source", 0, FN(set_source), .arg = "<addrs>",
+	  .help = "connect from these local addresses, one per connection\n"
+	  "in turn: ADDR, A-B (IPv4), A.B.C.D/N, comma-separated\n"
+	  "(127.0.0.2-127.0.0.11: more than one port range's worth\n"
+	  "of connections to one target, source-hash balancing)" },
 	{ "proxy-protocol", 0, FN(set_proxy_protocol), .arg = "v1|v2",
 	  .help = "start each connection with a PROXY protocol header\n"
 	  "carrying its own addresses (as a proxy does; TCP only)" },
@@ -478,6 +489,14 @@ void lc_cli(int argc, char **argv)
 	if (lc_opts.force == LC_H2 && !lc_target.tls)
 		lc_target.proto = LC_H2;
 	lc_url_route();
+	if (lc_sources()) {
+		char why[160];
+
+		if (lc_opts.route.unix_path)
+			lc_die("%s", "--source is for TCP and UDP: not with --unix-socket");
+		if (lc_source_check(lc_target.addr.ss_family, why, sizeof(why)) < 0)
+			lc_die("%s", why);
+	}
 	lc_stages_finish(&lc_opts);
 	/* WHY with --json: its intervals are what hxload compare resamples */
 	lc_opts.series_us = lc_opts.interval_us ? lc_opts.interval_us :

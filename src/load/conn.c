@@ -11,6 +11,7 @@
 
 #include "common.h"
 #include "lc_conn.h"
+#include "lc_source.h"
 #include "lc_tls.h"
 #include "pp.h"
 #include "timer.h"
@@ -18,6 +19,11 @@
 
 /* the client protocols, by enum lc_proto (LC_AUTO: chosen by ALPN) */
 static const struct lc_protocol *const *protos;
+
+uint32_t lc_conn_source(const struct lc_conn *c)
+{
+	return (uint32_t)c->idx * (uint32_t)lc_o->threads + (uint32_t)c->t->id;
+}
 
 void lc_conn_protocols(const struct lc_protocol *const *rows)
 {
@@ -86,7 +92,8 @@ static int conn_open(struct lc_conn *c)
 		return -1;
 	if (lc_tg->addr.ss_family != AF_UNIX)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (connect(fd, (struct sockaddr *)&lc_tg->addr, lc_tg->alen) < 0 && errno != EINPROGRESS) {
+	if (lc_source_bind(fd, lc_conn_source(c)) < 0 ||
+	    (connect(fd, (struct sockaddr *)&lc_tg->addr, lc_tg->alen) < 0 && errno != EINPROGRESS)) {
 		int e = errno;
 
 		close(fd);

@@ -187,6 +187,8 @@ void lc_log_flush(struct lc_thread *t);
 
 /* ---------- conn.c: a connection from connect to close ---------- */
 
+/* which --source address <c> binds to: the connection's number in the run */
+uint32_t lc_conn_source(const struct lc_conn *c);
 /* the rows of the client protocols, by enum lc_proto (protos.c gives them) */
 void lc_conn_protocols(const struct lc_protocol *const *rows);
 /* <c>, the <idx>-th of thread <t>: its buffers; exits 2 out of memory */

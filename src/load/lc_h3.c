@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "common.h"
 #include "lc_conn.h"
+#include "lc_source.h"
 #include "lc_tls.h"
 #include "qh3.h"
 #include "qh3mem.h"
@@ -564,7 +565,8 @@ static int lc_h3_open(struct lc_conn *c)
 	struct q *q = calloc(1, sizeof(*q));
 	int fd = socket(lc_tg->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
-	if (!q || fd < 0 || connect(fd, (const struct sockaddr *)&lc_tg->addr, lc_tg->alen) < 0) {
+	if (!q || fd < 0 || lc_source_bind(fd, lc_conn_source(c)) < 0 ||
+	    connect(fd, (const struct sockaddr *)&lc_tg->addr, lc_tg->alen) < 0) {
 		free(q);
 		if (fd >= 0)
 			close(fd);

@@ -9,6 +9,7 @@
 #include "body.h"
 #include "common.h"
 #include "lc_conn.h"
+#include "lc_source.h"
 #include "lc_tls.h"
 #include "rng.h"
 
@@ -260,6 +261,8 @@ void lc_error(struct lc_conn *c, enum lc_err kind)
 	/* WHY by what it takes: with requests in flight, each one lost counts
 	 * (lc_lost); without, the connection itself failed */
 	c->err_kind = (uint8_t)kind;
+	if (kind == E_CONNECT && errno == EADDRNOTAVAIL)
+		lc_source_exhausted();
 	if (!c->inflight && lc_now_us() >= t->record_from_us && !t->closed_us) {
 		t->st.errors[kind]++;
 		t->st.conn_errors++;
