@@ -100,6 +100,13 @@ static int set_rate(const char *arg, char *why, size_t len)
 	return 0;
 }
 
+static int set_probe(const char *arg, char *why, size_t len)
+{
+	(void)why, (void)len;
+	lc_opts.probe = num_arg("--probe", arg, 0.1, 100000);
+	return 0;
+}
+
 static int set_stages(const char *arg, char *why, size_t len)
 {
 	const char *err;
@@ -252,6 +259,10 @@ static const struct opt rows[] = {
 	  "('10s@1000,30s@5000,10s@0'); sets the duration" },
 	{ NULL, 'w', DUR(warmup_us, 0, 0, NULL), .arg = "<time>",
 	  .help = "warm-up, not counted (at the first rate)" },
+	{ "probe", 0, FN(set_probe), .arg = "<rate>",
+	  .help = "a reference probe beside the load: its own connection,\n"
+	  "this many requests a second (open loop), its latency\n"
+	  "reported apart: what a light user sees at the load's rate" },
 	{ "urls", 0, STR(urls), .arg = "<file>",
 	  .help = "'weight URL' a line (weight 1 when absent): each request\n"
 	  "takes one by weight; one scheme, host and port for all" },
@@ -471,8 +482,73 @@ static void keep_cmdline(int argc, char **argv)
 	lc_opts.cmdline[n] = 0;
 }
 
+/* the options the probe's own run drops: the load's shape and outputs */
+static int probe_drops(const struct opt *o)
+{
+	static const char *const longs[] = { "stages", "probe", "json", "html", "log", "interval", "fail-on",
+					     "label", "server-pid", "pid", "start-at" };
+
+	if (o->sname && strchr("tcmnRdwq", o->sname))
+		return 1;
+	for (size_t i = 0; o->lname && i < ARRAY_SIZE(longs); i++)
+		if (!strcmp(o->lname, longs[i]))
+			return 1;
+	return 0;
+}
+
+/* the row of the option word <w> ("--probe", "--probe=50", "-c", "-c10") */
+static const struct opt *row_of(const char *w)
+{
+	for (const struct opt *o = rows; o->kind != OPT_END; o++) {
+		if (o->kind <= OPT_TEXT)
+			continue;
+		if (w[1] == '-' && o->lname && !strncmp(w + 2, o->lname, strlen(o->lname)) &&
+		    (!w[2 + strlen(o->lname)] || w[2 + strlen(o->lname)] == '='))
+			return o;
+		if (w[1] != '-' && o->sname == w[1])
+			return o;
+	}
+	return NULL;
+}
+
+char **lc_probe_argv(double start_at)
+{
+	static char num[4][48]; /* WHY static: the args outlive this call */
+	char **a = calloc((size_t)lc_opts.argc + 24, sizeof(*a));
+	int n = 0;
+
+	if (!a)
+		lc_die("%s", "out of memory");
+	a[n++] = lc_opts.argv[0];
+	for (int i = 1; i < lc_opts.argc; i++) {
+		const char *w = lc_opts.argv[i];
+		const struct opt *o = w[0] == '-' && w[1] ? row_of(w) : NULL;
+		/* WHY: "-c 10" takes the next word, "-c10" and "--x=v" do not */
+		int joined = o && o->arg && (strchr(w, '=') || (w[1] != '-' && w[2]));
+
+		if (o && probe_drops(o)) {
+			i += o->arg && !joined;
+			continue;
+		}
+		a[n++] = lc_opts.argv[i];
+		if (o && o->arg && !joined && i + 1 < lc_opts.argc)
+			a[n++] = lc_opts.argv[++i];
+	}
+	snprintf(num[0], sizeof(num[0]), "%g", lc_opts.probe);
+	snprintf(num[1], sizeof(num[1]), "%llums", (unsigned long long)(lc_opts.duration_us / 1000));
+	snprintf(num[2], sizeof(num[2]), "%llums", (unsigned long long)(lc_opts.warmup_us / 1000));
+	snprintf(num[3], sizeof(num[3]), "%.6f", start_at);
+	for (const char *const *x = (const char *const[]){ "-q", "--json", "-t", "1", "-c", "1", "-m", "1", "-R", num[0],
+							"-d", num[1], "-w", num[2], "--start-at", num[3], NULL }; *x; x++)
+		a[n++] = (char *)*x;
+	a[n] = NULL;
+	return a;
+}
+
 void lc_cli(int argc, char **argv)
 {
+	lc_opts.argc = argc;
+	lc_opts.argv = argv;
 	keep_cmdline(argc, argv);
 	opt_defaults(rows, &lc_opts);
 	parse_args(argc, argv);
@@ -483,6 +559,13 @@ void lc_cli(int argc, char **argv)
 	if (host_hdr)
 		snprintf(lc_target.authority, sizeof(lc_target.authority), "%s", host_hdr);
 	check_args();
+	/* WHY a shared start: the probe's run and the load's begin together */
+	if (lc_opts.probe && lc_opts.start_at <= 0) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		lc_opts.start_at = (double)ts.tv_sec + ts.tv_nsec / 1e9 + 0.5;
+	}
 	fd_room();
 	if (lc_opts.force && lc_target.tls)
 		lc_target.proto = lc_opts.force;

@@ -312,6 +312,7 @@ int lc_run_main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	if (!(ts = calloc((size_t)lc_o->threads, sizeof(*ts))))
 		lc_die("%s", "out of memory");
+	lc_probe_start();
 	if (lc_o->start_at > 0)
 		wait_start(lc_o->start_at);
 	start = mono_us();
@@ -327,6 +328,7 @@ int lc_run_main(int argc, char **argv)
 		lc_stats_add(&T, &ts[i].st);
 	}
 	meta_fill(&m, ts, start_epoch);
+	lc_probe_finish(&m.probe);
 	for (int i = 0; i < lc_o->threads; i++)
 		lc_thread_free(&ts[i]);
 	free(ts);

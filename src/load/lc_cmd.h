@@ -4,6 +4,13 @@
 
 #include <stdint.h>
 
+struct lc_probe;
+/* --probe: its run starts beside the load (a child hxload, at the probe's
+ * rate on its own connection, from the shared --start-at) ... */
+void lc_probe_start(void);
+/* ... and, once the load is done, its figures into <p> (p->ok 0: none) */
+void lc_probe_finish(struct lc_probe *p);
+
 /* a load run (hxload [options] URL): returns the exit status */
 int lc_run_main(int argc, char **argv);
 /* hxload ab: returns the exit status */

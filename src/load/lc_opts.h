@@ -64,6 +64,9 @@ struct lc_opts {
 	double start_at;             /* --start-at, epoch seconds, 0: now */
 	char cmdline[1024];          /* the options, as given, for the report */
 	const char *urls;            /* --urls FILE, NULL: one URL */
+	double probe;                /* --probe RATE: a reference probe at this rate beside the load, 0: none */
+	int argc;                    /* the command line, for the probe's child */
+	char **argv;
 	struct lc_route route;       /* where to connect, as named (url.c reads it) */
 };
 
@@ -100,6 +103,9 @@ extern const struct lc_target *const lc_tg;
 void lc_die(const char *fmt, const char *arg) __attribute__((noreturn));
 /* parses the command line into the options and the target, or exits 2 */
 void lc_cli(int argc, char **argv);
+/* --probe: the probe run's command line, the load's own but for its shape
+ * and outputs, at the probe's rate on one connection, from <start_at> */
+char **lc_probe_argv(double start_at);
 /* a size with k/m/g suffixes (powers of 1024) */
 uint64_t lc_size_arg(const char *opt, const char *arg, uint64_t max);
 

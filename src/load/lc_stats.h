@@ -67,6 +67,12 @@ struct lc_meta {
 	int runs;                    /* merged runs */
 	int npids;                   /* --pid: the CPU time of each named process in the window */
 	struct { char name[32]; int pid; uint64_t us; } cpu[LC_MAX_PIDS];
+	struct lc_probe {            /* --probe: the reference probe's figures, from its run */
+		double rate;             /* 0: no probe */
+		int ok;                  /* its run's figures were read */
+		uint64_t requests, errors;
+		double p50, p90, p99, p999, max; /* its latency, ms */
+	} probe;
 };
 
 struct lc_series {

@@ -225,6 +225,11 @@ void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, 
 	fprintf(f, "}, \"verify\": {\"share\": %.4f", T->reqs ? (double)T->verified / (double)T->reqs : 0);
 	counters_json(f, T, "verify");
 	fprintf(f, "}");
+	if (m->probe.ok)
+		fprintf(f, ", \"probe\": {\"rate\": %g, \"requests\": %llu, \"errors\": %llu, \"latency_ms\": "
+			"{\"p50\": %.3f, \"p90\": %.3f, \"p99\": %.3f, \"p999\": %.3f, \"max\": %.3f}}",
+			m->probe.rate, (unsigned long long)m->probe.requests, (unsigned long long)m->probe.errors,
+			m->probe.p50, m->probe.p90, m->probe.p99, m->probe.p999, m->probe.max);
 	if (m->ignored[0]) {
 		fprintf(f, ", \"server_ignored_keys\": ");
 		lc_jstr(f, m->ignored);
@@ -340,4 +345,9 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	for (int i = 0; i < H_RPC; i++)
 		if (i == H_LAT || T->h[i].n)
 			row(f, lc_hist_names[i], &T->h[i]);
+	if (m->probe.ok)
+		fprintf(f, "probe    %g req/s on its own connection, beside the load: %llu requests, %llu errors; latency "
+			"p50 %.3f, p90 %.3f, p99 %.3f, p99.9 %.3f, max %.3f ms\n", m->probe.rate,
+			(unsigned long long)m->probe.requests, (unsigned long long)m->probe.errors, m->probe.p50,
+			m->probe.p90, m->probe.p99, m->probe.p999, m->probe.max);
 }
