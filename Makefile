@@ -130,8 +130,9 @@ deps:
 deps-test:
 	@scripts/deps test
 
+# ARGS: hxterm's options (make run ARGS='-L 127.0.0.1:8000:8443 -t 2')
 run: all
-	./$(BUILD)/hxterm
+	./$(BUILD)/hxterm $(ARGS)
 
 unit: $(UNIT_BIN)
 

@@ -117,4 +117,9 @@ SKIP: {
     same_sets(\%readme, "the README's metric table", \%served, '/metrics', 'hxterm', 'family');
     same_sets(\%served, '/metrics', \%man, 'hxterm.1', 'hxterm', 'family');
 }
+# the README's make run passes hxterm's options (ARGS)
+my $mk = `make -n -s -C $top run ARGS='-L 127.0.0.1:1234 -t 2' 2>&1`;
+like($mk, qr{^\./build/hxterm -L 127\.0\.0\.1:1234 -t 2$}m, "make run ARGS='...' starts hxterm with them");
+like($readme, qr/make run ARGS='-L 127\.0\.0\.1:8000:8443'/, '... as the README says');
+
 done_testing();
