@@ -72,7 +72,7 @@ enum cond_range cond_range(struct ist range, uint64_t size, uint64_t *from, uint
 		return COND_WHOLE;
 	for (p += 6; p < end && (*p == ' ' || *p == '\t'); p++)
 		;
-	if (memchr(p, ',', (size_t)(end - p)))
+	if (p < end && memchr(p, ',', (size_t)(end - p)))
 		return COND_WHOLE; /* WHY whole: several ranges want multipart/byteranges, which we do not make */
 	if (p < end && *p == '-') { /* the last n bytes */
 		p++;

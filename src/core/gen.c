@@ -1,5 +1,6 @@
 /* The response generator: one exchange from the request head to its last byte, the same for every protocol. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "body.h"
@@ -30,6 +31,15 @@ void ex_plan(struct exch *x, const struct gen_conf *gc, struct rng *r)
 		bad = plan_apply(p, x->rq.xhx.ptr, x->rq.xhx.len, r, &gc->lim) < 0;
 	if (!bad && plan_query_of(x->rq.target.ptr, x->rq.target.len, &q, &qlen))
 		bad = plan_apply(p, q, qlen, r, &gc->lim) < 0;
+	if (unlikely(p->flags & PF_ECHOBODY)) {
+		x->echo_len = 0;
+		/* WHY refused: E=2 answers once the whole body is in, which A=
+		 * and B= would cut short */
+		if (!bad && (p->flags & (PF_ACKFIRST | PF_BODYMAX))) {
+			snprintf(p->err, sizeof(p->err), "E=2 answers after the whole body: not with A=1 or B=\n");
+			bad = 1;
+		}
+	}
 	if (bad) { /* answered 400 with the reason; C=1 still closes after it */
 		p->flags = PF_BAD | (p->flags & PF_CLOSE);
 		p->status = 400;
@@ -97,6 +107,8 @@ void ex_respond(struct exch *x, const struct gen_conf *gc, int64_t now_ns)
 {
 	const struct plan *p = &x->plan;
 
+	if (unlikely(p->flags & PF_ECHOBODY))
+		x->rs.text = (struct ist){ x->echo, x->echo_len };
 	resp_build(&x->rs, &x->rq, p, gc->id, now_ns);
 	x->out_off = 0;
 	x->out_end = x->rs.body;
@@ -133,4 +145,35 @@ const struct hfield *ex_trailers(const struct exch *x, size_t *n)
 {
 	*n = (x->rq.flags & RQ_HEAD) ? 0 : x->plan.ntrl;
 	return x->plan.trl;
+}
+
+int ex_body_in(struct exch *x, const char *p, size_t n)
+{
+	if (!n || !(x->plan.flags & PF_ECHOBODY))
+		return 0;
+	if ((uint64_t)x->echo_len + n > EX_ECHO_MAX) {
+		ex_refuse(x, 413, "E=2 echoes a request body of at most 16 MiB");
+		return -1;
+	}
+	if (x->echo_len + n > x->echo_cap) {
+		uint32_t cap = (uint32_t)MIN((uint64_t)EX_ECHO_MAX, MAX((uint64_t)x->echo_cap * 2, x->echo_len + n));
+		char *b = realloc(x->echo, MAX(cap, 4096u));
+
+		if (!b) {
+			ex_refuse(x, 500, "out of memory for E=2's copy of the body");
+			return -1;
+		}
+		x->echo = b;
+		x->echo_cap = MAX(cap, 4096u);
+	}
+	memcpy(x->echo + x->echo_len, p, n);
+	x->echo_len += (uint32_t)n;
+	return 0;
+}
+
+void ex_free_echo(struct exch *x)
+{
+	free(x->echo);
+	x->echo = NULL;
+	x->echo_len = x->echo_cap = 0;
 }

@@ -30,6 +30,8 @@ struct exch {
 	uint64_t piece_left;         /* bytes left in the current piece (p=) */
 	uint64_t pause_until;        /* us: end of the pause after a piece */
 	int paused;                  /* a piece ended, the next one waits */
+	char *echo;                  /* E=2: the request body, kept (ex_done frees it) */
+	uint32_t echo_len, echo_cap;
 	struct hreq rq;
 	struct plan plan;
 	struct hresp rs;
@@ -70,6 +72,35 @@ static inline int ex_refused(const struct exch *x)
 static inline int ex_random(const struct exch *x)
 {
 	return !!(x->plan.flags & PF_RANDOM);
+}
+
+/* E=2 echoes a request body of at most this many bytes (413 beyond) */
+#define EX_ECHO_MAX (16u << 20)
+
+/* Whether the adapter hands the request body to ex_body_in() (E=2). */
+static inline int ex_wants_body(const struct exch *x)
+{
+	return !!(x->plan.flags & PF_ECHOBODY);
+}
+/* E=2: <n> more request-body bytes at <p>, kept to be sent back: 0, or -1
+ * when they do not fit (EX_ECHO_MAX, memory): the answer is then a 413 or
+ * a 500 with its reason, at once (ex_answer_early), the rest drained */
+int ex_body_in(struct exch *x, const char *p, size_t n);
+void ex_free_echo(struct exch *x);
+/* The exchange's memory given back (its E=2 copy), before the struct is
+ * pooled or freed; it may be planned again after. WHY inline: asked at
+ * each exchange's end, and most have none */
+static inline void ex_done(struct exch *x)
+{
+	if (unlikely(x->echo != NULL))
+		ex_free_echo(x);
+}
+/* A struct just taken from malloc or a free list: no memory of its own yet
+ * (one from a list went through ex_done; a pool's come zeroed) */
+static inline void ex_new(struct exch *x)
+{
+	x->echo = NULL;
+	x->echo_len = x->echo_cap = 0;
 }
 
 /* Whether the request's head goes back to the client (E=1). */

@@ -57,6 +57,8 @@
 "  H=N:V      add response header N: V (V %-decoded, repeatable)\n" \
 "  T=N:V      add trailer N: V (chunked HTTP/1, h2, h3; repeatable)\n" \
 "  E=1        body = the request headers as received\n" \
+"  E=2        body = the request body (its Content-Type too), once it\n" \
+"             is all in; at most 16 MiB (413 beyond); not with A= or B=\n" \
 "  ws=echo    a WebSocket (HTTP/1.1 Upgrade or h2 extended CONNECT;\n" \
 "             the default for one): each message sent back\n" \
 "  ws=gen     a WebSocket sending n= messages of s= bytes (the body\n" \

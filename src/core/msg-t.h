@@ -49,7 +49,7 @@ struct hresp {
 	uint64_t body;       /* body bytes to send */
 	uint64_t from;       /* the offset of the first in the whole body (a Range's), else 0 */
 	uint64_t pad;        /* header padding bytes still to emit */
-	struct ist text;     /* body for BODY_TEXT */
+	struct ist text;     /* body for BODY_TEXT (E=2: the request body, set before resp_build) */
 	struct hfield f[RESP_MAX_FIELDS];
 	char buf[832];       /* formatted values of f[]: a 255-byte --name, every timing field, the cache's */
 };

@@ -30,6 +30,7 @@
 #define PF_LASTMOD   0x00040000 /* L=1: Last-Modified from the target, If-Modified-Since */
 #define PF_MAXAGE    0x00080000 /* m=N: Cache-Control: max-age=N */
 #define PF_SMAXAGE   0x00100000 /* M=N: Cache-Control: s-maxage=N */
+#define PF_ECHOBODY  0x00200000 /* E=2: body = the request body */
 
 /* ws= */
 enum { WS_NONE, WS_ECHO, WS_GEN };

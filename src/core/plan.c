@@ -175,7 +175,7 @@ static int plan_bool(struct plan *p, char key, uint64_t v)
 	static const struct { char key; uint8_t set_on; uint32_t flag; } bools[] = {
 		{ 'c', 0, PF_NOCACHE }, { 'C', 1, PF_CLOSE },  { 'K', 1, PF_KEEP },
 		{ 'S', 0, PF_NOSPLICE }, { 'R', 1, PF_RANDOM }, { 'A', 1, PF_ACKFIRST },
-		{ 'e', 1, PF_ETAG },    { 'E', 1, PF_ECHO },   { 'L', 1, PF_LASTMOD },
+		{ 'e', 1, PF_ETAG },    { 'L', 1, PF_LASTMOD },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(bools); i++) {
@@ -242,6 +242,11 @@ static int plan_number(struct plan *p, char key, uint64_t v,
 		p->pad = v;
 		break;
 	case 'n': p->count = v; break;
+	case 'E': /* 1: the request's head, 2: its body, 0: neither */
+		if (v > 2)
+			return *err = "E=1 echoes the request head, E=2 its body", -1;
+		p->flags = (p->flags & ~(PF_ECHO | PF_ECHOBODY)) | (v == 1 ? PF_ECHO : v == 2 ? PF_ECHOBODY : 0);
+		break;
 	case 'm': case 'M': /* WHY no plan_opt: max-age=0 says something */
 		*(key == 'm' ? &p->max_age : &p->s_maxage) = v;
 		p->flags |= key == 'm' ? PF_MAXAGE : PF_SMAXAGE;

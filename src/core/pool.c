@@ -5,7 +5,9 @@
 
 void *pool_get(struct pool *p)
 {
-	return p->n ? p->v[--p->n] : malloc(p->size);
+	/* WHY zeroed when asked: what a struct holds (an exchange's E=2 copy)
+	 * starts empty; buffers need not */
+	return p->n ? p->v[--p->n] : p->zero ? calloc(1, p->size) : malloc(p->size);
 }
 
 void pool_put(struct pool *p, void *buf)

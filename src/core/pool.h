@@ -10,10 +10,11 @@
 struct pool {
 	size_t size;
 	uint32_t n;
+	uint8_t zero;                /* a new buffer comes zeroed */
 	void *v[POOL_KEEP];
 };
 
-/* a buffer of pool->size bytes, or NULL */
+/* a buffer of pool->size bytes (zeroed when new and pool->zero), or NULL */
 void *pool_get(struct pool *p);
 void pool_put(struct pool *p, void *buf);
 void pool_drain(struct pool *p);

@@ -1,5 +1,6 @@
 /* The response generator: plan + request -> status, header fields, body plan. */
 #include <string.h>
+#include <strings.h>
 
 #include "body.h"
 #include "clock.h"
@@ -277,6 +278,42 @@ static void resp_text(struct hresp *rs, const struct hreq *rq, uint16_t status,
 	rs->text = text;
 }
 
+/* the value of the request's field <name> (lower case) in its head's text
+ * <head> ("Name: value\r\n" lines): found by a scan, asked of few requests */
+static struct ist head_field(struct ist head, const char *name)
+{
+	size_t nl = strlen(name);
+	const char *p = head.ptr, *end = head.ptr + head.len;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *v;
+
+		eol = eol ? eol : end;
+		if ((size_t)(eol - p) > nl && p[nl] == ':' && !strncasecmp(p, name, nl)) {
+			for (v = p + nl + 1; v < eol && (*v == ' ' || *v == '\t'); v++)
+				;
+			while (eol > v && (eol[-1] == '\r' || eol[-1] == ' ' || eol[-1] == '\t'))
+				eol--;
+			return (struct ist){ v, (size_t)(eol - v) };
+		}
+		p = eol + 1;
+	}
+	return (struct ist){ NULL, 0 };
+}
+
+/* E=2: the request's Content-Type goes back with its body (none: octets) */
+__attribute__((cold, noinline)) static void content_type_of(struct hresp *rs, const struct hreq *rq)
+{
+	struct ist ct = head_field(rq->echo, "content-type");
+
+	if (!status_has_body(rs->status))
+		return;
+	if (ct.len)
+		add_field(rs, "Content-Type", "content-type", ct.ptr, ct.len);
+	else
+		ADD_STATIC(rs, "Content-Type", "content-type", "application/octet-stream");
+}
+
 /* the keys of a cache test: their fields, and Accept-Ranges */
 #define PF_CACHE (PF_ETAG | PF_LASTMOD | PF_MAXAGE | PF_SMAXAGE)
 
@@ -291,7 +328,7 @@ struct vd {
 /* e=, L=, a Range: 304, 206 or 416 as the request's conditions say; their
  * values formatted at <b>; <*size> the part a Range leaves. WHY a function
  * of its own: most requests have none, and resp_build stays lean */
-static char *validate(struct hresp *rs, const struct hreq *rq, const struct plan *p, char *b, uint64_t *size,
+__attribute__((cold, noinline)) static char *validate(struct hresp *rs, const struct hreq *rq, const struct plan *p, char *b, uint64_t *size,
 		      struct vd *v)
 {
 	*v = (struct vd){ NULL, NULL, 0, 0, 0 };
@@ -321,7 +358,7 @@ static char *validate(struct hresp *rs, const struct hreq *rq, const struct plan
 
 /* the fields of a cache's keys: Cache-Control, ETag, Last-Modified,
  * Content-Range or Accept-Ranges */
-static char *cache_fields(struct hresp *rs, const struct plan *p, char *b, const struct vd *v)
+__attribute__((cold, noinline)) static char *cache_fields(struct hresp *rs, const struct plan *p, char *b, const struct vd *v)
 {
 	if (p->flags & (PF_MAXAGE | PF_SMAXAGE))
 		b = cache_control(rs, b, p);
@@ -358,10 +395,11 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 	rs->from = 0;
 	rs->cache = !(p->flags & PF_NOCACHE);
 	rs->src = (p->flags & PF_RANDOM) ? BODY_RANDOM : BODY_PATTERN;
-	if (p->flags & PF_ECHO) {
+	if (p->flags & (PF_ECHO | PF_ECHOBODY)) {
 		rs->src = BODY_TEXT;
-		rs->text = rq->echo;
-		size = rq->echo.len;
+		if (p->flags & PF_ECHO)
+			rs->text = rq->echo; /* WHY not E=2's: ex_respond set it */
+		size = rs->text.len;
 	}
 	/* WHY one test for the cache's keys and a Range: most requests have
 	 * none, and these cost them no more (bench/cg) */
@@ -369,7 +407,9 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 		b = validate(rs, rq, p, b, &size, &v);
 	rs->reason = resp_reason(rs->status);
 	resp_frame(rs, rq, p, size);
-	if (status_has_body(rs->status))
+	if (unlikely(p->flags & PF_ECHOBODY))
+		content_type_of(rs, rq);
+	else if (status_has_body(rs->status))
 		ADD_STATIC(rs, "Content-Type", "content-type", "text/plain");
 	if (unlikely(cache))
 		b = cache_fields(rs, p, b, &v);

@@ -89,6 +89,8 @@ struct xstream {
 void xs_init(struct xstream *s, struct worker *w, const struct xs_ops *ops, enum st_proto sp, uint32_t nreq,
 	     struct cpeer peer);
 void xs_release(struct xstream *s);
+/* <n> request-body bytes at <p> came: counted, and kept for E=2 */
+void xs_body_in(struct xstream *s, const uint8_t *p, size_t n);
 
 /* Records one request header (lower-case name). Returns 0, or -1 when it
  * could not be kept (over --bufsize, or out of memory): the request is then

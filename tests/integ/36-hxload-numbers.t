@@ -120,9 +120,6 @@ SKIP: {
     my $np = free_port();
     my $ng = nginx_run($dir, $np, <<"EOF");
 http {
-    access_log off;
-    client_body_temp_path $dir/ng;
-    proxy_temp_path $dir/ng;
     server {
         listen 127.0.0.1:$np http2;
         keepalive_requests 100;

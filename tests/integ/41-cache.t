@@ -104,9 +104,6 @@ SKIP: {
     my $np = free_port();
     my $ng = nginx_run($dir, $np, <<"EOF");
 http {
-    access_log off;
-    client_body_temp_path $dir/ng/body;
-    proxy_temp_path $dir/ng/proxy;
     proxy_cache_path $dir/ng/cache keys_zone=c:1m;
     server {
         listen 127.0.0.1:$np;

@@ -182,6 +182,9 @@ static void keys(void)
 	ok(apply(&p, "L=1&m=0&M=600") == 0 && (p.flags & PF_LASTMOD) && (p.flags & PF_MAXAGE) && !p.max_age &&
 	   (p.flags & PF_SMAXAGE) && p.s_maxage == 600, "L=1, m=0 (max-age=0 is said), M=600");
 	ok(apply(&p, "L=1&L=0") == 0 && !(p.flags & PF_LASTMOD), "L=0 after L=1: off");
+	ok(apply(&p, "E=2") == 0 && (p.flags & PF_ECHOBODY) && !(p.flags & PF_ECHO), "E=2: the body echoed");
+	ok(apply(&p, "E=2&E=1") == 0 && (p.flags & PF_ECHO) && !(p.flags & PF_ECHOBODY), "E=1 after E=2: the head");
+	ok(apply(&p, "E=3") < 0 && strstr(p.err, "E=2 its body"), "E=3: a bad item");
 	ok(apply(&p, "k=16k&p=100&d=5&P=7&w=900&B=10&z=2k") == 0 && (p.flags & PF_CHUNK) &&
 	   p.chunk == 16384 && p.piece == 100 && p.drip_ms == 5 && p.pause_ms == 7 &&
 	   p.idle_ms == 900 && (p.flags & PF_BODYMAX) && p.body_max == 10 && p.pad == 2048,

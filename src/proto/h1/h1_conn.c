@@ -36,6 +36,8 @@ static void h1_buffers_put(struct h1c *c)
 		c->in = NULL;
 	}
 	pool_put(&h1w(c->t.w)->sc, oq_detach(&c->oq));
+	if (c->ex)
+		ex_done(c->ex);
 	pool_put(&h1w(c->t.w)->ex, c->ex);
 	c->ex = NULL;
 }
@@ -48,7 +50,9 @@ static int h1_buffers_take(struct h1c *c)
 		hw->in.size = c->in_size;
 		hw->sc.size = oq_mem_size(c->oq.sc_size);
 		hw->ex.size = sizeof(struct exch);
+		hw->ex.zero = 1;
 	}
+	/* WHY no ex_new: a pool's struct comes zeroed, or ex_done'd */
 	if (!c->ex && !(c->ex = pool_get(&hw->ex)))
 		return -1;
 	if (!c->in && !(c->in = pool_get(&hw->in)))
@@ -217,6 +221,12 @@ static int body_done(const struct h1c *c)
 }
 
 /* consumes buffered body bytes; returns -1 on bad chunked framing */
+/* a chunked body's payload, kept for E=2 */
+static void echo_in(void *x, const char *p, size_t n)
+{
+	ex_body_in(x, p, n);
+}
+
 static int body_eat(struct h1c *c, uint64_t cap)
 {
 	uint32_t avail = c->wr - c->rd;
@@ -226,8 +236,8 @@ static int body_eat(struct h1c *c, uint64_t cap)
 		/* WHY one past --max-body: a chunked body has no length to refuse
 		 * up front, so it is refused when it grows past the limit */
 		uint64_t lim = MIN(cap, cfg.max_body + 1);
-		long n = h1_chunk_feed(&c->ck, c->in + c->rd, avail, lim - MIN(lim, c->body_read), &c->body_read,
-				       &why);
+		long n = h1_chunk_feed_cb(&c->ck, c->in + c->rd, avail, lim - MIN(lim, c->body_read), &c->body_read,
+					  &why, ex_wants_body(c->ex) ? echo_in : NULL, c->ex);
 
 		if (n < 0)
 			return h1_fail(c, 400, why), -1;
@@ -237,6 +247,8 @@ static int body_eat(struct h1c *c, uint64_t cap)
 	} else {
 		uint64_t n = MIN(MIN(c->body_left, (uint64_t)avail), cap - c->body_read);
 
+		if (unlikely(ex_wants_body(c->ex)))
+			ex_body_in(c->ex, c->in + c->rd, (size_t)n);
 		c->rd += (uint32_t)n;
 		c->body_left -= n;
 		c->body_read += n;

@@ -231,7 +231,7 @@ void h2s_data_in(struct h2s *s, const uint8_t *p, size_t n)
 	if (s->wss) {
 		wss_in(s->wss, p, n, 0);
 	} else {
-		s->x.body_read += n;
+		xs_body_in(&s->x, p, n);
 		if (s->x.flags & XS_HEADERS)
 			h2s_request_in(s, 0);
 	}
@@ -316,13 +316,20 @@ int h2c_room(const struct h2c *c, size_t len)
 void h2s_stage_body(struct h2c *c, struct h2s *s, const uint8_t *hd, const struct ex_action *a)
 {
 	uint64_t off = a->off, len = a->len;
+	int copy = ex_copy_needed(&s->x.ex);
 
 	oq_copy(&c->oq, hd, 9);
 	while (len) {
 		const char *ptr;
 		size_t n = ex_slice(&s->x.ex, off, len, &ptr);
 
-		oq_ref(&c->oq, ptr, n);
+		/* WHY a copy of a text body (E=1, E=2, an error's reason): it
+		 * lives in the stream, which goes once its last frame is staged,
+		 * before the frame is sent */
+		if (likely(!copy))
+			oq_ref(&c->oq, ptr, n);
+		else if (h2c_stage(c, (const uint8_t *)ptr, n) < 0)
+			c->t.flags |= H2C_DEAD;
 		off += n;
 		len -= n;
 	}

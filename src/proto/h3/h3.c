@@ -228,10 +228,10 @@ static int recv_data(nghttp3_conn *h3, int64_t id, const uint8_t *data, size_t l
 {
 	struct h3s *s = sud;
 
-	(void)h3, (void)data;
+	(void)h3;
 	consume(cud, id, len);
 	if (s) {
-		s->x.body_read += len;
+		xs_body_in(&s->x, data, len);
 		h3s_request_in(s, 0);
 	}
 	return 0;

@@ -103,11 +103,13 @@ sub haproxy_http {
 }
 
 # Starts nginx in <dir>/ng with <conf> (its http or stream block, the
-# modules it loads first), in the foreground, one process; waits for
+# modules it loads first), in the foreground, one process; an http block
+# gets no access log and its temporary files in <dir>/ng; waits for
 # <port>: its pid, or undef (no nginx, or it did not come up)
 sub nginx_run {
     my ($dir, $port, $conf, @modules) = @_;
     return undef unless -x '/usr/sbin/nginx' && !grep { !-e } @modules;
+    $conf =~ s/^http \{\n/http {\n    access_log off;\n    client_body_temp_path $dir\/ng\/body;\n    proxy_temp_path $dir\/ng\/proxy;\n/;
     mkdir "$dir/ng";
     open my $cfg, '>', "$dir/ng/nginx.conf" or die "$dir/ng/nginx.conf: $!";
     print $cfg map({ "load_module $_;\n" } @modules),
