@@ -100,6 +100,38 @@ static int set_rate(const char *arg, char *why, size_t len)
 	return 0;
 }
 
+static int shard_of(const char *i, const char *n, const char *what, char *why, size_t len)
+{
+	char *e1, *e2;
+	long a = strtol(i, &e1, 10), b = strtol(n, &e2, 10);
+
+	if (!*i || !*n || (*e1 && *e1 != '/') || *e2 || a < 0 || b < 1 || b > 10000 || a >= b)
+		return snprintf(why, len, "%s: expected I/N, 0 <= I < N <= 10000", what), -1;
+	lc_opts.shard = (int)a;
+	lc_opts.shards = (int)b;
+	return 0;
+}
+
+static int set_shard(const char *arg, char *why, size_t len)
+{
+	const char *slash = strchr(arg, '/');
+	char w[96];
+
+	snprintf(w, sizeof(w), "--shard '%s'", arg);
+	return shard_of(arg, slash ? slash + 1 : "", w, why, len);
+}
+
+static int set_shards(const char *arg, char *why, size_t len)
+{
+	const char *i = getenv("JOB_COMPLETION_INDEX");
+	char w[96];
+
+	if (!i)
+		return snprintf(why, len, "--shards %s: JOB_COMPLETION_INDEX is not set (or give --shard I/N)", arg), -1;
+	snprintf(w, sizeof(w), "--shards %s with JOB_COMPLETION_INDEX=%s", arg, i);
+	return shard_of(i, arg, w, why, len);
+}
+
 static int set_probe(const char *arg, char *why, size_t len)
 {
 	(void)why, (void)len;
@@ -259,6 +291,13 @@ static const struct opt rows[] = {
 	  "('10s@1000,30s@5000,10s@0'); sets the duration" },
 	{ NULL, 'w', DUR(warmup_us, 0, 0, NULL), .arg = "<time>",
 	  .help = "warm-up, not counted (at the first rate)" },
+	{ "shard", 0, FN(set_shard), .arg = "<I/N>",
+	  .help = "this run is shard I (0..N-1) of N runs sharing one load: it\n"
+	  "takes every N-th send time of the schedule, its share of -c\n"
+	  "and -n, random streams of its own; with one --start-at the\n"
+	  "shards start together and hxload merge adds them up" },
+	{ "shards", 0, FN(set_shards), .arg = "<n>",
+	  .help = "--shard $JOB_COMPLETION_INDEX/<n> (a Kubernetes Indexed Job)" },
 	{ "probe", 0, FN(set_probe), .arg = "<rate>",
 	  .help = "a reference probe beside the load: its own connection,\n"
 	  "this many requests a second (open loop), its latency\n"
@@ -422,6 +461,18 @@ static void check_args(void)
 		lc_die("--method '%s': expected a token (GET, POST, ...)", lc_opts.method);
 	if (have_stages && (have_d || lc_opts.rate > 0))
 		lc_die("%s", "--stages sets the rate and the duration: no -R or -d with it");
+	if (lc_opts.shards > 1) {
+		int i = lc_opts.shard, n = lc_opts.shards;
+
+		/* WHY each shard its share: together they are the run asked for */
+		if (lc_opts.conns < n)
+			lc_die("%s", "--shard: fewer connections (-c) than shards");
+		lc_opts.conns = lc_opts.conns / n + (i < lc_opts.conns % n);
+		if (lc_opts.total && lc_opts.total < (uint64_t)n)
+			lc_die("%s", "--shard: fewer requests (-n) than shards");
+		if (lc_opts.total)
+			lc_opts.total = lc_opts.total / (uint64_t)n + ((uint64_t)i < lc_opts.total % (uint64_t)n);
+	}
 	if (lc_opts.conns < lc_opts.threads)
 		lc_opts.threads = lc_opts.conns;
 	if (lc_opts.close)
@@ -486,7 +537,7 @@ static void keep_cmdline(int argc, char **argv)
 static int probe_drops(const struct opt *o)
 {
 	static const char *const longs[] = { "stages", "probe", "json", "html", "log", "interval", "fail-on",
-					     "label", "server-pid", "pid", "start-at" };
+					     "label", "server-pid", "pid", "start-at", "shard", "shards" };
 
 	if (o->sname && strchr("tcmnRdwq", o->sname))
 		return 1;

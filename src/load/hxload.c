@@ -276,7 +276,7 @@ static void meta_fill(struct lc_meta *m, struct lc_thread *ts, double start_epoc
 	m->start = start_epoch + lc_o->warmup_us / 1e6;
 	m->end = epoch_now();
 	m->runs = 1;
-	m->target_rps = lc_rate_mean(lc_o);
+	m->target_rps = lc_rate_mean(lc_o) / lc_o->shards;
 	for (int i = 0; i < lc_o->threads; i++) {
 		closed = MAX(closed, ts[i].closed_us ? ts[i].closed_us : mono_us());
 		if (!m->ignored[0])

@@ -50,10 +50,12 @@ struct ref {
 };
 
 /* the options of a run's command line without those that change no load
- * (where the report goes, its label, when it starts) nor the URL */
+ * (where the report goes, its label, when it starts, which shard it is) nor
+ * the URL */
 static void load_opts(const char *cmd, const char *url, char *out, size_t n)
 {
-	static const char *const skip1[] = { "--label", "--html", "--log", "--start-at", "--fail-on", "--interval" };
+	static const char *const skip1[] = { "--label", "--html", "--log", "--start-at", "--fail-on", "--interval",
+					     "--shard", "--shards" };
 	static const char *const skip0[] = { "--json", "-q", "--quiet" };
 	char buf[2048], *save = NULL;
 	size_t len = 0;

@@ -22,7 +22,9 @@ static int due_grow(struct lc_thread *t)
 /* the next send time of this thread's share of the schedule */
 static void due_next(struct lc_thread *t)
 {
-	uint64_t rel = lc_due_at(lc_o, (double)t->due_k * lc_o->threads + t->id);
+	/* WHY times shards: the shards take every N-th send time of the one
+	 * schedule, their threads every T-th of theirs */
+	uint64_t rel = lc_due_at(lc_o, ((double)t->due_k * lc_o->threads + t->id) * lc_o->shards + lc_o->shard);
 
 	t->next_due_us = rel == UINT64_MAX ? UINT64_MAX : t->start_us + rel;
 	t->due_k++;

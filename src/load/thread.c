@@ -183,7 +183,7 @@ void lc_thread_init(struct lc_thread *t, int id, uint64_t start)
 	t->nconns = lc_o->conns / lc_o->threads + (id < lc_o->conns % lc_o->threads);
 	t->budget = lc_o->total ? lc_o->total / (uint64_t)lc_o->threads +
 				 ((uint64_t)id < lc_o->total % (uint64_t)lc_o->threads) : UINT64_MAX;
-	rng_seed(&t->rng, start + (uint64_t)id * 0x9e3779b97f4a7c15ULL);
+	rng_seed(&t->rng, start + ((uint64_t)lc_o->shard * 65536 + (uint64_t)id) * 0x9e3779b97f4a7c15ULL);
 	if (lc_open_loop())
 		lc_due_init(t);
 	if (lc_log_on() && !(t->logbuf = malloc(65536)))
