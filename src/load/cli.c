@@ -385,6 +385,9 @@ static const struct opt rows[] = {
 	  .help = "a name for this run in the report and the JSON" },
 	{ "interval", 0, DUR(interval_us, 10000, 0, "10ms or more"), .arg = "<t>",
 	  .help = "one JSON line per interval on stdout while it runs" },
+	{ "metrics", 0, STR(metrics), .arg = "<addr>",
+	  .help = "serve the run's figures in Prometheus text while it runs\n"
+	  "(127.0.0.1:9101; requests, errors, bytes, latency quantiles)" },
 	{ "html", 0, STR(html), .arg = "<file>",
 	  .help = "a self-contained HTML report (charts, no external assets)" },
 	{ "log", 0, STR(log), .arg = "<file>",
@@ -537,7 +540,7 @@ static void keep_cmdline(int argc, char **argv)
 static int probe_drops(const struct opt *o)
 {
 	static const char *const longs[] = { "stages", "probe", "json", "html", "log", "interval", "fail-on",
-					     "label", "server-pid", "pid", "start-at", "shard", "shards" };
+					     "label", "server-pid", "pid", "start-at", "shard", "shards", "metrics" };
 
 	if (o->sname && strchr("tcmnRdwq", o->sname))
 		return 1;
@@ -634,7 +637,7 @@ void lc_cli(int argc, char **argv)
 	lc_stages_finish(&lc_opts);
 	/* WHY with --json: its intervals are what hxload compare resamples */
 	lc_opts.series_us = lc_opts.interval_us ? lc_opts.interval_us :
-			    lc_opts.html || lc_opts.json || lc_opts.server_pid ? 1000000 : 0;
+			    lc_opts.html || lc_opts.json || lc_opts.server_pid || lc_opts.metrics ? 1000000 : 0;
 	for (int i = 0; i < lc_target.npaths; i++)
 		build_request(&lc_target.paths[i]);
 }

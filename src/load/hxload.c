@@ -157,6 +157,7 @@ static void monitor(struct lc_thread *ts, uint64_t start, struct lc_series *ser,
 				cpu = now;
 			}
 			series_add(ser, &v);
+			lc_metrics_add(&v);
 			if (lc_o->interval_us)
 				lc_ival_json(stdout, &v, ts[0].record_from_us, k);
 			k++;
@@ -313,6 +314,7 @@ int lc_run_main(int argc, char **argv)
 	if (!(ts = calloc((size_t)lc_o->threads, sizeof(*ts))))
 		lc_die("%s", "out of memory");
 	lc_probe_start();
+	lc_metrics_start();
 	if (lc_o->start_at > 0)
 		wait_start(lc_o->start_at);
 	start = mono_us();
@@ -327,6 +329,7 @@ int lc_run_main(int argc, char **argv)
 		pthread_join(ts[i].th, NULL);
 		lc_stats_add(&T, &ts[i].st);
 	}
+	lc_metrics_stop();
 	meta_fill(&m, ts, start_epoch);
 	lc_probe_finish(&m.probe);
 	for (int i = 0; i < lc_o->threads; i++)

@@ -4,6 +4,14 @@
 
 #include <stdint.h>
 
+struct lc_ival;
+/* --metrics: its server thread starts (or exits 2 with one line) ... */
+void lc_metrics_start(void);
+/* ... each interval the main thread reads is added to what it serves ... */
+void lc_metrics_add(const struct lc_ival *v);
+/* ... and it stops when the run is done */
+void lc_metrics_stop(void);
+
 struct lc_probe;
 /* --probe: its run starts beside the load (a child hxload, at the probe's
  * rate on its own connection, from the shared --start-at) ... */
