@@ -44,6 +44,7 @@
 "             2025); If-Modified-Since not before it -> 304\n" \
 "  m=<s>      Cache-Control: max-age=s (with c=0: no-cache too)\n" \
 "  M=<s>      Cache-Control: s-maxage=s\n" \
+"  V=<name>   Vary: name, and X-Hxterm-Vary: the value it answered for\n" \
 "  p=<n>      send the body in pieces of at most n bytes        off\n" \
 "  d=<ms>     with p=, pause this long between pieces           0\n" \
 "  P=<ms>     pause after the response before the next request  0\n" \

@@ -29,7 +29,7 @@ struct hreq {
 	struct ist client;   /* X-Client's value (PROXY header, certificate), empty: none */
 };
 
-#define RESP_MAX_FIELDS (11 + PLAN_MAX_FIELDS)
+#define RESP_MAX_FIELDS (13 + PLAN_MAX_FIELDS)
 
 /* body sources */
 enum body_src {

@@ -31,6 +31,7 @@
 #define PF_MAXAGE    0x00080000 /* m=N: Cache-Control: max-age=N */
 #define PF_SMAXAGE   0x00100000 /* M=N: Cache-Control: s-maxage=N */
 #define PF_ECHOBODY  0x00200000 /* E=2: body = the request body */
+#define PF_VARY      0x00400000 /* V=Name: Vary: Name, X-Hxterm-Vary: its value */
 
 /* ws= */
 enum { WS_NONE, WS_ECHO, WS_GEN };
@@ -61,6 +62,8 @@ struct plan {
 	uint64_t idle_ms;    /* w */
 	uint64_t fault_at;   /* x or X */
 	uint64_t pad;        /* z */
+	char vary[32];       /* V=: a request header's name */
+	uint8_t vary_len;
 	uint64_t max_age;    /* m */
 	uint64_t s_maxage;   /* M */
 	uint8_t ws;          /* ws=: WS_NONE, WS_ECHO, WS_GEN */

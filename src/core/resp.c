@@ -280,9 +280,8 @@ static void resp_text(struct hresp *rs, const struct hreq *rq, uint16_t status,
 
 /* the value of the request's field <name> (lower case) in its head's text
  * <head> ("Name: value\r\n" lines): found by a scan, asked of few requests */
-static struct ist head_field(struct ist head, const char *name)
+static struct ist head_field(struct ist head, const char *name, size_t nl)
 {
-	size_t nl = strlen(name);
 	const char *p = head.ptr, *end = head.ptr + head.len;
 
 	while (p < end) {
@@ -304,7 +303,7 @@ static struct ist head_field(struct ist head, const char *name)
 /* E=2: the request's Content-Type goes back with its body (none: octets) */
 __attribute__((cold, noinline)) static void content_type_of(struct hresp *rs, const struct hreq *rq)
 {
-	struct ist ct = head_field(rq->echo, "content-type");
+	struct ist ct = head_field(rq->echo, "content-type", 12);
 
 	if (!status_has_body(rs->status))
 		return;
@@ -315,7 +314,7 @@ __attribute__((cold, noinline)) static void content_type_of(struct hresp *rs, co
 }
 
 /* the keys of a cache test: their fields, and Accept-Ranges */
-#define PF_CACHE (PF_ETAG | PF_LASTMOD | PF_MAXAGE | PF_SMAXAGE)
+#define PF_CACHE (PF_ETAG | PF_LASTMOD | PF_MAXAGE | PF_SMAXAGE | PF_VARY)
 
 /* what the validators and a Range decided, for the fields that say it */
 struct vd {
@@ -358,8 +357,20 @@ __attribute__((cold, noinline)) static char *validate(struct hresp *rs, const st
 
 /* the fields of a cache's keys: Cache-Control, ETag, Last-Modified,
  * Content-Range or Accept-Ranges */
-__attribute__((cold, noinline)) static char *cache_fields(struct hresp *rs, const struct plan *p, char *b, const struct vd *v)
+__attribute__((cold, noinline)) static char *cache_fields(struct hresp *rs, const struct hreq *rq, const struct plan *p,
+							     char *b, const struct vd *v)
 {
+	if (p->flags & PF_VARY) {
+		struct ist seen = head_field(rq->echo, p->vary, p->vary_len);
+
+		add_field(rs, "Vary", "vary", p->vary, p->vary_len);
+		/* WHY its value too: a cache that keeps one answer for every value
+		 * shows as the wrong value coming back */
+		if (seen.len)
+			add_field(rs, "X-Hxterm-Vary", "x-hxterm-vary", seen.ptr, seen.len);
+		else
+			ADD_STATIC(rs, "X-Hxterm-Vary", "x-hxterm-vary", "-");
+	}
 	if (p->flags & (PF_MAXAGE | PF_SMAXAGE))
 		b = cache_control(rs, b, p);
 	else if (!rs->cache)
@@ -412,7 +423,7 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 	else if (status_has_body(rs->status))
 		ADD_STATIC(rs, "Content-Type", "content-type", "text/plain");
 	if (unlikely(cache))
-		b = cache_fields(rs, p, b, &v);
+		b = cache_fields(rs, rq, p, b, &v);
 	else if (!rs->cache)
 		ADD_STATIC(rs, "Cache-Control", "cache-control", "no-cache");
 	b = add_timing(rs, b, rq, p->wait_ms, (rq->flags & RQ_HEAD) ? 0 : planned_pace(p, rs->body), id,

@@ -49,6 +49,16 @@ is($st, 200, 'If-Modified-Since: not a date: 200 (ignored)');
 ($st) = get('-H', "If-Modified-Since: $lm", '-H', 'If-None-Match: "other"', "$url/?s=10&L=1&e=1");
 is($st, 200, 'If-None-Match takes precedence over If-Modified-Since (RFC 9110 13.2.2)');
 
+# ---------- Vary ----------
+(undef, $h) = get('-H', 'Accept-Language: fr', "$url/?s=5&V=Accept-Language");
+ok($h->{vary} eq 'Accept-Language' && $h->{'x-hxterm-vary'} eq 'fr', 'V=Accept-Language: Vary, and the value it answered for');
+(undef, $h) = get("$url/?s=5&V=Accept-Language");
+is($h->{'x-hxterm-vary'}, '-', '... none sent: -');
+(undef, $h) = get('-k', '--http2', '-H', 'Accept-Language: de', "https://127.0.0.1:$tport/?s=5&V=Accept-Language");
+is($h->{'x-hxterm-vary'}, 'de', '... on h2 too');
+($st) = get("$url/?V=a(b");
+is($st, 400, 'V= not a header name: 400');
+
 # ---------- ranges ----------
 ($st, $h, $b) = get('-r', '1000-1999', "$url/?s=10000");
 ok($st == 206 && $b eq pattern(1000, 1000),
@@ -117,7 +127,7 @@ http {
     }
 }
 EOF
-    skip 'no nginx', 10 unless $ng;
+    skip 'no nginx', 14 unless $ng;
     ok($ng, 'nginx with proxy_cache is up');
     my $n = "http://127.0.0.1:$np";
     my ($s1, $h1, $b1) = get("$n/?s=5000&L=1&m=2");
@@ -134,6 +144,15 @@ EOF
     my ($s4, $h4, $b4) = get("$n/?s=5000&L=1&m=2");
     is($h4->{'x-cache'}, 'REVALIDATED', 'once stale (max-age=2): revalidated by If-Modified-Since (hxterm said 304)');
     ok($s4 == 200 && pattern_ok($b4, 5000) && $h4->{'x-rsp'} eq $h1->{'x-rsp'}, '... and the cached answer served again');
+    my %seen;
+    for my $lang (qw(en en fr fr)) {
+        my (undef, $hv) = get('-H', "Accept-Language: $lang", "$n/?s=10&m=60&V=Accept-Language");
+        push @{ $seen{$lang} }, [ $hv->{'x-cache'} // '', $hv->{'x-hxterm-vary'} // '' ];
+    }
+    is_deeply($seen{en}, [ [ 'MISS', 'en' ], [ 'HIT', 'en' ] ], 'V=Accept-Language: en a miss, then a hit');
+    is($seen{fr}[0][0], 'MISS', '... fr is another answer for nginx, not the cached en (Vary)');
+    is($seen{fr}[1][0], 'HIT', '... then a hit of its own');
+    is($seen{fr}[1][1], 'fr', '... whose value is fr');
     my ($s5, $h5) = get("$n/?s=5000&L=1&m=2&c=0");
     isnt($h5->{'x-cache'}, 'HIT', 'c=0 (no-cache): never a hit');
     my ($s6, $h6) = get("$n/?s=5000&L=1&m=2&c=0");

@@ -185,6 +185,10 @@ static void keys(void)
 	ok(apply(&p, "E=2") == 0 && (p.flags & PF_ECHOBODY) && !(p.flags & PF_ECHO), "E=2: the body echoed");
 	ok(apply(&p, "E=2&E=1") == 0 && (p.flags & PF_ECHO) && !(p.flags & PF_ECHOBODY), "E=1 after E=2: the head");
 	ok(apply(&p, "E=3") < 0 && strstr(p.err, "E=2 its body"), "E=3: a bad item");
+	ok(apply(&p, "V=Accept-Language") == 0 && (p.flags & PF_VARY) && p.vary_len == 15 &&
+	   !memcmp(p.vary, "Accept-Language", 15), "V=Accept-Language");
+	ok(apply(&p, "V=") < 0 && apply(&p, "V=a(b") < 0 && apply(&p, "V=abcdefghijabcdefghijabcdefghijab") < 0,
+	   "V= empty, not a token, or 32 characters: bad items");
 	ok(apply(&p, "k=16k&p=100&d=5&P=7&w=900&B=10&z=2k") == 0 && (p.flags & PF_CHUNK) &&
 	   p.chunk == 16384 && p.piece == 100 && p.drip_ms == 5 && p.pause_ms == 7 &&
 	   p.idle_ms == 900 && (p.flags & PF_BODYMAX) && p.body_max == 10 && p.pad == 2048,
