@@ -20,7 +20,7 @@ extern const struct opt config_opts[];
 /* WHY kept: the options' values (cfg.pidfile, ...) point into it */
 static char **cmdline;
 
-void config_usage(FILE *f)
+static void config_usage(FILE *f)
 {
 	fputs("Usage: hxterm [-L [<host>]:<clear port>[:<tls port>]] [-L ...] [options]\n"
 	      "A synthetic HTTP test target: every response is described by the request's\n"

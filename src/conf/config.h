@@ -11,7 +11,6 @@ extern struct config cfg;
 /* Fills <cfg> from argv. Returns 0 to run, 1 when the process should exit 0
  * (-h, -v), or -1 after printing one line on stderr (exit status 2). */
 int config_parse(int argc, char **argv);
-void config_usage(FILE *f);
 /* the effective configuration as the options that give it (--dump-config) */
 void config_dump(FILE *f);
 

@@ -81,7 +81,8 @@ const struct opt *opt_row(const struct opt *t, int key)
 	return NULL;
 }
 
-const char *opt_name(const struct opt *o, char *buf, size_t len)
+/* a row's name as the user writes it: --lname, else -s */
+static const char *opt_name(const struct opt *o, char *buf, size_t len)
 {
 	if (o->lname)
 		snprintf(buf, len, "--%s", o->lname);

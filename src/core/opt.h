@@ -65,7 +65,5 @@ void opt_usage(FILE *f, const struct opt *t, int col);
 void opt_dump(FILE *f, const struct opt *t, const void *base);
 /* the option <w> (a word of argv) takes the next word as its value */
 int opt_takes_arg(const struct opt *t, const char *w);
-/* a row's name as the user writes it: --lname, else -s */
-const char *opt_name(const struct opt *o, char *buf, size_t len);
 
 #endif

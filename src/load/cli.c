@@ -58,19 +58,6 @@ static double num_arg(const char *opt, const char *arg, double min, double max)
 	return v;
 }
 
-uint64_t lc_size_arg(const char *opt, const char *arg, uint64_t max)
-{
-	uint64_t v;
-	const char *err;
-
-	if (num_plain(arg, strlen(arg), &v, &err) < 0 || v > max) {
-		fprintf(stderr, "hxload: %s '%s': expected a size up to %llu (k, m, g suffixes)\n", opt,
-			arg, (unsigned long long)max);
-		exit(2);
-	}
-	return v;
-}
-
 /* a duration: seconds, or 500ms, 2m, 1h (the rows' parse) */
 static int dur_parse(const char *s, uint64_t *us, const char **err)
 {

@@ -108,8 +108,6 @@ void lc_cli(int argc, char **argv);
 /* --probe: the probe run's command line, the load's own but for its shape
  * and outputs, at the probe's rate on one connection, from <start_at> */
 char **lc_probe_argv(double start_at);
-/* a size with k/m/g suffixes (powers of 1024) */
-uint64_t lc_size_arg(const char *opt, const char *arg, uint64_t max);
 
 /* ---------- shape.c: the open-loop schedule ---------- */
 
