@@ -34,6 +34,8 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CPPFLAGS += $(PKG_CFLAGS)
 # WHY -lwslay by hand: Debian's libwslay-dev ships no pkg-config file
 LDLIBS  += $(PKG_LIBS) -lwslay -lm
+# WHY zlib for hxload alone: --hlog deflates its histograms as HdrHistogram's format says
+LOAD_LIBS := -lz
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS) -pthread
 
 ifneq ($(V),1)
@@ -95,7 +97,7 @@ $(LIB): $(LIB_OBJ)
 
 $(BUILD)/hxload: $(HXLOAD_OBJ) $(LIB)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) $(LOAD_LIBS)
 
 $(BUILD)/hxterm: $(HXTERM_OBJ) $(LIB)
 	$(call say,LD,$@)
@@ -117,7 +119,7 @@ $(LOAD_LIB): $(filter-out %/main.o,$(HXLOAD_OBJ))
 
 $(BUILD)/tests/unit/lc_%.t: $(BUILD)/tests/unit/lc_%.o $(LOAD_LIB) $(LIB)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) $(LOAD_LIBS)
 
 $(BUILD)/tests/unit/%.t: $(BUILD)/tests/unit/%.o $(LIB)
 	$(call say,LD,$@)
@@ -140,7 +142,7 @@ unit: $(UNIT_BIN)
 # depend on how the server does its I/O, nor on a thread sanitizer (hxload
 # runs under TSan in every other test that loads a server)
 INTEG_LOAD := $(patsubst %,tests/integ/%.t,14-hxload 22-hxload-proxy 32-compare 36-hxload-numbers 37-hxload-ab 40-hxload-find \
-	42-hxload-source 43-hxload-probe 45-hxload-shard 46-hxload-metrics)
+	42-hxload-source 43-hxload-probe 45-hxload-shard 46-hxload-metrics 47-hxload-hlog)
 
 # the tests of HTTP/3 alone: QUIC does its own I/O on UDP, never on the ring
 INTEG_QUIC := $(patsubst %,tests/integ/%.t,13-quic-garbage 33-quic-admission 38-h3-bulk 39-h3-resume)

@@ -377,6 +377,9 @@ static const struct opt rows[] = {
 	  "(127.0.0.1:9101; requests, errors, bytes, latency quantiles)" },
 	{ "html", 0, STR(html), .arg = "<file>",
 	  .help = "a self-contained HTML report (charts, no external assets)" },
+	{ "hlog", 0, STR(hlog), .arg = "<file>",
+	  .help = "each interval's latency as an HdrHistogram interval log\n"
+	  "(ns; HistogramLogProcessor reads it; tags server, other, queue)" },
 	{ "log", 0, STR(log), .arg = "<file>",
 	  .help = "one line per request: send time (epoch us), latency (us),\n"
 	  "status, server time (us, - when absent)" },
@@ -527,7 +530,8 @@ static void keep_cmdline(int argc, char **argv)
 static int probe_drops(const struct opt *o)
 {
 	static const char *const longs[] = { "stages", "probe", "json", "html", "log", "interval", "fail-on",
-					     "label", "server-pid", "pid", "start-at", "shard", "shards", "metrics" };
+					     "label", "server-pid", "pid", "start-at", "shard", "shards", "metrics",
+					     "hlog" };
 
 	if (o->sname && strchr("tcmnRdwq", o->sname))
 		return 1;
@@ -624,7 +628,8 @@ void lc_cli(int argc, char **argv)
 	lc_stages_finish(&lc_opts);
 	/* WHY with --json: its intervals are what hxload compare resamples */
 	lc_opts.series_us = lc_opts.interval_us ? lc_opts.interval_us :
-			    lc_opts.html || lc_opts.json || lc_opts.server_pid || lc_opts.metrics ? 1000000 : 0;
+			    lc_opts.html || lc_opts.json || lc_opts.server_pid || lc_opts.metrics || lc_opts.hlog ?
+			    1000000 : 0;
 	for (int i = 0; i < lc_target.npaths; i++)
 		build_request(&lc_target.paths[i]);
 }

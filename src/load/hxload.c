@@ -158,6 +158,7 @@ static void monitor(struct lc_thread *ts, uint64_t start, struct lc_series *ser,
 			}
 			series_add(ser, &v);
 			lc_metrics_add(&v);
+			lc_hlog_add(&v);
 			if (lc_o->interval_us)
 				lc_ival_json(stdout, &v, ts[0].record_from_us, k);
 			k++;
@@ -308,6 +309,8 @@ int lc_run_main(int argc, char **argv)
 		lc_die("%s", "cannot initialise the HTTP/2 or QUIC library (or read --cert, --cacert)");
 	if (lc_o->log && lc_log_open(lc_o->log) < 0)
 		lc_die("--log: cannot create '%s'", lc_o->log);
+	if (lc_o->hlog && lc_hlog_open(lc_o->hlog) < 0)
+		lc_die("--hlog: cannot create '%s'", lc_o->hlog);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -319,6 +322,7 @@ int lc_run_main(int argc, char **argv)
 		wait_start(lc_o->start_at);
 	start = mono_us();
 	start_epoch = epoch_now();
+	lc_hlog_start(start_epoch + lc_o->warmup_us / 1e6, start + lc_o->warmup_us, lc_tg->url);
 	for (int i = 0; i < lc_o->threads; i++)
 		lc_thread_init(&ts[i], i, start);
 	for (int i = 0; i < lc_o->threads; i++)
@@ -330,6 +334,8 @@ int lc_run_main(int argc, char **argv)
 		lc_stats_add(&T, &ts[i].st);
 	}
 	lc_metrics_stop();
+	if (lc_hlog_close() < 0)
+		fprintf(stderr, "hxload: --hlog '%s': cannot write it all\n", lc_o->hlog);
 	meta_fill(&m, ts, start_epoch);
 	lc_probe_finish(&m.probe);
 	for (int i = 0; i < lc_o->threads; i++)

@@ -12,6 +12,15 @@ void lc_metrics_add(const struct lc_ival *v);
 /* ... and it stops when the run is done */
 void lc_metrics_stop(void);
 
+/* --hlog: the file is made (0, or -1 with errno) ... */
+int lc_hlog_open(const char *path);
+/* ... its header says when the window opened (epoch s, monotonic us) ... */
+void lc_hlog_start(double start_epoch, uint64_t start_us, const char *url);
+/* ... each interval the main thread reads is a line (and its parts, tagged) ... */
+void lc_hlog_add(const struct lc_ival *v);
+/* ... and it is closed: 0, or -1 when it could not all be written */
+int lc_hlog_close(void);
+
 struct lc_probe;
 /* --probe: its run starts beside the load (a child hxload, at the probe's
  * rate on its own connection, from the shared --start-at) ... */

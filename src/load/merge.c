@@ -55,7 +55,7 @@ struct ref {
 static void load_opts(const char *cmd, const char *url, char *out, size_t n)
 {
 	static const char *const skip1[] = { "--label", "--html", "--log", "--start-at", "--fail-on", "--interval",
-					     "--shard", "--shards" };
+					     "--shard", "--shards", "--hlog", "--metrics" };
 	static const char *const skip0[] = { "--json", "-q", "--quiet" };
 	char buf[2048], *save = NULL;
 	size_t len = 0;
