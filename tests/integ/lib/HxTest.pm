@@ -89,16 +89,21 @@ my @spawned;
 # returns its pid. Whatever is still running at exit gets SIGTERM.
 # HAProxy from Debian in HTTP mode, one thread, from 127.0.0.1:<listen> to
 # 127.0.0.1:<backend>, its config in <dir>, run under <@prefix> (taskset):
-# its pid once it listens, or undef (no haproxy, or it did not start)
+# its pid once it listens, or undef (no haproxy, or it did not start); a
+# hash first in <@prefix> sets { server => 'maxconn 4' }: the server line's
+# options
 sub haproxy_http {
     my ($dir, $listen, $backend, @prefix) = @_;
+    my $o = ref $prefix[0] eq 'HASH' ? shift @prefix : {};
     my $haproxy = -x '/usr/sbin/haproxy' ? '/usr/sbin/haproxy' : return undef;
-    open my $cfg, '>', "$dir/haproxy.cfg" or die "$dir/haproxy.cfg: $!";
+    my $cfgf = "$dir/haproxy-$listen.cfg";
+    my $srv = $o->{server} ? " $o->{server}" : '';
+    open my $cfg, '>', $cfgf or die "$cfgf: $!";
     print $cfg "global\n    maxconn 2000\n    nbthread 1\ndefaults\n    mode http\n    timeout connect 5s\n"
              . "    timeout client 30s\n    timeout server 30s\nfrontend fe\n    bind 127.0.0.1:$listen\n"
-             . "    default_backend be\nbackend be\n    server s1 127.0.0.1:$backend\n";
+             . "    default_backend be\nbackend be\n    server s1 127.0.0.1:$backend$srv\n";
     close $cfg;
-    my $pid = spawn_bg("$dir/haproxy.out", @prefix, $haproxy, '-db', '-f', "$dir/haproxy.cfg");
+    my $pid = spawn_bg("$dir/haproxy-$listen.out", @prefix, $haproxy, '-db', '-f', $cfgf);
     return wait_port($listen) ? $pid : undef;
 }
 
