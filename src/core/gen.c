@@ -17,6 +17,32 @@ static void ex_cursor_init(struct exch *x)
 	x->paused = 0;
 }
 
+/* sse=1: the stream planned, its slots made: 0, or the status to answer
+ * with its reason in the plan (400, or 500 without memory) */
+static int ex_plan_events(struct exch *x, const struct gen_conf *gc, struct rng *r)
+{
+	struct plan *p = &x->plan;
+	uint64_t bytes = 0;
+	const char *why = sse_plan(&x->sse, p, &x->rq, &gc->lim, &bytes);
+
+	x->sse.seed = rng_u64(r);
+	if (!why && bytes > x->echo_cap) {
+		char *b = realloc(x->echo, (size_t)bytes);
+
+		if (b) {
+			x->echo = b;
+			x->echo_cap = (uint32_t)bytes;
+		} else {
+			snprintf(p->err, sizeof(p->err), "out of memory for sse=1's events\n");
+			return 500;
+		}
+	}
+	x->echo_len = (uint32_t)bytes;
+	if (why)
+		snprintf(p->err, sizeof(p->err), "%s\n", why);
+	return why ? 400 : 0;
+}
+
 void ex_plan(struct exch *x, const struct gen_conf *gc, struct rng *r)
 {
 	struct plan *p = &x->plan;
@@ -40,9 +66,11 @@ void ex_plan(struct exch *x, const struct gen_conf *gc, struct rng *r)
 			bad = 1;
 		}
 	}
+	if (unlikely(p->flags & PF_SSE) && !bad)
+		bad = ex_plan_events(x, gc, r);
 	if (bad) { /* answered 400 with the reason; C=1 still closes after it */
 		p->flags = PF_BAD | (p->flags & PF_CLOSE);
-		p->status = 400;
+		p->status = bad == 500 ? 500 : 400;
 		/* WHY: at once, not after the wait an earlier item asked for */
 		p->wait_ms = p->pause_ms = 0;
 	}
@@ -79,6 +107,19 @@ void ex_tunnel(struct exch *x)
 	p->wait_ms = 0;
 }
 
+/* sse=1 across an h2c Upgrade: the stream's slots made again for <dst> */
+static void ex_adopt_events(struct exch *dst, const struct exch *src)
+{
+	dst->sse = src->sse;
+	if (!src->echo_len)
+		return;
+	if (!(dst->echo = malloc(src->echo_len))) {
+		ex_refuse(dst, 500, "out of memory for sse=1's events");
+		return;
+	}
+	dst->echo_len = dst->echo_cap = src->echo_len;
+}
+
 /* a string of the old request, moved with its text to <echo> */
 static struct ist rebase(struct ist v, const struct hreq *from, const char *echo)
 {
@@ -99,6 +140,8 @@ void ex_adopt(struct exch *dst, const struct exch *src, const char *echo)
 	dst->rq.echo = (struct ist){ echo, src->rq.echo.len };
 	plan_copy(&dst->plan, &src->plan);
 	ex_cursor_init(dst);
+	if (unlikely(src->plan.flags & PF_SSE))
+		ex_adopt_events(dst, src);
 }
 
 /* ---------- the response ---------- */
@@ -107,7 +150,7 @@ void ex_respond(struct exch *x, const struct gen_conf *gc, int64_t now_ns)
 {
 	const struct plan *p = &x->plan;
 
-	if (unlikely(p->flags & PF_ECHOBODY))
+	if (unlikely(p->flags & (PF_ECHOBODY | PF_SSE)))
 		x->rs.text = (struct ist){ x->echo, x->echo_len };
 	resp_build(&x->rs, &x->rq, p, gc->id, now_ns);
 	x->out_off = 0;
@@ -116,12 +159,17 @@ void ex_respond(struct exch *x, const struct gen_conf *gc, int64_t now_ns)
 		x->out_end = p->fault_at;
 	x->piece_left = p->piece;
 	x->paused = 0;
+	x->drip_ms = p->drip_ms;
+	if (unlikely(p->flags & PF_SSE) && x->rs.body)
+		x->drip_ms = sse_event(&x->sse, p, x->echo, x->echo_len);
 }
 
 void ex_resume(struct exch *x)
 {
 	x->paused = 0;
 	x->piece_left = x->plan.piece;
+	if (unlikely(x->plan.flags & PF_SSE))
+		x->drip_ms = sse_event(&x->sse, &x->plan, x->echo, x->echo_len);
 }
 
 void ex_skip(struct exch *x, uint64_t n)

@@ -9,6 +9,7 @@
 #include "msg-t.h"
 #include "plan.h"
 #include "rng.h"
+#include "sse.h"
 
 /* What the generator needs of the server's settings, and its clock, so that
  * a test can give its own. */
@@ -30,8 +31,10 @@ struct exch {
 	uint64_t piece_left;         /* bytes left in the current piece (p=) */
 	uint64_t pause_until;        /* us: end of the pause after a piece */
 	int paused;                  /* a piece ended, the next one waits */
-	char *echo;                  /* E=2: the request body, kept (ex_done frees it) */
+	uint64_t drip_ms;            /* d=: the pause after this piece (sse=1: drawn per event) */
+	char *echo;                  /* E=2: the request body, kept; sse=1: the events (ex_done frees it) */
 	uint32_t echo_len, echo_cap;
+	struct ex_sse sse;           /* sse=1: the stream's place */
 	struct hreq rq;
 	struct plan plan;
 	struct hresp rs;
@@ -230,7 +233,7 @@ static inline enum ex_act ex_next(struct exch *x, uint64_t max, uint64_t now_us,
 		return a->act = ex_end(x);
 	if ((p->flags & PF_PIECE) && !x->piece_left) {
 		if (!x->paused)
-			x->pause_until = now_us + p->drip_ms * 1000;
+			x->pause_until = now_us + x->drip_ms * 1000;
 		x->paused = 1;
 		a->until_us = x->pause_until;
 		return a->act = EXA_PAUSE;

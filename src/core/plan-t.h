@@ -32,6 +32,7 @@
 #define PF_SMAXAGE   0x00100000 /* M=N: Cache-Control: s-maxage=N */
 #define PF_ECHOBODY  0x00200000 /* E=2: body = the request body */
 #define PF_VARY      0x00400000 /* V=Name: Vary: Name, X-Hxterm-Vary: its value */
+#define PF_SSE       0x00800000 /* sse=1: server-sent events, n= of s= bytes, d= apart */
 
 /* ws= */
 enum { WS_NONE, WS_ECHO, WS_GEN };
@@ -67,7 +68,8 @@ struct plan {
 	uint64_t max_age;    /* m */
 	uint64_t s_maxage;   /* M */
 	uint8_t ws;          /* ws=: WS_NONE, WS_ECHO, WS_GEN */
-	uint64_t count;      /* n: WebSocket messages of ws=gen */
+	uint64_t count;      /* n: WebSocket messages of ws=gen, events of sse=1 */
+	uint64_t retry_ms;   /* retry=: sse=1's retry: line, 0: none */
 	char spec_s[PLAN_SPEC]; /* s= and d= as written (empty: none), for each message */
 	char spec_d[PLAN_SPEC];
 	uint8_t ign_len;     /* bytes of <ignored>: 0, every key was known */

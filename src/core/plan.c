@@ -39,6 +39,7 @@ void plan_init(struct plan *p)
 	p->pad = 0;
 	p->ws = WS_NONE;
 	p->count = 1;
+	p->retry_ms = 0;
 	p->spec_s[0] = p->spec_d[0] = 0;
 	p->ign_len = 0;
 	p->dec_used = 0;
@@ -298,6 +299,27 @@ static int plan_ws(struct plan *p, const char *v, size_t vlen)
 	return 0;
 }
 
+/* the keys of more than one letter but ws=: sse=0|1, retry=MS. Returns 1
+ * when taken, 0 when not one of them, -1 with <*err> when its value is bad */
+static int plan_word(struct plan *p, const char *k, size_t klen, const char *v, size_t vlen, const char **err)
+{
+	uint64_t n;
+
+	if (klen == 3 && !memcmp(k, "sse", 3)) {
+		if (num_plain(v, vlen, &n, err) < 0 || n > 1)
+			return *err = "expected sse=1 (events) or sse=0", -1;
+		p->flags = n ? p->flags | PF_SSE : p->flags & ~PF_SSE;
+		return 1;
+	}
+	if (klen == 5 && !memcmp(k, "retry", 5)) {
+		if (num_plain(v, vlen, &n, err) < 0 || n > 86400000)
+			return *err = "expected retry=MS, at most a day", -1;
+		p->retry_ms = n;
+		return 1;
+	}
+	return 0;
+}
+
 /* s= and d= as written: a WebSocket draws them again for each message */
 static int plan_spec(struct plan *p, char key, const char *v, size_t vlen)
 {
@@ -366,6 +388,8 @@ static int plan_item(struct plan *p, const char *it, size_t len, struct rng *r,
 			return plan_fail(p, it, len, "expected ws=echo or ws=gen");
 		return 0;
 	}
+	if (eq - it > 2 && plan_word(p, it, (size_t)(eq - it), eq + 1, len - (size_t)(eq - it) - 1, &err) != 0)
+		return err ? plan_fail(p, it, len, err) : 0;
 	if (eq - it != 1 || !(kind = kind_of(it[0])))
 		return plan_unknown(p, it, len, lim);
 	v = eq + 1;

@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "cond.h"
 #include "fmt.h"
+#include "num.h"
 #include "resp.h"
 
 #define PAD_NAME     "X-Pad"
@@ -167,9 +168,13 @@ static char *content_range(struct hresp *rs, char *b, uint64_t full)
  * X-rsp: a client tells the server's pacing from the path's slowness. */
 static uint64_t planned_pace(const struct plan *p, uint64_t body)
 {
-	uint64_t n = body;
+	uint64_t n = body, d;
+	const char *err;
 
 	if (!(p->flags & PF_PIECE) || !p->piece || !p->drip_ms || !n)
+		return 0;
+	/* WHY none for events d= apart drawn per event: not known at the head */
+	if ((p->flags & PF_SSE) && num_plain(p->spec_d, strlen(p->spec_d), &d, &err) < 0)
 		return 0;
 	if ((p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at < n)
 		n = p->fault_at;
@@ -280,7 +285,7 @@ static void resp_text(struct hresp *rs, const struct hreq *rq, uint16_t status,
 
 /* the value of the request's field <name> (lower case) in its head's text
  * <head> ("Name: value\r\n" lines): found by a scan, asked of few requests */
-static struct ist head_field(struct ist head, const char *name, size_t nl)
+struct ist resp_field(struct ist head, const char *name, size_t nl)
 {
 	const char *p = head.ptr, *end = head.ptr + head.len;
 
@@ -300,14 +305,18 @@ static struct ist head_field(struct ist head, const char *name, size_t nl)
 	return (struct ist){ NULL, 0 };
 }
 
-/* E=2: the request's Content-Type goes back with its body (none: octets) */
-__attribute__((cold, noinline)) static void content_type_of(struct hresp *rs, const struct hreq *rq)
+/* E=2: the request's Content-Type goes back with its body (none: octets);
+ * sse=1: events */
+__attribute__((cold, noinline)) static void content_type_of(struct hresp *rs, const struct hreq *rq,
+							       const struct plan *p)
 {
-	struct ist ct = head_field(rq->echo, "content-type", 12);
+	struct ist ct = resp_field(rq->echo, "content-type", 12);
 
 	if (!status_has_body(rs->status))
 		return;
-	if (ct.len)
+	if (p->flags & PF_SSE)
+		ADD_STATIC(rs, "Content-Type", "content-type", "text/event-stream");
+	else if (ct.len)
 		add_field(rs, "Content-Type", "content-type", ct.ptr, ct.len);
 	else
 		ADD_STATIC(rs, "Content-Type", "content-type", "application/octet-stream");
@@ -361,7 +370,7 @@ __attribute__((cold, noinline)) static char *cache_fields(struct hresp *rs, cons
 							     char *b, const struct vd *v)
 {
 	if (p->flags & PF_VARY) {
-		struct ist seen = head_field(rq->echo, p->vary, p->vary_len);
+		struct ist seen = resp_field(rq->echo, p->vary, p->vary_len);
 
 		add_field(rs, "Vary", "vary", p->vary, p->vary_len);
 		/* WHY its value too: a cache that keeps one answer for every value
@@ -406,10 +415,10 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 	rs->from = 0;
 	rs->cache = !(p->flags & PF_NOCACHE);
 	rs->src = (p->flags & PF_RANDOM) ? BODY_RANDOM : BODY_PATTERN;
-	if (p->flags & (PF_ECHO | PF_ECHOBODY)) {
+	if (p->flags & (PF_ECHO | PF_ECHOBODY | PF_SSE)) {
 		rs->src = BODY_TEXT;
 		if (p->flags & PF_ECHO)
-			rs->text = rq->echo; /* WHY not E=2's: ex_respond set it */
+			rs->text = rq->echo; /* WHY not E=2's nor sse=1's: ex_respond set them */
 		size = rs->text.len;
 	}
 	/* WHY one test for the cache's keys and a Range: most requests have
@@ -418,8 +427,8 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 		b = validate(rs, rq, p, b, &size, &v);
 	rs->reason = resp_reason(rs->status);
 	resp_frame(rs, rq, p, size);
-	if (unlikely(p->flags & PF_ECHOBODY))
-		content_type_of(rs, rq);
+	if (unlikely(p->flags & (PF_ECHOBODY | PF_SSE)))
+		content_type_of(rs, rq, p);
 	else if (status_has_body(rs->status))
 		ADD_STATIC(rs, "Content-Type", "content-type", "text/plain");
 	if (unlikely(cache))

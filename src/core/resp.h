@@ -16,6 +16,11 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
  * rs->pad. Returns 0 when no padding is left. */
 int resp_pad_next(struct hresp *rs, struct hfield *f);
 
+/* the value of the request's field <name> (lower case, <nl> long) in its
+ * head's text <head> ("Name: value" lines), empty when absent: a scan, for
+ * the few requests that ask */
+struct ist resp_field(struct ist head, const char *name, size_t nl);
+
 /* The reason phrase of <status> ("Unknown" when none is registered) */
 struct ist resp_reason(unsigned status);
 

@@ -1,0 +1,29 @@
+/* sse=1, the generator's server-sent events: a stream's plan and each event as it goes. */
+#ifndef HX_SSE_H
+#define HX_SSE_H
+
+#include <stdint.h>
+
+#include "msg-t.h"
+#include "plan.h"
+
+/* the most bytes of events one stream holds (its slots, made at once) */
+#define SSE_MAX_BYTES (16u << 20)
+
+/* a stream's place */
+struct ex_sse {
+	uint64_t id, last;           /* the next event's id, the last one's */
+	uint64_t seed;               /* d= drawn per event from it */
+	uint32_t len, data;          /* one event's bytes, its data's (s=) */
+};
+
+/* The stream <p> asks for <rq>: its events from Last-Event-ID on, each a
+ * piece with its chunk, <*bytes> their slots' size: NULL, or the one-line
+ * reason to answer 400 with. */
+const char *sse_plan(struct ex_sse *s, struct plan *p, const struct hreq *rq, const struct plan_limits *lim,
+		     uint64_t *bytes);
+/* The next event goes: its slot of <slots> (<n> bytes) formatted, stamped
+ * now; returns the pause after it (d=, drawn) in ms */
+uint64_t sse_event(struct ex_sse *s, const struct plan *p, char *slots, uint32_t n);
+
+#endif
