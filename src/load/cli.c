@@ -359,6 +359,10 @@ static const struct opt rows[] = {
 	{ "verify", 0, FLAG(verify),
 	  .help = "check every body byte against hxterm's pattern and the\n"
 	  "length against X-rsp's size" },
+	{ "sse", 0, FLAG(sse),
+	  .help = "the bodies are server-sent events (hxterm's sse=1): each\n"
+	  "one's delay from the send time on its data: line (the event\n"
+	  "row), and how many came bunched (a buffering proxy)" },
 	{ "json", 0, FLAG(json),
 	  .help = "one JSON object with every figure and the full histograms,\n"
 	  "and each second's (or --interval's): what compare resamples" },

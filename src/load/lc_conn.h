@@ -35,6 +35,10 @@ struct lc_ex {
 	uint8_t bad;                 /* body mismatch seen */
 	uint8_t random;              /* not the pattern (R=1 and the like) */
 	uint8_t counted;             /* sent inside the measured window */
+	uint8_t sse_st, sse_m;       /* --sse: where the parser is in a line, how much of "data: " it saw */
+	uint64_t sse_ts;             /* ... the send time (epoch us) being read */
+	uint64_t sse_prev_ts, sse_prev_at; /* ... the last event's send time and coming (epoch us) */
+	void *sse_z;                 /* ... a gzip body's inflater (a proxy's compression), or NULL */
 };
 
 struct lc_thread;
@@ -174,6 +178,15 @@ void lc_lost(struct lc_conn *c, struct lc_ex *e);
  * its connection goes on */
 void lc_fail(struct lc_conn *c, struct lc_ex *e, enum lc_err kind);
 void lc_verify(struct lc_ex *e, const char *p, size_t n);
+/* --sse: <n> body bytes of <e> read as events (lc_verify hands them on) */
+void lc_sse_feed(struct lc_ex *e, const char *p, size_t n);
+/* --sse: <e>'s body is gzip (HTTP/1's Content-Encoding): inflated before it
+ * is read ... */
+void lc_sse_gzip(struct lc_ex *e);
+/* ... and the inflater freed when the exchange ends */
+void lc_sse_done(struct lc_ex *e);
+/* the thread running (its figures, for what is fed bytes without it) */
+extern __thread struct lc_thread *lc_self;
 /* reads X-rsp into <e> */
 void lc_xrsp(struct lc_ex *e, const char *v, size_t len);
 /* X-Hxterm-Ignored: the server did not know these keys of the URL (a

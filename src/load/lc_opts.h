@@ -65,6 +65,7 @@ struct lc_opts {
 	char cmdline[1024];          /* the options, as given, for the report */
 	const char *urls;            /* --urls FILE, NULL: one URL */
 	double probe;                /* --probe RATE: a reference probe at this rate beside the load, 0: none */
+	int sse;                     /* --sse: the bodies are server-sent events, each one's delay measured */
 	const char *hlog;            /* --hlog FILE: HdrHistogram's interval log, NULL: none */
 	const char *metrics;         /* --metrics HOST:PORT: Prometheus text while it runs, NULL: none */
 	int shard, shards;           /* --shard I/N: this run is the I-th of N sharing one schedule (N 1: all) */

@@ -11,8 +11,10 @@
 /* error kinds, as reported */
 enum lc_err { E_CONNECT, E_TLS, E_TIMEOUT, E_RESET, E_PROTOCOL, E_BODY, E_MAX };
 
-/* the distributions every run records, in microseconds (H_RPC: a count) */
-enum lc_hist { H_LAT, H_SRV, H_OTH, H_QUEUE, H_TTFB, H_BODY, H_PACED, H_BOTH, H_CONNECT, H_TLS, H_RPC, H_MAX };
+/* the distributions every run records, in microseconds (H_RPC: a count;
+ * H_EVENT: --sse, each event from the send time it carries to its coming) */
+enum lc_hist { H_LAT, H_SRV, H_OTH, H_QUEUE, H_TTFB, H_BODY, H_PACED, H_BOTH, H_CONNECT, H_TLS, H_EVENT, H_RPC,
+	       H_MAX };
 
 /* everything a run records; a thread's, the run's, or several runs' merged */
 struct lc_stats {
@@ -37,6 +39,7 @@ struct lc_stats {
 	uint64_t conn_errors;        /* connections that failed with no request in flight (connect, TLS) */
 	uint64_t by_proto[LC_NPROTO]; /* connections by protocol */
 	uint64_t srv_cpu_us;         /* --server-pid: its CPU time in the window */
+	uint64_t bunched;            /* --sse: events that came with the one before, though sent well after it */
 };
 
 /* the distributions each interval keeps too: what compare resamples */

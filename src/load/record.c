@@ -50,6 +50,8 @@ int lc_take(struct lc_conn *c, struct lc_ex *e)
 	t->budget--;
 	t->started++;
 	t->fresh -= !c->taken++;
+	if (unlikely(e->sse_z != NULL))
+		lc_sse_done(e);
 	*e = (struct lc_ex){ .t0 = due, .sent_us = now, .server_us = UINT64_MAX, .announced = -1,
 			     .path = path_pick(t), .counted = lc_in_window(t, due) };
 	if (e->counted) {
@@ -71,6 +73,11 @@ void lc_head(struct lc_conn *c, struct lc_ex *e, unsigned status)
 
 void lc_verify(struct lc_ex *e, const char *p, size_t n)
 {
+	if (unlikely(lc_o->sse)) {
+		lc_sse_feed(e, p, n);
+		e->bytes += n;
+		return;
+	}
 	if (lc_o->verify && !e->bad && !e->random) {
 		for (size_t i = 0; i < n; i++)
 			if (p[i] != body_line[(e->bytes + i) % BODY_LINE]) {
@@ -203,6 +210,8 @@ void lc_record(struct lc_conn *c, struct lc_ex *e)
 	uint64_t now = MAX(lc_now_us(), e->sent_us), lat = now > e->t0 ? now - e->t0 : 0;
 
 	lc_success();
+	if (unlikely(e->sse_z != NULL))
+		lc_sse_done(e);
 	t->done++;
 	t->progress = t->done;
 	if (!e->counted)

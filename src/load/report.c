@@ -10,7 +10,7 @@
 const char *const lc_err_names[E_MAX] = { "connect", "tls", "timeout", "reset", "protocol", "body" };
 /* the JSON names; the text rows drop "_ms" */
 const char *const lc_hist_names[H_MAX] = { "latency", "server", "other", "queue", "ttfb", "body",
-					   "body_paced", "body_other", "connect", "tls", "requests_per_connection" };
+					   "body_paced", "body_other", "connect", "tls", "event", "requests_per_connection" };
 
 #define C(g, n, f) { g, n, offsetof(struct lc_stats, f) }
 const char *const lc_iv_names[IV_MAX] = { "latency", "server", "other", "body_other", "queue" };
@@ -28,6 +28,7 @@ const struct lc_counter lc_counters[] = {
 	C("connections", "h1", by_proto[LC_H1]), C("connections", "h2", by_proto[LC_H2]),
 	C("connections", "h3", by_proto[LC_H3]), C("connections", "ws", by_proto[LC_WS]),
 	C("server_cpu", "us", srv_cpu_us), C("verify", "bodies", verified), C("verify", "bytes", verified_bytes),
+	C("events", "bunched", bunched),
 };
 #undef C
 const size_t lc_ncounters = ARRAY_SIZE(lc_counters);
@@ -224,6 +225,8 @@ void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, 
 	counters_json(f, T, "connections");
 	fprintf(f, "}, \"verify\": {\"share\": %.4f", T->reqs ? (double)T->verified / (double)T->reqs : 0);
 	counters_json(f, T, "verify");
+	fprintf(f, "}, \"events\": {\"n\": %llu", (unsigned long long)T->h[H_EVENT].n);
+	counters_json(f, T, "events");
 	fprintf(f, "}");
 	if (m->probe.ok)
 		fprintf(f, ", \"probe\": {\"rate\": %g, \"requests\": %llu, \"errors\": %llu, \"latency_ms\": "
@@ -345,6 +348,12 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	for (int i = 0; i < H_RPC; i++)
 		if (i == H_LAT || T->h[i].n)
 			row(f, lc_hist_names[i], &T->h[i]);
+	if (T->h[H_EVENT].n)
+		fprintf(f, "events   %llu (--sse; the event row: from the send time each carries to its coming): "
+			"%llu came bunched (%.1f %%: sent 1 ms or more after the one before, came within a tenth "
+			"of that%s)\n", (unsigned long long)T->h[H_EVENT].n, (unsigned long long)T->bunched,
+			100.0 * (double)T->bunched / (double)T->h[H_EVENT].n,
+			T->bunched ? ": something on the path held them back" : "");
 	if (m->probe.ok)
 		fprintf(f, "probe    %g req/s on its own connection, beside the load: %llu requests, %llu errors; latency "
 			"p50 %.3f, p90 %.3f, p99 %.3f, p99.9 %.3f, max %.3f ms\n", m->probe.rate,

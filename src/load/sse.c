@@ -1,0 +1,117 @@
+/* hxload --sse: server-sent events read as they come, each one's delay from the send time on its data: line, and the ones that came bunched. */
+#include <stdlib.h>
+#include <time.h>
+#include <zlib.h>
+
+#include "hist.h"
+#include "lc_conn.h"
+#include "lc_opts.h"
+
+enum { SSE_LINE, SSE_STAMP, SSE_SKIP };
+
+/* WHY these bounds: sent 1 ms or more after the one before and come within
+ * a tenth of that, an event was held back and let go with the next; a path
+ * that passes each at once keeps the server's spacing */
+#define BUNCH_MIN_US 1000
+#define BUNCH_SHARE  10
+
+static uint64_t epoch_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* an event whose data: line said it was sent at <ts> came now */
+static void event(struct lc_ex *e, uint64_t ts)
+{
+	uint64_t at = epoch_us();
+	struct lc_stats *st = &lc_self->st;
+
+	if (e->counted) {
+		hist_add(&st->h[H_EVENT], at > ts ? at - ts : 0);
+		if (e->sse_prev_ts && ts >= e->sse_prev_ts + BUNCH_MIN_US &&
+		    (at - e->sse_prev_at) * BUNCH_SHARE < ts - e->sse_prev_ts)
+			st->bunched++;
+	}
+	e->sse_prev_ts = ts;
+	e->sse_prev_at = at;
+}
+
+/* the events in <n> plain bytes at <p> */
+static void parse(struct lc_ex *e, const char *p, size_t n)
+{
+	static const char data[] = "data: ";
+
+	for (size_t i = 0; i < n; i++) {
+		char ch = p[i];
+
+		switch (e->sse_st) {
+		case SSE_LINE:
+			if (ch == data[e->sse_m]) {
+				if (++e->sse_m == sizeof(data) - 1) {
+					e->sse_st = SSE_STAMP;
+					e->sse_ts = 0;
+				}
+				break;
+			}
+			e->sse_st = ch == '\n' ? SSE_LINE : SSE_SKIP;
+			e->sse_m = 0;
+			break;
+		case SSE_STAMP:
+			if (ch >= '0' && ch <= '9') {
+				e->sse_ts = e->sse_ts * 10 + (uint64_t)(ch - '0');
+				break;
+			}
+			if (e->sse_ts)
+				event(e, e->sse_ts);
+			e->sse_st = ch == '\n' ? SSE_LINE : SSE_SKIP;
+			e->sse_m = 0;
+			break;
+		default:
+			if (ch == '\n')
+				e->sse_st = SSE_LINE;
+		}
+	}
+}
+
+void lc_sse_gzip(struct lc_ex *e)
+{
+	z_stream *z = calloc(1, sizeof(*z));
+
+	/* WHY 16 + 15: a gzip wrapper, the largest window */
+	if (z && inflateInit2(z, 16 + 15) != Z_OK) {
+		free(z);
+		z = NULL;
+	}
+	e->sse_z = z; /* WHY none without memory: the compressed bytes then show no event */
+}
+
+void lc_sse_done(struct lc_ex *e)
+{
+	inflateEnd(e->sse_z);
+	free(e->sse_z);
+	e->sse_z = NULL;
+}
+
+void lc_sse_feed(struct lc_ex *e, const char *p, size_t n)
+{
+	z_stream *z = e->sse_z;
+	char out[4096];
+
+	if (!z)
+		return parse(e, p, n);
+	z->next_in = (Bytef *)(uintptr_t)p;
+	z->avail_in = (uInt)n;
+	do {
+		int r;
+
+		z->next_out = (Bytef *)out;
+		z->avail_out = sizeof(out);
+		r = inflate(z, Z_SYNC_FLUSH);
+		parse(e, out, sizeof(out) - z->avail_out);
+		if (r != Z_OK)
+			break;
+	} while (z->avail_in || !z->avail_out);
+}
