@@ -66,7 +66,13 @@
 "             pattern; R=1: binary, random), d= ms apart, s= and d=\n" \
 "             drawn per message, then a close 1000; x=/X= count\n" \
 "             message bytes\n" \
-"  n=<n>      ws=gen: how many messages                         1\n" \
+"  sse=1      server-sent events (text/event-stream): n= events,\n" \
+"             each 'id: <10 digits>', 'data: <send time, epoch us> <s=\n" \
+"             bytes>', d= ms apart (drawn per event); Last-Event-ID\n" \
+"             resumes after that id (none left: 204); x=/X= count\n" \
+"             event bytes; h1 chunked, an event a chunk (b=0: close)\n" \
+"  retry=<ms> sse=1: a 'retry: <ms>' line in each event\n" \
+"  n=<n>      ws=gen: how many messages; sse=1: events           1\n" \
 "  h          this page (so is an empty query: /?)\n" \
 "A GET's Range (one range: bytes=a-b, a-, -n) gets a 206 with the pattern\n" \
 "at that offset and Content-Range, or a 416 past the end; If-Range with\n" \
@@ -92,6 +98,7 @@
 "  /?t=5~200&s=1k-64k        realistic latency and size spread\n" \
 "  /?s=100k&p=1k&d=10        drip 1 KiB every 10 ms\n" \
 "  /?s=1m&x=300k             reset after 300 KiB\n" \
-"  /?ws=gen&s=1k-64k&n=100&d=5~100  a WebSocket of 100 messages\n"
+"  /?ws=gen&s=1k-64k&n=100&d=5~100  a WebSocket of 100 messages\n" \
+"  /?sse=1&n=10&s=100&d=500  10 events, half a second apart\n"
 
 const struct ist help_page = IST(HELP_TEXT);
