@@ -7,9 +7,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "chart_js.h"
 #include "common.h"
 #include "hist.h"
 #include "lc_cmd.h"
+#include "lc_stats.h"
 #include "runs.h"
 
 #define FIND_MAX_ARGS  200
@@ -31,7 +33,7 @@ struct step {
 };
 
 struct find {
-	const char *url, *slo, *keep;
+	const char *url, *slo, *keep, *html;
 	const char *pass[FIND_MAX_ARGS]; /* the load options every step runs with */
 	int npass, json, threads, conns, depth, max_steps;
 	double step_s, warm_s, start, precision, max_rate, cpu_max;
@@ -43,7 +45,7 @@ static int usage(FILE *f, int rc)
 {
 	fprintf(f, "Usage: hxload find --slo SPEC [--step-duration T] [--step-warmup T] [--start RATE]\n"
 		   "                   [--precision PCT] [--max-rate RATE] [--max-steps N] [--client-cpu PCT]\n"
-		   "                   [--keep DIR] [--json] [load options: -c -m -t --h2 --pid NAME=PID ...] URL\n"
+		   "                   [--keep DIR] [--json] [--html FILE] [load options: -c -m -t --h2 --pid NAME=PID ...] URL\n"
 		   "How much can it take? Open-loop steps of --step-duration (15 s, after --step-warmup,\n"
 		   "2 s), the rate doubled from --start (a quarter of what a 2 s closed-loop probe\n"
 		   "reaches) until a step misses the SLO, then bisected until the rate that held and\n"
@@ -52,7 +54,8 @@ static int usage(FILE *f, int rc)
 		   "client's limit, never the target's, when over 1 %% of its due requests were never\n"
 		   "sent or hxload's CPU passed --client-cpu (80 %% of its threads): the search stops\n"
 		   "there and says the rate found is a floor. Every step's --json is kept in DIR\n"
-		   "(hxload-find-<time>); --pid NAME=PID adds each process's CPU per request.\n");
+		   "(hxload-find-<time>); --pid NAME=PID adds each process's CPU per request; --html\n"
+		   "FILE draws the steps: rate against p50, p99 and p99.9 with the SLO's lines.\n");
 	return rc;
 }
 
@@ -94,6 +97,8 @@ static int own_option(struct find *x, const char *a, const char *v)
 		x->cpu_max = d / 100;
 	else if (!strcmp(a, "--keep"))
 		x->keep = v;
+	else if (!strcmp(a, "--html"))
+		x->html = v;
 	else
 		return 0;
 	return 1;
@@ -361,31 +366,79 @@ static void report_text(const struct find *x, double lo, double hi, int client)
 		printf("verdict: %.1f req/s held, %.1f did not (within %.1f %%)\n", lo, hi, 100 * (hi - lo) / lo);
 }
 
-static void report_json(const struct find *x, double lo, double hi, int client)
+static void report_json(FILE *f, const struct find *x, double lo, double hi, int client)
 {
-	printf("{\"find\": 1, \"url\": ");
-	lc_jstr(stdout, x->url);
-	printf(", \"slo\": ");
-	lc_jstr(stdout, x->slo);
-	printf(", \"step_seconds\": %g, \"warmup_seconds\": %g, \"precision\": %g, \"held_rps\": %.1f, "
+	fprintf(f, "{\"find\": 1, \"url\": ");
+	lc_jstr(f, x->url);
+	fprintf(f, ", \"slo\": ");
+	lc_jstr(f, x->slo);
+	fprintf(f, ", \"step_seconds\": %g, \"warmup_seconds\": %g, \"precision\": %g, \"held_rps\": %.1f, "
 	       "\"missed_rps\": %.1f, \"bound\": \"%s\", \"steps\": [", x->step_s, x->warm_s, x->precision, lo, hi,
 	       !lo ? "none" : client == V_CONNS ? "connections" : client ? "client" : hi ? "target" : "max_rate");
 	for (int i = 0; i < x->n; i++) {
 		const struct step *s = &x->st[i];
 
-		printf("%s{\"rate\": %.1f, \"sent_per_second\": %.1f, \"requests\": %llu, \"p50_ms\": %.3f, "
+		fprintf(f, "%s{\"rate\": %.1f, \"sent_per_second\": %.1f, \"requests\": %llu, \"p50_ms\": %.3f, "
 		       "\"p99_ms\": %.3f, \"p99.9_ms\": %.3f, \"errors_pct\": %.4f, \"client_cpu\": %.3f, "
 		       "\"verdict\": \"%s\", \"why\": ", i ? ", " : "", s->rate, s->sent_ps, (unsigned long long)s->reqs,
 		       s->p50, s->p99, s->p999, s->err_pct, s->client_cpu, verdict_word(s->v));
-		lc_jstr(stdout, s->why);
-		printf(", \"file\": ");
-		lc_jstr(stdout, s->file);
-		printf(", \"cpu_us_per_request\": {");
+		lc_jstr(f, s->why);
+		fprintf(f, ", \"file\": ");
+		lc_jstr(f, s->file);
+		fprintf(f, ", \"cpu_us_per_request\": {");
 		for (int k = 0; k < s->npids; k++)
-			printf("%s\"%s\": %.3f", k ? ", " : "", s->cpu[k].name, s->cpu[k].us_per_req);
-		printf("}}");
+			fprintf(f, "%s\"%s\": %.3f", k ? ", " : "", s->cpu[k].name, s->cpu[k].us_per_req);
+		fprintf(f, "}}");
 	}
-	printf("]}\n");
+	fprintf(f, "]}\n");
+}
+
+/* --html FILE: the steps as a page, rate against p50, p99 and p99.9 with
+ * the SLO's lines, and errors; 0 or -1 */
+static int report_html(const struct find *x, double lo, double hi, int client)
+{
+	static const char body[] =
+		"<h1>hxload find</h1><p class=\"meta\" id=\"meta\"></p>\n"
+		"<h2>Latency at each step's rate (ms), the SLO's lines dashed</h2>"
+		"<svg id=\"steps\" width=\"960\" height=\"320\"></svg>\n"
+		"<h2>Errors at each step (%)</h2><svg id=\"errs\" width=\"960\" height=\"200\"></svg>\n"
+		"<h2>Steps</h2><table id=\"tbl\"></table>\n"
+		"<script id=\"data\" type=\"application/json\">\n";
+	static const char script[] =
+		"const F = JSON.parse(document.getElementById('data').textContent);\n"
+		"document.getElementById('meta').textContent = F.url + ' \\u2014 SLO ' + F.slo + ' \\u2014 ' +\n"
+		"  (F.held_rps ? F.held_rps.toFixed(1) + ' req/s held' : 'no rate held') + ' (' + F.bound + ' bound)';\n"
+		"const S = F.steps.slice().sort((a, b) => a.rate - b.rate), r0 = S.length ? S[0].rate : 0,\n"
+		"  r1 = S.length ? S[S.length - 1].rate : 1, xs = r => (r - r0) / ((r1 - r0) || 1);\n"
+		"const ticks = [0, 0.25, 0.5, 0.75, 1].map(f => [r0 + f * (r1 - r0), (r0 + f * (r1 - r0)).toFixed(0) + ' req/s']);\n"
+		"const pt = (s, k) => [s.rate, s[k], {'data-rate': s.rate, 'data-verdict': s.verdict}];\n"
+		"const series = [['p50', 'p50_ms'], ['p99', 'p99_ms'], ['p99.9', 'p99.9_ms']].map(n =>\n"
+		"  ({name: n[0], pts: S.map(s => pt(s, n[1]))}));\n"
+		"for (const m of F.slo.matchAll(/(p[\\d.]+)\\s*<\\s*([\\d.]+)\\s*(us|ms|s)?/g)) {\n"
+		"  const v = +m[2] * (m[3] === 'us' ? 0.001 : m[3] === 's' ? 1000 : 1);\n"
+		"  series.push({name: 'SLO ' + m[1] + ' < ' + v + ' ms', pts: [[r0, v], [r1, v]]});\n"
+		"}\n"
+		"lines('steps', series, {xs: xs, ticks: ticks, xlabel: 'rate', ylabel: 'ms'});\n"
+		"for (const p of document.querySelectorAll('#steps path[data-series^=\"SLO\"]')) p.setAttribute('stroke-dasharray', '6 4');\n"
+		"lines('errs', [{name: 'errors %', pts: S.map(s => pt(s, 'errors_pct'))}], {xs: xs, ticks: ticks, xlabel: 'rate', ylabel: '%'});\n"
+		"let h = '<tr><th>step</th><th>rate</th><th>sent/s</th><th>p50</th><th>p99</th><th>p99.9</th><th>errors %</th><th>verdict</th><th>why</th></tr>';\n"
+		"F.steps.forEach((s, i) => { h += '<tr><td>' + (i + 1) + '</td><td>' + s.rate.toFixed(1) + '</td><td>' +\n"
+		"  s.sent_per_second.toFixed(1) + '</td><td>' + s.p50_ms.toFixed(3) + '</td><td>' + s.p99_ms.toFixed(3) + '</td><td>' +\n"
+		"  s['p99.9_ms'].toFixed(3) + '</td><td>' + s.errors_pct.toFixed(3) + '</td><td>' + s.verdict + '</td><td style=\"text-align:left\"></td></tr>'; });\n"
+		"document.getElementById('tbl').innerHTML = h;\n"
+		"document.querySelectorAll('#tbl tr').forEach((tr, i) => { if (i) tr.lastChild.textContent = F.steps[i - 1].why; });\n"
+		"</script>\n</body></html>\n";
+	FILE *f = fopen(x->html, "w");
+
+	if (!f)
+		return -1;
+	lc_html_open(f, "hxload find");
+	fputs(body, f);
+	report_json(f, x, lo, hi, client);
+	fputs("</script>\n<script>\n", f);
+	fputs(chart_js, f);
+	fputs(script, f);
+	return fclose(f);
 }
 
 int lc_find_main(int argc, char **argv)
@@ -411,8 +464,12 @@ int lc_find_main(int argc, char **argv)
 	if ((rc = search(&x, &lo, &hi, &client)))
 		return rc;
 	if (x.json)
-		report_json(&x, lo, hi, client);
+		report_json(stdout, &x, lo, hi, client);
 	else
 		report_text(&x, lo, hi, client);
+	if (x.html && report_html(&x, lo, hi, client) < 0) {
+		fprintf(stderr, "hxload find: --html '%s': cannot write it\n", x.html);
+		return 2;
+	}
 	return lo ? 0 : 1;
 }

@@ -49,11 +49,24 @@ ok(@missed && $missed[0]{why} =~ /\S/, "... a step that did not hold says why: $
 # does, so two searches must agree
 my $hq = free_port();
 my $hb = haproxy_http($dir, $hq, $port, { server => 'maxconn 4' }, 'taskset', '-c', '0');
-my ($m1, $m2) = map { (find("m$_", $hq))[0]{held_rps} // 0 } 1, 2;
+my ($m1, $m2) = map { (find("m$_", $hq, $_ == 1 ? ('--html', "$dir/find.html") : ()))[0]{held_rps} // 0 } 1, 2;
 ok($m1 > 1000 && $m1 < 2200, "behind HAProxy's maxconn 4 (4 / 2.2 ms): $m1 req/s held") or diag(`cat $dir/m1.err`);
 ok($m2 && abs($m1 - $m2) <= 0.15 * $m1, "... a second search agrees within 15 %: $m2 req/s");
 kill 'TERM', $hb;
 waitpid($hb, 0);
+
+# --html: the steps drawn, as headless Chromium renders them
+SKIP: {
+    my ($chromium) = grep { -x } qw(/usr/bin/chromium /usr/bin/chromium-browser);
+    skip 'no chromium', 3 unless $chromium && -s "$dir/find.html";
+    my $dom = `timeout 60 $chromium --headless --no-sandbox --disable-gpu --dump-dom --virtual-time-budget=5000 file://$dir/find.html 2>/dev/null`;
+    my @held = $dom =~ /<circle[^>]*data-series="p99"[^>]*data-verdict="held"/g;
+    my @p99 = $dom =~ /<circle[^>]*data-series="p99"[^>]*data-value="([\d.]+)"/g;
+    ok(@p99 >= 3 && @held >= 1, scalar(@p99) . ' steps drawn as p99 marks, ' . scalar(@held) . ' of them held');
+    like($dom, qr/data-series="SLO p99 &lt; 20 ms"|data-series="SLO p99 < 20 ms"/, '... the SLO p99 < 20 ms drawn as a line');
+    my $held = sprintf '%.1f', $m1;
+    like($dom, qr/\Q$held\E req\/s held/, "... the page says the rate held ($held req/s)");
+}
 
 SKIP: {
     skip 'a sanitized build: the rate is the sanitizer\'s, its noise too large to compare', 1 if $san;
