@@ -305,6 +305,11 @@ enum h2_next h2s_next(struct h2s *s, size_t max, struct ex_action *a)
 	return !ex_left(x) && a->off + a->len == x->rs.body ? H2N_LAST : H2N_DATA;
 }
 
+size_t h2c_frame_max(void)
+{
+	return (size_t)(OQ_IOV - 8) * body_slice_max();
+}
+
 int h2c_room(const struct h2c *c, size_t len)
 {
 	const struct oq *q = &c->oq;

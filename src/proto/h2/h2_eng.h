@@ -138,6 +138,9 @@ enum h2_next h2s_next(struct h2s *s, size_t max, struct ex_action *a);
 void h2s_stage_body(struct h2c *c, struct h2s *s, const uint8_t *hd, const struct ex_action *a);
 /* whether the queue has room for a DATA frame of <len> bytes */
 int h2c_room(const struct h2c *c, size_t len);
+/* the largest DATA frame an empty queue takes (h2c_room): a bound on the
+ * peer's SETTINGS_MAX_FRAME_SIZE */
+size_t h2c_frame_max(void);
 
 /* the first reason given is the one counted */
 void h2c_why(struct h2c *c, unsigned why);
