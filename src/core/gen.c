@@ -6,6 +6,7 @@
 #include "body.h"
 #include "common.h"
 #include "gen.h"
+#include "grpc.h"
 #include "resp.h"
 
 /* ---------- the request ---------- */
@@ -17,13 +18,16 @@ static void ex_cursor_init(struct exch *x)
 	x->paused = 0;
 }
 
-/* sse=1: the stream planned, its slots made: 0, or the status to answer
- * with its reason in the plan (400, or 500 without memory) */
+/* sse=1 or a gRPC call: the stream planned, its slots made (a gRPC call's
+ * filled): 0, or the status to answer with its reason in the plan (400, or
+ * 500 without memory) */
 static int ex_plan_events(struct exch *x, const struct gen_conf *gc, struct rng *r)
 {
 	struct plan *p = &x->plan;
 	uint64_t bytes = 0;
-	const char *why = sse_plan(&x->sse, p, &x->rq, &gc->lim, &bytes);
+	int grpc = !(p->flags & PF_SSE);
+	const char *why = grpc ? grpc_plan(&x->sse, p, &x->rq, &gc->lim, &bytes) :
+				 sse_plan(&x->sse, p, &x->rq, &gc->lim, &bytes);
 
 	x->sse.seed = rng_u64(r);
 	if (!why && bytes > x->echo_cap) {
@@ -40,6 +44,8 @@ static int ex_plan_events(struct exch *x, const struct gen_conf *gc, struct rng 
 	x->echo_len = (uint32_t)bytes;
 	if (why)
 		snprintf(p->err, sizeof(p->err), "%s\n", why);
+	else if (grpc)
+		grpc_fill(&x->sse, x->echo, bytes);
 	return why ? 400 : 0;
 }
 
@@ -66,7 +72,9 @@ void ex_plan(struct exch *x, const struct gen_conf *gc, struct rng *r)
 			bad = 1;
 		}
 	}
-	if (unlikely(p->flags & PF_SSE) && !bad)
+	if (unlikely(x->rq.flags & RQ_GRPC) && !bad && !(p->flags & PF_SSE))
+		p->flags |= PF_GRPC;
+	if (unlikely(p->flags & (PF_SSE | PF_GRPC)) && !bad)
 		bad = ex_plan_events(x, gc, r);
 	if (bad) { /* answered 400 with the reason; C=1 still closes after it */
 		p->flags = PF_BAD | (p->flags & PF_CLOSE);
@@ -140,7 +148,7 @@ void ex_adopt(struct exch *dst, const struct exch *src, const char *echo)
 	dst->rq.echo = (struct ist){ echo, src->rq.echo.len };
 	plan_copy(&dst->plan, &src->plan);
 	ex_cursor_init(dst);
-	if (unlikely(src->plan.flags & PF_SSE))
+	if (unlikely(src->plan.flags & (PF_SSE | PF_GRPC)))
 		ex_adopt_events(dst, src);
 }
 
@@ -150,7 +158,7 @@ void ex_respond(struct exch *x, const struct gen_conf *gc, int64_t now_ns)
 {
 	const struct plan *p = &x->plan;
 
-	if (unlikely(p->flags & (PF_ECHOBODY | PF_SSE)))
+	if (unlikely(p->flags & (PF_ECHOBODY | PF_SSE | PF_GRPC)))
 		x->rs.text = (struct ist){ x->echo, x->echo_len };
 	resp_build(&x->rs, &x->rq, p, gc->id, now_ns);
 	x->out_off = 0;

@@ -12,6 +12,7 @@
 #define RQ_CAN_CHUNK 0x02 /* the protocol can frame a body without a length */
 #define RQ_EARLY     0x04 /* it came in TLS early data (0-RTT): X-rsp says early=1 */
 #define RQ_GET       0x08 /* GET: a Range applies (RFC 9110 14.2) */
+#define RQ_GRPC      0x10 /* Content-Type application/grpc (h2, h3): answered as gRPC */
 
 struct hreq {
 	uint32_t flags;

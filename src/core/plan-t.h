@@ -33,6 +33,7 @@
 #define PF_ECHOBODY  0x00200000 /* E=2: body = the request body */
 #define PF_VARY      0x00400000 /* V=Name: Vary: Name, X-Hxterm-Vary: its value */
 #define PF_SSE       0x00800000 /* sse=1: server-sent events, n= of s= bytes, d= apart */
+#define PF_GRPC      0x01000000 /* a gRPC call: n= messages of s= bytes, grpc-status in trailers */
 
 /* ws= */
 enum { WS_NONE, WS_ECHO, WS_GEN };

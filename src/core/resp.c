@@ -316,6 +316,8 @@ __attribute__((cold, noinline)) static void content_type_of(struct hresp *rs, co
 		return;
 	if (p->flags & PF_SSE)
 		ADD_STATIC(rs, "Content-Type", "content-type", "text/event-stream");
+	else if (p->flags & PF_GRPC)
+		ADD_STATIC(rs, "Content-Type", "content-type", "application/grpc");
 	else if (ct.len)
 		add_field(rs, "Content-Type", "content-type", ct.ptr, ct.len);
 	else
@@ -415,7 +417,7 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 	rs->from = 0;
 	rs->cache = !(p->flags & PF_NOCACHE);
 	rs->src = (p->flags & PF_RANDOM) ? BODY_RANDOM : BODY_PATTERN;
-	if (p->flags & (PF_ECHO | PF_ECHOBODY | PF_SSE)) {
+	if (p->flags & (PF_ECHO | PF_ECHOBODY | PF_SSE | PF_GRPC)) {
 		rs->src = BODY_TEXT;
 		if (p->flags & PF_ECHO)
 			rs->text = rq->echo; /* WHY not E=2's nor sse=1's: ex_respond set them */
@@ -427,7 +429,7 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 		b = validate(rs, rq, p, b, &size, &v);
 	rs->reason = resp_reason(rs->status);
 	resp_frame(rs, rq, p, size);
-	if (unlikely(p->flags & (PF_ECHOBODY | PF_SSE)))
+	if (unlikely(p->flags & (PF_ECHOBODY | PF_SSE | PF_GRPC)))
 		content_type_of(rs, rq, p);
 	else if (status_has_body(rs->status))
 		ADD_STATIC(rs, "Content-Type", "content-type", "text/plain");

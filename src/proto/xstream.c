@@ -101,6 +101,10 @@ static void field_at(struct xstream *s, const uint8_t *n, size_t nl, const uint8
 		if (n[0] == ':' && !memcmp(n, ":protocol", 9) && vl == 9 && !strncasecmp((const char *)v, "websocket", 9))
 			s->flags |= XS_WSPROTO;
 		break;
+	case 12:
+		if (n[0] == 'c' && vl >= 16 && !memcmp(n, "content-type", 12) && !strncasecmp((const char *)v, "application/grpc", 16))
+			s->flags |= XS_GRPC;
+		break;
 	case 13:
 		if (n[0] == 'i' && !memcmp(n, "if-none-match", 13))
 			AT(inm, vl);
@@ -168,7 +172,7 @@ void xs_headers_done(struct xstream *s, struct rng *r)
 	rq->t_head = clock_ns();
 	rq->head_size = s->hb_len;
 	rq->flags = (s->flags & XS_HEAD ? RQ_HEAD : 0) | (s->flags & XS_GET ? RQ_GET : 0) |
-		    (s->flags & XS_EARLY ? RQ_EARLY : 0) | RQ_CAN_CHUNK;
+		    (s->flags & XS_EARLY ? RQ_EARLY : 0) | (s->flags & XS_GRPC ? RQ_GRPC : 0) | RQ_CAN_CHUNK;
 	rq->target = (struct ist){ s->hb + s->path_off, s->path_len };
 	rq->inm = (struct ist){ s->hb + s->inm_off, s->inm_len };
 	/* WHY one test: most requests have none, and xs_init zeroed them */

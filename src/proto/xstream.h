@@ -29,6 +29,7 @@
 #define XS_CONNECT   0x400 /* :method CONNECT */
 #define XS_WSPROTO   0x800 /* :protocol websocket (RFC 8441) */
 #define XS_GET       0x1000 /* :method GET */
+#define XS_GRPC      0x2000 /* content-type application/grpc... */
 
 struct xstream;
 
