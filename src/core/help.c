@@ -72,8 +72,16 @@
 "             resumes after that id (none left: 204); x=/X= count\n" \
 "             event bytes; h1 chunked, an event a chunk (b=0: close)\n" \
 "  retry=<ms> sse=1: a 'retry: <ms>' line in each event\n" \
-"  n=<n>      ws=gen: how many messages; sse=1: events           1\n" \
+"  n=<n>      ws=gen, gRPC: how many messages; sse=1: events     1\n" \
 "  h          this page (so is an empty query: /?)\n" \
+"gRPC: a request with Content-Type application/grpc (h2, h3) is a call,\n" \
+"answered whatever its method: the query from its x-hxterm metadata, n=\n" \
+"messages of s= pattern bytes in field 1, d= apart; grpc-status from r=\n" \
+"(200 OK, 400 INVALID_ARGUMENT, 401 UNAUTHENTICATED, 403 PERMISSION_DENIED,\n" \
+"404 NOT_FOUND, 409 ALREADY_EXISTS, 412 FAILED_PRECONDITION, 416\n" \
+"OUT_OF_RANGE, 429 RESOURCE_EXHAUSTED, 499 CANCELLED, 500 INTERNAL, 501\n" \
+"UNIMPLEMENTED, 503 UNAVAILABLE, 504 DEADLINE_EXCEEDED, else UNKNOWN);\n" \
+"grpc-timeout ends it DEADLINE_EXCEEDED; x= resets the stream.\n" \
 "A GET's Range (one range: bytes=a-b, a-, -n) gets a 206 with the pattern\n" \
 "at that offset and Content-Range, or a 416 past the end; If-Range with\n" \
 "the ETag or the Last-Modified date, else the whole body. Several ranges,\n" \
