@@ -419,7 +419,10 @@ static void usage(FILE *f)
 	      "  HTTP/1.1), h2c://host:port/path (HTTP/2 by prior knowledge),\n"
 	      "  ws://host:port/path, wss://... (WebSocket: each request a message; echo:\n"
 	      "  one of --body bytes (64) sent, its echo timed and checked; a path with\n"
-	      "  ws=gen: each message the server sends, timed from the one before)\n", f);
+	      "  ws=gen: each message the server sends, timed from the one before),\n"
+	      "  grpc://host:port/Service/Method?QUERY, grpcs://... (gRPC calls on h2: an\n"
+	      "  empty message each, the query as x-hxterm metadata; calls counted by\n"
+	      "  grpc-status, their messages counted)\n", f);
 	opt_usage(f, rows, 18);
 }
 
@@ -634,6 +637,10 @@ void lc_cli(int argc, char **argv)
 	lc_opts.series_us = lc_opts.interval_us ? lc_opts.interval_us :
 			    lc_opts.html || lc_opts.json || lc_opts.server_pid || lc_opts.metrics || lc_opts.hlog ?
 			    1000000 : 0;
+	if (lc_target.grpc) { /* WHY: a call is a POST of one message, here an empty one */
+		lc_opts.method = "POST";
+		lc_opts.body = 5;
+	}
 	for (int i = 0; i < lc_target.npaths; i++)
 		build_request(&lc_target.paths[i]);
 }

@@ -39,6 +39,9 @@ struct lc_ex {
 	uint64_t sse_ts;             /* ... the send time (epoch us) being read */
 	uint64_t sse_prev_ts, sse_prev_at; /* ... the last event's send time and coming (epoch us) */
 	void *sse_z;                 /* ... a gzip body's inflater (a proxy's compression), or NULL */
+	uint8_t grpc_st;             /* grpc://: the grpc-status + 1, 0: none came */
+	uint8_t gr_head;             /* ... bytes of the message prefix still to read (0: in a message) */
+	uint32_t gr_left;            /* ... the message's bytes still to read */
 };
 
 struct lc_thread;
@@ -185,6 +188,8 @@ void lc_sse_feed(struct lc_ex *e, const char *p, size_t n);
 void lc_sse_gzip(struct lc_ex *e);
 /* ... and the inflater freed when the exchange ends */
 void lc_sse_done(struct lc_ex *e);
+/* grpc://: <n> body bytes of <e> read as length-prefixed messages */
+void lc_grpc_feed(struct lc_ex *e, const char *p, size_t n);
 /* the thread running (its figures, for what is fed bytes without it) */
 extern __thread struct lc_thread *lc_self;
 /* reads X-rsp into <e> */

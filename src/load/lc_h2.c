@@ -31,6 +31,8 @@ static int header_cb(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 		lc_xrsp(e, (const char *)v, vl);
 	else if (nl == 16 && !memcmp(n, "x-hxterm-ignored", 16))
 		lc_ignored(((struct lc_conn *)user)->t, (const char *)v, vl);
+	else if (nl == 11 && !memcmp(n, "grpc-status", 11) && vl >= 1 && vl <= 2)
+		e->grpc_st = (uint8_t)(1 + (vl == 1 ? v[0] - '0' : (v[0] - '0') * 10 + v[1] - '0'));
 	return 0;
 }
 
@@ -76,7 +78,7 @@ static ssize_t body_cb(nghttp2_session *s, int32_t id, uint8_t *buf, size_t len,
 	size_t n = (size_t)MIN((uint64_t)len, *left);
 
 	(void)src, (void)user;
-	memset(buf, 'u', n);
+	memset(buf, lc_tg->grpc ? 0 : 'u', n); /* gRPC: an empty message */
 	*left -= n;
 	if (!*left)
 		*flags |= NGHTTP2_DATA_FLAG_EOF;
@@ -87,7 +89,7 @@ static void submit(nghttp2_session *s, struct lc_ex *e)
 {
 	const struct lc_opts *o = lc_o;
 	const struct lc_target *tg = lc_tg;
-	nghttp2_nv nv[4 + 32];
+	nghttp2_nv nv[4 + 3 + 32];
 	size_t n = 0;
 	nghttp2_data_provider prd = { .read_callback = body_cb };
 
@@ -96,6 +98,12 @@ static void submit(nghttp2_session *s, struct lc_ex *e)
 	NV(":scheme", tg->tls ? "https" : "http", tg->tls ? 5 : 4);
 	NV(":authority", tg->authority, strlen(tg->authority));
 	NV(":path", tg->paths[e->path].path, strlen(tg->paths[e->path].path));
+	if (tg->grpc) {
+		NV("content-type", "application/grpc", 16);
+		NV("te", "trailers", 8);
+		if (tg->paths[e->path].meta)
+			NV("x-hxterm", tg->paths[e->path].meta, strlen(tg->paths[e->path].meta));
+	}
 	for (int i = 0; i < o->nhdrs; i++) {
 		const char *colon = strchr(o->hdrs[i], ':');
 		static __thread char lname[32][128];

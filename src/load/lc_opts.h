@@ -77,6 +77,7 @@ struct lc_opts {
 /* one path of the target (--urls gives several, with weights) */
 struct lc_path {
 	char *path;
+	const char *meta;            /* grpc://: the URL's query, sent as x-hxterm metadata, or NULL */
 	char *req;                   /* its HTTP/1 request */
 	size_t reqlen;
 	double cum;                  /* cumulative weight, 0..1 */
@@ -85,6 +86,7 @@ struct lc_path {
 struct lc_target {
 	enum lc_proto proto;         /* LC_AUTO: TLS with ALPN */
 	int tls;
+	int grpc;                    /* grpc://, grpcs://: gRPC calls on h2 */
 	struct sockaddr_storage addr; /* where connections go */
 	socklen_t alen;
 	char host[256];              /* the URL's host, brackets removed */

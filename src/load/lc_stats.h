@@ -8,6 +8,16 @@
 #include "hist.h"
 #include "lc_opts.h"
 
+/* gRPC's status codes, 0 (OK) to 16 (UNAUTHENTICATED), then "none" (a
+ * call without grpc-status): one list for the names, the JSON and merge */
+#define LC_GRPC_LIST(X) X(0, "OK") X(1, "CANCELLED") X(2, "UNKNOWN") X(3, "INVALID_ARGUMENT") \
+	X(4, "DEADLINE_EXCEEDED") X(5, "NOT_FOUND") X(6, "ALREADY_EXISTS") X(7, "PERMISSION_DENIED") \
+	X(8, "RESOURCE_EXHAUSTED") X(9, "FAILED_PRECONDITION") X(10, "ABORTED") X(11, "OUT_OF_RANGE") \
+	X(12, "UNIMPLEMENTED") X(13, "INTERNAL") X(14, "UNAVAILABLE") X(15, "DATA_LOSS") \
+	X(16, "UNAUTHENTICATED") X(17, "none")
+#define LC_GRPC_CODES 17
+extern const char *const lc_grpc_names[LC_GRPC_CODES + 1];
+
 /* error kinds, as reported */
 enum lc_err { E_CONNECT, E_TLS, E_TIMEOUT, E_RESET, E_PROTOCOL, E_BODY, E_MAX };
 
@@ -40,6 +50,8 @@ struct lc_stats {
 	uint64_t by_proto[LC_NPROTO]; /* connections by protocol */
 	uint64_t srv_cpu_us;         /* --server-pid: its CPU time in the window */
 	uint64_t bunched;            /* --sse: events that came with the one before, though sent well after it */
+	uint64_t grpc[LC_GRPC_CODES + 1]; /* grpc://: calls by grpc-status (the last: none came) */
+	uint64_t grpc_msgs;          /* ... the messages they brought */
 };
 
 /* the distributions each interval keeps too: what compare resamples */

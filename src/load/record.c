@@ -52,7 +52,7 @@ int lc_take(struct lc_conn *c, struct lc_ex *e)
 	t->fresh -= !c->taken++;
 	if (unlikely(e->sse_z != NULL))
 		lc_sse_done(e);
-	*e = (struct lc_ex){ .t0 = due, .sent_us = now, .server_us = UINT64_MAX, .announced = -1,
+	*e = (struct lc_ex){ .t0 = due, .sent_us = now, .server_us = UINT64_MAX, .announced = -1, .gr_head = 5,
 			     .path = path_pick(t), .counted = lc_in_window(t, due) };
 	if (e->counted) {
 		t->st.sent++;
@@ -73,8 +73,11 @@ void lc_head(struct lc_conn *c, struct lc_ex *e, unsigned status)
 
 void lc_verify(struct lc_ex *e, const char *p, size_t n)
 {
-	if (unlikely(lc_o->sse)) {
-		lc_sse_feed(e, p, n);
+	if (unlikely(lc_o->sse || lc_tg->grpc)) {
+		if (lc_o->sse)
+			lc_sse_feed(e, p, n);
+		else
+			lc_grpc_feed(e, p, n);
 		e->bytes += n;
 		return;
 	}
@@ -230,6 +233,8 @@ void lc_record(struct lc_conn *c, struct lc_ex *e)
 	st->verified_bytes += lc_o->verify && !e->random ? e->bytes : 0;
 	if (e->status >= 100 && e->status < LC_STATUS_MAX)
 		st->status[e->status]++;
+	if (unlikely(lc_tg->grpc))
+		st->grpc[e->grpc_st && e->grpc_st <= LC_GRPC_CODES ? e->grpc_st - 1 : LC_GRPC_CODES]++;
 	st->non2xx += e->status < 200 || e->status > 299;
 	st->end_answered += t->closed_us != 0;
 	record_times(st, lc_o->series_us ? t->ival.h : NULL, e, now, lat, lc_open_loop());

@@ -7,6 +7,9 @@
 #include "common.h"
 #include "lc_stats.h"
 
+#define G(k, name) name,
+const char *const lc_grpc_names[LC_GRPC_CODES + 1] = { LC_GRPC_LIST(G) };
+#undef G
 const char *const lc_err_names[E_MAX] = { "connect", "tls", "timeout", "reset", "protocol", "body" };
 /* the JSON names; the text rows drop "_ms" */
 const char *const lc_hist_names[H_MAX] = { "latency", "server", "other", "queue", "ttfb", "body",
@@ -29,6 +32,10 @@ const struct lc_counter lc_counters[] = {
 	C("connections", "h3", by_proto[LC_H3]), C("connections", "ws", by_proto[LC_WS]),
 	C("server_cpu", "us", srv_cpu_us), C("verify", "bodies", verified), C("verify", "bytes", verified_bytes),
 	C("events", "bunched", bunched),
+#define G(k, name) C("grpc", name, grpc[k]),
+	LC_GRPC_LIST(G)
+#undef G
+	C("grpc", "messages", grpc_msgs),
 };
 #undef C
 const size_t lc_ncounters = ARRAY_SIZE(lc_counters);
@@ -140,6 +147,30 @@ static double mean_rpc(const struct lc_stats *T)
 }
 
 /* the counters of <group>, each as ", \"name\": n" */
+/* grpc://: the calls that came to an end, with a status or without */
+static uint64_t grpc_calls(const struct lc_stats *T)
+{
+	uint64_t n = 0;
+
+	for (int k = 0; k <= LC_GRPC_CODES; k++)
+		n += T->grpc[k];
+	return n;
+}
+
+/* grpc://: "grpc     OK 98, UNAVAILABLE 2; 400 messages" */
+static void grpc_text(FILE *f, const struct lc_stats *T)
+{
+	const char *sep = " ";
+
+	fprintf(f, "grpc    ");
+	for (int k = 0; k <= LC_GRPC_CODES; k++)
+		if (T->grpc[k]) {
+			fprintf(f, "%s%s %llu", sep, lc_grpc_names[k], (unsigned long long)T->grpc[k]);
+			sep = ", ";
+		}
+	fprintf(f, "; %llu messages\n", (unsigned long long)T->grpc_msgs);
+}
+
 static void counters_json(FILE *f, const struct lc_stats *T, const char *group)
 {
 	for (size_t k = 0; k < lc_ncounters; k++)
@@ -227,6 +258,8 @@ void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, 
 	counters_json(f, T, "verify");
 	fprintf(f, "}, \"events\": {\"n\": %llu", (unsigned long long)T->h[H_EVENT].n);
 	counters_json(f, T, "events");
+	fprintf(f, "}, \"grpc\": {\"calls\": %llu", (unsigned long long)grpc_calls(T));
+	counters_json(f, T, "grpc");
 	fprintf(f, "}");
 	if (m->probe.ok)
 		fprintf(f, ", \"probe\": {\"rate\": %g, \"requests\": %llu, \"errors\": %llu, \"latency_ms\": "
@@ -343,7 +376,10 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	for (int s = 0; s < LC_STATUS_MAX; s++)
 		if (T->status[s])
 			fprintf(f, " %d: %llu", s, (unsigned long long)T->status[s]);
-	fprintf(f, "\n%-10s %8s %8s %8s %8s %8s %8s %8s %8s %8s  (ms)\n", "", "min", "mean", "stddev", "p50", "p90",
+	fprintf(f, "\n");
+	if (grpc_calls(T))
+		grpc_text(f, T);
+	fprintf(f, "%-10s %8s %8s %8s %8s %8s %8s %8s %8s %8s  (ms)\n", "", "min", "mean", "stddev", "p50", "p90",
 		"p99", "p99.9", "p99.99", "max");
 	for (int i = 0; i < H_RPC; i++)
 		if (i == H_LAT || T->h[i].n)

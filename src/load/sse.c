@@ -1,4 +1,4 @@
-/* hxload --sse: server-sent events read as they come, each one's delay from the send time on its data: line, and the ones that came bunched. */
+/* hxload --sse and grpc://: a body read as it comes, as server-sent events (each one's delay, the ones that came bunched) or as gRPC messages (counted). */
 #include <stdlib.h>
 #include <time.h>
 #include <zlib.h>
@@ -114,4 +114,26 @@ void lc_sse_feed(struct lc_ex *e, const char *p, size_t n)
 		if (r != Z_OK)
 			break;
 	} while (z->avail_in || !z->avail_out);
+}
+
+void lc_grpc_feed(struct lc_ex *e, const char *p, size_t n)
+{
+	while (n) {
+		if (e->gr_head) { /* the prefix: a flag byte, then the length, big-endian */
+			if (e->gr_head <= 4)
+				e->gr_left = e->gr_left << 8 | (uint8_t)*p;
+			p++, n--;
+			if (--e->gr_head)
+				continue;
+			if (e->counted)
+				lc_self->st.grpc_msgs++;
+		} else {
+			size_t k = MIN(n, (size_t)e->gr_left);
+
+			p += k, n -= k;
+			e->gr_left -= (uint32_t)k;
+		}
+		if (!e->gr_head && !e->gr_left)
+			e->gr_head = 5;
+	}
 }

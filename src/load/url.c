@@ -66,7 +66,7 @@ void lc_url_parse(const char *url, int first)
 	struct lc_target *tg = &lc_target;
 	const char *p, *end, *hp;
 	char host[256], portbuf[8];
-	int tls = 0, port;
+	int tls = 0, port, grpc = 0;
 	enum lc_proto proto = LC_AUTO;
 	size_t hl;
 	struct lc_path *np;
@@ -81,8 +81,12 @@ void lc_url_parse(const char *url, int first)
 		p = url + 5, port = 80, proto = LC_WS;
 	else if (!strncmp(url, "wss://", 6))
 		p = url + 6, port = 443, tls = 1, proto = LC_WS;
+	else if (!strncmp(url, "grpc://", 7))
+		p = url + 7, port = 80, proto = LC_H2, grpc = 1;
+	else if (!strncmp(url, "grpcs://", 8))
+		p = url + 8, port = 443, tls = 1, proto = LC_H2, grpc = 1;
 	else
-		lc_die("bad URL '%s': use http://, https://, h2c://, ws:// or wss://", url);
+		lc_die("bad URL '%s': use http://, https://, h2c://, ws://, wss://, grpc:// or grpcs://", url);
 	end = p + strcspn(p, "/?#");
 	hl = (size_t)(end - p);
 	if (!hl)
@@ -122,12 +126,13 @@ void lc_url_parse(const char *url, int first)
 			lc_die("bad URL '%s': a space or control character in the path (encode it)", url);
 	if (first) {
 		tg->tls = tls;
+		tg->grpc = grpc;
 		tg->proto = proto;
 		tg->port = port;
 		snprintf(tg->host, sizeof(tg->host), "%s", host);
 		snprintf(tg->authority, sizeof(tg->authority), "%.*s", (int)hl, p);
 		tg->url = url;
-	} else if (tls != tg->tls || proto != tg->proto || port != tg->port || strcmp(host, tg->host)) {
+	} else if (tls != tg->tls || grpc != tg->grpc || proto != tg->proto || port != tg->port || strcmp(host, tg->host)) {
 		lc_die("--urls: '%s' is not on the first URL's scheme, host and port", url);
 	}
 	np = realloc(tg->paths, (size_t)(tg->npaths + 1) * sizeof(*np));
@@ -138,6 +143,14 @@ void lc_url_parse(const char *url, int first)
 	if (!np[tg->npaths].path)
 		lc_die("%s", "out of memory");
 	sprintf(np[tg->npaths].path, "%s%s", *end == '/' ? "" : "/", end);
+	if (grpc) { /* WHY: a gRPC method has no query; hxterm reads it from the x-hxterm metadata */
+		char *q = strchr(np[tg->npaths].path, '?');
+
+		if (q) {
+			*q = 0;
+			np[tg->npaths].meta = q + 1;
+		}
+	}
 	weights[tg->npaths++] = 1;
 }
 

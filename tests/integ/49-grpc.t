@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# gRPC calls answered from x-hxterm metadata, with Debian's python3-grpcio as the client: unary and server-streaming messages of the pattern, grpc-status from r=, grpc-timeout as a deadline, a reset; the trailers seen by nghttp; the same through nginx grpc_pass and HAProxy proto h2.
+# gRPC calls answered from x-hxterm metadata, with Debian's python3-grpcio as the client: unary and server-streaming messages of the pattern, grpc-status from r=, grpc-timeout as a deadline, a reset; the trailers seen by nghttp; the same through nginx grpc_pass and HAProxy proto h2; hxload grpc:// counting calls by status and their messages, direct and through nginx.
 use strict;
 use warnings;
 use FindBin;
@@ -21,6 +21,19 @@ sub call {
     return eval { decode_json($out) } // { code => "no answer: $out", messages => [] };
 }
 
+my $hxload = $ENV{HXLOAD} // "$FindBin::Bin/../../build/hxload";
+
+# hxload grpc://: calls by grpc-status, their messages
+sub load {
+    my ($to, $via) = @_;
+    my $out = `$hxload -q --json -c 2 -R 200 -d 1.5 'grpc://127.0.0.1:$to/hx.Any/Stream?s=200&n=3&r=200:80+503' 2>&1`;
+    my $g = eval { decode_json($out)->{grpc} } // {};
+    my ($ok, $un) = ($g->{OK} // 0, $g->{UNAVAILABLE} // 0);
+    ok($ok > 100 && $un > 10 && $ok + $un == ($g->{calls} // -1) && !$g->{none},
+       "$via: hxload grpc:// counts calls by status: OK $ok, UNAVAILABLE $un of " . ($g->{calls} // '?')) or diag($out);
+    is($g->{messages}, 3 * $ok, "$via: ... three messages each OK call, none an error's ($g->{messages})");
+}
+
 # the same checks on a target: direct, or through a proxy
 sub checks {
     my ($to, $via) = @_;
@@ -40,6 +53,7 @@ sub checks {
 }
 
 checks($port, 'direct');
+load($port, 'direct');
 my $r = call($port, 'unary', 't=800', 0.3);
 ok($r->{code} eq 'DEADLINE_EXCEEDED' && $r->{seconds} < 0.75, "grpc-timeout 300m before a wait of 800 ms: DEADLINE_EXCEEDED at $r->{seconds} s");
 $r = call($port, 'stream', 's=10&n=10&d=100', 0.35);
@@ -59,8 +73,9 @@ SKIP: {
     my $dir = tempdir(CLEANUP => 1);
     my $np = free_port();
     my $ngx = nginx_run($dir, $np, "http {\n    server { listen 127.0.0.1:$np http2; location / { grpc_pass grpc://127.0.0.1:$port; } }\n}\n");
-    skip 'no nginx', 6 unless $ngx;
+    skip 'no nginx', 8 unless $ngx;
     checks($np, 'nginx grpc_pass');
+    load($np, 'nginx grpc_pass');
     kill 'TERM', $ngx;
     waitpid($ngx, 0);
 }
