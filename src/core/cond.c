@@ -1,8 +1,10 @@
 /* Conditional and range requests: Last-Modified per target and its IMF-fixdate, If-Modified-Since, one Range (bytes=a-b, a-, -n) and If-Range. */
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
+#include "body.h"
 #include "cond.h"
 
 #define COND_BASE 1767225600 /* 2026-01-01T00:00:00Z */
@@ -63,17 +65,11 @@ static int digits(const char **p, const char *end, uint64_t *v)
 	return *p > s ? 0 : -1;
 }
 
-enum cond_range cond_range(struct ist range, uint64_t size, uint64_t *from, uint64_t *len)
+/* one range spec of <size> bytes in [p, end): "a-b", "a-", "-n" */
+static enum cond_range one(const char *p, const char *end, uint64_t size, uint64_t *from, uint64_t *len)
 {
-	const char *p = range.ptr, *end = range.ptr + range.len;
 	uint64_t a, b;
 
-	if (range.len < 7 || strncasecmp(p, "bytes=", 6))
-		return COND_WHOLE;
-	for (p += 6; p < end && (*p == ' ' || *p == '\t'); p++)
-		;
-	if (p < end && memchr(p, ',', (size_t)(end - p)))
-		return COND_WHOLE; /* WHY whole: several ranges want multipart/byteranges, which we do not make */
 	if (p < end && *p == '-') { /* the last n bytes */
 		p++;
 		if (digits(&p, end, &b) < 0 || p != end)
@@ -96,6 +92,72 @@ enum cond_range cond_range(struct ist range, uint64_t size, uint64_t *from, uint
 	*from = a;
 	*len = MIN(b, size - 1) - a + 1;
 	return COND_PART;
+}
+
+enum cond_range cond_range(struct ist range, uint64_t size, struct hspan *sp, unsigned *n)
+{
+	const char *p = range.ptr, *end = range.ptr + range.len;
+	unsigned specs = 0;
+
+	*n = 0;
+	if (range.len < 7 || strncasecmp(p, "bytes=", 6))
+		return COND_WHOLE;
+	for (p += 6; p < end; specs++) {
+		const char *e = memchr(p, ',', (size_t)(end - p)), *q = e ? e : end, *t = q;
+		uint64_t from = 0, len = 0;
+		enum cond_range r;
+
+		while (p < q && (*p == ' ' || *p == '\t'))
+			p++;
+		while (t > p && (t[-1] == ' ' || t[-1] == '\t'))
+			t--;
+		r = one(p, t, size, &from, &len);
+		if (r == COND_WHOLE || (r == COND_PART && *n == COND_SPANS))
+			return COND_WHOLE; /* WHY whole: a bad spec, or more parts than we make, RFC 9110 lets us ignore */
+		if (r == COND_PART)
+			sp[(*n)++] = (struct hspan){ from, len };
+		p = e ? e + 1 : end;
+	}
+	if (!*n)
+		return specs ? COND_NONE : COND_WHOLE;
+	return *n == 1 ? COND_PART : COND_MULTI;
+}
+
+/* one part's head: CRLF, the boundary, its Content-Type and Content-Range */
+static size_t part_head(char *b, const struct hspan *s, uint64_t full)
+{
+	int n = snprintf(b, 160, "\r\n--" COND_BOUNDARY "\r\nContent-Type: text/plain\r\n"
+			 "Content-Range: bytes %llu-%llu/%llu\r\n\r\n", (unsigned long long)s->from,
+			 (unsigned long long)(s->from + s->len - 1), (unsigned long long)full);
+
+	return (size_t)n;
+}
+
+#define CLOSE_DELIM "\r\n--" COND_BOUNDARY "--\r\n"
+
+uint64_t cond_multipart(char *out, const struct hspan *sp, unsigned n, uint64_t full, int random)
+{
+	char head[160];
+	uint64_t at = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		size_t h = part_head(head, &sp[i], full);
+
+		if (out)
+			memcpy(out + at, head, h);
+		at += h;
+		for (uint64_t off = 0; out && off < sp[i].len;) {
+			const char *src;
+			size_t k = body_slice(sp[i].from + off, (size_t)MIN(sp[i].len - off, (uint64_t)SIZE_MAX), random, &src);
+
+			memcpy(out + at + off, src, k);
+			off += k;
+		}
+		at += sp[i].len;
+	}
+	if (out)
+		memcpy(out + at, CLOSE_DELIM, sizeof(CLOSE_DELIM) - 1);
+	return at + sizeof(CLOSE_DELIM) - 1;
 }
 
 int cond_if_range(struct ist v, const char *tag, size_t taglen, const char *date)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "msg-t.h"
 
 #define COND_DATE_LEN 29 /* "Sun, 06 Nov 1994 08:49:37 GMT" */
 
@@ -18,12 +19,19 @@ void cond_date(char *out, int64_t t);
  * is a 304), 0 otherwise or when it is not a date. */
 int cond_not_modified(struct ist ims, int64_t lm);
 
-/* A Range of <size> bytes: COND_WHOLE (none, or not one we serve: several
- * ranges, another unit, a bad syntax, all of which RFC 9110 lets a server
- * ignore), COND_PART with [*from, *from + *len), or COND_NONE (a range
- * that starts at or past the end: 416). */
-enum cond_range { COND_WHOLE, COND_PART, COND_NONE };
-enum cond_range cond_range(struct ist range, uint64_t size, uint64_t *from, uint64_t *len);
+/* A Range of <size> bytes: COND_WHOLE (none, or not one we serve: another
+ * unit, a bad syntax, over COND_SPANS parts, all of which RFC 9110 lets a
+ * server ignore), COND_PART with one part in <sp>, COND_MULTI with <*n>
+ * (several ranges, a multipart/byteranges answer), or COND_NONE (every
+ * range starts at or past the end: 416). */
+enum cond_range { COND_WHOLE, COND_PART, COND_NONE, COND_MULTI };
+#define COND_SPANS 8
+enum cond_range cond_range(struct ist range, uint64_t size, struct hspan *sp, unsigned *n);
+/* multipart/byteranges of the body's <n> parts <sp> (the pattern, or
+ * random bytes) of a <full> body: its length, and its bytes into <out>
+ * when not NULL */
+#define COND_BOUNDARY "hxterm-byteranges"
+uint64_t cond_multipart(char *out, const struct hspan *sp, unsigned n, uint64_t full, int random);
 /* If-Range: whether <v> names this representation, by its strong entity
  * tag (<tag>, NULL: none sent) or its exact Last-Modified date (<date>,
  * NULL: none sent); no If-Range matches too. */

@@ -5,6 +5,7 @@
 
 #include "body.h"
 #include "common.h"
+#include "cond.h"
 #include "gen.h"
 #include "grpc.h"
 #include "resp.h"
@@ -154,6 +155,26 @@ void ex_adopt(struct exch *dst, const struct exch *src, const char *echo)
 
 /* ---------- the response ---------- */
 
+/* several ranges: the multipart/byteranges body made, the parts' bytes
+ * copied; without memory the answer is cut (reset) after its head */
+static void ex_multipart(struct exch *x)
+{
+	struct hresp *rs = &x->rs;
+	char *b = rs->body > x->echo_cap ? realloc(x->echo, (size_t)rs->body) : x->echo;
+
+	if (!b) {
+		x->plan.flags |= PF_RESET;
+		x->plan.fault_at = 0;
+		return;
+	}
+	x->echo = b;
+	x->echo_cap = MAX(x->echo_cap, (uint32_t)rs->body);
+	x->echo_len = (uint32_t)rs->body;
+	cond_multipart(b, rs->spans, rs->nspans, rs->full, rs->src == BODY_RANDOM);
+	rs->src = BODY_TEXT;
+	rs->text = (struct ist){ b, x->echo_len };
+}
+
 void ex_respond(struct exch *x, const struct gen_conf *gc, int64_t now_ns)
 {
 	const struct plan *p = &x->plan;
@@ -161,6 +182,8 @@ void ex_respond(struct exch *x, const struct gen_conf *gc, int64_t now_ns)
 	if (unlikely(p->flags & (PF_ECHOBODY | PF_SSE | PF_GRPC)))
 		x->rs.text = (struct ist){ x->echo, x->echo_len };
 	resp_build(&x->rs, &x->rq, p, gc->id, now_ns);
+	if (unlikely(x->rs.nspans) && x->rs.body)
+		ex_multipart(x);
 	x->out_off = 0;
 	x->out_end = x->rs.body;
 	if ((p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at < x->out_end)

@@ -44,6 +44,9 @@
 "             2025); If-Modified-Since not before it -> 304\n" \
 "  m=<s>      Cache-Control: max-age=s (with c=0: no-cache too)\n" \
 "  M=<s>      Cache-Control: s-maxage=s\n" \
+"  cc=<d+d>   Cache-Control directives: public, private, no-store,\n" \
+"             must-revalidate, immutable, no-transform ('+' between)\n" \
+"  age=<s>    Age: s (an answer already s seconds old)\n" \
 "  V=<name>   Vary: name, and X-Hxterm-Vary: the value it answered for\n" \
 "  p=<n>      send the body in pieces of at most n bytes        off\n" \
 "  d=<ms>     with p=, pause this long between pieces           0\n" \
@@ -84,9 +87,11 @@
 "grpc-timeout ends it DEADLINE_EXCEEDED; x= resets the stream.\n" \
 "A GET's Range (one range: bytes=a-b, a-, -n) gets a 206 with the pattern\n" \
 "at that offset and Content-Range, or a 416 past the end; If-Range with\n" \
-"the ETag or the Last-Modified date, else the whole body. Several ranges,\n" \
-"and bodies cut or framed by k=, b=, p=, x=, X=, E=1, get the whole body.\n" \
-"With e=, L=, m= or M=, a rangeable 200 says Accept-Ranges: bytes.\n" \
+"the ETag or the Last-Modified date, else the whole body. Several ranges\n" \
+"(8 at most) get a 206 multipart/byteranges; bodies cut or framed by k=,\n" \
+"b=, p=, x=, X=, E=1 get the whole body. With e=, L=, m=, M=, cc=, age=\n" \
+"or V=, a rangeable 200 says Accept-Ranges: bytes, and X-Hxterm-Made\n" \
+"(epoch us) tells a cached answer from a fresh one.\n" \
 "\n" \
 "Response headers:\n" \
 "  X-req: size=<request head bytes>, time=<first byte to end of head> ms\n" \

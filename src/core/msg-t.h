@@ -32,6 +32,9 @@ struct hreq {
 
 #define RESP_MAX_FIELDS (13 + PLAN_MAX_FIELDS)
 
+/* a part of a body: a Range's */
+struct hspan { uint64_t from, len; };
+
 /* body sources */
 enum body_src {
 	BODY_PATTERN = 0,    /* the 50-byte-line pattern */
@@ -49,6 +52,9 @@ struct hresp {
 	int64_t clen;        /* Content-Length to announce, -1 none */
 	uint64_t body;       /* body bytes to send */
 	uint64_t from;       /* the offset of the first in the whole body (a Range's), else 0 */
+	uint8_t nspans;      /* several ranges: the multipart/byteranges parts (the generator makes the body) */
+	struct hspan spans[8];
+	uint64_t full;       /* ... of a body this long */
 	uint64_t pad;        /* header padding bytes still to emit */
 	struct ist text;     /* body for BODY_TEXT (E=2: the request body, set before resp_build) */
 	struct hfield f[RESP_MAX_FIELDS];

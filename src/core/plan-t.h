@@ -34,6 +34,12 @@
 #define PF_VARY      0x00400000 /* V=Name: Vary: Name, X-Hxterm-Vary: its value */
 #define PF_SSE       0x00800000 /* sse=1: server-sent events, n= of s= bytes, d= apart */
 #define PF_GRPC      0x01000000 /* a gRPC call: n= messages of s= bytes, grpc-status in trailers */
+#define PF_CC        0x02000000 /* cc=: Cache-Control directives (enum plan_cc) */
+#define PF_AGE       0x04000000 /* age=N: Age: N */
+
+/* cc= directives, each a bit of plan.cc, in the order Cache-Control says them */
+enum plan_cc { CC_PUBLIC = 1, CC_PRIVATE = 2, CC_NOSTORE = 4, CC_MUSTREV = 8, CC_IMMUTABLE = 16, CC_NOTRANSFORM = 32 };
+#define PLAN_CC_NAMES { "public", "private", "no-store", "must-revalidate", "immutable", "no-transform" }
 
 /* ws= */
 enum { WS_NONE, WS_ECHO, WS_GEN };
@@ -68,6 +74,8 @@ struct plan {
 	uint8_t vary_len;
 	uint64_t max_age;    /* m */
 	uint64_t s_maxage;   /* M */
+	uint64_t age;        /* age= */
+	uint8_t cc;          /* cc=: enum plan_cc bits */
 	uint8_t ws;          /* ws=: WS_NONE, WS_ECHO, WS_GEN */
 	uint64_t count;      /* n: WebSocket messages of ws=gen, events of sse=1 */
 	uint64_t retry_ms;   /* retry=: sse=1's retry: line, 0: none */

@@ -40,6 +40,7 @@ void plan_init(struct plan *p)
 	p->ws = WS_NONE;
 	p->count = 1;
 	p->retry_ms = 0;
+	p->cc = 0;
 	p->spec_s[0] = p->spec_d[0] = 0;
 	p->ign_len = 0;
 	p->dec_used = 0;
@@ -299,7 +300,29 @@ static int plan_ws(struct plan *p, const char *v, size_t vlen)
 	return 0;
 }
 
-/* the keys of more than one letter but ws=: sse=0|1, retry=MS. Returns 1
+/* cc=private+no-store: Cache-Control's directives by name, '+' between */
+static int plan_cc(struct plan *p, const char *v, size_t vlen)
+{
+	static const char *const names[] = PLAN_CC_NAMES;
+	const char *end = v + vlen;
+
+	while (v < end) {
+		const char *e = memchr(v, '+', (size_t)(end - v));
+		size_t n = (size_t)((e ? e : end) - v), i;
+
+		for (i = 0; i < ARRAY_SIZE(names); i++)
+			if (strlen(names[i]) == n && !memcmp(v, names[i], n))
+				break;
+		if (i == ARRAY_SIZE(names))
+			return -1;
+		p->cc |= (uint8_t)(1u << i);
+		v += n + 1;
+	}
+	p->flags |= p->cc ? PF_CC : 0;
+	return 0;
+}
+
+/* the keys of more than one letter but ws=: sse=0|1, retry=MS, cc=, age=. Returns 1
  * when taken, 0 when not one of them, -1 with <*err> when its value is bad */
 static int plan_word(struct plan *p, const char *k, size_t klen, const char *v, size_t vlen, const char **err)
 {
@@ -309,6 +332,16 @@ static int plan_word(struct plan *p, const char *k, size_t klen, const char *v, 
 		if (num_plain(v, vlen, &n, err) < 0 || n > 1)
 			return *err = "expected sse=1 (events) or sse=0", -1;
 		p->flags = n ? p->flags | PF_SSE : p->flags & ~PF_SSE;
+		return 1;
+	}
+	if (klen == 2 && !memcmp(k, "cc", 2))
+		return plan_cc(p, v, vlen) < 0 ? (*err = "expected cc=public, private, no-store, must-revalidate, "
+						  "immutable or no-transform, + between several", -1) : 1;
+	if (klen == 3 && !memcmp(k, "age", 3)) {
+		if (num_plain(v, vlen, &n, err) < 0 || n > 0xffffffffu)
+			return *err = "expected age=SECONDS", -1;
+		p->age = n;
+		p->flags |= PF_AGE;
 		return 1;
 	}
 	if (klen == 5 && !memcmp(k, "retry", 5)) {
@@ -388,7 +421,7 @@ static int plan_item(struct plan *p, const char *it, size_t len, struct rng *r,
 			return plan_fail(p, it, len, "expected ws=echo or ws=gen");
 		return 0;
 	}
-	if (eq - it > 2 && plan_word(p, it, (size_t)(eq - it), eq + 1, len - (size_t)(eq - it) - 1, &err) != 0)
+	if (eq - it >= 2 && plan_word(p, it, (size_t)(eq - it), eq + 1, len - (size_t)(eq - it) - 1, &err) != 0)
 		return err ? plan_fail(p, it, len, err) : 0;
 	if (eq - it != 1 || !(kind = kind_of(it[0])))
 		return plan_unknown(p, it, len, lim);

@@ -1,6 +1,7 @@
 /* The response generator: plan + request -> status, header fields, body plan. */
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "body.h"
 #include "clock.h"
@@ -93,13 +94,20 @@ static int etag_matches(struct ist inm, const char *tag, size_t len)
 	return 0;
 }
 
-/* Cache-Control from m= and M= (and c=0): "no-cache, max-age=60, s-maxage=600" */
+/* Cache-Control from cc=, m= and M= (and c=0): "no-cache, private, max-age=60, s-maxage=600" */
 static char *cache_control(struct hresp *rs, char *b, const struct plan *p)
 {
 	char *v = b;
 
+	static const char *const names[] = PLAN_CC_NAMES;
+
 	if (p->flags & PF_NOCACHE)
 		b = fmt_lit(b, "no-cache, ");
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (p->cc & (1u << i)) {
+			b = fmt_mem(b, names[i], strlen(names[i]));
+			b = fmt_lit(b, ", ");
+		}
 	if (p->flags & PF_MAXAGE) {
 		b = fmt_lit(b, "max-age=");
 		b = fmt_u64(b, p->max_age);
@@ -124,16 +132,28 @@ static int rangeable(const struct plan *p, const struct hresp *rs)
 
 /* A Range of <*size> bytes: 206 with <*size> its part (rs->from its start),
  * 416 with none; 1 when a Content-Range follows, 0 when the Range is ignored */
-static int ranged(struct hresp *rs, struct ist range, uint64_t *size)
+static int ranged(struct hresp *rs, struct ist range, uint64_t *size, int random)
 {
-	uint64_t from = 0, len = 0;
+	struct hspan sp[COND_SPANS];
+	unsigned n;
+	uint64_t m;
 
-	switch (cond_range(range, *size, &from, &len)) {
+	switch (cond_range(range, *size, sp, &n)) {
 	case COND_PART:
 		rs->status = 206;
-		rs->from = from;
-		*size = len;
+		rs->from = sp[0].from;
+		*size = sp[0].len;
 		return 1;
+	case COND_MULTI:
+		/* WHY 16 MiB: the generator makes it whole; beyond, the body is answered whole */
+		if ((m = cond_multipart(NULL, sp, n, *size, random)) > (16u << 20))
+			return 0;
+		rs->status = 206;
+		rs->full = *size;
+		rs->nspans = (uint8_t)n;
+		memcpy(rs->spans, sp, n * sizeof(*sp));
+		*size = m;
+		return 0;
 	case COND_NONE:
 		rs->status = 416;
 		*size = 0;
@@ -325,7 +345,7 @@ __attribute__((cold, noinline)) static void content_type_of(struct hresp *rs, co
 }
 
 /* the keys of a cache test: their fields, and Accept-Ranges */
-#define PF_CACHE (PF_ETAG | PF_LASTMOD | PF_MAXAGE | PF_SMAXAGE | PF_VARY)
+#define PF_CACHE (PF_ETAG | PF_LASTMOD | PF_MAXAGE | PF_SMAXAGE | PF_VARY | PF_CC | PF_AGE)
 
 /* what the validators and a Range decided, for the fields that say it */
 struct vd {
@@ -362,7 +382,20 @@ __attribute__((cold, noinline)) static char *validate(struct hresp *rs, const st
 	v->full = *size;
 	if (rq->range.len && rs->status == 200 && (rq->flags & RQ_GET) && rangeable(p, rs) &&
 	    cond_if_range(rq->if_range, v->tag, v->taglen, v->date))
-		v->crange = ranged(rs, rq->range, size);
+		v->crange = ranged(rs, rq->range, size, rs->src == BODY_RANDOM);
+	return b;
+}
+
+/* X-Hxterm-Made: when this answer was made (epoch us), so that one a cache
+ * kept tells itself from a fresh one */
+static char *made(struct hresp *rs, char *b)
+{
+	struct timespec ts;
+	char *v = b;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	b = fmt_u64(b, (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000);
+	add_field(rs, "X-Hxterm-Made", "x-hxterm-made", v, (size_t)(b - v));
 	return b;
 }
 
@@ -382,10 +415,17 @@ __attribute__((cold, noinline)) static char *cache_fields(struct hresp *rs, cons
 		else
 			ADD_STATIC(rs, "X-Hxterm-Vary", "x-hxterm-vary", "-");
 	}
-	if (p->flags & (PF_MAXAGE | PF_SMAXAGE))
+	if (p->flags & (PF_MAXAGE | PF_SMAXAGE | PF_CC))
 		b = cache_control(rs, b, p);
 	else if (!rs->cache)
 		ADD_STATIC(rs, "Cache-Control", "cache-control", "no-cache");
+	if (p->flags & PF_AGE) {
+		char *a = b;
+
+		b = fmt_u64(b, p->age);
+		add_field(rs, "Age", "age", a, (size_t)(b - a));
+	}
+	b = made(rs, b);
 	if (v->tag)
 		add_field(rs, "ETag", "etag", v->tag, v->taglen);
 	if (v->date)
@@ -415,6 +455,7 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 	rs->status = p->status;
 	rs->nf = 0;
 	rs->from = 0;
+	rs->nspans = 0;
 	rs->cache = !(p->flags & PF_NOCACHE);
 	rs->src = (p->flags & PF_RANDOM) ? BODY_RANDOM : BODY_PATTERN;
 	if (p->flags & (PF_ECHO | PF_ECHOBODY | PF_SSE | PF_GRPC)) {
@@ -431,6 +472,8 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 	resp_frame(rs, rq, p, size);
 	if (unlikely(p->flags & (PF_ECHOBODY | PF_SSE | PF_GRPC)))
 		content_type_of(rs, rq, p);
+	else if (unlikely(rs->nspans))
+		ADD_STATIC(rs, "Content-Type", "content-type", "multipart/byteranges; boundary=" COND_BOUNDARY);
 	else if (status_has_body(rs->status))
 		ADD_STATIC(rs, "Content-Type", "content-type", "text/plain");
 	if (unlikely(cache))

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# A cache in front: Cache-Control by key (m=, M=, c=0), Last-Modified (L=1) with If-Modified-Since, a Range (206 at the right offset, 416, If-Range) on h1, h2 and h3; then nginx's proxy_cache: a miss, a hit, a revalidation by If-Modified-Since, a range from the cache.
+# A cache in front: Cache-Control by key (m=, M=, c=0, cc=), Age, X-Hxterm-Made, Last-Modified (L=1) with If-Modified-Since, a Range (206 at the right offset, 416, If-Range; several: multipart/byteranges) on h1, h2 and h3; then nginx's proxy_cache: a miss, a hit, a revalidation by If-Modified-Since, a range from the cache, private and no-store never kept.
 use strict;
 use warnings;
 use FindBin;
@@ -28,6 +28,15 @@ my ($st, $h, $b) = get("$url/?s=100&m=60&M=600");
 is($h->{'cache-control'}, 'max-age=60, s-maxage=600', 'm=60&M=600: Cache-Control max-age and s-maxage');
 (undef, $h) = get("$url/?s=1&m=0&c=0");
 is($h->{'cache-control'}, 'no-cache, max-age=0', 'c=0&m=0: both said');
+(undef, $h) = get("$url/?s=1&cc=private+no-store&m=5&age=7");
+ok($h->{'cache-control'} eq 'private, no-store, max-age=5' && $h->{age} eq '7',
+   "cc=private+no-store&m=5&age=7: Cache-Control '$h->{'cache-control'}', Age: $h->{age}");
+my (undef, $ha) = get("$url/?s=1&m=5");
+my (undef, $hb) = get("$url/?s=1&m=5");
+ok($ha->{'x-hxterm-made'} && $hb->{'x-hxterm-made'} > $ha->{'x-hxterm-made'},
+   'X-Hxterm-Made: each fresh answer its own making time (epoch us)');
+my ($cst, undef, $cb) = get("$url/?cc=public+bogus");
+ok($cst == 400 && $cb =~ /expected cc=public, private/, 'cc=bogus: 400, names the directives');
 (undef, $h) = get("$url/?s=1");
 ok(!exists $h->{'cache-control'} && !exists $h->{'last-modified'} && !exists $h->{'accept-ranges'},
    'no key: no Cache-Control, Last-Modified or Accept-Ranges');
@@ -74,8 +83,8 @@ ok($st == 206 && $b eq pattern(7, 9993), 'bytes=-7: the last 7');
 ok($st == 206 && length($b) == 5000 && $h->{'content-range'} eq 'bytes 5000-9999/10000', 'an end past the body: cut to it');
 ($st, $h, $b) = get('-r', '10000-', "$url/?s=10000");
 ok($st == 416 && $h->{'content-range'} eq 'bytes */10000' && $b eq '', 'a start at the end: 416, bytes */10000');
-($st, undef, $b) = get('-r', '0-9,20-29', "$url/?s=100");
-ok($st == 200 && pattern_ok($b, 100), 'two ranges: the whole body, 200 (multipart is not made)');
+($st, undef, $b) = get('-r', '0-0,1-1,2-2,3-3,4-4,5-5,6-6,7-7,8-8', "$url/?s=100");
+ok($st == 200 && pattern_ok($b, 100), 'nine ranges: the whole body, 200 (8 parts at most)');
 ($st, undef, $b) = get('-H', 'Range: lines=1-2', "$url/?s=100");
 ok($st == 200 && pattern_ok($b, 100), 'another unit: ignored, 200');
 ($st) = get('-r', '0-9', "$url/?s=100&k=10");
@@ -97,7 +106,21 @@ ok($st == 200 && pattern_ok($b, 100), 'If-Range: another tag: the whole body, 20
 ($st, undef, $b) = get('-r', '0-9', '-H', 'If-Range: Sat, 01 Jan 2000 00:00:00 GMT', "$url/?s=100&e=1&L=1");
 is($st, 200, 'If-Range: another date: 200');
 
+# several ranges: multipart/byteranges, each part at its offset
+($st, $h, $b) = get('-r', '0-4,10-14,-3', "$url/?s=100");
+my @parts = $b =~ /\r\n--hxterm-byteranges\r\nContent-Type: text\/plain\r\nContent-Range: bytes (\d+)-(\d+)\/100\r\n\r\n/g;
+ok($st == 206 && $h->{'content-type'} eq 'multipart/byteranges; boundary=hxterm-byteranges' && "@parts" eq '0 4 10 14 97 99',
+   "three ranges: 206 multipart/byteranges, parts @parts");
+my @data = $b =~ /\r\n\r\n(.*?)\r\n--hxterm-byteranges/sg;
+is_deeply(\@data, [ pattern(5, 0), pattern(5, 10), pattern(3, 97) ], '... each part the pattern at its offset');
+like($b, qr/\r\n--hxterm-byteranges--\r\n\z/, '... closed by the final delimiter');
+is(length($b), $h->{'content-length'}, '... Content-Length its length');
+($st, $h, $b) = get('-r', '500-600,0-9', "$url/?s=100");
+ok($st == 206 && $h->{'content-range'} eq 'bytes 0-9/100' && $b eq pattern(10, 0), 'one of two satisfiable: a single part');
+
 # h2 and h3 carry them too
+($st, $h, $b) = get('-k', '--http2', '-r', '1-2,5-6', "https://127.0.0.1:$tport/?s=100");
+ok($st == 206 && $b =~ /bytes 1-2\/100.*bytes 5-6\/100/s, 'h2: several ranges, multipart');
 ($st, $h, $b) = get('-k', '--http2', '-r', '100-149', "https://127.0.0.1:$tport/?s=1000&L=1&m=5");
 ok($st == 206 && $b eq pattern(50, 100) && $h->{'content-range'} eq 'bytes 100-149/1000' && $h->{'last-modified'},
    'h2: 206 at its offset, Content-Range, Last-Modified');
@@ -127,7 +150,7 @@ http {
     }
 }
 EOF
-    skip 'no nginx', 14 unless $ng;
+    skip 'no nginx', 17 unless $ng;
     ok($ng, 'nginx with proxy_cache is up');
     my $n = "http://127.0.0.1:$np";
     my ($s1, $h1, $b1) = get("$n/?s=5000&L=1&m=2");
@@ -153,6 +176,14 @@ EOF
     is($seen{fr}[0][0], 'MISS', '... fr is another answer for nginx, not the cached en (Vary)');
     is($seen{fr}[1][0], 'HIT', '... then a hit of its own');
     is($seen{fr}[1][1], 'fr', '... whose value is fr');
+    my ($sm, $hm1) = get("$n/?s=50&m=60");
+    my (undef, $hm2) = get("$n/?s=50&m=60");
+    ok($hm2->{'x-cache'} eq 'HIT' && $hm2->{'x-hxterm-made'} eq $hm1->{'x-hxterm-made'},
+       'a hit carries the X-Hxterm-Made of the answer kept: a cached answer told from a fresh one');
+    for my $cc (qw(private no-store)) {
+        my @c = map { (get("$n/?s=50&m=60&cc=$cc"))[1]{'x-cache'} // '' } 1, 2;
+        ok(!grep({ $_ eq 'HIT' } @c), "cc=$cc&m=60: nginx never serves it from its cache (@c)");
+    }
     my ($s5, $h5) = get("$n/?s=5000&L=1&m=2&c=0");
     isnt($h5->{'x-cache'}, 'HIT', 'c=0 (no-cache): never a hit');
     my ($s6, $h6) = get("$n/?s=5000&L=1&m=2&c=0");

@@ -22,22 +22,31 @@ static void dates(void)
 
 static void ranges(void)
 {
-	uint64_t from = 0, len = 0;
+	struct hspan sp[COND_SPANS];
+	unsigned n = 0;
 
-	ok(cond_range(S("bytes=0-9"), 100, &from, &len) == COND_PART && from == 0 && len == 10, "bytes=0-9");
-	ok(cond_range(S("bytes=90-"), 100, &from, &len) == COND_PART && from == 90 && len == 10, "bytes=90-");
-	ok(cond_range(S("bytes=-5"), 100, &from, &len) == COND_PART && from == 95 && len == 5, "bytes=-5");
-	ok(cond_range(S("bytes=-500"), 100, &from, &len) == COND_PART && from == 0 && len == 100, "bytes=-500: all");
-	ok(cond_range(S("bytes=50-5000"), 100, &from, &len) == COND_PART && from == 50 && len == 50, "an end past it: cut");
-	ok(cond_range(S("BYTES= 1-1"), 100, &from, &len) == COND_PART && from == 1 && len == 1, "the unit in any case, a space");
-	ok(cond_range(S("bytes=100-"), 100, &from, &len) == COND_NONE, "a start at the end: none (416)");
-	ok(cond_range(S("bytes=-0"), 100, &from, &len) == COND_NONE, "the last 0 bytes: none");
-	ok(cond_range(S("bytes=0-"), 0, &from, &len) == COND_NONE, "an empty body: none");
-	ok(cond_range(S("bytes=0-1,5-6"), 100, &from, &len) == COND_WHOLE, "two ranges: the whole");
-	ok(cond_range(S("bytes=5-1"), 100, &from, &len) == COND_WHOLE, "an end before the start: ignored");
-	ok(cond_range(S("bytes=a-1"), 100, &from, &len) == COND_WHOLE, "not a number: ignored");
-	ok(cond_range(S("items=0-1"), 100, &from, &len) == COND_WHOLE, "another unit: ignored");
-	ok(cond_range(S("bytes=99999999999999999999-"), 100, &from, &len) == COND_WHOLE, "a number too long: ignored");
+#define R(h, size) cond_range(S(h), size, sp, &n)
+	ok(R("bytes=0-9", 100) == COND_PART && sp[0].from == 0 && sp[0].len == 10, "bytes=0-9");
+	ok(R("bytes=90-", 100) == COND_PART && sp[0].from == 90 && sp[0].len == 10, "bytes=90-");
+	ok(R("bytes=-5", 100) == COND_PART && sp[0].from == 95 && sp[0].len == 5, "bytes=-5");
+	ok(R("bytes=-500", 100) == COND_PART && sp[0].from == 0 && sp[0].len == 100, "bytes=-500: all");
+	ok(R("bytes=50-5000", 100) == COND_PART && sp[0].from == 50 && sp[0].len == 50, "an end past it: cut");
+	ok(R("BYTES= 1-1", 100) == COND_PART && sp[0].from == 1 && sp[0].len == 1, "the unit in any case, a space");
+	ok(R("bytes=100-", 100) == COND_NONE, "a start at the end: none (416)");
+	ok(R("bytes=-0", 100) == COND_NONE, "the last 0 bytes: none");
+	ok(R("bytes=0-", 0) == COND_NONE, "an empty body: none");
+	ok(R("bytes=0-1,5-6", 100) == COND_MULTI && n == 2 && sp[1].from == 5 && sp[1].len == 2, "two ranges: both");
+	ok(R("bytes=0-1, 500-600, -3", 100) == COND_MULTI && n == 2 && sp[1].from == 97, "one past the end: left out");
+	ok(R("bytes=500-600,0-4", 100) == COND_PART && n == 1 && sp[0].len == 5, "one of two left: a single part");
+	ok(R("bytes=500-600,700-", 100) == COND_NONE, "none left: 416");
+	ok(R("bytes=0-0,1-1,2-2,3-3,4-4,5-5,6-6,7-7,8-8", 100) == COND_WHOLE, "nine parts: the whole");
+	ok(R("bytes=0-1,x", 100) == COND_WHOLE, "a bad one among them: the whole");
+	ok(cond_multipart(NULL, sp, 0, 100, 0) == sizeof("\r\n--" COND_BOUNDARY "--\r\n") - 1, "no part: the close delimiter");
+	ok(R("bytes=5-1", 100) == COND_WHOLE, "an end before the start: ignored");
+	ok(R("bytes=a-1", 100) == COND_WHOLE, "not a number: ignored");
+	ok(R("items=0-1", 100) == COND_WHOLE, "another unit: ignored");
+	ok(R("bytes=99999999999999999999-", 100) == COND_WHOLE, "a number too long: ignored");
+#undef R
 }
 
 static void if_range(void)
