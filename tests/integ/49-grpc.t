@@ -11,7 +11,8 @@ use HxTest;
 
 plan skip_all => 'needs python3-grpcio' unless system('/usr/bin/python3 -c "import grpc" 2>/dev/null') == 0;
 
-my $port = start_hx('-t', '1');
+my $port = start_hx('-tls', '-t', '1');
+my $tls = hx_tls_port();
 my $client = "$FindBin::Bin/lib/grpc_call.py";
 
 # one call: its JSON line, decoded
@@ -62,6 +63,11 @@ ok($r->{code} eq 'DEADLINE_EXCEEDED' && $got >= 3 && $got <= 4,
    "... 10 messages 100 ms apart within 350 ms: the $got that fit, then DEADLINE_EXCEEDED ($r->{details})");
 $r = call($port, 'unary', 's=100000&x=5000');
 ok($r->{code} ne 'OK' && $r->{details} =~ /RST_STREAM/, "x=5000: the stream reset ($r->{code}: $r->{details})");
+
+# h3 frames a call too (no gRPC client over HTTP/3 in Debian: hxload's h3 sends its head)
+my $j3 = eval { decode_json(`$hxload --h3 -q --json -n 5 -c 1 --method POST --body 5 -H 'content-type: application/grpc' -H 'x-hxterm: s=10&n=2' https://127.0.0.1:$tls/hx.Any/Call 2>&1`) } // {};
+ok(($j3->{status}{200} // 0) == 5 && ($j3->{bytes} // 0) == 5 * 2 * (5 + 2 + 10),
+   'h3: five calls, each two length-prefixed messages of 10 bytes (' . ($j3->{bytes} // '?') . ' bytes)');
 
 # the trailers as another HTTP/2 client sees them
 my $ng = `timeout 10 nghttp -v -H 'content-type: application/grpc' -H 'x-hxterm: s=10' http://127.0.0.1:$port/hx.Any/Call 2>&1`;
