@@ -50,6 +50,28 @@ static int ex_plan_events(struct exch *x, const struct gen_conf *gc, struct rng 
 	return why ? 400 : 0;
 }
 
+/* E=2's checks, sse=1's and a gRPC call's plans: <bad> or the status to
+ * answer with (400, 500) */
+__attribute__((cold, noinline)) static int ex_plan_rare(struct exch *x, const struct gen_conf *gc, struct rng *r, int bad)
+{
+	struct plan *p = &x->plan;
+
+	if (p->flags & PF_ECHOBODY) {
+		x->echo_len = 0;
+		/* WHY refused: E=2 answers once the whole body is in, which A=
+		 * and B= would cut short */
+		if (!bad && (p->flags & (PF_ACKFIRST | PF_BODYMAX))) {
+			snprintf(p->err, sizeof(p->err), "E=2 answers after the whole body: not with A=1 or B=\n");
+			bad = 1;
+		}
+	}
+	if ((x->rq.flags & RQ_GRPC) && !bad && !(p->flags & PF_SSE))
+		p->flags |= PF_GRPC;
+	if ((p->flags & (PF_SSE | PF_GRPC)) && !bad)
+		bad = ex_plan_events(x, gc, r);
+	return bad;
+}
+
 void ex_plan(struct exch *x, const struct gen_conf *gc, struct rng *r)
 {
 	struct plan *p = &x->plan;
@@ -64,19 +86,10 @@ void ex_plan(struct exch *x, const struct gen_conf *gc, struct rng *r)
 		bad = plan_apply(p, x->rq.xhx.ptr, x->rq.xhx.len, r, &gc->lim) < 0;
 	if (!bad && plan_query_of(x->rq.target.ptr, x->rq.target.len, &q, &qlen))
 		bad = plan_apply(p, q, qlen, r, &gc->lim) < 0;
-	if (unlikely(p->flags & PF_ECHOBODY)) {
-		x->echo_len = 0;
-		/* WHY refused: E=2 answers once the whole body is in, which A=
-		 * and B= would cut short */
-		if (!bad && (p->flags & (PF_ACKFIRST | PF_BODYMAX))) {
-			snprintf(p->err, sizeof(p->err), "E=2 answers after the whole body: not with A=1 or B=\n");
-			bad = 1;
-		}
-	}
-	if (unlikely(x->rq.flags & RQ_GRPC) && !bad && !(p->flags & PF_SSE))
-		p->flags |= PF_GRPC;
-	if (unlikely(p->flags & (PF_SSE | PF_GRPC)) && !bad)
-		bad = ex_plan_events(x, gc, r);
+	/* WHY one test: E=2, events and gRPC calls are rare, and each costs
+	 * the others nothing (bench/cg) */
+	if (unlikely((p->flags & (PF_ECHOBODY | PF_SSE)) | (x->rq.flags & RQ_GRPC)))
+		bad = ex_plan_rare(x, gc, r, bad);
 	if (bad) { /* answered 400 with the reason; C=1 still closes after it */
 		p->flags = PF_BAD | (p->flags & PF_CLOSE);
 		p->status = bad == 500 ? 500 : 400;
@@ -157,11 +170,14 @@ void ex_adopt(struct exch *dst, const struct exch *src, const char *echo)
 
 /* several ranges: the multipart/byteranges body made, the parts' bytes
  * copied; without memory the answer is cut (reset) after its head */
-static void ex_multipart(struct exch *x)
+__attribute__((cold, noinline)) static void ex_multipart(struct exch *x)
 {
 	struct hresp *rs = &x->rs;
 	char *b = rs->body > x->echo_cap ? realloc(x->echo, (size_t)rs->body) : x->echo;
 
+	rs->src = BODY_TEXT;
+	if (!rs->body) /* HEAD */
+		return;
 	if (!b) {
 		x->plan.flags |= PF_RESET;
 		x->plan.fault_at = 0;
@@ -170,8 +186,7 @@ static void ex_multipart(struct exch *x)
 	x->echo = b;
 	x->echo_cap = MAX(x->echo_cap, (uint32_t)rs->body);
 	x->echo_len = (uint32_t)rs->body;
-	cond_multipart(b, rs->spans, rs->nspans, rs->full, rs->src == BODY_RANDOM);
-	rs->src = BODY_TEXT;
+	cond_multipart(b, rs->spans, rs->nspans, rs->full, rs->multi_random);
 	rs->text = (struct ist){ b, x->echo_len };
 }
 
@@ -182,7 +197,7 @@ void ex_respond(struct exch *x, const struct gen_conf *gc, int64_t now_ns)
 	if (unlikely(p->flags & (PF_ECHOBODY | PF_SSE | PF_GRPC)))
 		x->rs.text = (struct ist){ x->echo, x->echo_len };
 	resp_build(&x->rs, &x->rq, p, gc->id, now_ns);
-	if (unlikely(x->rs.nspans) && x->rs.body)
+	if (unlikely(x->rs.src == BODY_MULTI))
 		ex_multipart(x);
 	x->out_off = 0;
 	x->out_end = x->rs.body;
@@ -190,8 +205,8 @@ void ex_respond(struct exch *x, const struct gen_conf *gc, int64_t now_ns)
 		x->out_end = p->fault_at;
 	x->piece_left = p->piece;
 	x->paused = 0;
-	x->drip_ms = p->drip_ms;
-	if (unlikely(p->flags & PF_SSE) && x->rs.body)
+	/* WHY behind the text test: an event stream's body is text (its slots) */
+	if (unlikely(x->rs.src == BODY_TEXT) && (p->flags & PF_SSE) && x->rs.body)
 		x->drip_ms = sse_event(&x->sse, p, x->echo, x->echo_len);
 }
 

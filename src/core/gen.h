@@ -31,7 +31,7 @@ struct exch {
 	uint64_t piece_left;         /* bytes left in the current piece (p=) */
 	uint64_t pause_until;        /* us: end of the pause after a piece */
 	int paused;                  /* a piece ended, the next one waits */
-	uint64_t drip_ms;            /* d=: the pause after this piece (sse=1: drawn per event) */
+	uint64_t drip_ms;            /* sse=1: the pause after this event (d=, drawn for each) */
 	char *echo;                  /* E=2: the request body, kept; sse=1: the events (ex_done frees it) */
 	uint32_t echo_len, echo_cap;
 	struct ex_sse sse;           /* sse=1: the stream's place */
@@ -232,8 +232,8 @@ static inline enum ex_act ex_next(struct exch *x, uint64_t max, uint64_t now_us,
 	if (x->out_off == x->out_end)
 		return a->act = ex_end(x);
 	if ((p->flags & PF_PIECE) && !x->piece_left) {
-		if (!x->paused)
-			x->pause_until = now_us + x->drip_ms * 1000;
+		if (!x->paused) /* WHY the exchange's for events: drawn for each */
+			x->pause_until = now_us + ((p->flags & PF_SSE) ? x->drip_ms : p->drip_ms) * 1000;
 		x->paused = 1;
 		a->until_us = x->pause_until;
 		return a->act = EXA_PAUSE;

@@ -40,6 +40,7 @@ enum body_src {
 	BODY_PATTERN = 0,    /* the 50-byte-line pattern */
 	BODY_RANDOM,         /* R=1 */
 	BODY_TEXT,           /* <text>: help page, echo, error reason */
+	BODY_MULTI,          /* several ranges: the generator makes the multipart text (spans) */
 };
 
 struct hresp {
@@ -52,7 +53,8 @@ struct hresp {
 	int64_t clen;        /* Content-Length to announce, -1 none */
 	uint64_t body;       /* body bytes to send */
 	uint64_t from;       /* the offset of the first in the whole body (a Range's), else 0 */
-	uint8_t nspans;      /* several ranges: the multipart/byteranges parts (the generator makes the body) */
+	uint8_t nspans;      /* BODY_MULTI: the multipart/byteranges parts */
+	uint8_t multi_random; /* ... of random bytes (R=1) */
 	struct hspan spans[8];
 	uint64_t full;       /* ... of a body this long */
 	uint64_t pad;        /* header padding bytes still to emit */

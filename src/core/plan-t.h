@@ -36,6 +36,7 @@
 #define PF_GRPC      0x01000000 /* a gRPC call: n= messages of s= bytes, grpc-status in trailers */
 #define PF_CC        0x02000000 /* cc=: Cache-Control directives (enum plan_cc) */
 #define PF_AGE       0x04000000 /* age=N: Age: N */
+#define PF_RETRY     0x08000000 /* retry=MS: sse=1's retry: line */
 
 /* cc= directives, each a bit of plan.cc, in the order Cache-Control says them */
 enum plan_cc { CC_PUBLIC = 1, CC_PRIVATE = 2, CC_NOSTORE = 4, CC_MUSTREV = 8, CC_IMMUTABLE = 16, CC_NOTRANSFORM = 32 };
@@ -75,10 +76,10 @@ struct plan {
 	uint64_t max_age;    /* m */
 	uint64_t s_maxage;   /* M */
 	uint64_t age;        /* age= */
-	uint8_t cc;          /* cc=: enum plan_cc bits */
+	uint8_t cc;          /* cc= (PF_CC): enum plan_cc bits */
 	uint8_t ws;          /* ws=: WS_NONE, WS_ECHO, WS_GEN */
 	uint64_t count;      /* n: WebSocket messages of ws=gen, events of sse=1 */
-	uint64_t retry_ms;   /* retry=: sse=1's retry: line, 0: none */
+	uint64_t retry_ms;   /* retry= (PF_RETRY): sse=1's retry: line */
 	char spec_s[PLAN_SPEC]; /* s= and d= as written (empty: none), for each message */
 	char spec_d[PLAN_SPEC];
 	uint8_t ign_len;     /* bytes of <ignored>: 0, every key was known */

@@ -39,8 +39,6 @@ void plan_init(struct plan *p)
 	p->pad = 0;
 	p->ws = WS_NONE;
 	p->count = 1;
-	p->retry_ms = 0;
-	p->cc = 0;
 	p->spec_s[0] = p->spec_d[0] = 0;
 	p->ign_len = 0;
 	p->dec_used = 0;
@@ -306,6 +304,8 @@ static int plan_cc(struct plan *p, const char *v, size_t vlen)
 	static const char *const names[] = PLAN_CC_NAMES;
 	const char *end = v + vlen;
 
+	if (!(p->flags & PF_CC))
+		p->cc = 0; /* WHY here: plan_init leaves it, most plans have none */
 	while (v < end) {
 		const char *e = memchr(v, '+', (size_t)(end - v));
 		size_t n = (size_t)((e ? e : end) - v), i;
@@ -348,6 +348,7 @@ static int plan_word(struct plan *p, const char *k, size_t klen, const char *v, 
 		if (num_plain(v, vlen, &n, err) < 0 || n > 86400000)
 			return *err = "expected retry=MS, at most a day", -1;
 		p->retry_ms = n;
+		p->flags |= PF_RETRY;
 		return 1;
 	}
 	return 0;
@@ -416,14 +417,15 @@ static int plan_item(struct plan *p, const char *it, size_t len, struct rng *r,
 			return plan_unknown(p, it, len, lim);
 		return 0;
 	}
-	if (eq - it == 2 && it[0] == 'w' && it[1] == 's') {
-		if (plan_ws(p, eq + 1, len - 3) < 0)
-			return plan_fail(p, it, len, "expected ws=echo or ws=gen");
-		return 0;
+	/* WHY the words behind one test: most items are one letter */
+	if (unlikely(eq - it != 1)) {
+		if (eq - it == 2 && it[0] == 'w' && it[1] == 's')
+			return plan_ws(p, eq + 1, len - 3) < 0 ? plan_fail(p, it, len, "expected ws=echo or ws=gen") : 0;
+		if (eq - it >= 2 && plan_word(p, it, (size_t)(eq - it), eq + 1, len - (size_t)(eq - it) - 1, &err) != 0)
+			return err ? plan_fail(p, it, len, err) : 0;
+		return plan_unknown(p, it, len, lim);
 	}
-	if (eq - it >= 2 && plan_word(p, it, (size_t)(eq - it), eq + 1, len - (size_t)(eq - it) - 1, &err) != 0)
-		return err ? plan_fail(p, it, len, err) : 0;
-	if (eq - it != 1 || !(kind = kind_of(it[0])))
+	if (!(kind = kind_of(it[0])))
 		return plan_unknown(p, it, len, lim);
 	v = eq + 1;
 	vlen = len - 2;

@@ -150,6 +150,8 @@ static int ranged(struct hresp *rs, struct ist range, uint64_t *size, int random
 			return 0;
 		rs->status = 206;
 		rs->full = *size;
+		rs->multi_random = rs->src == BODY_RANDOM;
+		rs->src = BODY_MULTI;
 		rs->nspans = (uint8_t)n;
 		memcpy(rs->spans, sp, n * sizeof(*sp));
 		*size = m;
@@ -404,6 +406,12 @@ static char *made(struct hresp *rs, char *b)
 __attribute__((cold, noinline)) static char *cache_fields(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 							     char *b, const struct vd *v)
 {
+	if (rs->src == BODY_MULTI) /* WHY here: several ranges are rare, the plain type costs nothing */
+		for (int i = 0; i < rs->nf; i++)
+			if (rs->f[i].lname && !strcmp(rs->f[i].lname, "content-type")) {
+				rs->f[i].val = "multipart/byteranges; boundary=" COND_BOUNDARY;
+				rs->f[i].vlen = sizeof("multipart/byteranges; boundary=" COND_BOUNDARY) - 1;
+			}
 	if (p->flags & PF_VARY) {
 		struct ist seen = resp_field(rq->echo, p->vary, p->vary_len);
 
@@ -455,7 +463,6 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 	rs->status = p->status;
 	rs->nf = 0;
 	rs->from = 0;
-	rs->nspans = 0;
 	rs->cache = !(p->flags & PF_NOCACHE);
 	rs->src = (p->flags & PF_RANDOM) ? BODY_RANDOM : BODY_PATTERN;
 	if (p->flags & (PF_ECHO | PF_ECHOBODY | PF_SSE | PF_GRPC)) {
@@ -472,8 +479,6 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 	resp_frame(rs, rq, p, size);
 	if (unlikely(p->flags & (PF_ECHOBODY | PF_SSE | PF_GRPC)))
 		content_type_of(rs, rq, p);
-	else if (unlikely(rs->nspans))
-		ADD_STATIC(rs, "Content-Type", "content-type", "multipart/byteranges; boundary=" COND_BOUNDARY);
 	else if (status_has_body(rs->status))
 		ADD_STATIC(rs, "Content-Type", "content-type", "text/plain");
 	if (unlikely(cache))

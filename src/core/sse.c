@@ -28,7 +28,7 @@ static unsigned digits(uint64_t v)
 
 static uint32_t event_len(const struct plan *p)
 {
-	return (uint32_t)(SSE_FIXED + p->size + (p->retry_ms ? 7 + digits(p->retry_ms) + 1 : 0));
+	return (uint32_t)(SSE_FIXED + p->size + ((p->flags & PF_RETRY) ? 7 + digits(p->retry_ms) + 1 : 0));
 }
 
 /* Last-Event-ID: the last event the client had, 0: none. -1 when it is not
@@ -105,7 +105,7 @@ uint64_t sse_event(struct ex_sse *s, const struct plan *p, char *slots, uint32_t
 	put_dec(b + 4, SSE_ID_W, s->id);
 	b += 4 + SSE_ID_W;
 	*b++ = '\n';
-	if (p->retry_ms) {
+	if (p->flags & PF_RETRY) {
 		b = fmt_lit(b, "retry: ");
 		b = fmt_u64(b, p->retry_ms);
 		*b++ = '\n';
