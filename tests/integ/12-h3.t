@@ -113,7 +113,7 @@ like($out, qr/rx \d+ 1RTT CONNECTION_CLOSE\(0x1d\)/, 'X=5000: CONNECTION_CLOSE')
     my $norm = sub {
         my $out = shift;
         my @h = $out =~ /^http: stream 0x\w+ (\[.*\]|trailers started)$/mg;
-        s/\d+(\.\d+)?/N/g for grep { /^\[(x-req|x-rsp|server-timing|date|last-modified|x-client):/ } @h;
+        s/\d+(\.\d+)?/N/g for grep { /^\[(x-req|x-rsp|server-timing|date|last-modified|x-client|x-hxterm-made):/ } @h;
         return join "\n", @h;
     };
     for my $q (@q) {
