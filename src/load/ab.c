@@ -10,7 +10,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "chart_js.h"
 #include "common.h"
 #include "lc_cmd.h"
 #include "runs.h"
@@ -293,14 +292,11 @@ static void report_json(FILE *f, struct ab *x)
 static const char page_body[] =
 "<h1>hxload ab: what B adds to A</h1>\n<p class=\"meta\" id=\"meta\"></p>\n"
 "<p id=\"verdict\"></p>\n<table id=\"figures\"></table>\n"
-"<h2>Latency: percentile spectrum, A and B</h2><svg id=\"spectrum\" width=\"960\" height=\"300\"></svg>\n"
+"<h2>Latency: percentile spectrum, A and B</h2><canvas id=\"spectrum\" width=\"960\" height=\"300\"></canvas>\n"
 "<h2>Other (time to first byte beyond the server: network and proxy), A and B</h2>"
-"<svg id=\"other\" width=\"960\" height=\"300\"></svg>\n"
-"<h2>CPU per request</h2><svg id=\"cpu\" width=\"960\" height=\"120\"></svg>\n"
+"<canvas id=\"other\" width=\"960\" height=\"300\"></canvas>\n"
+"<h2>CPU per request</h2><canvas id=\"cpu\" width=\"960\" height=\"120\"></canvas>\n"
 "<script id=\"data\" type=\"application/json\">\n";
-
-static const char page_script[] =
-"</script>\n<script>\n";
 
 static const char page_charts[] =
 "const D = JSON.parse(document.getElementById('data').textContent), X = D.ab;\n"
@@ -321,11 +317,9 @@ static const char page_charts[] =
 "    ' ms to the time to first byte beyond the server (other p50; 95 % CI ' + o.ci_lo.toFixed(3) + ' to ' + o.ci_hi.toFixed(3) + ').';\n"
 "})();\n"
 "(function spectra() {\n"
-"  const lx = q => Math.log10(1 / Math.max(1 - q, 1e-5)) / 5;\n"
-"  const mk = n => ({name: n, pts: (D.spectrum[n] || []).map(p => [p[0], p[1], {'data-q': p[0]}])});\n"
-"  const ticks = [[0, '0'], [0.9, '90'], [0.99, '99'], [0.999, '99.9'], [0.9999, '99.99'], [0.99999, '99.999']];\n"
-"  lines('spectrum', [mk('A latency'), mk('B latency')], {xs: lx, ticks: ticks, xlabel: 'percentile', ylabel: 'ms'});\n"
-"  lines('other', [mk('A other'), mk('B other')], {xs: lx, ticks: ticks, xlabel: 'percentile', ylabel: 'ms'});\n"
+"  const mk = n => ({name: n, pts: (D.spectrum[n] || []).filter(p => p[0] < 1).map(p => [p[0], p[1], {'data-q': p[0]}])});\n"
+"  lines('spectrum', [mk('A latency'), mk('B latency')], {x: 'pct', xlabel: 'percentile', ylabel: 'ms'});\n"
+"  lines('other', [mk('A other'), mk('B other')], {x: 'pct', xlabel: 'percentile', ylabel: 'ms'});\n"
 "})();\n"
 "(function cpu() {\n"
 "  const items = [];\n"
@@ -333,7 +327,7 @@ static const char page_charts[] =
 "    const m = k.match(/^cpu\\.(.+)\\.us_per_request$/);\n"
 "    if (m) items.push(['A ' + m[1], X.figures[k].a, COL[0]], ['B ' + m[1], X.figures[k].b, COL[1]]);\n"
 "  }\n"
-"  if (!items.length) el(document.getElementById('cpu'), 'text', {x: 10, y: 20}, 'no --pid NAME=PID given');\n"
+"  if (!items.length) document.getElementById('cpu').insertAdjacentText('beforebegin', 'No --pid NAME=PID was given. ');\n"
 "  else bars('cpu', items, 'us');\n"
 "})();\n"
 "</script>\n</body></html>\n";
@@ -354,8 +348,7 @@ static int report_html(struct ab *x)
 	lc_html_spectrum(f, "A other", &x->pooled[0].h[H_OTH], 0);
 	lc_html_spectrum(f, "B other", &x->pooled[1].h[H_OTH], 0);
 	fprintf(f, "}}\n");
-	fputs(page_script, f);
-	fputs(chart_js, f);
+	lc_html_scripts(f);
 	fputs(page_charts, f);
 	return fclose(f);
 }

@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "chart_js.h"
 #include "common.h"
 #include "hist.h"
 #include "lc_cmd.h"
@@ -400,8 +399,8 @@ static int report_html(const struct find *x, double lo, double hi, int client)
 	static const char body[] =
 		"<h1>hxload find</h1><p class=\"meta\" id=\"meta\"></p>\n"
 		"<h2>Latency at each step's rate (ms), the SLO's lines dashed</h2>"
-		"<svg id=\"steps\" width=\"960\" height=\"320\"></svg>\n"
-		"<h2>Errors at each step (%)</h2><svg id=\"errs\" width=\"960\" height=\"200\"></svg>\n"
+		"<canvas id=\"steps\" width=\"960\" height=\"320\"></canvas>\n"
+		"<h2>Errors at each step (%)</h2><canvas id=\"errs\" width=\"960\" height=\"200\"></canvas>\n"
 		"<h2>Steps</h2><table id=\"tbl\"></table>\n"
 		"<script id=\"data\" type=\"application/json\">\n";
 	static const char script[] =
@@ -409,18 +408,16 @@ static int report_html(const struct find *x, double lo, double hi, int client)
 		"document.getElementById('meta').textContent = F.url + ' \\u2014 SLO ' + F.slo + ' \\u2014 ' +\n"
 		"  (F.held_rps ? F.held_rps.toFixed(1) + ' req/s held' : 'no rate held') + ' (' + F.bound + ' bound)';\n"
 		"const S = F.steps.slice().sort((a, b) => a.rate - b.rate), r0 = S.length ? S[0].rate : 0,\n"
-		"  r1 = S.length ? S[S.length - 1].rate : 1, xs = r => (r - r0) / ((r1 - r0) || 1);\n"
-		"const ticks = [0, 0.25, 0.5, 0.75, 1].map(f => [r0 + f * (r1 - r0), (r0 + f * (r1 - r0)).toFixed(0) + ' req/s']);\n"
+		"  r1 = S.length ? S[S.length - 1].rate : 1;\n"
 		"const pt = (s, k) => [s.rate, s[k], {'data-rate': s.rate, 'data-verdict': s.verdict}];\n"
 		"const series = [['p50', 'p50_ms'], ['p99', 'p99_ms'], ['p99.9', 'p99.9_ms']].map(n =>\n"
 		"  ({name: n[0], pts: S.map(s => pt(s, n[1]))}));\n"
 		"for (const m of F.slo.matchAll(/(p[\\d.]+)\\s*<\\s*([\\d.]+)\\s*(us|ms|s)?/g)) {\n"
 		"  const v = +m[2] * (m[3] === 'us' ? 0.001 : m[3] === 's' ? 1000 : 1);\n"
-		"  series.push({name: 'SLO ' + m[1] + ' < ' + v + ' ms', pts: [[r0, v], [r1, v]]});\n"
+		"  series.push({name: 'SLO ' + m[1] + ' < ' + v + ' ms', dash: 1, pts: [[r0, v], [r1, v]]});\n"
 		"}\n"
-		"lines('steps', series, {xs: xs, ticks: ticks, xlabel: 'rate', ylabel: 'ms'});\n"
-		"for (const p of document.querySelectorAll('#steps path[data-series^=\"SLO\"]')) p.setAttribute('stroke-dasharray', '6 4');\n"
-		"lines('errs', [{name: 'errors %', pts: S.map(s => pt(s, 'errors_pct'))}], {xs: xs, ticks: ticks, xlabel: 'rate', ylabel: '%'});\n"
+		"lines('steps', series, {x: 'lin', xlabel: 'rate', xunit: 'req/s', ylabel: 'ms'});\n"
+		"lines('errs', [{name: 'errors', pts: S.map(s => pt(s, 'errors_pct'))}], {x: 'lin', xlabel: 'rate', xunit: 'req/s', ylabel: '%', unit: '%'});\n"
 		"let h = '<tr><th>step</th><th>rate</th><th>sent/s</th><th>p50</th><th>p99</th><th>p99.9</th><th>errors %</th><th>verdict</th><th>why</th></tr>';\n"
 		"F.steps.forEach((s, i) => { h += '<tr><td>' + (i + 1) + '</td><td>' + s.rate.toFixed(1) + '</td><td>' +\n"
 		"  s.sent_per_second.toFixed(1) + '</td><td>' + s.p50_ms.toFixed(3) + '</td><td>' + s.p99_ms.toFixed(3) + '</td><td>' +\n"
@@ -435,8 +432,7 @@ static int report_html(const struct find *x, double lo, double hi, int client)
 	lc_html_open(f, "hxload find");
 	fputs(body, f);
 	report_json(f, x, lo, hi, client);
-	fputs("</script>\n<script>\n", f);
-	fputs(chart_js, f);
+	lc_html_scripts(f);
 	fputs(script, f);
 	return fclose(f);
 }

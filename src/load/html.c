@@ -1,4 +1,4 @@
-/* hxload's --html report: one self-contained page (the run's JSON inline, charts drawn as SVG by inline script). */
+/* hxload's --html report: one self-contained page (the run's JSON inline, charts drawn by the embedded Chart.js). */
 #include <stdio.h>
 
 #include "chart_js.h"
@@ -37,6 +37,14 @@ static void series(FILE *f, const struct lc_series *s, uint64_t start)
 	fprintf(f, "]");
 }
 
+void lc_html_scripts(FILE *f)
+{
+	fputs("</script>\n<script>\n", f);
+	fputs(chartjs_lib, f);
+	fputs("\n</script>\n<script>\n", f);
+	fputs(chart_js, f);
+}
+
 void lc_html_open(FILE *f, const char *title)
 {
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>%s</title>\n<style>\n",
@@ -48,17 +56,14 @@ void lc_html_open(FILE *f, const char *title)
 static const char page_body[] =
 "<h1>hxload report</h1>\n<p class=\"meta\" id=\"meta\"></p>\n"
 "<table id=\"summary\"></table>\n"
-"<h2>Latency over time</h2><svg id=\"timeline\" width=\"960\" height=\"260\"></svg>\n"
-"<h2>Requests per second</h2><svg id=\"rate\" width=\"960\" height=\"200\"></svg>\n"
-"<h2>Percentile spectrum</h2><svg id=\"spectrum\" width=\"960\" height=\"300\"></svg>\n"
-"<h2>Server time, the body's pacing, and the rest</h2><svg id=\"split\" width=\"960\" height=\"170\"></svg>\n"
-"<h2>Statuses and errors</h2><svg id=\"counts\" width=\"960\" height=\"200\"></svg>\n"
+"<p class=\"hint\">Hover a chart for its values; drag across a line chart to zoom, double-click to see it "
+"whole; click a legend entry to hide its series.</p>\n"
+"<h2>Latency over time</h2><canvas id=\"timeline\" width=\"960\" height=\"260\"></canvas>\n"
+"<h2>Requests per second</h2><canvas id=\"rate\" width=\"960\" height=\"200\"></canvas>\n"
+"<h2>Percentile spectrum</h2><canvas id=\"spectrum\" width=\"960\" height=\"300\"></canvas>\n"
+"<h2>Server time, the body's pacing, and the rest</h2><canvas id=\"split\" width=\"960\" height=\"170\"></canvas>\n"
+"<h2>Statuses and errors</h2><canvas id=\"counts\" width=\"960\" height=\"200\"></canvas>\n"
 "<script id=\"data\" type=\"application/json\">\n";
-
-/* then the shared charts (chart_js), then the report's: they read #data;
- * every mark carries its number */
-static const char page_data_end[] =
-"</script>\n<script>\n";
 
 /* the report's own charts, after chart_js */
 static const char page_script[] =
@@ -73,32 +78,41 @@ static const char page_script[] =
 "    ['non-2xx', R.non2xx], ['connections', R.connections.opened]];\n"
 "  if (R.schedule.target_rps > 0) rows.push(['target rate', R.schedule.target_rps.toFixed(1)],\n"
 "    ['late', R.schedule.late], ['never sent', R.schedule.unsent]);\n"
+"  if (R.verify && R.verify.bodies) rows.push(['verified', R.verify.bodies + ' bodies, ' + R.verify.bytes +\n"
+"    ' bytes checked byte by byte (' + (100 * R.verify.share).toFixed(1) + ' % of the answers), ' + (R.errors.body || 0) + ' wrong']);\n"
+"  else rows.push(['verified', 'no (--verify checks every body byte)']);\n"
+"  if (R.server_cpu) rows.push(['server CPU', R.server_cpu.us_per_request.toFixed(2) + ' us per request, ' +\n"
+"    R.server_cpu.us_per_mib.toFixed(1) + ' us per MiB']);\n"
+"  for (const n in (R.cpu || {})) rows.push([n + ' CPU', R.cpu[n].us_per_request.toFixed(2) + ' us per request, ' +\n"
+"    R.cpu[n].us_per_mib.toFixed(1) + ' us per MiB (pid ' + R.cpu[n].pid + ')']);\n"
+"  if (R.probe) rows.push(['probe', R.probe.rate + ' req/s beside the load: p50 ' + R.probe.latency_ms.p50.toFixed(3) +\n"
+"    ', p99 ' + R.probe.latency_ms.p99.toFixed(3) + ' ms']);\n"
+"  if (R.events && R.events.n) rows.push(['events', R.events.n + ', ' + R.events.bunched + ' came bunched']);\n"
+"  if (R.grpc && R.grpc.calls) rows.push(['gRPC calls', Object.keys(R.grpc).filter(k => k !== 'calls' && k !== 'messages' &&\n"
+"    R.grpc[k]).map(k => k + ' ' + R.grpc[k]).join(', ') + '; ' + R.grpc.messages + ' messages']);\n"
 "  let h = '';\n"
-"  for (const r of rows) h += '<tr><td>' + r[0] + '</td><td id=\"sum-' + r[0].replace(/ /g, '-') + '\">' + r[1] + '</td></tr>';\n"
+"  for (const r of rows) h += '<tr><td>' + r[0] + '</td><td id=\"sum-' + r[0].replace(/ /g, '-') + '\"></td></tr>';\n"
 "  h += '<tr><th>ms</th><th>min</th><th>mean</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr>';\n"
-"  for (const n of ['latency', 'queue', 'ttfb', 'server', 'other', 'body', 'body_paced', 'body_other', 'connect', 'tls']) {\n"
+"  for (const n of ['latency', 'queue', 'ttfb', 'server', 'other', 'body', 'body_paced', 'body_other', 'connect', 'tls', 'event']) {\n"
 "    const s = R[n + '_ms'];\n"
 "    if (!s || !s.n) continue;\n"
 "    h += '<tr><td>' + n + '</td>' + ['min', 'mean', 'p50', 'p90', 'p99', 'p999', 'max'].map(k =>\n"
 "      '<td id=\"' + n + '-' + k + '\">' + s[k].toFixed(3) + '</td>').join('') + '</tr>';\n"
 "  }\n"
 "  t.innerHTML = h;\n"
+"  for (const r of rows) document.getElementById('sum-' + r[0].replace(/ /g, '-')).textContent = r[1];\n"
 "})();\n"
 "(function timeline() {\n"
-"  const s = D.series, tmax = s.length ? s[s.length - 1].t : 1;\n"
-"  const ticks = [0, 0.25, 0.5, 0.75, 1].map(f => [f * tmax, (f * tmax).toFixed(1) + ' s']);\n"
-"  const xs = x => x / (tmax || 1);\n"
+"  const s = D.series;\n"
 "  lines('timeline', [{name: 'p50', pts: s.map(v => [v.t, v.p50])}, {name: 'p99', pts: s.map(v => [v.t, v.p99])},\n"
-"    {name: 'max', pts: s.map(v => [v.t, v.max])}], {xs: xs, ticks: ticks, xlabel: 'time', ylabel: 'ms'});\n"
+"    {name: 'max', pts: s.map(v => [v.t, v.max])}], {x: 'lin', xlabel: 'time', xunit: 's', ylabel: 'ms'});\n"
 "  lines('rate', [{name: 'req/s', pts: s.map(v => [v.t, v.rps])}, {name: 'errors', pts: s.map(v => [v.t, v.errors])}],\n"
-"    {xs: xs, ticks: ticks, xlabel: 'time', ylabel: 'per second'});\n"
-"  if (!s.length) el(document.getElementById('timeline'), 'text', {x: 300, y: 120}, 'no time series (a merged report)');\n"
+"    {x: 'lin', xlabel: 'time', xunit: 's', ylabel: 'per second', unit: '/s'});\n"
+"  if (!s.length) document.getElementById('timeline').insertAdjacentText('beforebegin', 'No time series (a merged report). ');\n"
 "})();\n"
 "(function spectrum() {\n"
-"  const lx = q => Math.log10(1 / Math.max(1 - q, 1e-5)) / 5;\n"
-"  const mk = n => ({name: n, pts: (D.spectrum[n] || []).map(p => [p[0], p[1], {'data-q': p[0]}])});\n"
-"  const ticks = [[0, '0'], [0.9, '90'], [0.99, '99'], [0.999, '99.9'], [0.9999, '99.99'], [0.99999, '99.999']];\n"
-"  lines('spectrum', [mk('latency'), mk('server'), mk('other')], {xs: lx, ticks: ticks, xlabel: 'percentile', ylabel: 'ms'});\n"
+"  const mk = n => ({name: n, pts: (D.spectrum[n] || []).filter(p => p[0] < 1).map(p => [p[0], p[1], {'data-q': p[0]}])});\n"
+"  lines('spectrum', [mk('latency'), mk('server'), mk('other')], {x: 'pct', xlabel: 'percentile', ylabel: 'ms'});\n"
 "})();\n"
 "(function split() {\n"
 "  const items = [];\n"
@@ -116,7 +130,8 @@ static const char page_script[] =
 "  for (const k in R.errors) if (R.errors[k]) items.push(['error ' + k, R.errors[k], COL[1]]);\n"
 "  bars('counts', items, '');\n"
 "})();\n"
-"</script>\n</body></html>\n";
+"</script>\n"
+"</body></html>\n";
 
 int lc_report_html(const char *file, const struct lc_stats *T, const struct lc_meta *m,
 		   const struct lc_series *s)
@@ -137,8 +152,7 @@ int lc_report_html(const char *file, const struct lc_stats *T, const struct lc_m
 	fprintf(f, "}, \"series\": ");
 	series(f, s, start);
 	fprintf(f, "}\n");
-	fputs(page_data_end, f);
-	fputs(chart_js, f);
+	lc_html_scripts(f);
 	fputs(page_script, f);
 	return fclose(f);
 }

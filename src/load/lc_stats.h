@@ -120,6 +120,9 @@ void lc_jstr(FILE *f, const char *s);
 void lc_html_open(FILE *f, const char *title);
 /* a histogram's percentile spectrum as "<name>": [[q, ms]...] for a page */
 void lc_html_spectrum(FILE *f, const char *name, const struct hist *h, int first);
+/* the page's scripts after its inline JSON: that closed, Chart.js, the
+ * chart helpers (lines, bars), a <script> left open for the page's own */
+void lc_html_scripts(FILE *f);
 /* --html FILE: a self-contained page; 0 or -1 (errno) */
 int lc_report_html(const char *file, const struct lc_stats *T, const struct lc_meta *m,
 		   const struct lc_series *s);

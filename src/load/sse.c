@@ -7,6 +7,10 @@
 #include "lc_conn.h"
 #include "lc_opts.h"
 
+/* WHY here, set by each thread as it starts: the readers below count into
+ * its figures, and the thread's file then calls this one, never back */
+__thread struct lc_thread *lc_self;
+
 enum { SSE_LINE, SSE_STAMP, SSE_SKIP };
 
 /* WHY these bounds: sent 1 ms or more after the one before and come within

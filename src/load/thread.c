@@ -132,8 +132,6 @@ static uint64_t next_wake(const struct lc_thread *t, uint64_t next_tick)
 	return next > now ? MIN(next - now, (uint64_t)TICK_US) : 0;
 }
 
-__thread struct lc_thread *lc_self;
-
 void *lc_thread_main(void *arg)
 {
 	struct lc_thread *t = arg;

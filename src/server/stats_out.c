@@ -52,9 +52,7 @@ static void sum(struct tot *T)
 
 /* ---------- a growing buffer ---------- */
 
-static void put(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(struct sbuf *b, const char *fmt, ...)
+void stats_put(struct sbuf *b, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -87,7 +85,7 @@ static void put(struct sbuf *b, const char *fmt, ...)
 
 static void head(struct sbuf *b, const char *name, const char *type, const char *help)
 {
-	put(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	stats_put(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
 static uint64_t count_of(const uint64_t *bk, int n)
@@ -108,13 +106,13 @@ static void time_hist(struct sbuf *b, const char *name, const char *labels, cons
 	for (int i = 0; i < ST_TIME_B; i++) {
 		cum += bk[i];
 		if (i < ST_TIME_B - 1)
-			put(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, *labels ? "," : "",
+			stats_put(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, *labels ? "," : "",
 			    st_time_le_us[i] / 1e6, (unsigned long long)cum);
 		else
-			put(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, *labels ? "," : "",
+			stats_put(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, *labels ? "," : "",
 			    (unsigned long long)cum);
 	}
-	put(b, "%s_sum%s%s%s %.6f\n%s_count%s%s%s %llu\n", name, *labels ? "{" : "", labels, *labels ? "}" : "",
+	stats_put(b, "%s_sum%s%s%s %.6f\n%s_count%s%s%s %llu\n", name, *labels ? "{" : "", labels, *labels ? "}" : "",
 	    sum_us / 1e6, name, *labels ? "{" : "", labels, *labels ? "}" : "", (unsigned long long)cum);
 }
 
@@ -129,11 +127,11 @@ static void metrics_requests(struct sbuf *b, const struct tot *T)
 	for (int p = 0; p < SP_MAX; p++)
 		for (int c = 1; c < 10; c++)
 			if (c <= 5 || resp[p][c])
-				put(b, "hxterm_requests_total{proto=\"%s\",code=\"%dxx\"} %llu\n", st_proto_names[p], c,
+				stats_put(b, "hxterm_requests_total{proto=\"%s\",code=\"%dxx\"} %llu\n", st_proto_names[p], c,
 				    (unsigned long long)resp[p][c]);
 	head(b, "hxterm_thread_requests_total", "counter", "Requests read, by worker thread (SO_REUSEPORT balance).");
 	for (int t = 0; t < cfg.threads; t++)
-		put(b, "hxterm_thread_requests_total{thread=\"%d\"} %llu\n", t,
+		stats_put(b, "hxterm_thread_requests_total{thread=\"%d\"} %llu\n", t,
 		    (unsigned long long)ctr_get(&worker_stats(t)->requests));
 	head(b, "hxterm_generation_seconds", "histogram",
 	     "From the request head in to the response head out (X-rsp's real time), by protocol.");
@@ -155,22 +153,22 @@ static void metrics_conns(struct sbuf *b, const struct tot *T)
 
 	head(b, "hxterm_connections_opened_total", "counter", "Connections, by the protocol they served.");
 	for (int p = 0; p < SP_MAX; p++)
-		put(b, "hxterm_connections_opened_total{proto=\"%s\"} %llu\n", st_proto_names[p],
+		stats_put(b, "hxterm_connections_opened_total{proto=\"%s\"} %llu\n", st_proto_names[p],
 		    (unsigned long long)open[p]);
 	head(b, "hxterm_connections_closed_total", "counter", "Connections ended, by protocol.");
 	for (int p = 0; p < SP_MAX; p++)
-		put(b, "hxterm_connections_closed_total{proto=\"%s\"} %llu\n", st_proto_names[p],
+		stats_put(b, "hxterm_connections_closed_total{proto=\"%s\"} %llu\n", st_proto_names[p],
 		    (unsigned long long)closed[p]);
 	head(b, "hxterm_connection_closes_total", "counter",
 	     "Connections ended, by protocol and reason: the peer closed, the server did (keep-alive over, C=1), idle, "
 	     "a timeout, a fault (x=, X=), a bad request, an error, a drain.");
 	for (int p = 0; p < SP_MAX; p++)
 		for (int r = 0; r < SC_MAX; r++)
-			put(b, "hxterm_connection_closes_total{proto=\"%s\",reason=\"%s\"} %llu\n", st_proto_names[p],
+			stats_put(b, "hxterm_connection_closes_total{proto=\"%s\",reason=\"%s\"} %llu\n", st_proto_names[p],
 			    st_close_names[r], (unsigned long long)why[p][r]);
 	head(b, "hxterm_connections_active", "gauge", "Connections open now, by protocol.");
 	for (int p = 0; p < SP_MAX; p++)
-		put(b, "hxterm_connections_active{proto=\"%s\"} %llu\n", st_proto_names[p],
+		stats_put(b, "hxterm_connections_active{proto=\"%s\"} %llu\n", st_proto_names[p],
 		    (unsigned long long)(open[p] > closed[p] ? open[p] - closed[p] : 0));
 	head(b, "hxterm_requests_per_connection", "histogram", "Requests (streams) each ended connection carried.");
 	for (int p = 0; p < SP_MAX; p++) {
@@ -179,23 +177,23 @@ static void metrics_conns(struct sbuf *b, const struct tot *T)
 		for (int i = 0; i < ST_RPC_B; i++) {
 			cum += rpc[p][i];
 			if (i < ST_RPC_B - 1)
-				put(b, "hxterm_requests_per_connection_bucket{proto=\"%s\",le=\"%llu\"} %llu\n",
+				stats_put(b, "hxterm_requests_per_connection_bucket{proto=\"%s\",le=\"%llu\"} %llu\n",
 				    st_proto_names[p], (unsigned long long)st_rpc_le[i], (unsigned long long)cum);
 			else
-				put(b, "hxterm_requests_per_connection_bucket{proto=\"%s\",le=\"+Inf\"} %llu\n",
+				stats_put(b, "hxterm_requests_per_connection_bucket{proto=\"%s\",le=\"+Inf\"} %llu\n",
 				    st_proto_names[p], (unsigned long long)cum);
 		}
-		put(b, "hxterm_requests_per_connection_sum{proto=\"%s\"} %llu\n"
+		stats_put(b, "hxterm_requests_per_connection_sum{proto=\"%s\"} %llu\n"
 		    "hxterm_requests_per_connection_count{proto=\"%s\"} %llu\n", st_proto_names[p],
 		    (unsigned long long)rpc[p][ST_RPC_B], st_proto_names[p], (unsigned long long)cum);
 	}
 	head(b, "hxterm_tls_handshakes_total", "counter", "TLS handshakes over TCP, by version and resumption.");
 	for (int v = 0; v < 2; v++)
 		for (int r = 0; r < 2; r++)
-			put(b, "hxterm_tls_handshakes_total{version=\"%s\",resumed=\"%s\"} %llu\n", v ? "1.3" : "1.2",
+			stats_put(b, "hxterm_tls_handshakes_total{version=\"%s\",resumed=\"%s\"} %llu\n", v ? "1.3" : "1.2",
 			    r ? "true" : "false", (unsigned long long)tls[v][r]);
 	head(b, "hxterm_access_log_dropped_total", "counter", "Access-log lines lost (out of memory, a write error).");
-	put(b, "hxterm_access_log_dropped_total %llu\n", (unsigned long long)alog_dropped());
+	stats_put(b, "hxterm_access_log_dropped_total %llu\n", (unsigned long long)alog_dropped());
 }
 
 /* the counters of ST_ROWS, a family each */
@@ -205,12 +203,12 @@ static void metrics_rows(struct sbuf *b, const struct tot *T)
 		const struct st_row *r = &st_rows[k];
 		const uint64_t *v = T->v + r->off / sizeof(counter);
 
-		put(b, "# HELP hxterm_%s %s\n# TYPE hxterm_%s counter\n", r->name, r->help, r->name);
+		stats_put(b, "# HELP hxterm_%s %s\n# TYPE hxterm_%s counter\n", r->name, r->help, r->name);
 		for (unsigned i = 0; i < r->n; i++)
 			if (r->label)
-				put(b, "hxterm_%s{%s=\"%s\"} %llu\n", r->name, r->label, r->lv[i], (unsigned long long)v[i]);
+				stats_put(b, "hxterm_%s{%s=\"%s\"} %llu\n", r->name, r->label, r->lv[i], (unsigned long long)v[i]);
 			else
-				put(b, "hxterm_%s %llu\n", r->name, (unsigned long long)v[i]);
+				stats_put(b, "hxterm_%s %llu\n", r->name, (unsigned long long)v[i]);
 	}
 }
 
@@ -220,10 +218,10 @@ void stats_metrics(struct sbuf *b)
 
 	sum(&T);
 	head(b, "hxterm_info", "gauge", "The server: its version and X-rsp name.");
-	put(b, "hxterm_info{version=\"%s\",name=\"%.*s\",threads=\"%d\"} 1\n", HX_VERSION, (int)cfg.name_len,
+	stats_put(b, "hxterm_info{version=\"%s\",name=\"%.*s\",threads=\"%d\"} 1\n", HX_VERSION, (int)cfg.name_len,
 	    cfg.name, cfg.threads);
 	head(b, "hxterm_start_time_seconds", "gauge", "When the server started, epoch seconds.");
-	put(b, "hxterm_start_time_seconds %.3f\n", started_epoch);
+	stats_put(b, "hxterm_start_time_seconds %.3f\n", started_epoch);
 	metrics_requests(b, &T);
 	metrics_conns(b, &T);
 	metrics_rows(b, &T);
@@ -251,11 +249,11 @@ static void json_time(struct sbuf *b, const uint64_t *bk)
 {
 	uint64_t n = count_of(bk, ST_TIME_B);
 
-	put(b, "{\"count\": %llu, \"sum_us\": %llu, \"buckets\": [", (unsigned long long)n,
+	stats_put(b, "{\"count\": %llu, \"sum_us\": %llu, \"buckets\": [", (unsigned long long)n,
 	    (unsigned long long)bk[ST_TIME_B]);
 	for (int i = 0; i < ST_TIME_B; i++)
-		put(b, "%s%llu", i ? ", " : "", (unsigned long long)bk[i]);
-	put(b, "], \"p50_le_us\": %lld, \"p99_le_us\": %lld}", (long long)time_quantile(bk, 0.5),
+		stats_put(b, "%s%llu", i ? ", " : "", (unsigned long long)bk[i]);
+	stats_put(b, "], \"p50_le_us\": %lld, \"p99_le_us\": %lld}", (long long)time_quantile(bk, 0.5),
 	    (long long)time_quantile(bk, 0.99));
 }
 
@@ -263,13 +261,13 @@ static void json_time(struct sbuf *b, const uint64_t *bk)
 static void json_codes(struct sbuf *b, const char *key, const uint64_t *v, const char *const *names, int n,
 		       int sparse)
 {
-	put(b, ", \"%s\": {", key);
+	stats_put(b, ", \"%s\": {", key);
 	for (int i = 0, first = 1; i < n; i++)
 		if (!sparse || v[i]) {
-			put(b, "%s\"%s\": %llu", first ? "" : ", ", names[i], (unsigned long long)v[i]);
+			stats_put(b, "%s\"%s\": %llu", first ? "" : ", ", names[i], (unsigned long long)v[i]);
 			first = 0;
 		}
-	put(b, "}");
+	stats_put(b, "}");
 }
 
 static void json_protocol(struct sbuf *b, const struct tot *T, int p)
@@ -278,16 +276,16 @@ static void json_protocol(struct sbuf *b, const struct tot *T, int p)
 	uint64_t open = TOT(T, conn_open)[p], closed = TOT(T, conn_closed)[p];
 	static const char *const classes[10] = { "0xx", "1xx", "2xx", "3xx", "4xx", "5xx", "6xx", "7xx", "8xx", "9xx" };
 
-	put(b, "%s\"%s\": {\"requests\": %llu", p ? ", " : "", st_proto_names[p],
+	stats_put(b, "%s\"%s\": {\"requests\": %llu", p ? ", " : "", st_proto_names[p],
 	    (unsigned long long)count_of(resp, 10));
 	json_codes(b, "status", resp + 1, classes + 1, 9, 1);
 	json_codes(b, "closes", why, st_close_names, SC_MAX, 1);
-	put(b, ", \"connections_opened\": %llu, \"connections_closed\": %llu, \"connections_active\": %llu, "
+	stats_put(b, ", \"connections_opened\": %llu, \"connections_closed\": %llu, \"connections_active\": %llu, "
 	    "\"requests_per_connection\": {\"count\": %llu, \"sum\": %llu}, \"generation\": ",
 	    (unsigned long long)open, (unsigned long long)closed, (unsigned long long)(open > closed ? open - closed : 0),
 	    (unsigned long long)count_of(rpc, ST_RPC_B), (unsigned long long)rpc[ST_RPC_B]);
 	json_time(b, TOT(T, gen[p]));
-	put(b, "}");
+	stats_put(b, "}");
 }
 
 /* the counters of ST_ROWS: a number, or an object by label value */
@@ -300,8 +298,32 @@ static void json_rows(struct sbuf *b, const struct tot *T)
 		if (r->label)
 			json_codes(b, r->json, v, r->jv ? r->jv : r->lv, (int)r->n, 0);
 		else
-			put(b, ", \"%s\": %llu", r->json, (unsigned long long)v[0]);
+			stats_put(b, ", \"%s\": %llu", r->json, (unsigned long long)v[0]);
 	}
+}
+
+void stats_snapshot(struct st_snap *s)
+{
+	static struct tot T;
+	struct timespec ts;
+
+	sum(&T);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s->t = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	s->errors = 0;
+	for (int p = 0; p < SP_MAX; p++) {
+		const uint64_t *resp = TOT(&T, resp[p]);
+		uint64_t open = TOT(&T, conn_open)[p], closed = TOT(&T, conn_closed)[p];
+
+		s->req[p] = count_of(resp, 10);
+		s->active[p] = open > closed ? open - closed : 0;
+		s->errors += resp[4] + resp[5];
+	}
+	memset(s->gen, 0, sizeof(s->gen));
+	for (int p = 0; p < SP_MAX; p++)
+		for (int i = 0; i < ST_TIME_B; i++)
+			s->gen[i] += TOT(&T, gen[p])[i];
+	memcpy(s->late, TOT(&T, late), sizeof(s->late));
 }
 
 void stats_json(struct sbuf *b)
@@ -312,27 +334,27 @@ void stats_json(struct sbuf *b)
 
 	sum(&T);
 	tls = TOT_P(&T, tls, 2);
-	put(b, "{\"version\": \"%s\", \"name\": \"%.*s\", \"threads\": %d, \"uptime_s\": %.3f, \"start\": %.3f",
+	stats_put(b, "{\"version\": \"%s\", \"name\": \"%.*s\", \"threads\": %d, \"uptime_s\": %.3f, \"start\": %.3f",
 	    HX_VERSION, (int)cfg.name_len, cfg.name, cfg.threads, (clock_ns() - started_ns) / 1e9, started_epoch);
-	put(b, ", \"tcp_connections\": %llu, \"protocols\": {", (unsigned long long)*TOT(&T, conns));
+	stats_put(b, ", \"tcp_connections\": %llu, \"protocols\": {", (unsigned long long)*TOT(&T, conns));
 	for (int p = 0; p < SP_MAX; p++) {
 		total += count_of(TOT(&T, resp[p]), 10);
 		json_protocol(b, &T, p);
 	}
-	put(b, "}, \"requests\": %llu, \"time_buckets_le_us\": [", (unsigned long long)total);
+	stats_put(b, "}, \"requests\": %llu, \"time_buckets_le_us\": [", (unsigned long long)total);
 	for (int i = 0; i < ST_TIME_B - 1; i++)
-		put(b, "%s%llu", i ? ", " : "", (unsigned long long)st_time_le_us[i]);
-	put(b, "], \"timer_lateness\": ");
+		stats_put(b, "%s%llu", i ? ", " : "", (unsigned long long)st_time_le_us[i]);
+	stats_put(b, "], \"timer_lateness\": ");
 	json_time(b, TOT(&T, late));
-	put(b, ", \"tls_handshakes\": {\"1.2\": %llu, \"1.3\": %llu, \"resumed\": %llu}",
+	stats_put(b, ", \"tls_handshakes\": {\"1.2\": %llu, \"1.3\": %llu, \"resumed\": %llu}",
 	    (unsigned long long)(tls[0][0] + tls[0][1]), (unsigned long long)(tls[1][0] + tls[1][1]),
 	    (unsigned long long)(tls[0][1] + tls[1][1]));
 	json_rows(b, &T);
-	put(b, ", \"per_thread\": [");
+	stats_put(b, ", \"per_thread\": [");
 	for (int t = 0; t < cfg.threads; t++)
-		put(b, "%s{\"requests\": %llu, \"tcp_connections\": %llu, \"accepted\": %llu}", t ? ", " : "",
+		stats_put(b, "%s{\"requests\": %llu, \"tcp_connections\": %llu, \"accepted\": %llu}", t ? ", " : "",
 		    (unsigned long long)ctr_get(&worker_stats(t)->requests),
 		    (unsigned long long)ctr_get(&worker_stats(t)->conns),
 		    (unsigned long long)ctr_get(&worker_stats(t)->accepted));
-	put(b, "]}\n");
+	stats_put(b, "]}\n");
 }

@@ -3,6 +3,9 @@
 #define HX_STATS_OUT_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "stats.h"
 
 /* text that grows; <failed> when memory ran out (answered 500, never cut) */
 struct sbuf {
@@ -10,6 +13,24 @@ struct sbuf {
 	size_t len, cap;
 	int failed;
 };
+
+/* appends printf's text to <b> (b->failed when memory ran out) */
+void stats_put(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* what the history keeps of one moment: cumulative counts, every worker's */
+struct st_snap {
+	double t;                    /* epoch seconds */
+	uint64_t req[SP_MAX], active[SP_MAX];
+	uint64_t errors;             /* 4xx and 5xx answers */
+	uint64_t gen[ST_TIME_B], late[ST_TIME_B]; /* generation time, timer lateness: bucket counts */
+};
+/* the counters now, summed */
+void stats_snapshot(struct st_snap *s);
+/* the stats thread, each second: a sample into the history ... */
+void stats_hist_tick(void);
+/* ... which /history.json serves: per-second rates and quantiles of the
+ * samples after <since> (epoch seconds; 0: all, up to 10 minutes) */
+void stats_hist_json(struct sbuf *b, double since);
 
 /* notes the start time the documents report */
 void stats_out_init(void);

@@ -1,4 +1,4 @@
-/* The stats listener's live page: /stats.json read every second, charts of the last minutes drawn as inline SVG, no external asset. */
+/* The stats listener's live page: the server's last 10 minutes (/history.json) and its totals (/stats.json), read every second and drawn by the embedded Chart.js, no external asset. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,83 +10,85 @@ static const char head[] =
 "<title>hxterm stats</title>\n<style>\n";
 
 static const char body[] =
-"</style></head><body>\n<h1>hxterm</h1>\n<p class=\"meta\" id=\"meta\">waiting for /stats.json</p>\n"
+"</style></head><body>\n<h1>hxterm</h1>\n<p class=\"meta\" id=\"meta\">waiting for /history.json</p>\n"
 "<table id=\"summary\"></table>\n"
-"<h2>Requests per second</h2><svg id=\"rps\" width=\"960\" height=\"220\"></svg>\n"
-"<h2>Errors per second (4xx, 5xx, refused)</h2><svg id=\"errors\" width=\"960\" height=\"160\"></svg>\n"
-"<h2>Active connections</h2><svg id=\"conns\" width=\"960\" height=\"200\"></svg>\n"
-"<h2>Generation time over the last minute (bucket upper bounds, ms)</h2>"
-"<svg id=\"gen\" width=\"960\" height=\"200\"></svg>\n<script>\n";
+"<p class=\"hint\">Hover a chart for its values; drag across it to zoom, double-click to see it whole; "
+"click a legend entry to hide its series. Each point is one second.</p>\n"
+"<h2>Requests per second</h2><canvas id=\"rps\" width=\"960\" height=\"220\"></canvas>\n"
+"<h2>Errors per second (4xx and 5xx answers)</h2><canvas id=\"errors\" width=\"960\" height=\"160\"></canvas>\n"
+"<h2>Active connections</h2><canvas id=\"conns\" width=\"960\" height=\"200\"></canvas>\n"
+"<h2>Generation time, each second's p50 and p99 (ms, estimated within the server's buckets)</h2>"
+"<canvas id=\"gen\" width=\"960\" height=\"200\"></canvas>\n"
+"<h2>Timer lateness (t= and d= waits), each second's p50 and p99 (ms)</h2>"
+"<canvas id=\"late\" width=\"960\" height=\"200\"></canvas>\n<script>\n";
 
-/* after chart_js: the history of /stats.json, redrawn each second */
+/* after Chart.js and chart_js: the history, then each second what came after it */
 static const char script[] =
-"const KEEP = 300, hist = [];\n"
-"/* series: [{name, pts: [[t, y]]}], t in seconds ago (negative) */\n"
-"function chart(id, series) {\n"
-"  let tmin = -60;\n"
-"  for (const s of series) for (const p of s.pts) tmin = Math.min(tmin, p[0]);\n"
-"  const ticks = [0, 1, 2, 3, 4].map(i => [tmin * (1 - i / 4), (tmin * (1 - i / 4)).toFixed(0) + ' s']);\n"
-"  lines(id, series, {xs: t => (t - tmin) / -tmin, ticks: ticks, xlabel: 'seconds ago', ylabel: '', last: true});\n"
-"}\n"
-"const errs = s => { let n = 0; for (const p in s.protocols) { const st = s.protocols[p].status; n += (st['4xx'] || 0) + (st['5xx'] || 0); } for (const c in s.bad_requests) n += s.bad_requests[c]; return n; };\n"
-"/* the upper bound (ms) under which share q of the bucket counts b lie */\n"
-"function quant(b, le, q) {\n"
-"  const n = b.reduce((a, c) => a + c, 0);\n"
-"  if (!n) return 0;\n"
-"  let seen = 0, rank = Math.max(1, Math.round(q * n));\n"
-"  for (let i = 0; i < b.length; i++) if ((seen += b[i]) >= rank) return i < le.length ? le[i] / 1000 : le[le.length - 1] / 1000;\n"
-"  return 0;\n"
+"const H = {protos: [], samples: [], keep: 600}, ms = v => v === null || v === undefined ? '-' : v.toFixed(3);\n"
+"let last = 0, S0 = null, busy = false;\n"
+"/* WHY busy: a read slower than a second must not fetch the same samples twice */\n"
+"async function load() {\n"
+"  if (busy) return;\n"
+"  busy = true;\n"
+"  try {\n"
+"    const h = await (await fetch('/history.json' + (last ? '?since=' + last : ''), {cache: 'no-store'})).json();\n"
+"    H.protos = h.protocols; H.keep = h.keep; H.minute = h.last_minute;\n"
+"    H.samples.push(...h.samples.filter(x => x.t > last));\n"
+"    if (H.samples.length > H.keep) H.samples.splice(0, H.samples.length - H.keep);\n"
+"    if (H.samples.length) last = H.samples[H.samples.length - 1].t;\n"
+"    S0 = await (await fetch('/stats.json', {cache: 'no-store'})).json();\n"
+"    draw();\n"
+"  } catch (e) { document.getElementById('meta').textContent = 'cannot read /history.json or /stats.json: ' + e; }\n"
+"  busy = false;\n"
 "}\n"
 "function draw() {\n"
-"  const now = hist[hist.length - 1], s = now.s;\n"
-"  const protos = Object.keys(s.protocols);\n"
+"  const S = H.samples, s = S0, now = S.length ? S[S.length - 1].t : 0, span = S.length ? now - S[0].t + 1 : 0;\n"
+"  const ago = x => +(x.t - now).toFixed(1);\n"
+"  const used = H.protos.map((p, i) => i).filter(i => S.some(x => x.rps[i] > 0 || x.active[i] > 0) || s.protocols[H.protos[i]].requests);\n"
 "  document.getElementById('meta').textContent = 'hxterm ' + s.version + ' \\u2014 ' + s.name + ' \\u2014 ' + s.threads +\n"
-"    ' threads \\u2014 up ' + s.uptime_s.toFixed(0) + ' s \\u2014 updated every second from /stats.json';\n"
-"  let h = '<tr><th></th><th>requests</th><th>req/s</th><th>active conns</th><th>conns opened</th><th>gen p50 ms</th><th>gen p99 ms</th></tr>';\n"
-"  const rate = (p, k) => { if (hist.length < 2) return 0; const a = hist[hist.length - 2]; return (now.s.protocols[p][k] - a.s.protocols[p][k]) / ((now.t - a.t) / 1000); };\n"
-"  for (const p of protos) {\n"
-"    const x = s.protocols[p];\n"
-"    h += '<tr><td>' + p + '</td><td id=\"total-' + p + '\">' + x.requests + '</td><td id=\"rps-' + p + '\">' + rate(p, 'requests').toFixed(1) +\n"
-"      '</td><td>' + x.connections_active + '</td><td>' + x.connections_opened + '</td><td>' + (x.generation.p50_le_us / 1000) +\n"
-"      '</td><td>' + (x.generation.p99_le_us / 1000) + '</td></tr>';\n"
+"    ' threads \\u2014 up ' + s.uptime_s.toFixed(0) + ' s \\u2014 charts: the last ' + span.toFixed(0) +\n"
+"    ' s, one point a second (the server keeps 10 minutes), updated each second';\n"
+"  const minute = S.slice(-60), mean = i => minute.length ? minute.reduce((a, x) => a + x.rps[i], 0) / minute.length : 0;\n"
+"  let h = '<tr><th></th><th>requests (since start)</th><th>req/s (last second)</th><th>req/s (last minute)</th>' +\n"
+"    '<th>active connections (now)</th></tr>';\n"
+"  for (const i of used) {\n"
+"    const p = H.protos[i], x = S[S.length - 1];\n"
+"    h += '<tr><td>' + p + '</td><td id=\"total-' + p + '\">' + s.protocols[p].requests + '</td><td id=\"rps-' + p + '\">' +\n"
+"      (x ? x.rps[i].toFixed(1) : '-') + '</td><td>' + mean(i).toFixed(1) + '</td><td>' + (x ? x.active[i] : '-') + '</td></tr>';\n"
 "  }\n"
-"  h += '<tr><td>all</td><td id=\"total-requests\">' + s.requests + '</td><td></td><td></td><td></td><td></td><td></td></tr>';\n"
+"  h += '<tr><td>all</td><td id=\"total-requests\">' + s.requests + '</td><td></td><td></td><td></td></tr>';\n"
+"  const m = H.minute || {};\n"
+"  h += '<tr><td colspan=\"5\" style=\"text-align:left\">generation time, last minute: p50 <span id=\"gen-p50\">' +\n"
+"    ms(m.gen && m.gen[0]) + '</span> ms, p99 <span id=\"gen-p99\">' + ms(m.gen && m.gen[1]) +\n"
+"    '</span> ms; timer lateness, last minute: p50 ' + ms(m.late && m.late[0]) + ' ms, p99 ' + ms(m.late && m.late[1]) + ' ms</td></tr>';\n"
 "  document.getElementById('summary').innerHTML = h;\n"
-"  const ago = e => (e.t - now.t) / 1000;\n"
-"  const per = f => hist.slice(1).map((e, i) => [ago(e), (f(e.s) - f(hist[i].s)) / ((e.t - hist[i].t) / 1000)]);\n"
-"  chart('rps', protos.map(p => ({name: p, pts: per(x => x.protocols[p].requests)})).concat([{name: 'all', pts: per(x => x.requests)}]));\n"
-"  chart('errors', [{name: 'errors', pts: per(errs)}]);\n"
-"  chart('conns', protos.map(p => ({name: p, pts: hist.map(e => [ago(e), e.s.protocols[p].connections_active])})));\n"
-"  /* generation percentiles over a sliding minute, from bucket differences */\n"
-"  const gen = q => hist.map((e, i) => {\n"
-"    let j = i; while (j > 0 && e.t - hist[j - 1].t <= 60000) j--;\n"
-"    const b = new Array(e.s.time_buckets_le_us.length + 1).fill(0);\n"
-"    for (const p of protos) e.s.protocols[p].generation.buckets.forEach((c, k) => { b[k] += c - (j < i ? hist[j].s.protocols[p].generation.buckets[k] : 0); });\n"
-"    return [ago(e), quant(b, e.s.time_buckets_le_us, q)];\n"
-"  });\n"
-"  chart('gen', [{name: 'p50', pts: gen(0.5)}, {name: 'p99', pts: gen(0.99)}]);\n"
+"  const o = {x: 'lin', xlabel: 'seconds ago', xunit: 's', last: true};\n"
+"  lines('rps', used.map(i => ({name: H.protos[i], pts: S.map(x => [ago(x), x.rps[i]])})).concat([{name: 'all',\n"
+"    pts: S.map(x => [ago(x), x.rps.reduce((a, v) => a + v, 0)])}]), Object.assign({ylabel: 'req/s', unit: '/s'}, o));\n"
+"  lines('errors', [{name: 'errors', pts: S.map(x => [ago(x), x.errors])}], Object.assign({ylabel: 'per second', unit: '/s'}, o));\n"
+"  lines('conns', used.map(i => ({name: H.protos[i], pts: S.map(x => [ago(x), x.active[i]])})), Object.assign({ylabel: 'connections', unit: ''}, o));\n"
+"  const q = (k, j) => S.filter(x => x[k]).map(x => [ago(x), x[k][j]]);\n"
+"  lines('gen', [{name: 'p50', pts: q('gen', 0)}, {name: 'p99', pts: q('gen', 1)}], Object.assign({ylabel: 'ms'}, o));\n"
+"  lines('late', [{name: 'p50', pts: q('late', 0)}, {name: 'p99', pts: q('late', 1)}], Object.assign({ylabel: 'ms'}, o));\n"
 "}\n"
-"async function tick() {\n"
-"  try {\n"
-"    const r = await fetch('/stats.json', {cache: 'no-store'});\n"
-"    hist.push({t: Date.now(), s: await r.json()});\n"
-"    if (hist.length > KEEP) hist.shift();\n"
-"    draw();\n"
-"  } catch (e) { document.getElementById('meta').textContent = 'cannot read /stats.json: ' + e; }\n"
-"}\n"
-"tick();\nsetInterval(tick, 1000);\n"
-"</script>\n</body></html>\n";
+"load();\n"
+"setInterval(load, 1000);\n"
+"</script>\n"
+"</body></html>\n";
 
 static char *page;
 
 const char *stats_page(void)
 {
+	static const char mid[] = "\n</script>\n<script>\n";
 	size_t n;
 
 	if (page)
 		return page;
-	n = strlen(head) + strlen(chart_css) + strlen(body) + strlen(chart_js) + strlen(script) + 1;
+	n = strlen(head) + strlen(chart_css) + strlen(body) + strlen(chartjs_lib) + strlen(mid) + strlen(chart_js) +
+	    strlen(script) + 1;
 	if ((page = malloc(n)))
-		strcat(strcat(strcat(strcat(strcpy(page, head), chart_css), body), chart_js), script);
+		strcat(strcat(strcat(strcat(strcat(strcat(strcpy(page, head), chart_css), body), chartjs_lib), mid), chart_js),
+		       script);
 	return page;
 }

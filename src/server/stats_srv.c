@@ -45,7 +45,7 @@ static struct nofd reserve = { -1, 0 }; /* out of descriptors, a scrape is still
 static pthread_t th;
 static struct loop sl;
 static struct ev lev, stop_ev;
-static struct timer resume;
+static struct timer resume, sample;
 static struct sconn *conns[SC_MAX];
 static int nconns, running;
 
@@ -114,8 +114,8 @@ static void sc_text(struct sconn *c, const char *status, const char *text, const
 	sc_reply(c, status, "text/plain", text, strlen(text), NULL, 0, extra);
 }
 
-/* the document at <path> */
-static void serve(struct sconn *c, const char *path, int head)
+/* the document at <path>, its <query> ("" when none) */
+static void serve(struct sconn *c, const char *path, const char *query, int head)
 {
 	struct sbuf b = { malloc(16384), 0, 16384, 0 };
 	const char *type = "text/plain; version=0.0.4; charset=utf-8";
@@ -126,13 +126,16 @@ static void serve(struct sconn *c, const char *path, int head)
 	} else if (!strcmp(path, "/stats.json")) {
 		stats_json(&b);
 		type = "application/json";
+	} else if (!strcmp(path, "/history.json")) {
+		stats_hist_json(&b, !strncmp(query, "since=", 6) ? atof(query + 6) : 0);
+		type = "application/json";
 	} else if (!strcmp(path, "/") && stats_page()) {
 		free(b.p);
 		sc_reply(c, "200 OK", "text/html; charset=utf-8", stats_page(), strlen(stats_page()), NULL, head, "");
 		return;
 	} else {
 		free(b.p);
-		sc_text(c, "404 Not Found", "not found: /metrics, /stats.json or /\n", "");
+		sc_text(c, "404 Not Found", "not found: /metrics, /stats.json, /history.json or /\n", "");
 		return;
 	}
 	if (b.failed) {
@@ -147,7 +150,7 @@ static void serve(struct sconn *c, const char *path, int head)
 static int sc_head(struct sconn *c)
 {
 	size_t m = strspn(c->req, "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
-	char path[256];
+	char path[256], *q;
 	int head;
 
 	/* WHY at once: a method is capital letters then a space; anything else
@@ -167,8 +170,10 @@ static int sc_head(struct sconn *c)
 		return sc_text(c, "405 Method Not Allowed", "GET or HEAD only\n", "Allow: GET, HEAD\r\n"), 1;
 	if (sscanf(c->req + 4 + head, "%255s", path) != 1 || path[0] != '/')
 		return sc_text(c, "400 Bad Request", "bad request line (GET /metrics HTTP/1.1)\n", ""), 1;
-	path[strcspn(path, "?")] = 0;
-	serve(c, path, head);
+	q = path + strcspn(path, "?");
+	if (*q)
+		*q++ = 0;
+	serve(c, path, q, head);
 	return 1;
 }
 
@@ -279,6 +284,13 @@ static void accept_cb(struct loop *l, struct ev *e, uint32_t events)
 	}
 }
 
+/* each second: the history's sample, the next one armed */
+static void sample_cb(struct loop *l, struct timer *t)
+{
+	stats_hist_tick();
+	loop_arm(l, t, t->expire + 1000000);
+}
+
 static void stop_cb(struct loop *l, struct ev *e, uint32_t events)
 {
 	(void)l, (void)e, (void)events;
@@ -307,7 +319,7 @@ int stats_listen(void)
 		log_err("--stats %s: %s", name, strerror(errno));
 		return -1;
 	}
-	log_info("stats on http://%s/ (/metrics, /stats.json)", name);
+	log_info("stats on http://%s/ (/metrics, /stats.json, /history.json)", name);
 	return 0;
 }
 
@@ -317,10 +329,13 @@ int stats_start(void)
 		return 0;
 	lev = (struct ev){ lfd, accept_cb };
 	resume.cb = resume_accept;
+	sample.cb = sample_cb;
 	if (pipe2(stop_pipe, O_CLOEXEC) < 0 || nofd_init(&reserve) < 0 || loop_init(&sl) < 0)
 		return log_err("--stats: cannot start its thread"), -1;
 	stop_ev = (struct ev){ stop_pipe[0], stop_cb };
 	loop_clock(&sl);
+	stats_hist_tick(); /* WHY at once: the page's first rates need a sample before them */
+	loop_arm(&sl, &sample, sl.now_us + 1000000);
 	running = 1;
 	if (loop_watch(&sl, &lev, EPOLLIN) < 0 || loop_watch(&sl, &stop_ev, EPOLLIN) < 0 ||
 	    pthread_create(&th, NULL, stats_main, NULL)) {

@@ -165,7 +165,7 @@ like($h, qr{^HTTP/1.1 405}, 'POST: 405');
 ($h, my $b) = get('/metrics', 'HEAD');
 ok($h =~ /Content-Length: [1-9]/ && $b eq '', 'HEAD: the length, no body');
 ($h, $b) = get('/');
-ok($h =~ m{Content-Type: text/html} && $b =~ /<svg id="rps"/ && $b !~ /(?:src|href)=["']?https?:/,
+ok($h =~ m{Content-Type: text/html} && $b =~ /<canvas id="rps"/ && $b !~ /(?:src|href)=["']?https?:/,
    '/: the live page, no external asset');
 
 # bad input on the stats port: one answer each, at once
@@ -214,12 +214,12 @@ like((raw_stats("DELETE / HTTP/1.1\r\n\r\n"))[0], qr/\r\nAllow: GET, HEAD\r\n/, 
 SKIP: {
     my ($chromium) = grep { -x } qw(/usr/bin/chromium /usr/bin/chromium-browser);
     skip 'no chromium', 3 unless $chromium;
-    my $dom = `timeout 60 $chromium --headless --no-sandbox --disable-gpu --dump-dom --virtual-time-budget=3500 http://127.0.0.1:$sport/ 2>/dev/null`;
+    my ($dom) = chromium("http://127.0.0.1:$sport/", 3500);
     my (undef, $js2) = get('/stats.json');
     my $now = eval { decode_json($js2) } // {};
     like($dom, qr/id="total-h3">$now->{protocols}{h3}{requests}</, "the page's h3 total is the server's ($now->{protocols}{h3}{requests})");
     like($dom, qr/id="total-requests">$now->{requests}</, "... and so is the total ($now->{requests})");
-    like($dom, qr/<svg id="rps"[^>]*>.*<path [^>]*data-series="h3"/s, 'the requests-per-second chart has an h3 line');
+    like($dom, qr/<div id="rps-marks"[^>]*>(?:(?!<\/div>).)*<i data-series="h3"/s, 'the requests-per-second chart has an h3 line');
 }
 
 # bad --stats: exit 2 with a reason

@@ -71,11 +71,12 @@ like($out, qr/^A  http:.*\nB  http:/m, '... and names A and B');
 # the page in headless Chromium: both spectra and the verdict
 SKIP: {
     my ($chromium) = grep { -x } qw(/usr/bin/chromium /usr/bin/chromium-browser);
-    skip 'no chromium', 3 unless $chromium;
+    skip 'no chromium', 4 unless $chromium;
     my $page = do { local (@ARGV, $/) = ("$dir/ab.html"); <> } // '';
     ok($page !~ /(?:src|href)=["']?https?:/, 'the page has no external asset');
-    my $dom = `timeout 60 $chromium --headless --no-sandbox --disable-gpu --dump-dom file://$dir/ab.html 2>/dev/null`;
-    like($dom, qr/<path [^>]*data-series="A latency".*<path [^>]*data-series="B latency"/s, 'the spectrum overlays A and B');
+    my ($dom, $out) = chromium("file://$dir/ab.html", 5000);
+    like($dom, qr/<i data-series="A latency"[^>]*>.*<i data-series="B latency"/s, 'the spectrum overlays A and B');
+    is($out, 0, '... and no request left the page');
     like($dom, $san ? qr/<p id="verdict">(?:B adds \d+\.\d{3} ms|No difference in other)/ : qr/<p id="verdict">B adds \d+\.\d{3} ms/,
          'the page says what B adds');
 }
