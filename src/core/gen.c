@@ -181,6 +181,7 @@ __attribute__((cold, noinline)) static void ex_multipart(struct exch *x)
 	if (!b) {
 		x->plan.flags |= PF_RESET;
 		x->plan.fault_at = 0;
+		x->out_end = 0;
 		return;
 	}
 	x->echo = b;
@@ -190,6 +191,16 @@ __attribute__((cold, noinline)) static void ex_multipart(struct exch *x)
 	rs->text = (struct ist){ b, x->echo_len };
 }
 
+/* a text body's making, once the head is built: several ranges' parts,
+ * an event stream's first event */
+__attribute__((cold, noinline)) static void ex_respond_text(struct exch *x)
+{
+	if (x->rs.src == BODY_MULTI)
+		ex_multipart(x);
+	else if ((x->plan.flags & PF_SSE) && x->rs.body)
+		x->drip_ms = sse_event(&x->sse, &x->plan, x->echo, x->echo_len);
+}
+
 void ex_respond(struct exch *x, const struct gen_conf *gc, int64_t now_ns)
 {
 	const struct plan *p = &x->plan;
@@ -197,17 +208,16 @@ void ex_respond(struct exch *x, const struct gen_conf *gc, int64_t now_ns)
 	if (unlikely(p->flags & (PF_ECHOBODY | PF_SSE | PF_GRPC)))
 		x->rs.text = (struct ist){ x->echo, x->echo_len };
 	resp_build(&x->rs, &x->rq, p, gc->id, now_ns);
-	if (unlikely(x->rs.src == BODY_MULTI))
-		ex_multipart(x);
 	x->out_off = 0;
 	x->out_end = x->rs.body;
 	if ((p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at < x->out_end)
 		x->out_end = p->fault_at;
 	x->piece_left = p->piece;
 	x->paused = 0;
-	/* WHY behind the text test: an event stream's body is text (its slots) */
-	if (unlikely(x->rs.src == BODY_TEXT) && (p->flags & PF_SSE) && x->rs.body)
-		x->drip_ms = sse_event(&x->sse, p, x->echo, x->echo_len);
+	/* WHY one test: several ranges and an event stream are text bodies
+	 * made here, rare; a plain body costs one compare (bench/cg) */
+	if (unlikely(x->rs.src >= BODY_TEXT))
+		ex_respond_text(x);
 }
 
 void ex_resume(struct exch *x)

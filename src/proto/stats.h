@@ -42,6 +42,38 @@ struct st_hist_time {
 	counter sum_us;
 };
 
+/* a fine time histogram, for quantiles (the live page's): log-linear, 16
+ * buckets an octave (under 6.3 % wide) up to 2^27 us, 0..15 us exact */
+#define ST_FINE_SUB 16
+#define ST_FINE_B   (ST_FINE_SUB + 23 * ST_FINE_SUB)
+struct st_fine {
+	counter b[ST_FINE_B];
+};
+
+static inline unsigned st_fine_bucket(uint64_t us)
+{
+	unsigned msb;
+
+	if (us < ST_FINE_SUB)
+		return (unsigned)us;
+	msb = 63 - (unsigned)__builtin_clzll(us);
+	if (msb > 26)
+		return ST_FINE_B - 1;
+	return ST_FINE_SUB * (msb - 3) + (unsigned)((us >> (msb - 4)) & (ST_FINE_SUB - 1));
+}
+
+/* the lower bound (us) of fine bucket <i>, its width in <*w> */
+static inline uint64_t st_fine_low(unsigned i, uint64_t *w)
+{
+	unsigned msb;
+
+	if (i < ST_FINE_SUB)
+		return *w = 1, i;
+	msb = i / ST_FINE_SUB + 3;
+	*w = (uint64_t)1 << (msb - 4);
+	return ((uint64_t)1 << msb) + (uint64_t)(i % ST_FINE_SUB) * *w;
+}
+
 struct st_hist_rpc {
 	counter b[ST_RPC_B];
 	counter sum;
@@ -120,6 +152,7 @@ struct wstats {
 	struct st_hist_rpc rpc[SP_MAX];    /* requests per closed connection */
 	struct st_hist_time gen[SP_MAX];   /* request head in to response head out */
 	struct st_hist_time late;          /* how late t= and d= waits ended */
+	struct st_fine gen_fine, late_fine; /* the same two, every protocol's, finely: quantiles */
 	counter tls[2][2];                 /* TLS handshakes: [1.3][resumed] */
 #define ST_FIELD(f, n, ...) counter f[n];
 	ST_ROWS(ST_FIELD)
@@ -156,6 +189,18 @@ static inline void st_time_add(struct st_hist_time *h, uint64_t us)
 	ctr_add(&h->sum_us, us);
 }
 
+static inline void st_fine_add(struct st_fine *h, uint64_t us)
+{
+	ctr_add(&h->b[st_fine_bucket(us)], 1);
+}
+
+/* a t= or d= wait ended <us> after its time */
+static inline void st_late(struct wstats *st, uint64_t us)
+{
+	st_time_add(&st->late, us);
+	st_fine_add(&st->late_fine, us);
+}
+
 /* a response head went out: its status, how long it took to make, whether
  * its request came in early data, whether it held an unknown key */
 static inline void st_response(struct wstats *st, enum st_proto p, unsigned status, int64_t gen_ns, int early,
@@ -167,6 +212,7 @@ static inline void st_response(struct wstats *st, enum st_proto p, unsigned stat
 	if (ignored)
 		ctr_add(st->ignored, 1);
 	st_time_add(&st->gen[p], gen_ns > 0 ? (uint64_t)gen_ns / 1000 : 0);
+	st_fine_add(&st->gen_fine, gen_ns > 0 ? (uint64_t)gen_ns / 1000 : 0);
 }
 
 static inline void st_conn_open(struct wstats *st, enum st_proto p)

@@ -205,7 +205,7 @@ static void xs_timer_cb(struct loop *l, struct timer *t)
 	uint64_t now = (uint64_t)clock_ns() / 1000;
 
 	(void)l;
-	st_time_add(&s->w->st.late, now > t->expire ? now - t->expire : 0);
+	st_late(&s->w->st, now > t->expire ? now - t->expire : 0);
 	if (s->flags & XS_RESPONDED) {
 		ex_resume(&s->ex);
 		s->ops->resume(s);

@@ -1,63 +1,94 @@
-/* The live page's history: every worker's counters sampled each second by the stats thread, the last 10 minutes kept (about 0.4 MB), served as /history.json with per-second rates and quantiles. */
+/* The live page's history: every worker's counters sampled each second by the stats thread, the last 10 minutes kept (about 0.5 MB), served as /history.json with per-second rates and quantiles from the fine histograms. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "stats.h"
 #include "stats_out.h"
 
-#define SH_KEEP 600 /* samples, one a second: 10 minutes */
+#define SH_KEEP   600 /* samples, one a second: 10 minutes */
+#define SH_MINUTE 61  /* the fine histograms' last minute, for its quantiles */
 
-static struct st_snap ring[SH_KEEP + 1]; /* WHY one more: a rate needs the sample before the first */
-static unsigned head, count;             /* the next slot, how many are kept */
+/* one second: its rates and quantiles (ms; -1: none that second) */
+struct sample {
+	double t, dt;
+	uint64_t req[SP_MAX], active[SP_MAX], errors;
+	double gen[2], late[2];      /* p50, p99 */
+};
 
-void stats_hist_tick(void)
-{
-	stats_snapshot(&ring[head]);
-	head = (head + 1) % (SH_KEEP + 1);
-	if (count < SH_KEEP + 1)
-		count++;
-}
+static struct sample ring[SH_KEEP];
+static unsigned head, count;         /* the next slot, how many are kept */
+static struct st_snap minute[SH_MINUTE], now; /* cumulative, one a second */
+static unsigned mhead, mcount;
 
-static const struct st_snap *nth(unsigned i) /* 0: the oldest kept */
-{
-	return &ring[(head + SH_KEEP + 1 - count + i) % (SH_KEEP + 1)];
-}
-
-/* the <q> quantile (ms) of the <a> - <b> bucket counts: interpolated
- * within its bucket, from its lower bound to its upper, as a count there
- * spreads; -1 when none */
+/* the <q> quantile (ms) of the fine bucket counts <a> - <b>, interpolated
+ * within its bucket (under 6.3 % wide); -1 when none */
 static double quantile(const uint64_t *a, const uint64_t *b, double q)
 {
 	uint64_t n = 0, seen = 0, rank;
 
-	for (int i = 0; i < ST_TIME_B; i++)
+	for (int i = 0; i < ST_FINE_B; i++)
 		n += a[i] - b[i];
 	if (!n)
 		return -1;
 	rank = (uint64_t)ceil(q * (double)n);
 	rank = rank ? rank : 1;
-	for (int i = 0; i < ST_TIME_B; i++) {
-		uint64_t c = a[i] - b[i];
-		double lo = i ? (double)st_time_le_us[i - 1] : 0,
-		       hi = i < ST_TIME_B - 1 ? (double)st_time_le_us[i] : lo * 2;
+	for (unsigned i = 0; i < ST_FINE_B; i++) {
+		uint64_t c = a[i] - b[i], w, lo = st_fine_low(i, &w);
 
 		if (seen + c >= rank)
-			return (lo + (hi - lo) * (double)(rank - seen) / (double)c) / 1000.0;
+			return ((double)lo + (double)w * ((double)(rank - seen) - 0.5) / (double)c) / 1000.0;
 		seen += c;
 	}
 	return -1;
 }
 
-static void put_q(struct sbuf *b, const char *key, const uint64_t *a, const uint64_t *o)
+void stats_hist_tick(void)
 {
-	double p50 = quantile(a, o, 0.5), p99 = quantile(a, o, 0.99);
+	const struct st_snap *o = mcount ? &minute[(mhead + SH_MINUTE - 1) % SH_MINUTE] : NULL;
+	struct sample *s = &ring[head];
 
-	if (p50 < 0)
+	stats_snapshot(&now);
+	if (o && now.t > o->t) {
+		/* WHY t to the ms: what /history.json prints, so ?since= a
+		 * sample's printed t leaves that sample out */
+		*s = (struct sample){ .t = floor(now.t * 1000 + 0.5) / 1000, .dt = now.t - o->t,
+				      .errors = now.errors - o->errors };
+		for (int p = 0; p < SP_MAX; p++) {
+			s->req[p] = now.req[p] - o->req[p];
+			s->active[p] = now.active[p];
+		}
+		s->gen[0] = quantile(now.gen, o->gen, 0.5);
+		s->gen[1] = quantile(now.gen, o->gen, 0.99);
+		s->late[0] = quantile(now.late, o->late, 0.5);
+		s->late[1] = quantile(now.late, o->late, 0.99);
+		head = (head + 1) % SH_KEEP;
+		count += count < SH_KEEP;
+	}
+	minute[mhead] = now;
+	mhead = (mhead + 1) % SH_MINUTE;
+	mcount += mcount < SH_MINUTE;
+}
+
+static void put_q(struct sbuf *b, const char *key, const double *q)
+{
+	if (q[0] < 0)
 		stats_put(b, ", \"%s\": null", key);
 	else
-		stats_put(b, ", \"%s\": [%.3f, %.3f]", key, p50, p99);
+		stats_put(b, ", \"%s\": [%.3f, %.3f]", key, q[0], q[1]);
+}
+
+/* the last minute's quantiles, from the oldest cumulative kept to the newest */
+static void last_minute(struct sbuf *b)
+{
+	const struct st_snap *a = &minute[(mhead + SH_MINUTE - 1) % SH_MINUTE],
+			     *o = &minute[(mhead + SH_MINUTE - mcount) % SH_MINUTE];
+	double g[2] = { quantile(a->gen, o->gen, 0.5), quantile(a->gen, o->gen, 0.99) },
+	       l[2] = { quantile(a->late, o->late, 0.5), quantile(a->late, o->late, 0.99) };
+
+	stats_put(b, "\"seconds\": %.1f", a->t - o->t);
+	put_q(b, "gen", g);
+	put_q(b, "late", l);
 }
 
 void stats_hist_json(struct sbuf *b, double since)
@@ -66,29 +97,23 @@ void stats_hist_json(struct sbuf *b, double since)
 	for (int p = 0; p < SP_MAX; p++)
 		stats_put(b, "%s\"%s\"", p ? ", " : "", st_proto_names[p]);
 	stats_put(b, "], \"last_minute\": {");
-	if (count > 1) {
-		const struct st_snap *s = nth(count - 1), *o = nth(count > 61 ? count - 61 : 0);
-
-		stats_put(b, "\"seconds\": %.1f", s->t - o->t);
-		put_q(b, "gen", s->gen, o->gen);
-		put_q(b, "late", s->late, o->late);
-	}
+	if (mcount > 1)
+		last_minute(b);
 	stats_put(b, "}, \"samples\": [");
-	for (unsigned i = 1, first = 1; i < count; i++) {
-		const struct st_snap *s = nth(i), *o = nth(i - 1);
-		double dt = s->t - o->t;
+	for (unsigned i = 0, first = 1; i < count; i++) {
+		const struct sample *s = &ring[(head + SH_KEEP - count + i) % SH_KEEP];
 
-		if (s->t <= since || dt <= 0)
+		if (s->t <= since)
 			continue;
 		stats_put(b, "%s{\"t\": %.3f, \"rps\": [", first ? "" : ", ", s->t);
 		for (int p = 0; p < SP_MAX; p++)
-			stats_put(b, "%s%.1f", p ? ", " : "", (double)(s->req[p] - o->req[p]) / dt);
+			stats_put(b, "%s%.1f", p ? ", " : "", (double)s->req[p] / s->dt);
 		stats_put(b, "], \"active\": [");
 		for (int p = 0; p < SP_MAX; p++)
 			stats_put(b, "%s%llu", p ? ", " : "", (unsigned long long)s->active[p]);
-		stats_put(b, "], \"errors\": %.1f", (double)(s->errors - o->errors) / dt);
-		put_q(b, "gen", s->gen, o->gen);
-		put_q(b, "late", s->late, o->late);
+		stats_put(b, "], \"errors\": %.1f", (double)s->errors / s->dt);
+		put_q(b, "gen", s->gen);
+		put_q(b, "late", s->late);
 		stats_put(b, "}");
 		first = 0;
 	}

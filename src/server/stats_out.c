@@ -319,11 +319,8 @@ void stats_snapshot(struct st_snap *s)
 		s->active[p] = open > closed ? open - closed : 0;
 		s->errors += resp[4] + resp[5];
 	}
-	memset(s->gen, 0, sizeof(s->gen));
-	for (int p = 0; p < SP_MAX; p++)
-		for (int i = 0; i < ST_TIME_B; i++)
-			s->gen[i] += TOT(&T, gen[p])[i];
-	memcpy(s->late, TOT(&T, late), sizeof(s->late));
+	memcpy(s->gen, TOT(&T, gen_fine), sizeof(s->gen));
+	memcpy(s->late, TOT(&T, late_fine), sizeof(s->late));
 }
 
 void stats_json(struct sbuf *b)

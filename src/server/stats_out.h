@@ -22,7 +22,7 @@ struct st_snap {
 	double t;                    /* epoch seconds */
 	uint64_t req[SP_MAX], active[SP_MAX];
 	uint64_t errors;             /* 4xx and 5xx answers */
-	uint64_t gen[ST_TIME_B], late[ST_TIME_B]; /* generation time, timer lateness: bucket counts */
+	uint64_t gen[ST_FINE_B], late[ST_FINE_B]; /* generation time, timer lateness: fine bucket counts */
 };
 /* the counters now, summed */
 void stats_snapshot(struct st_snap *s);

@@ -17,7 +17,7 @@ static const char body[] =
 "<h2>Requests per second</h2><canvas id=\"rps\" width=\"960\" height=\"220\"></canvas>\n"
 "<h2>Errors per second (4xx and 5xx answers)</h2><canvas id=\"errors\" width=\"960\" height=\"160\"></canvas>\n"
 "<h2>Active connections</h2><canvas id=\"conns\" width=\"960\" height=\"200\"></canvas>\n"
-"<h2>Generation time, each second's p50 and p99 (ms, estimated within the server's buckets)</h2>"
+"<h2>Generation time, each second's p50 and p99 (ms, from the server's fine histograms: 16 buckets an octave)</h2>"
 "<canvas id=\"gen\" width=\"960\" height=\"200\"></canvas>\n"
 "<h2>Timer lateness (t= and d= waits), each second's p50 and p99 (ms)</h2>"
 "<canvas id=\"late\" width=\"960\" height=\"200\"></canvas>\n<script>\n";

@@ -654,7 +654,7 @@ static int h1_do_until(struct h1c *c)
 	if (c->t.w->loop.now_us < c->until)
 		return 0;
 	now = (uint64_t)clock_ns() / 1000;
-	st_time_add(&c->t.w->st.late, now > c->until ? now - c->until : 0);
+	st_late(&c->t.w->st, now > c->until ? now - c->until : 0);
 	if (c->next_st == H1S_HEAD) {
 		h1_next(c);
 		return 1;

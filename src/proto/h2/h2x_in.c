@@ -210,7 +210,9 @@ static int setting(struct h2x *h, uint16_t id, uint32_t v)
 	case NGHTTP2_SETTINGS_MAX_FRAME_SIZE:
 		if (v < 16384 || v > 16777215)
 			return hx_conn_err(h, H2E_PROTOCOL), -1;
-		h->peer_frame = v;
+		/* WHY at most what an empty output queue takes: a larger one
+		 * (grpc's 4 MiB) found no room ever, and the worker spun */
+		h->peer_frame = MIN(v, (uint32_t)h2c_frame_max());
 		break;
 	case NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES:
 		if (v > 1 || (h->nopri != 2 && h->nopri != v)) /* set once (RFC 9218 2.1) */

@@ -160,10 +160,7 @@ static int data_out(struct h2x *h)
 			return 1;
 		if (s->win_out <= 0 || h->win_out <= 0)
 			continue;
-		/* WHY at most what an empty queue holds: a peer's larger
-		 * SETTINGS_MAX_FRAME_SIZE (grpc's 4 MiB) found no room ever,
-		 * and the worker spun here */
-		max = (size_t)MIN(MIN(s->win_out, h->win_out), (int64_t)MIN(h->peer_frame, h2c_frame_max()));
+		max = (size_t)MIN(MIN(s->win_out, h->win_out), (int64_t)h->peer_frame);
 		if (!h2c_room(h->c, max))
 			return -1;
 		list_del(&s->ready);
