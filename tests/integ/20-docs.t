@@ -123,4 +123,14 @@ my $mk = `make -n -s -C $top run ARGS='-L 127.0.0.1:1234 -t 2' 2>&1`;
 like($mk, qr{^\./build(-\w+)?/hxterm -L 127\.0\.0\.1:1234 -t 2$}m, "make run ARGS='...' starts hxterm with them");
 like($readme, qr/make run ARGS='-L 127\.0\.0\.1:8000:8443'/, '... as the README says');
 
+# each mode has its EXAMPLES block in the man pages (run as written by hand: the closing notes say)
+my %ex = (hxterm => [ qr/haproxy -f/, qr/nginx/i, qr/,proxy/, qr/--client-ca/, qr/ws=gen/, qr/sse=1/, qr/grpc:\/\// ],
+          hxload => [ qr/hxload ab /, qr/hxload find /, qr/hxload compare /, qr/hxload merge /, qr/ws:\/\//, qr/--h3 /,
+                      qr/--sse /, qr/grpc:\/\//, qr/--hlog /, qr/--shard /, qr/--html /, qr/--fail-on /, qr/--connect-to /, qr/--close / ]);
+for my $prog (sort keys %ex) {
+    my ($sec) = slurp("$top/doc/$prog.1") =~ /^\.SH EXAMPLES\n(.*?)^\.SH /ms;
+    my @miss = grep { ($sec // '') !~ $_ } @{ $ex{$prog} };
+    ok(!@miss, "$prog.1 EXAMPLES show every mode") or diag("missing: @miss");
+}
+
 done_testing();
