@@ -218,7 +218,8 @@ build-fuzz/%: tests/fuzz/%.c $(wildcard src/*/*.c src/*/*.h src/*/*/*.c src/*/*/
 	@mkdir -p build-fuzz
 	$(call say,FUZZ,$@)
 	$(Q)clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DHX_DEBUG \
-		$(patsubst %,-Isrc/%,$(LAYERS)) -D_GNU_SOURCE -DHX_VERSION='"$(VERSION)"' -o $@ $< $(fuzz_src_$*) -lm
+		$(patsubst %,-Isrc/%,$(LAYERS)) -D_GNU_SOURCE -DHX_VERSION='"$(VERSION)"' -DHX_CHARTJS='"$(CHARTJS)"' \
+		-o $@ $< $(fuzz_src_$*) -lm
 
 fuzz: $(patsubst %,build-fuzz/%,$(FUZZ))
 
