@@ -8,6 +8,7 @@
 #include "ws.h"
 
 #define WS_MAX_MSG (16u << 20) /* the largest message echoed (1009 beyond) */
+#define WS_OUT_MAX (1u << 20)  /* queued answers past which nothing more is read */
 
 /* ---------- wslay's callbacks ---------- */
 
@@ -252,7 +253,11 @@ enum ws_state ws_run(struct ws *s, uint64_t now_us)
 		 * reads (a ping flood, echoes it does not take) would have us
 		 * queue an answer per message without bound. Its bytes wait in
 		 * the transport (TCP's window, the stream's) until ours leave. */
-		if (s->blocked && wslay_event_want_write(s->ctx)) {
+		/* WHY the queue's length too: a transport that kept taking our
+		 * bytes (a loopback send buffer autotuned large, a slow
+		 * sanitized build) let a ping flood queue 49 MB of pongs */
+		if ((s->blocked && wslay_event_want_write(s->ctx)) ||
+		    wslay_event_get_queued_msg_length(s->ctx) > WS_OUT_MAX) {
 			skipped = 1;
 		} else {
 			skipped = 0;
