@@ -129,16 +129,18 @@ void ex_tunnel(struct exch *x)
 	p->wait_ms = 0;
 }
 
-/* sse=1 across an h2c Upgrade: the stream's slots made again for <dst> */
+/* sse=1 or a gRPC call across an h2c Upgrade: the stream's slots, and
+ * what they hold (a call's messages, made with the plan), copied for <dst> */
 static void ex_adopt_events(struct exch *dst, const struct exch *src)
 {
 	dst->sse = src->sse;
 	if (!src->echo_len)
 		return;
 	if (!(dst->echo = malloc(src->echo_len))) {
-		ex_refuse(dst, 500, "out of memory for sse=1's events");
+		ex_refuse(dst, 500, "out of memory for the stream's events or messages");
 		return;
 	}
+	memcpy(dst->echo, src->echo, src->echo_len);
 	dst->echo_len = dst->echo_cap = src->echo_len;
 }
 
