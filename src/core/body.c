@@ -42,6 +42,17 @@ void body_free(void)
 	pattern = noise = NULL;
 }
 
+void body_copy(char *dst, uint64_t off, uint64_t n, int random)
+{
+	for (uint64_t done = 0; done < n;) {
+		const char *src;
+		size_t k = body_slice(off + done, (size_t)MIN(n - done, (uint64_t)SIZE_MAX), random, &src);
+
+		memcpy(dst + done, src, k);
+		done += k;
+	}
+}
+
 size_t body_slice(uint64_t off, size_t want, int random, const char **ptr)
 {
 	size_t n = MIN(want, body_max_slice);

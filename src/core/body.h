@@ -28,6 +28,10 @@ static inline size_t body_slice_max(void)
  * continuous: the slice at off+n goes on where this one stopped. */
 size_t body_slice(uint64_t off, size_t want, int random, const char **ptr);
 
+/* Copies the <n> body bytes at offset <off> (the pattern, or random bytes)
+ * into <dst>: for bodies made whole (multipart, events, gRPC messages) */
+void body_copy(char *dst, uint64_t off, uint64_t n, int random);
+
 /* a run of 'x' bytes for header padding, PAD_RUN long */
 #define PAD_RUN 4096
 extern const char body_pad[PAD_RUN];

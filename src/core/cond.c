@@ -146,13 +146,8 @@ uint64_t cond_multipart(char *out, const struct hspan *sp, unsigned n, uint64_t 
 		if (out)
 			memcpy(out + at, head, h);
 		at += h;
-		for (uint64_t off = 0; out && off < sp[i].len;) {
-			const char *src;
-			size_t k = body_slice(sp[i].from + off, (size_t)MIN(sp[i].len - off, (uint64_t)SIZE_MAX), random, &src);
-
-			memcpy(out + at + off, src, k);
-			off += k;
-		}
+		if (out)
+			body_copy(out + at, sp[i].from, sp[i].len, random);
 		at += sp[i].len;
 	}
 	if (out)

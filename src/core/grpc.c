@@ -143,12 +143,6 @@ void grpc_fill(const struct ex_sse *m, char *out, uint64_t bytes)
 		for (; v >= 0x80; v >>= 7)
 			b[k++] = (unsigned char)(v | 0x80);
 		b[k++] = (unsigned char)v;
-		for (uint64_t off = 0; off < s;) {
-			const char *src;
-			size_t c = body_slice(off, (size_t)(s - off), 0, &src);
-
-			memcpy(b + k + off, src, c);
-			off += c;
-		}
+		body_copy((char *)b + k, 0, s, 0);
 	}
 }

@@ -114,14 +114,10 @@ uint64_t sse_event(struct ex_sse *s, const struct plan *p, char *slots, uint32_t
 	put_dec(b + 6, SSE_TS_W, (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000);
 	b += 6 + SSE_TS_W;
 	*b++ = ' ';
-	for (uint64_t off = 0; off < s->data;) {
-		const char *src;
-		size_t m = body_slice(off, (size_t)(s->data - off), 0, &src);
-
-		for (size_t i = 0; i < m; i++) /* WHY: a newline would end the data line */
-			b[off + i] = src[i] == '\n' ? '.' : src[i];
-		off += m;
-	}
+	body_copy(b, 0, s->data, 0);
+	for (uint32_t i = 0; i < s->data; i++) /* WHY: a newline would end the data line */
+		if (b[i] == '\n')
+			b[i] = '.';
 	b += s->data;
 	*b++ = '\n';
 	*b = '\n';
