@@ -1,4 +1,5 @@
 /* The WebSocket target: ws=echo sends each message back, ws=gen sends n messages of the body pattern (sizes and intervals drawn per message) then closes with 1000; x=/X= cut the message stream. Framing is wslay's. */
+#include <malloc.h>
 #include <string.h>
 #include <wslay/wslay.h>
 
@@ -8,16 +9,46 @@
 #include "ws.h"
 
 #define WS_MAX_MSG (16u << 20) /* the largest message echoed (1009 beyond) */
-#define WS_OUT_MAX (1u << 20)  /* queued answers past which nothing more is read */
+#define WS_OUT_MAX (1u << 20)  /* what queued answers hold past which nothing more is read */
+/* WHY: what wslay holds for a queued message besides its payload (the
+ * message, its queue cell, the copy's malloc header): a flood of empty
+ * pings queues no payload at all */
+#define WS_MSG_COST 128u
+
+/* what the answers waiting in wslay's queues hold: echoes, pongs and
+ * close frames (its control queue is counted with the rest) */
+static size_t ws_waiting(const struct ws *s)
+{
+	return wslay_event_get_queued_msg_length(s->ctx) + wslay_event_get_queued_msg_count(s->ctx) * WS_MSG_COST;
+}
+
+/* over the bound: remembered, for ws_free() */
+static int ws_over(struct ws *s)
+{
+	if (ws_waiting(s) <= WS_OUT_MAX)
+		return 0;
+	s->was_over = 1;
+	return 1;
+}
 
 /* ---------- wslay's callbacks ---------- */
 
 static ssize_t recv_cb(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, int flags, void *u)
 {
 	struct ws *s = u;
-	long n = s->io->recv(s->u, buf, len);
+	long n;
 
 	(void)flags;
+	/* WHY here and not only before wslay_event_recv(): one call reads
+	 * until the transport has nothing, and a client that keeps it fed
+	 * (writes of 100 pings) had all its 50 MB read in one call, a pong
+	 * queued for each */
+	if (ws_over(s)) {
+		s->held = 1;
+		wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
+		return -1;
+	}
+	n = s->io->recv(s->u, buf, len);
 	if (n > 0)
 		return n;
 	if (n == 0)
@@ -140,6 +171,12 @@ void ws_free(struct ws *s)
 	if (s->ctx)
 		wslay_event_context_free(s->ctx);
 	s->ctx = NULL;
+	/* WHY: the answers a flood queued are thousands of small blocks, and
+	 * the arena keeps them (main.c's trim threshold) once freed: 80 MB
+	 * stayed after a client left. Only after a session that went over
+	 * WS_OUT_MAX, each such costs its peer a megabyte sent first */
+	if (s->was_over)
+		malloc_trim(0);
 }
 
 /* a number of the plan drawn again: its spec when written, else <dflt> */
@@ -203,7 +240,7 @@ static int ws_read(struct ws *s)
 	s->rblocked = 0;
 	/* WHY a loop: wslay stops at a short read (a TLS record's end) with
 	 * more bytes there; until the transport says it has none */
-	for (int turn = 0; turn < 64 && !s->rblocked && wslay_event_want_read(s->ctx); turn++)
+	for (int turn = 0; turn < 64 && !s->rblocked && !s->held && wslay_event_want_read(s->ctx); turn++)
 		if (wslay_event_recv(s->ctx) != 0)
 			return -1;
 	return 0;
@@ -242,25 +279,25 @@ static enum ws_state ws_protocol_error(struct ws *s)
 	return WS_FAILED;
 }
 
+/* WHY not while our output waits: a peer that sends and never reads (a
+ * ping flood, echoes it does not take) would have us queue an answer per
+ * message without bound; its bytes wait in the transport (TCP's window,
+ * the stream's) until ours leave. And not past WS_OUT_MAX queued whatever
+ * the transport says: one that kept taking our bytes (a loopback send
+ * buffer autotuned large, a slow sanitized build) let 49 MB of pongs queue */
+static int ws_may_read(struct ws *s)
+{
+	return !(s->blocked && wslay_event_want_write(s->ctx)) && !ws_over(s);
+}
+
 enum ws_state ws_run(struct ws *s, uint64_t now_us)
 {
 	enum ws_state st;
-	int skipped = 0;
 
 	s->now_us = now_us;
 	for (int pass = 0; pass < 2; pass++) {
-		/* WHY not while our output waits: a peer that sends and never
-		 * reads (a ping flood, echoes it does not take) would have us
-		 * queue an answer per message without bound. Its bytes wait in
-		 * the transport (TCP's window, the stream's) until ours leave. */
-		/* WHY the queue's length too: a transport that kept taking our
-		 * bytes (a loopback send buffer autotuned large, a slow
-		 * sanitized build) let a ping flood queue 49 MB of pongs */
-		if ((s->blocked && wslay_event_want_write(s->ctx)) ||
-		    wslay_event_get_queued_msg_length(s->ctx) > WS_OUT_MAX) {
-			skipped = 1;
-		} else {
-			skipped = 0;
+		s->held = !ws_may_read(s);
+		if (!s->held) {
 			if (ws_read(s) < 0)
 				return s->eof && wslay_event_get_close_sent(s->ctx) ? WS_DONE : WS_FAILED;
 			if (s->bad_close)
@@ -270,9 +307,13 @@ enum ws_state ws_run(struct ws *s, uint64_t now_us)
 			return st;
 		/* WHY a second pass: the bytes left unread may have no event to
 		 * come for them now that the output moved */
-		if (!skipped || s->blocked)
+		if (!s->held || s->blocked)
 			break;
 	}
+	/* WHY: still held with the output moving, the unread bytes would wait
+	 * for an event that never comes (no new byte, no full buffer) */
+	if (s->held && !s->blocked)
+		s->io->wake_at(s->u, now_us);
 	if (wslay_event_get_close_sent(s->ctx) && wslay_event_get_close_received(s->ctx) &&
 	    !wslay_event_want_write(s->ctx))
 		return WS_DONE;

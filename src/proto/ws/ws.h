@@ -35,6 +35,8 @@ struct ws {
 	uint8_t close_queued;
 	uint8_t blocked;             /* the transport took no more */
 	uint8_t rblocked;            /* the transport had no more to read */
+	uint8_t held;                /* reading stopped: too many answers wait */
+	uint8_t was_over;            /* the answers waiting went over the bound once */
 	uint8_t eof;                 /* the peer's end of stream */
 	uint8_t fault;               /* enum ex_fault: EXF_RESET (x=), EXF_CUT (X=) */
 	uint8_t fault_hit;

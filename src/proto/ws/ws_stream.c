@@ -1,8 +1,51 @@
 /* WebSocket over an HTTP/2 stream: DATA payload in, frames out through a bounded buffer, the session run on each and on its timer. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "ws_stream.h"
+
+/* ---------- the DATA payload not read yet ---------- */
+
+/* WHY pages of its own, reserved whole and given back with the stream: a
+ * flood fills it to WSS_IN_MAX, and from the malloc arena (main.c's top pad
+ * and trim threshold) those 4 MiB stayed resident after the stream went */
+static int in_map(struct wss *s)
+{
+	void *p = mmap(NULL, WSS_IN_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	s->in = p;
+	return 0;
+}
+
+/* all read: the pages a burst touched go back, the first ones stay */
+static void in_empty(struct wss *s)
+{
+	if (s->in_high > WSS_IN_KEEP)
+		madvise(s->in + WSS_IN_KEEP, s->in_high - WSS_IN_KEEP, MADV_DONTNEED);
+	s->in_off = s->in_len = s->in_high = 0;
+}
+
+/* room for <len> more: what is unread moves to the front. 0, or -1 when
+ * more than WSS_IN_MAX would be unread */
+static int in_room(struct wss *s, size_t len)
+{
+	size_t unread = s->in_len - s->in_off;
+
+	if (unread + len > WSS_IN_MAX)
+		return -1;
+	if (s->in_len + len > WSS_IN_MAX) {
+		memmove(s->in, s->in + s->in_off, unread);
+		s->in_off = 0;
+		s->in_len = unread;
+	}
+	s->in_high = MAX(s->in_high, s->in_len + len);
+	return 0;
+}
+
+/* ---------- the session's transport ---------- */
 
 static long s_recv(void *u, uint8_t *buf, size_t len)
 {
@@ -14,7 +57,7 @@ static long s_recv(void *u, uint8_t *buf, size_t len)
 	memcpy(buf, s->in + s->in_off, n);
 	s->in_off += n;
 	if (s->in_off == s->in_len)
-		s->in_off = s->in_len = 0;
+		in_empty(s);
 	return (long)n;
 }
 
@@ -61,20 +104,17 @@ struct wss *wss_new(const struct exch *x, struct rng *r, struct loop *l, void (*
 {
 	struct wss *s = calloc(1, sizeof(*s));
 
-	if (!s || !(s->out = malloc(WSS_OUT_MAX)) || ws_init(&s->ws, x, &s_io, s, r) < 0) {
-		if (s)
-			free(s->out);
-		free(s);
+	if (!s)
 		return NULL;
-	}
 	s->tm = (struct timer){ 0, 0, s_timer };
 	s->loop = l;
 	s->kick = kick;
 	s->stream = stream;
 	s->st = WS_GOING;
-	/* WHY the timer, not a run now: ws=gen sends before the client says
-	 * anything, once the stream has its session and its 200 */
-	if (loop_arm(l, &s->tm, l->now_us) < 0) {
+	/* WHY the timer, not a run now (loop_arm): ws=gen sends before the
+	 * client says anything, once the stream has its session and its 200 */
+	if (!(s->out = malloc(WSS_OUT_MAX)) || in_map(s) < 0 || ws_init(&s->ws, x, &s_io, s, r) < 0 ||
+	    loop_arm(l, &s->tm, l->now_us) < 0) {
 		wss_free(s);
 		return NULL;
 	}
@@ -87,7 +127,8 @@ void wss_free(struct wss *s)
 		return;
 	loop_cancel(s->loop, &s->tm);
 	ws_free(&s->ws);
-	free(s->in);
+	if (s->in)
+		munmap(s->in, WSS_IN_MAX);
 	free(s->out);
 	free(s);
 }
@@ -97,23 +138,11 @@ void wss_in(struct wss *s, const uint8_t *data, size_t len, int eof)
 	/* WHY: the session stops reading while its output waits (ws_run), and
 	 * the stream's window is credited as DATA arrives: a peer that sends
 	 * and never reads is cut off here, not buffered without bound */
-	if (s->in_len - s->in_off + len > WSS_IN_MAX) {
+	if (in_room(s, len) < 0) {
 		s->st = WS_FAILED;
 		s->flooded = 1;
 		s->kick(s->stream);
 		return;
-	}
-	if (s->in_len + len > s->in_cap) {
-		size_t cap = MAX(s->in_len + len, s->in_cap * 2);
-		uint8_t *n = realloc(s->in, cap);
-
-		if (!n) {
-			s->st = WS_FAILED; /* WHY: out of memory ends it, never a message lost */
-			s->kick(s->stream);
-			return;
-		}
-		s->in = n;
-		s->in_cap = cap;
 	}
 	if (len)
 		memcpy(s->in + s->in_len, data, len);

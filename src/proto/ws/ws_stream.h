@@ -10,6 +10,7 @@
 
 #define WSS_OUT_MAX (256u << 10) /* framed bytes waiting for DATA frames, at most */
 #define WSS_IN_MAX  (4u << 20)   /* DATA payload the session has not read, at most */
+#define WSS_IN_KEEP (64u << 10)  /* of its pages, those kept once all is read */
 
 struct wss {
 	struct ws ws;
@@ -20,8 +21,9 @@ struct wss {
 	enum ws_state st;           /* WS_GOING until the session ends */
 	uint8_t in_eof;             /* the client ended its side */
 	uint8_t flooded;            /* it sent WSS_IN_MAX the session could not read */
-	uint8_t *in;                /* DATA payload the session has not read */
-	size_t in_len, in_off, in_cap;
+	uint8_t *in;                /* DATA payload the session has not read (WSS_IN_MAX mapped) */
+	size_t in_len, in_off;
+	size_t in_high;             /* the most of it touched since it was last empty */
 	uint8_t *out;               /* frames for the next DATA frames */
 	size_t out_len, out_off;
 };
