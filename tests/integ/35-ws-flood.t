@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# WebSocket abuse: a 400,000-ping flood that never reads and a 1 GB ws=gen never read leave the server's memory where it was (h1 and h2 extended CONNECT); a close frame with a 1-byte payload is answered 1002.
+# WebSocket abuse: a 400,000-ping flood from a client that never reads (SO_RCVBUF 4096 before connect, writes of 100 pings) and a 1 GB ws=gen never read leave the server's memory where it was, on h1 and on h2 extended CONNECT; a close frame with a 1-byte payload is answered 1002.
 import os
 import socket
 import struct
