@@ -102,12 +102,12 @@ STALL = 1.0
 # it; what stays is the arena's own (0 to 1 MB here). The old server kept
 # 80 MB (h1) and 4.4 MB (h2). WHY wider under the sanitizers: ASan holds
 # up to 4 MB of freed blocks in its quarantine (set above) besides its
-# redzones (seen: +6.6 MB, +4 MB kept); ThreadSanitizer keeps shadow for
+# redzones (seen: +7.4 MB, +5 MB kept); ThreadSanitizer keeps shadow for
 # every byte touched, 4 times its size, never given back for the heap
 # (seen: +23 MB on h2, +4.5 MB kept on h1). The old server grew 395 MB
 # under ThreadSanitizer.
 GROWTH_KB = (48 if TSAN else 16 if SANITIZED else 12) << 10
-BACK_KB = (12 if TSAN else 8 if SANITIZED else 3) << 10
+BACK_KB = (12 if TSAN else 10 if SANITIZED else 3) << 10
 PING = frame(0x9, b"p" * 125)
 
 
