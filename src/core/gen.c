@@ -32,7 +32,7 @@ static int ex_plan_events(struct exch *x, const struct gen_conf *gc, struct rng 
 				 sse_plan(&x->sse, p, &x->rq, &gc->lim, &bytes);
 
 	x->sse.seed = rng_u64(r);
-	if (grpc)
+	if (grpc) /* WHY no slots: grpc_slice() makes the messages as they are pulled */
 		bytes = 0;
 	if (!why && bytes > x->echo_cap) {
 		char *b = realloc(x->echo, (size_t)bytes);
@@ -193,14 +193,12 @@ __attribute__((cold, noinline)) static void ex_multipart(struct exch *x)
 	parts_make((struct parts *)(void *)b, rs->spans, rs->nspans, rs->full);
 }
 
-/* a made body's start, once the head is built: several ranges' heads, a
- * gRPC call's source, an event stream's first event */
+/* a made body's start, once the head is built: several ranges' heads, an
+ * event stream's first event (a gRPC call's messages need none) */
 __attribute__((cold, noinline)) static void ex_respond_text(struct exch *x)
 {
 	if (x->rs.src == BODY_MULTI)
 		ex_multipart(x);
-	else if (x->plan.flags & PF_GRPC)
-		x->rs.src = BODY_GRPC;
 	else if ((x->plan.flags & PF_SSE) && x->rs.body)
 		x->drip_ms = sse_event(&x->sse, &x->plan, x->echo, x->echo_len);
 }
@@ -210,7 +208,9 @@ size_t ex_slice_made(const struct exch *x, uint64_t off, size_t want, const char
 	const struct hresp *rs = &x->rs;
 
 	switch (rs->src) {
-	case BODY_MULTI:
+	case BODY_MULTI: /* WHY the test: none made for HEAD, nor without memory (cut at 0) */
+		if (!x->echo || x->echo_len < sizeof(struct parts))
+			return 0;
 		return parts_slice((const struct parts *)(const void *)x->echo, rs->spans, rs->nspans,
 				   rs->multi_random, off, want, ptr);
 	case BODY_GRPC:
@@ -225,9 +225,8 @@ void ex_respond(struct exch *x, const struct gen_conf *gc, int64_t now_ns)
 {
 	const struct plan *p = &x->plan;
 
-	/* WHY a gRPC call's length alone: its messages are made as pulled */
-	if (unlikely(p->flags & (PF_ECHOBODY | PF_SSE | PF_GRPC)))
-		x->rs.text = (p->flags & PF_GRPC) ? (struct ist){ "", p->size } : (struct ist){ x->echo, x->echo_len };
+	if (unlikely(p->flags & (PF_ECHOBODY | PF_SSE)))
+		x->rs.text = (struct ist){ x->echo, x->echo_len };
 	resp_build(&x->rs, &x->rq, p, gc->id, now_ns);
 	x->out_off = 0;
 	x->out_end = x->rs.body;

@@ -127,7 +127,7 @@ static char *cache_control(struct hresp *rs, char *b, const struct plan *p)
  * with its true length and no fault */
 static int rangeable(const struct plan *p, const struct hresp *rs)
 {
-	return rs->src != BODY_TEXT &&
+	return rs->src < BODY_TEXT &&
 	       !(p->flags & (PF_CHUNK | PF_LIE | PF_NOLEN | PF_RESET | PF_TRUNC | PF_PIECE));
 }
 
@@ -470,7 +470,11 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 		rs->src = BODY_TEXT;
 		if (p->flags & PF_ECHO)
 			rs->text = rq->echo; /* WHY not E=2's nor sse=1's: ex_respond set them */
-		size = rs->text.len;
+		/* WHY a gRPC call's size from its plan: its messages are made as pulled */
+		if (p->flags & PF_GRPC)
+			rs->src = BODY_GRPC;
+		else
+			size = rs->text.len;
 	}
 	/* WHY one test for the cache's keys and a Range: most requests have
 	 * none, and these cost them no more (bench/cg) */

@@ -1,8 +1,10 @@
 #!/usr/bin/python3
-# Answers made as they are pulled (issue 42): 16 h2 streams of multipart/byteranges (8 ranges of 2 MB of a 16 MiB body) and 16 gRPC calls (s=1m&n=15) on a window that stays 0 add under 32 MB of RSS, which goes once the connection closes; the same answers read through small window steps come out whole.
+# Answers made as they are pulled (issue 42): 16 h2 streams of multipart/byteranges (8 ranges of 2 MB of a 16 MiB body) and 16 gRPC calls (s=1m&n=15) on a window that stays 0 add under 32 MB of RSS, which goes once the connection closes; the same answers read through small window steps come out whole, and over HTTP/3 (hxload) their length.
 import os
+import json
 import re
 import socket
+import subprocess
 import sys
 import time
 
@@ -19,7 +21,7 @@ if b"__asan_init" in open(os.environ.get("HXTERM", "build/hxterm"), "rb").read()
     # keeps by design, not ours (as in 35-ws-flood.t)
     os.environ["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + \
         ":quarantine_size_mb=4:thread_local_quarantine_size_kb=64:allocator_release_to_os_interval_ms=100"
-srv, PORT = start()
+srv, PORT, TLS = start(tls=True)
 BOUND_KB = 32 << 10  # the issue's bound for 16 streams
 LINE = b".123456789.123456789.123456789.123456789.12345678\n"
 STREAMS = 16
@@ -141,6 +143,24 @@ msg = b"\0" + (303).to_bytes(4, "big") + b"\x0a\xac\x02" + pattern(0, 300)
 ok(head.get(":status") == "200" and body == msg * 4,
    "gRPC through 777-byte windows: 4 messages of 300 bytes, each framed whole (%d of %d bytes)"
    % (len(body), len(msg) * 4))
+
+# HTTP/3 pulls the same way (hxload counts the body bytes it got)
+def h3(*args):
+    cmd = [os.environ.get("HXLOAD", "build/hxload"), "--h3", "-q", "--json", "-n", "4", "-c", "1"] + list(args)
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout
+    try:
+        return json.loads(out)
+    except ValueError:
+        return {}
+
+
+j = h3("-H", "Range: bytes=0-99,98-2000,50000-,-7,10-10", "https://127.0.0.1:%d/?s=100000" % TLS)
+ok(j.get("status", {}).get("206") == 4 and j.get("bytes") == 4 * len(want),
+   "h3: four multipart answers of %d bytes (%s bytes in all)" % (len(want), j.get("bytes")))
+j = h3("--method", "POST", "--body", "5", "-H", "content-type: application/grpc", "-H", "x-hxterm: s=300&n=4",
+       "https://127.0.0.1:%d/hx.Any/Stream" % TLS)
+ok(j.get("status", {}).get("200") == 4 and j.get("bytes") == 4 * len(msg) * 4,
+   "h3: four gRPC calls of 4 messages (%s bytes in all)" % j.get("bytes"))
 
 ok(srv.poll() is None, "the server lives")
 srv.terminate()
