@@ -168,7 +168,7 @@ INTEG_URING_CORE := $(patsubst %,tests/integ/%.t,01-keys 02-pipeline 03-timing 0
 # the tests of HTTP/2 itself (curl, nghttp, h2load, python3-h2, websockets),
 # again on the HTTP/2 engine that is not the default
 INTEG_H2 := $(patsubst %,tests/integ/%.t,09-h2 10-h2-raw 11-drain 21-alloc 23-stats 27-h2-stalls 31-websocket 35-ws-flood \
-	44-echo-body 48-sse 49-grpc)
+	44-echo-body 48-sse 49-grpc 51-unread-bodies)
 H2_OTHER := nghttp2
 
 # the tests of HTTP/3 responses (gtlsclient, hxload), again on nghttp3's

@@ -4,7 +4,6 @@
 #include <strings.h>
 #include <time.h>
 
-#include "body.h"
 #include "cond.h"
 
 #define COND_BASE 1767225600 /* 2026-01-01T00:00:00Z */
@@ -121,38 +120,6 @@ enum cond_range cond_range(struct ist range, uint64_t size, struct hspan *sp, un
 	if (!*n)
 		return specs ? COND_NONE : COND_WHOLE;
 	return *n == 1 ? COND_PART : COND_MULTI;
-}
-
-/* one part's head: CRLF, the boundary, its Content-Type and Content-Range */
-static size_t part_head(char *b, const struct hspan *s, uint64_t full)
-{
-	int n = snprintf(b, 160, "\r\n--" COND_BOUNDARY "\r\nContent-Type: text/plain\r\n"
-			 "Content-Range: bytes %llu-%llu/%llu\r\n\r\n", (unsigned long long)s->from,
-			 (unsigned long long)(s->from + s->len - 1), (unsigned long long)full);
-
-	return (size_t)n;
-}
-
-#define CLOSE_DELIM "\r\n--" COND_BOUNDARY "--\r\n"
-
-uint64_t cond_multipart(char *out, const struct hspan *sp, unsigned n, uint64_t full, int random)
-{
-	char head[160];
-	uint64_t at = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		size_t h = part_head(head, &sp[i], full);
-
-		if (out)
-			memcpy(out + at, head, h);
-		at += h;
-		if (out)
-			body_copy(out + at, sp[i].from, sp[i].len, random);
-		at += sp[i].len;
-	}
-	if (out)
-		memcpy(out + at, CLOSE_DELIM, sizeof(CLOSE_DELIM) - 1);
-	return at + sizeof(CLOSE_DELIM) - 1;
 }
 
 int cond_if_range(struct ist v, const char *tag, size_t taglen, const char *date)

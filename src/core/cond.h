@@ -27,11 +27,8 @@ int cond_not_modified(struct ist ims, int64_t lm);
 enum cond_range { COND_WHOLE, COND_PART, COND_NONE, COND_MULTI };
 #define COND_SPANS 8
 enum cond_range cond_range(struct ist range, uint64_t size, struct hspan *sp, unsigned *n);
-/* multipart/byteranges of the body's <n> parts <sp> (the pattern, or
- * random bytes) of a <full> body: its length, and its bytes into <out>
- * when not NULL */
+/* several ranges' multipart/byteranges separator (parts.c makes the body) */
 #define COND_BOUNDARY "hxterm-byteranges"
-uint64_t cond_multipart(char *out, const struct hspan *sp, unsigned n, uint64_t full, int random);
 /* If-Range: whether <v> names this representation, by its strong entity
  * tag (<tag>, NULL: none sent) or its exact Last-Modified date (<date>,
  * NULL: none sent); no If-Range matches too. */

@@ -5,9 +5,9 @@
 
 #include "body.h"
 #include "common.h"
-#include "cond.h"
 #include "gen.h"
 #include "grpc.h"
+#include "parts.h"
 #include "resp.h"
 
 /* ---------- the request ---------- */
@@ -19,9 +19,10 @@ static void ex_cursor_init(struct exch *x)
 	x->paused = 0;
 }
 
-/* sse=1 or a gRPC call: the stream planned, its slots made (a gRPC call's
- * filled): 0, or the status to answer with its reason in the plan (400, or
- * 500 without memory) */
+/* sse=1 or a gRPC call: the stream planned, sse=1's slots taken (each
+ * event is formatted in its own as it goes; a gRPC call's messages take
+ * none, grpc_slice() makes them as they are pulled): 0, or the status to
+ * answer with its reason in the plan (400, or 500 without memory) */
 static int ex_plan_events(struct exch *x, const struct gen_conf *gc, struct rng *r)
 {
 	struct plan *p = &x->plan;
@@ -31,6 +32,8 @@ static int ex_plan_events(struct exch *x, const struct gen_conf *gc, struct rng 
 				 sse_plan(&x->sse, p, &x->rq, &gc->lim, &bytes);
 
 	x->sse.seed = rng_u64(r);
+	if (grpc) /* WHY no slots: grpc_slice() makes the messages as they are pulled */
+		bytes = 0;
 	if (!why && bytes > x->echo_cap) {
 		char *b = realloc(x->echo, (size_t)bytes);
 
@@ -45,8 +48,6 @@ static int ex_plan_events(struct exch *x, const struct gen_conf *gc, struct rng 
 	x->echo_len = (uint32_t)bytes;
 	if (why)
 		snprintf(p->err, sizeof(p->err), "%s\n", why);
-	else if (grpc)
-		grpc_fill(&x->sse, x->echo, bytes);
 	return why ? 400 : 0;
 }
 
@@ -129,8 +130,8 @@ void ex_tunnel(struct exch *x)
 	p->wait_ms = 0;
 }
 
-/* sse=1 or a gRPC call across an h2c Upgrade: the stream's slots, and
- * what they hold (a call's messages, made with the plan), copied for <dst> */
+/* sse=1 or a gRPC call across an h2c Upgrade: the stream's place (a
+ * call's message head) and sse=1's slots copied for <dst> */
 static void ex_adopt_events(struct exch *dst, const struct exch *src)
 {
 	dst->sse = src->sse;
@@ -170,14 +171,14 @@ void ex_adopt(struct exch *dst, const struct exch *src, const char *echo)
 
 /* ---------- the response ---------- */
 
-/* several ranges: the multipart/byteranges body made, the parts' bytes
- * copied; without memory the answer is cut (reset) after its head */
+/* several ranges: their heads formatted (the parts' bytes are sliced from
+ * the pattern as they are pulled); without memory the answer is cut
+ * (reset) after its head */
 __attribute__((cold, noinline)) static void ex_multipart(struct exch *x)
 {
 	struct hresp *rs = &x->rs;
-	char *b = rs->body > x->echo_cap ? realloc(x->echo, (size_t)rs->body) : x->echo;
+	char *b = sizeof(struct parts) > x->echo_cap ? realloc(x->echo, sizeof(struct parts)) : x->echo;
 
-	rs->src = BODY_TEXT;
 	if (!rs->body) /* HEAD */
 		return;
 	if (!b) {
@@ -187,14 +188,13 @@ __attribute__((cold, noinline)) static void ex_multipart(struct exch *x)
 		return;
 	}
 	x->echo = b;
-	x->echo_cap = MAX(x->echo_cap, (uint32_t)rs->body);
-	x->echo_len = (uint32_t)rs->body;
-	cond_multipart(b, rs->spans, rs->nspans, rs->full, rs->multi_random);
-	rs->text = (struct ist){ b, x->echo_len };
+	x->echo_cap = MAX(x->echo_cap, (uint32_t)sizeof(struct parts));
+	x->echo_len = (uint32_t)sizeof(struct parts);
+	parts_make((struct parts *)(void *)b, rs->spans, rs->nspans, rs->full);
 }
 
-/* a text body's making, once the head is built: several ranges' parts,
- * an event stream's first event */
+/* a made body's start, once the head is built: several ranges' heads, an
+ * event stream's first event (a gRPC call's messages need none) */
 __attribute__((cold, noinline)) static void ex_respond_text(struct exch *x)
 {
 	if (x->rs.src == BODY_MULTI)
@@ -203,11 +203,29 @@ __attribute__((cold, noinline)) static void ex_respond_text(struct exch *x)
 		x->drip_ms = sse_event(&x->sse, &x->plan, x->echo, x->echo_len);
 }
 
+size_t ex_slice_made(const struct exch *x, uint64_t off, size_t want, const char **ptr)
+{
+	const struct hresp *rs = &x->rs;
+
+	switch (rs->src) {
+	case BODY_MULTI: /* WHY the test: none made for HEAD, nor without memory (cut at 0) */
+		if (!x->echo || x->echo_len < sizeof(struct parts))
+			return 0;
+		return parts_slice((const struct parts *)(const void *)x->echo, rs->spans, rs->nspans,
+				   rs->multi_random, off, want, ptr);
+	case BODY_GRPC:
+		return grpc_slice(&x->sse, off, want, ptr);
+	default:
+		*ptr = rs->text.ptr + off;
+		return want;
+	}
+}
+
 void ex_respond(struct exch *x, const struct gen_conf *gc, int64_t now_ns)
 {
 	const struct plan *p = &x->plan;
 
-	if (unlikely(p->flags & (PF_ECHOBODY | PF_SSE | PF_GRPC)))
+	if (unlikely(p->flags & (PF_ECHOBODY | PF_SSE)))
 		x->rs.text = (struct ist){ x->echo, x->echo_len };
 	resp_build(&x->rs, &x->rq, p, gc->id, now_ns);
 	x->out_off = 0;
@@ -216,8 +234,8 @@ void ex_respond(struct exch *x, const struct gen_conf *gc, int64_t now_ns)
 		x->out_end = p->fault_at;
 	x->piece_left = p->piece;
 	x->paused = 0;
-	/* WHY one test: several ranges and an event stream are text bodies
-	 * made here, rare; a plain body costs one compare (bench/cg) */
+	/* WHY one test: several ranges, a gRPC call and an event stream are
+	 * bodies made as they go, rare; a plain body costs one compare (bench/cg) */
 	if (unlikely(x->rs.src >= BODY_TEXT))
 		ex_respond_text(x);
 }
@@ -238,7 +256,7 @@ void ex_skip(struct exch *x, uint64_t n)
 int ex_zero_copy_ok(const struct exch *x)
 {
 	return !(x->plan.flags & (PF_NOSPLICE | PF_PIECE)) && !x->rs.chunked &&
-	       x->rs.src != BODY_TEXT && !x->rs.from;
+	       x->rs.src < BODY_TEXT && !x->rs.from;
 }
 
 int ex_has_body(const struct exch *x)

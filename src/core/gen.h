@@ -32,7 +32,8 @@ struct exch {
 	uint64_t pause_until;        /* us: end of the pause after a piece */
 	int paused;                  /* a piece ended, the next one waits */
 	uint64_t drip_ms;            /* sse=1: the pause after this event (d=, drawn for each) */
-	char *echo;                  /* E=2: the request body, kept; sse=1: the events (ex_done frees it) */
+	char *echo;                  /* E=2: the request body, kept; sse=1: the events; several
+				      * ranges: their heads (struct parts) (ex_done frees it) */
 	uint32_t echo_len, echo_cap;
 	struct ex_sse sse;           /* sse=1: the stream's place */
 	struct hreq rq;
@@ -195,10 +196,11 @@ struct ex_action {
 void ex_resume(struct exch *x);
 
 /* whether the bytes of ex_slice() must be copied before the next request is
- * read (they live in the request's buffer: E=1) */
+ * read or the stream goes: they live in the request's buffer (E=1) or in
+ * the exchange (a text, multipart heads, a gRPC message's head) */
 static inline int ex_copy_needed(const struct exch *x)
 {
-	return x->rs.src == BODY_TEXT;
+	return x->rs.src >= BODY_TEXT;
 }
 
 /* The adapter sent <n> body bytes by itself (zero-copy), n <= ex_left(). */
@@ -250,13 +252,15 @@ static inline enum ex_act ex_next(struct exch *x, uint64_t max, uint64_t now_us,
 }
 
 /* The body bytes at <off>: points <*ptr> at them and returns how many
- * follow contiguously, at most <want>. */
+ * follow contiguously, at most <want>. Bodies the generator makes (a text,
+ * several ranges, a gRPC call) are ex_slice_made()'s: multipart and gRPC
+ * bytes are made there as they are asked for, so an unread answer holds
+ * none of them. */
+size_t ex_slice_made(const struct exch *x, uint64_t off, size_t want, const char **ptr);
 static inline size_t ex_slice(const struct exch *x, uint64_t off, size_t want, const char **ptr)
 {
-	if (x->rs.src == BODY_TEXT) {
-		*ptr = x->rs.text.ptr + off;
-		return want;
-	}
+	if (unlikely(x->rs.src >= BODY_TEXT))
+		return ex_slice_made(x, off, want, ptr);
 	return body_slice(x->rs.from + off, want, x->rs.src == BODY_RANDOM, ptr);
 }
 

@@ -76,6 +76,26 @@ static int trailer(struct plan *p, const char *name, const char *val, size_t vle
 	return 0;
 }
 
+/* one message's head into s->head: its prefix (uncompressed, the length),
+ * then field 1's tag and length when it has data */
+static void message_head(struct ex_sse *s)
+{
+	uint32_t len = s->len - 5;
+	uint64_t v = s->data;
+	unsigned char *b = s->head;
+	size_t k = 5;
+
+	b[0] = 0;
+	b[1] = (unsigned char)(len >> 24), b[2] = (unsigned char)(len >> 16);
+	b[3] = (unsigned char)(len >> 8), b[4] = (unsigned char)len;
+	if (!len)
+		return;
+	b[k++] = 0x0a; /* field 1, length-delimited */
+	for (; v >= 0x80; v >>= 7)
+		b[k++] = (unsigned char)(v | 0x80);
+	b[k] = (unsigned char)v;
+}
+
 const char *grpc_plan(struct ex_sse *s, struct plan *p, const struct hreq *rq, const struct plan_limits *lim,
 		      uint64_t *bytes)
 {
@@ -104,6 +124,7 @@ const char *grpc_plan(struct ex_sse *s, struct plan *p, const struct hreq *rq, c
 	if (n > SSE_MAX_BYTES / *msg || n * *msg > lim->max_size)
 		return "gRPC: n= messages of s= bytes come to above 16 MiB or --max-size";
 	*bytes = n * *msg;
+	message_head(s);
 	p->status = 200;
 	p->size = *bytes;
 	/* WHY no Content-Length: gRPC servers send none, and with one of 0
@@ -124,25 +145,13 @@ const char *grpc_plan(struct ex_sse *s, struct plan *p, const struct hreq *rq, c
 	return NULL;
 }
 
-void grpc_fill(const struct ex_sse *m, char *out, uint64_t bytes)
+size_t grpc_slice(const struct ex_sse *s, uint64_t off, size_t want, const char **ptr)
 {
-	uint32_t msg = m->len, len = msg - 5;
-	uint64_t s = m->data;
+	uint64_t in = off % s->len, hl = s->len - s->data;
 
-	for (uint64_t at = 0; at + msg <= bytes; at += msg) {
-		unsigned char *b = (unsigned char *)out + at;
-		uint64_t v = s;
-		size_t k = 5;
-
-		b[0] = 0;
-		b[1] = (unsigned char)(len >> 24), b[2] = (unsigned char)(len >> 16);
-		b[3] = (unsigned char)(len >> 8), b[4] = (unsigned char)len;
-		if (!len)
-			continue;
-		b[k++] = 0x0a; /* field 1, length-delimited */
-		for (; v >= 0x80; v >>= 7)
-			b[k++] = (unsigned char)(v | 0x80);
-		b[k++] = (unsigned char)v;
-		body_copy((char *)b + k, 0, s, 0);
+	if (in < hl) {
+		*ptr = (const char *)s->head + in;
+		return (size_t)MIN((uint64_t)want, hl - in);
 	}
+	return body_slice(in - hl, (size_t)MIN((uint64_t)want, s->len - in), 0, ptr);
 }

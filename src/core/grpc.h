@@ -2,6 +2,7 @@
 #ifndef HX_GRPC_H
 #define HX_GRPC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "msg-t.h"
@@ -18,8 +19,10 @@ unsigned grpc_code(unsigned status);
  * to answer 400 with. */
 const char *grpc_plan(struct ex_sse *s, struct plan *p, const struct hreq *rq, const struct plan_limits *lim,
 		      uint64_t *bytes);
-/* <bytes> of <s>'s messages, each s->data bytes of the pattern in field 1,
- * into <out> */
-void grpc_fill(const struct ex_sse *s, char *out, uint64_t bytes);
+/* The call's messages at <off>, each s->data bytes of the pattern in field
+ * 1: points <*ptr> at those that follow contiguously (a message's head in
+ * <s>, or the pattern) and returns how many, at most <want>. Nothing is
+ * made ahead: an unread call holds no message. */
+size_t grpc_slice(const struct ex_sse *s, uint64_t off, size_t want, const char **ptr);
 
 #endif

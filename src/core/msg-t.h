@@ -40,7 +40,8 @@ enum body_src {
 	BODY_PATTERN = 0,    /* the 50-byte-line pattern */
 	BODY_RANDOM,         /* R=1 */
 	BODY_TEXT,           /* <text>: help page, echo, error reason */
-	BODY_MULTI,          /* several ranges: the generator makes the multipart text (spans) */
+	BODY_MULTI,          /* several ranges: multipart/byteranges of the spans, made as pulled (parts.c) */
+	BODY_GRPC,           /* a gRPC call's messages, made as pulled (grpc.c) */
 };
 
 struct hresp {

@@ -8,6 +8,7 @@
 #include "cond.h"
 #include "fmt.h"
 #include "num.h"
+#include "parts.h"
 #include "resp.h"
 
 #define PAD_NAME     "X-Pad"
@@ -126,13 +127,13 @@ static char *cache_control(struct hresp *rs, char *b, const struct plan *p)
  * with its true length and no fault */
 static int rangeable(const struct plan *p, const struct hresp *rs)
 {
-	return rs->src != BODY_TEXT &&
+	return rs->src < BODY_TEXT &&
 	       !(p->flags & (PF_CHUNK | PF_LIE | PF_NOLEN | PF_RESET | PF_TRUNC | PF_PIECE));
 }
 
 /* A Range of <*size> bytes: 206 with <*size> its part (rs->from its start),
  * 416 with none; 1 when a Content-Range follows, 0 when the Range is ignored */
-static int ranged(struct hresp *rs, struct ist range, uint64_t *size, int random)
+static int ranged(struct hresp *rs, struct ist range, uint64_t *size)
 {
 	struct hspan sp[COND_SPANS];
 	unsigned n;
@@ -145,9 +146,9 @@ static int ranged(struct hresp *rs, struct ist range, uint64_t *size, int random
 		*size = sp[0].len;
 		return 1;
 	case COND_MULTI:
-		/* WHY 16 MiB: the generator makes it whole; beyond, the body is answered whole */
-		if ((m = cond_multipart(NULL, sp, n, *size, random)) > (16u << 20))
-			return 0;
+		/* WHY no bound on its size: the generator makes it as it is
+		 * pulled (parts.c), the parts sliced from the pattern */
+		m = parts_len(sp, n, *size);
 		rs->status = 206;
 		rs->full = *size;
 		rs->multi_random = rs->src == BODY_RANDOM;
@@ -384,7 +385,7 @@ __attribute__((cold, noinline)) static char *validate(struct hresp *rs, const st
 	v->full = *size;
 	if (rq->range.len && rs->status == 200 && (rq->flags & RQ_GET) && rangeable(p, rs) &&
 	    cond_if_range(rq->if_range, v->tag, v->taglen, v->date))
-		v->crange = ranged(rs, rq->range, size, rs->src == BODY_RANDOM);
+		v->crange = ranged(rs, rq->range, size);
 	return b;
 }
 
@@ -469,7 +470,11 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 		rs->src = BODY_TEXT;
 		if (p->flags & PF_ECHO)
 			rs->text = rq->echo; /* WHY not E=2's nor sse=1's: ex_respond set them */
-		size = rs->text.len;
+		/* WHY a gRPC call's size from its plan: its messages are made as pulled */
+		if (p->flags & PF_GRPC)
+			rs->src = BODY_GRPC;
+		else
+			size = rs->text.len;
 	}
 	/* WHY one test for the cache's keys and a Range: most requests have
 	 * none, and these cost them no more (bench/cg) */

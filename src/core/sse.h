@@ -7,14 +7,23 @@
 #include "msg-t.h"
 #include "plan.h"
 
-/* the most bytes of events one stream holds (its slots, made at once) */
+/* the most bytes of events one stream holds (its slots, taken at once,
+ * each formatted as its event goes); a gRPC call's messages, made as they
+ * are pulled, are held to it too */
 #define SSE_MAX_BYTES (16u << 20)
 
-/* a stream's place */
+/* a stream's place: sse=1's events, or a gRPC call's messages */
 struct ex_sse {
-	uint64_t id, last;           /* the next event's id, the last one's */
+	union {
+		struct {
+			uint64_t id, last;   /* sse=1: the next event's id, the last one's */
+		};
+		/* gRPC: what starts each message (its 5-byte prefix, the
+		 * field's tag and length); the rest is the pattern */
+		unsigned char head[16];
+	};
 	uint64_t seed;               /* d= drawn per event from it */
-	uint32_t len, data;          /* one event's bytes, its data's (s=) */
+	uint32_t len, data;          /* one event's (message's) bytes, its data's (s=) */
 };
 
 /* The stream <p> asks for <rq>: its events from Last-Event-ID on, each a

@@ -1,5 +1,7 @@
 /* Unit tests of the generator: a fake clock, no socket; each key's behaviour as the action stream shows it. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "body.h"
 #include "gen.h"
@@ -56,6 +58,81 @@ static const char *run(uint64_t max)
 	return "runaway";
 }
 
+/* the body the actions hand out, pulled <max> bytes at a time into <out>
+ * (at most <cap>): its length */
+static size_t pull(uint64_t max, char *out, size_t cap)
+{
+	struct ex_action a;
+	size_t o = 0;
+
+	ex_respond(&x, &gc, T_NS);
+	for (int i = 0; i < 100000; i++) {
+		enum ex_act act = ex_next(&x, max, T_US, &a);
+
+		if (act == EXA_PAUSE) {
+			ex_resume(&x);
+			continue;
+		}
+		if (act != EXA_DATA)
+			break;
+		for (uint64_t off = a.off, left = a.len; left;) {
+			const char *p;
+			size_t n = ex_slice(&x, off, (size_t)left, &p);
+
+			if (!n || o + n > cap)
+				return 0;
+			memcpy(out + o, p, n);
+			o += n, off += n, left -= n;
+		}
+	}
+	return o;
+}
+
+/* the pattern's <n> bytes at <off>, at <b>: their length */
+static size_t pat(char *b, uint64_t off, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i] = body_line[(off + i) % BODY_LINE];
+	return n;
+}
+
+/* multipart and gRPC bodies: made as they are pulled, the exchange holding
+ * no more than their heads */
+static void made_bodies(void)
+{
+	static char got[1 << 17], want[1 << 17];
+	static const uint64_t sp[][2] = { { 0, 99 }, { 60000, 69999 }, { 5, 5 } };
+	size_t w = 0, n;
+
+	start("/?s=70000");
+	x.rq.flags |= RQ_GET;
+	x.rq.range = (struct ist){ "bytes=0-99,60000-,5-5", 21 };
+	n = pull(777, got, sizeof(got));
+	for (size_t i = 0; i < 3; i++) {
+		w += (size_t)sprintf(want + w, "\r\n--hxterm-byteranges\r\nContent-Type: text/plain\r\n"
+				     "Content-Range: bytes %llu-%llu/70000\r\n\r\n", (unsigned long long)sp[i][0],
+				     (unsigned long long)sp[i][1]);
+		w += pat(want + w, sp[i][0], (size_t)(sp[i][1] - sp[i][0] + 1));
+	}
+	w += (size_t)sprintf(want + w, "\r\n--hxterm-byteranges--\r\n");
+	ok(x.rs.status == 206 && x.rs.body == w && n == w && !memcmp(got, want, w),
+	   "three ranges pulled 777 bytes at a time: the multipart body, %zu of %zu bytes", n, w);
+	ok(x.echo_cap < 4096, "... the exchange held %u bytes for it, its parts' heads", x.echo_cap);
+	ex_done(&x);
+
+	x.rq = (struct hreq){ .flags = RQ_CAN_CHUNK | RQ_GRPC, .t_head = T_NS };
+	x.rq.target = (struct ist){ "/S/M?s=300&n=4", 14 };
+	ex_plan(&x, &gc, &r);
+	n = pull(100, got, sizeof(got));
+	for (w = 0; w < 4 * 308; w += 308) {
+		memcpy(want + w, "\0\0\0\x01\x2f\x0a\xac\x02", 8); /* 303 bytes: field 1, 300 long */
+		pat(want + w + 8, 0, 300);
+	}
+	ok(x.rs.body == w && n == w && !memcmp(got, want, w), "gRPC s=300&n=4 pulled 100 bytes at a time: 4 messages");
+	ok(x.echo_cap == 0, "... made as pulled, none held (%u bytes)", x.echo_cap);
+	ex_done(&x);
+}
+
 int main(void)
 {
 	struct ex_action a;
@@ -105,6 +182,8 @@ int main(void)
 	n = ex_slice(&x, a.off, (size_t)a.len, &p);
 	ok(a.off == 70 && n == 50 && !memcmp(p, ".123456789", 10) && p[29] == '\n',
 	   "the next one goes on where it stopped (offset 70 is column 20)");
+
+	made_bodies();
 
 	/* request side */
 	start("/?t=20&A=1");
