@@ -62,7 +62,7 @@ HXTERM_OBJ := $(call obj,conf proto $(PROTO_DIRS) server)
 HXLOAD_OBJ := $(call obj,load)
 LIB        := $(BUILD)/libhx.a
 
-UNIT     := opt cond fmt plan h1_parse h1_chunk body timer resp gen hist oq pp qinit loop qmem qh3mem hpack qpack
+UNIT     := opt cond fmt plan h1_parse h1_chunk body timer resp gen hist oq pp qinit loop qmem qh3mem hpack qpack hsrv
 # hxload's pure parts (its schedule, JSON reader, --fail-on, URL reader),
 # linked with its objects but main (libload.a)
 UNIT_LOAD := lc_shape lc_json lc_check lc_url
