@@ -62,7 +62,7 @@ HXTERM_OBJ := $(call obj,conf proto $(PROTO_DIRS) server)
 HXLOAD_OBJ := $(call obj,load)
 LIB        := $(BUILD)/libhx.a
 
-UNIT     := opt cond fmt plan h1_parse h1_chunk body timer resp gen hist oq pp qinit loop qmem qh3mem hpack qpack
+UNIT     := opt cond fmt plan h1_parse h1_chunk body timer resp gen hist oq pp qinit loop qmem qh3mem hpack qpack hsrv
 # hxload's pure parts (its schedule, JSON reader, --fail-on, URL reader),
 # linked with its objects but main (libload.a)
 UNIT_LOAD := lc_shape lc_json lc_check lc_url
@@ -70,12 +70,13 @@ UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT) $(UNIT_LOAD))
 LOAD_LIB := $(BUILD)/libload.a
 
 # fuzzers: libFuzzer drivers, one per decoder we wrote (clang, ASan+UBSan)
-FUZZ         := h1_parse plan h1_chunk conn pp h2 h2diff quic qpack
+FUZZ         := h1_parse plan h1_chunk conn pp h2 h2diff quic qpack hsrv
 FUZZ_SECONDS ?= 60
 fuzz_src_h1_parse := src/core/h1_parse.c
 fuzz_src_plan     := src/core/plan.c src/core/num.c src/core/rng.c
 fuzz_src_h1_chunk := src/core/h1_chunk.c
 fuzz_src_pp       := src/core/pp.c
+fuzz_src_hsrv     := src/net/hsrv_line.c
 fuzz_src_qpack    = src/core/qpack.c src/core/stab.c $(PKG_LIBS) -pthread
 fuzz_src_conn     = $(filter-out src/server/main.c,$(wildcard $(patsubst %,src/%/*.c,core net conf proto $(PROTO_DIRS) server))) \
 		    $(PKG_LIBS) -lwslay -pthread

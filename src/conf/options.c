@@ -286,7 +286,8 @@ const struct opt config_opts[] = {
 	  "requests in it say early=1 in X-rsp. Early data can\n"
 	  "be replayed by anyone who saw it: for tests only" },
 	{ "check", 0, FLAG(check), .hide = always,
-	  .help = "check the command line, then exit (httpterm's -c)" },
+	  .help = "check the command line and load every file the start\n"
+	  "would, then exit (httpterm's -c)" },
 	{ "dump-config", 0, FLAG(dump), .hide = always,
 	  .help = "print the effective configuration as options, then\n"
 	  "exit (haterm's -C)" },

@@ -1,14 +1,13 @@
-/* hxload --metrics ADDR: the running client's figures in Prometheus text, served by a thread of its own, so one dashboard shows hxterm, the proxy and the load together. */
+/* hxload --metrics ADDR: the running client's figures in Prometheus text, served by net/hsrv on a thread of its own (many clients at once, a deadline for the head), so one dashboard shows hxterm, the proxy and the load together. */
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include "hist.h"
+#include "hsrv.h"
 #include "lc_cmd.h"
 #include "lc_opts.h"
 #include "lc_stats.h"
@@ -21,9 +20,10 @@ static struct {
 	struct hist lat;
 } live = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
+#define PAGE_MAX 4096
+
 static int lfd = -1;
-static pthread_t th;
-static atomic_int stop;
+static struct hsrv srv;
 
 void lc_metrics_add(const struct lc_ival *v)
 {
@@ -70,34 +70,16 @@ static size_t page(char *b, size_t len)
 	return n < len ? n : len - 1;
 }
 
-/* one scrape: the request read (any path), the page written, closed */
-static void serve(int fd)
+/* one scrape, any path: the page as it is now */
+static void serve(struct hsrv_req *r, const char *path, const char *query)
 {
-	char req[2048], head[256], body[4096];
-	struct pollfd p = { fd, POLLIN, 0 };
-	size_t n = page(body, sizeof(body)), h;
+	char *b = malloc(PAGE_MAX);
 
-	/* WHY a bounded wait: a client that says nothing holds no thread */
-	if (poll(&p, 1, 1000) == 1 && recv(fd, req, sizeof(req), 0) > 0) {
-		h = (size_t)snprintf(head, sizeof(head), "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\n"
-				     "Content-Length: %zu\r\nConnection: close\r\n\r\n", n);
-		if (send(fd, head, h, MSG_NOSIGNAL) == (ssize_t)h)
-			send(fd, body, n, MSG_NOSIGNAL);
-	}
-	close(fd);
-}
-
-static void *metrics_main(void *arg)
-{
-	(void)arg;
-	while (!atomic_load(&stop)) {
-		struct pollfd p = { lfd, POLLIN, 0 };
-		int fd;
-
-		if (poll(&p, 1, 200) == 1 && (fd = accept(lfd, NULL, NULL)) >= 0)
-			serve(fd);
-	}
-	return NULL;
+	(void)path, (void)query;
+	if (b)
+		hsrv_reply(r, "200 OK", "text/plain; version=0.0.4; charset=utf-8", b, page(b, PAGE_MAX), b, "");
+	else
+		hsrv_text(r, "500 Internal Server Error", "out of memory\n", "");
 }
 
 void lc_metrics_start(void)
@@ -111,7 +93,9 @@ void lc_metrics_start(void)
 		lc_die("--metrics '%s': expected HOST:PORT (127.0.0.1:9101)", lc_o->metrics);
 	if (listen_free(&la, la.clear_port, SOCK_STREAM) < 0 || (lfd = listen_tcp(&la, la.clear_port)) < 0)
 		lc_die("--metrics: cannot listen there: %s", strerror(errno));
-	if (pthread_create(&th, NULL, metrics_main, NULL))
+	/* WHY a thread and loop of its own: a scrape, or twenty idle clients,
+	 * never take a turn of the load's threads */
+	if (hsrv_init(&srv, lfd, serve) < 0 || hsrv_run(&srv, "hxload-metrics") < 0)
 		lc_die("--metrics: %s", "cannot start its thread");
 }
 
@@ -119,8 +103,6 @@ void lc_metrics_stop(void)
 {
 	if (lfd < 0)
 		return;
-	atomic_store(&stop, 1);
-	pthread_join(th, NULL);
-	close(lfd);
+	hsrv_free(&srv);
 	lfd = -1;
 }

@@ -110,6 +110,46 @@ static void run_until_stopped(void)
 	}
 }
 
+/* every start-up step that binds nothing: the response buffers, the TLS
+ * context (--cert, --key, --client-ca, --ticket-keys, or the generated
+ * certificates of -b and -c), the protocols' own (QUIC's GnuTLS side).
+ * 0, or -1 after saying why */
+static int prepare(void)
+{
+	if (body_init(cfg.rspbuf) < 0 || (cfg.splice && spl_global_init(cfg.rspbuf) < 0)) {
+		log_err("cannot allocate the response buffers");
+		return -1;
+	}
+	/* the TLS context first: QUIC takes its certificates */
+	if (tls_init() < 0 || sess_init(proto_table) < 0)
+		return -1;
+	return 0;
+}
+
+static void unprepare(void)
+{
+	sess_free();
+	tls_free();
+	spl_global_free();
+	body_free();
+}
+
+/* --check: what the start would load and check, short of binding, forking
+ * and writing the pid file; the same messages, exit 2 where it would fail.
+ * WHY load the files: a command line whose certificate or ticket keys the
+ * start refuses is not valid (haproxy -c and nginx -t load them too) */
+static int check_only(void)
+{
+	/* WHY the access log started and stopped: it is opened (created) as
+	 * the start opens it */
+	if (prepare() < 0 || alog_start() < 0)
+		return 2;
+	alog_stop();
+	unprepare();
+	log_info("the configuration is valid: every file it names loaded, nothing bound");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	sigset_t set;
@@ -121,10 +161,8 @@ int main(int argc, char **argv)
 		config_dump(stdout);
 		return 0;
 	}
-	if (cfg.check) {
-		log_info("the command line is valid");
-		return 0;
-	}
+	if (cfg.check)
+		return check_only();
 	if (cfg.listen_default) {
 		log_info("no -L given: listening on every interface, :8000 (clear) and :8443 "
 			 "(TLS, QUIC), any request may ask up to --max-size %llu bytes and "
@@ -146,12 +184,7 @@ int main(int argc, char **argv)
 	 * streams. Grow and trim in 16 MiB steps instead. */
 	mallopt(M_TOP_PAD, 16 << 20);
 	mallopt(M_TRIM_THRESHOLD, 32 << 20);
-	if (body_init(cfg.rspbuf) < 0 || (cfg.splice && spl_global_init(cfg.rspbuf) < 0)) {
-		log_err("cannot allocate the response buffers");
-		return 2;
-	}
-	/* the TLS context first: QUIC takes its certificates */
-	if (tls_init() < 0 || sess_init(proto_table) < 0)
+	if (prepare() < 0)
 		return 2;
 	stats_out_init();
 	if (stats_listen() < 0 || alog_start() < 0)
@@ -169,9 +202,6 @@ int main(int argc, char **argv)
 	workers_join();
 	alog_stop();
 	daemon_end();
-	sess_free();
-	tls_free();
-	spl_global_free();
-	body_free();
+	unprepare();
 	return 0;
 }

@@ -89,16 +89,29 @@ mkdir $d;
 system("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=a "
      . "-keyout $d/k1.pem -out $d/c1.pem 2>/dev/null");
 system("openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out $d/k2.pem 2>/dev/null");
+open my $junk, '>', "$d/junk.pem" or die;
+print $junk "-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n";
+close $junk;
+# each refused by the start, and by --check with the same line and exit 2
+# (haproxy -c and nginx -t load the files too)
 for my $bad ([ "--cert $d/none.pem --key $d/k1.pem", qr/cannot open/ ],
+             [ "--cert /nonexistent.pem --key /nonexistent.pem", qr/cannot open/ ],
+             [ "--cert $d/junk.pem --key $d/k1.pem", qr/no PEM certificate/ ],
              [ "--cert $d/c1.pem --key $d/k2.pem", qr/does not match/ ],
+             [ "--client-ca $d/none.pem", qr/--client-ca/ ],
              [ "--cert $d/c1.pem", qr/go together/ ],
              [ "-c no-such-curve", qr/curve/ ],
              [ "-b 12", qr/-b/ ]) {
-    ($out, $rc) = run_hx('-q', '-L', '127.0.0.1:' . free_port() . ':' . free_port(), $bad->[0]);
+    my $l = '127.0.0.1:' . free_port() . ':' . free_port();
+    ($out, $rc) = run_hx('-q', '-L', $l, $bad->[0]);
     is($rc, 2, "$bad->[0]: exit 2");
     like($out, $bad->[1], "$bad->[0]: says why");
     is(scalar(() = $out =~ /\n/g), 1, "$bad->[0]: one line");
+    my ($co, $crc) = run_hx('-q', '-L', $l, $bad->[0], '--check');
+    ok($crc == 2 && $co eq $out, "$bad->[0] --check: exit 2 ($crc), the start's line") or diag($co);
 }
+($out, $rc) = run_hx('-L', '127.0.0.1:' . free_port() . ':' . free_port(), "--cert $d/c1.pem --key $d/k1.pem --check");
+ok($rc == 0 && $out =~ /valid/ && $out =~ /loaded certificate SHA-256/, 'a good pair --check: loaded, exit 0') or diag($out);
 system("rm -rf $d");
 
 # a weak key on purpose: -b 1024 serves TLS

@@ -186,6 +186,24 @@ for my $case (["\x00\x01\x02\r\n\r\n", 400, 'a head starting with NUL'], ["\x16\
     ok($dt < 1, sprintf('... at once (%.2f s)', $dt));
 }
 like((raw_stats("DELETE / HTTP/1.1\r\n\r\n"))[0], qr/\r\nAllow: GET, HEAD\r\n/, '405 names the methods allowed');
+# the forms a server must accept: absolute-form (RFC 9112 3.2.2, curl through
+# a proxy sends it), and a method that is a token but not ours (methods are
+# case-sensitive: "get" is not GET)
+{
+    my $o = `curl -s -i --max-time 5 -x http://127.0.0.1:$sport http://stats.example/metrics 2>&1`;
+    ok($o =~ m{^HTTP/1\.1 200 } && $o =~ /^hxterm_requests_total[ {]/m, 'absolute-form (curl -x): 200, the metrics')
+        or diag(substr($o, 0, 200));
+    $o = `curl -s -i --max-time 5 -x http://127.0.0.1:$sport 'http://stats.example?since=0' 2>&1`;
+    ok($o =~ m{^HTTP/1\.1 200 } && $o =~ m{Content-Type: text/html}, 'absolute-form with no path: "/", the page')
+        or diag(substr($o, 0, 200));
+    $o = `curl -s -i --max-time 5 -X get http://127.0.0.1:$sport/metrics 2>&1`;
+    ok($o =~ m{^HTTP/1\.1 405 } && $o =~ /\r\nAllow: GET, HEAD\r\n/, 'a lowercase get (curl -X get): 405 with Allow')
+        or diag(substr($o, 0, 200));
+    my ($buf) = raw_stats("GET /" . ('m' x 300) . " HTTP/1.1\r\n\r\n");
+    like($buf, qr{^HTTP/1\.1 414 }, 'a target over 255 bytes: 414, not cut');
+    ($buf) = raw_stats("GET http:///metrics HTTP/1.1\r\n\r\n");
+    like($buf, qr{^HTTP/1\.1 400 }, 'absolute-form without a host: 400');
+}
 {
     my ($buf, $dt) = raw_stats("GET /metr", 5);
     ok($buf =~ m{^HTTP/1\.1 408 } && $dt > 1.5 && $dt < 4.5, sprintf('half a head: 408 after its 2 s deadline (%.2f s)', $dt));

@@ -57,6 +57,29 @@ sub start_b {
     is($? >> 8, 2, '... and exits 2');
 }
 
+# --check loads the key file as the start does: the same line, exit 2
+{
+    open my $f, '>', "$dir/empty.keys" or die;
+    close $f;
+    open $f, '>', "$dir/bin.keys" or die;
+    print $f "\xff\xfe\x00\x01\x80\x81\n\x02\x03";
+    close $f;
+    key_file("$dir/garbage.keys", 'garbage');
+    key_file("$dir/short.keys", new_key(32));
+    for my $k (qw(empty garbage bin short)) {
+        my $l = '127.0.0.1:' . free_port() . ':' . free_port();
+        my $start = `timeout 10 $hxterm -q -L $l --ticket-keys $dir/$k.keys 2>&1`;
+        my $src = $? >> 8;
+        my $chk = `timeout 10 $hxterm -q -L $l --ticket-keys $dir/$k.keys --check 2>&1`;
+        my $crc = $? >> 8;
+        ok($src == 2 && $start =~ /^hxterm: --ticket-keys \S+$k\.keys/, "a $k key file: the start refuses it ($start)");
+        ok($crc == 2 && $chk eq $start, "... and so does --check: exit 2 ($crc), the same line") or diag($chk);
+    }
+    key_file("$dir/good.keys", new_key());
+    my $chk = `timeout 10 $hxterm -q -L 127.0.0.1:${\ free_port()} --ticket-keys $dir/good.keys --check 2>&1`;
+    is($? >> 8, 0, 'a good key file: --check exits 0') or diag($chk);
+}
+
 my $port = start_hx('-tls', '-t', '1', '--no-h3', '--ticket-keys', "$dir/a.keys", '--early-data');
 my $tls = hx_tls_port();
 my ($bpid, $btls) = start_b('--ticket-keys', "$dir/b.keys");
