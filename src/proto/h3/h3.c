@@ -80,6 +80,21 @@ static void h3_free_streams(struct h3c *c)
 		h3s_free(list_elem(c->streams.next, struct h3s, node));
 }
 
+/* the stream <id> that nghttp3 reads (not one answered from the memo), by a
+ * look along the list: for the rare stream whose head came in pieces */
+static struct h3s *stream_of(struct h3c *c, int64_t id)
+{
+	struct list *n, *tmp;
+
+	list_each_safe(n, tmp, &c->streams) {
+		struct h3s *s = list_elem(n, struct h3s, node);
+
+		if (s->id == id && !s->own)
+			return s;
+	}
+	return NULL;
+}
+
 /* ---------- the response ---------- */
 
 /* WHY the cast: nghttp3_nv is laid out as xstream's nv pairs */
@@ -187,14 +202,20 @@ static void consume(struct h3c *c, int64_t id, size_t n)
 	ngtcp2_conn_extend_max_offset(c->conn, n);
 }
 
-/* the stream was made with its first bytes (h3_recv_stream), to walk them */
+/* the stream was made with its first bytes (h3_recv_stream), to walk them;
+ * one whose walk ended before (no field section there) has none, and its
+ * request is refused at end_headers (malformed()) */
 static int begin_headers(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
 {
 	struct h3s *s = ((struct h3c *)cud)->rd;
 
 	(void)sud;
-	if (!s || s->id != id)
-		return NGHTTP3_ERR_CALLBACK_FAILURE;
+	if (!s || s->id != id) {
+		if (!(s = stream_of(cud, id)) && !(s = h3s_new(cud, id)))
+			return NGHTTP3_ERR_CALLBACK_FAILURE;
+		s->c->nwalk -= !s->walked;
+		s->walked = -1;
+	}
 	if (s->c->flags & QC_EARLY)
 		s->x.flags |= XS_EARLY; /* WHY: its HEADERS came in 0-RTT */
 	s->bound = 1;
@@ -446,20 +467,13 @@ static void h3_own_closed(struct h3s *s)
  * H3_MESSAGE_ERROR, as nghttp3 answers a malformed header itself */
 static int message_error(struct h3c *c, int64_t id, size_t len)
 {
-	struct list *n, *tmp;
+	struct h3s *s = stream_of(c, id);
 
 	if (nghttp3_conn_shutdown_stream_read(c->h3, id))
 		return -1;
 	h3_reset(c, id, NGHTTP3_H3_MESSAGE_ERROR);
-	list_each_safe(n, tmp, &c->streams) {
-		struct h3s *s = list_elem(n, struct h3s, node);
-
-		if (s->id == id) {
-			if (eng->shut)
-				eng->shut(s);
-			break;
-		}
-	}
+	if (s && eng->shut)
+		eng->shut(s);
 	consume(c, id, len);
 	return 0;
 }
@@ -470,19 +484,14 @@ static int message_error(struct h3c *c, int64_t id, size_t len)
  * packets). NULL: none to walk, or out of memory at its start. */
 static struct h3s *walking(struct h3c *c, int64_t id, uint64_t off)
 {
-	struct list *n, *tmp;
+	struct h3s *s;
 
 	if (!off)
 		return h3s_new(c, id);
 	if (!c->nwalk)
 		return NULL;
-	list_each_safe(n, tmp, &c->streams) {
-		struct h3s *s = list_elem(n, struct h3s, node);
-
-		if (s->id == id && !s->own && !s->walked)
-			return s;
-	}
-	return NULL;
+	s = stream_of(c, id);
+	return s && !s->walked ? s : NULL;
 }
 
 /* <len> bytes of a request stream for nghttp3, its head walked first */
