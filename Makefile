@@ -156,9 +156,10 @@ INTEG_QUIC := $(patsubst %,tests/integ/%.t,13-quic-garbage 33-quic-admission 38-
 # WHY not all again: these start no hxterm of their own (the layering, the
 # docs, the package), so HX_ARGS changes nothing in them; nor hxload's own;
 # nor HTTP/3's, which the ring does not carry (about 70 s a pass); nor the
-# live page's history, the stats thread's (40 s)
+# live page's history, the stats thread's (40 s); nor the malformed-field
+# table, which tests the parsers and runs both engines itself (6 s)
 INTEG_URING := $(filter-out tests/integ/19-layers.t tests/integ/20-docs.t tests/integ/26-deploy.t $(INTEG_LOAD) \
-	$(INTEG_QUIC) tests/integ/50-live-page.t, $(wildcard tests/integ/*.t))
+	$(INTEG_QUIC) tests/integ/50-live-page.t tests/integ/51-fields.t, $(wildcard tests/integ/*.t))
 
 # the tests of what the ring carries (cleartext h1 and h2c: TLS and QUIC do
 # their own I/O), for CI's ASan+UBSan io_uring pass (CHECK_PASSES=uring-core)

@@ -368,32 +368,51 @@ static int plan_spec(struct plan *p, char key, const char *v, size_t vlen)
 	return 0;
 }
 
-/* An unknown key: named in <ignored> (a header's token characters, 16 of
- * each name, "..." once full), or a bad item under --strict. WHY named:
- * ?size=1k&wait=50 was answered 200, empty and at once, and looked right */
+/* what ends a full X-Hxterm-Ignored list. WHY '+': a name keeps only a
+ * token's letters, digits, '_', '-' and '.' ('?' stands for any other
+ * byte), so no key can write it; the old ",..." was written by a key "..."
+ * and its '.' by any key ending in one, after which no key was named */
+#define IGN_MORE     ",+more"
+#define IGN_MORE_LEN (sizeof(IGN_MORE) - 1)
+
+static int ign_full(const struct plan *p)
+{
+	return p->ign_len >= IGN_MORE_LEN && !memcmp(p->ignored + p->ign_len - IGN_MORE_LEN, IGN_MORE, IGN_MORE_LEN);
+}
+
+/* a byte of a key's name as X-Hxterm-Ignored shows it */
+static char ign_char(unsigned char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+	       ch == '-' || ch == '.' ? (char)ch : '?';
+}
+
+/* An unknown key: named in <ignored> (16 bytes of each name at most, an
+ * empty one as "="), the list ended by IGN_MORE once full; or a bad item
+ * under --strict. WHY named: ?size=1k&wait=50 was answered 200, empty and
+ * at once, and looked right */
 static int plan_unknown(struct plan *p, const char *it, size_t len, const struct plan_limits *lim)
 {
 	const char *eq = memchr(it, '=', len);
-	size_t klen = MIN(eq ? (size_t)(eq - it) : len, (size_t)16), need = klen + (p->ign_len ? 1 : 0);
+	size_t klen = MIN(eq ? (size_t)(eq - it) : len, (size_t)16);
+	size_t need = MAX(klen, (size_t)1) + (p->ign_len ? 1 : 0);
 	char *o = p->ignored + p->ign_len;
 
 	if (lim->strict)
 		return plan_fail(p, it, len, "unknown key (--strict; / lists the keys)");
-	if (p->ign_len && p->ignored[p->ign_len - 1] == '.')
-		return 0; /* full */
-	if (p->ign_len + need > PLAN_IGN - 4) {
-		memcpy(o, ",...", 4);
-		p->ign_len = (uint8_t)(p->ign_len + 4);
+	if (ign_full(p))
+		return 0;
+	if (p->ign_len + need > PLAN_IGN - IGN_MORE_LEN) {
+		memcpy(o, IGN_MORE, IGN_MORE_LEN);
+		p->ign_len = (uint8_t)(p->ign_len + IGN_MORE_LEN);
 		return 0;
 	}
 	if (p->ign_len)
 		*o++ = ',';
-	for (size_t i = 0; i < klen; i++) {
-		unsigned char ch = (unsigned char)it[i];
-
-		*o++ = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-		       ch == '_' || ch == '-' || ch == '.' ? (char)ch : '?';
-	}
+	if (!klen)
+		*o = '=';
+	for (size_t i = 0; i < klen; i++)
+		*o++ = ign_char((unsigned char)it[i]);
 	p->ign_len = (uint8_t)(p->ign_len + need);
 	return 0;
 }

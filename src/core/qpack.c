@@ -1,4 +1,4 @@
-/* A QPACK encoder for response heads (RFC 9204): static-table references and raw literals, no dynamic table, no Huffman. */
+/* A QPACK encoder for response heads (RFC 9204): static-table references and raw literals, no dynamic table, no Huffman; and a walk that counts a request field section's lines without decoding them. */
 #include <pthread.h>
 #include <string.h>
 
@@ -112,4 +112,147 @@ size_t qpk_encode(uint8_t *out, const struct hpk_field *f, size_t n)
 	for (size_t i = 0; i < n; i++)
 		o = put_field(o, &f[i]);
 	return (size_t)(o - out);
+}
+
+/* ---------- the walk of a request's field section ---------- */
+
+enum { QW_FTYPE, QW_FLEN, QW_FSKIP, QW_INT, QW_SKIP, QW_RIC, QW_BASE, QW_LINE, QW_STR, QW_NEXT,
+       QW_DONE, QW_ERR };
+
+void qpk_walk_init(struct qpk_walk *w)
+{
+	*w = (struct qpk_walk){ .st = QW_FTYPE };
+}
+
+/* the next string of the field line, or the next line */
+static void str_done(struct qpk_walk *w)
+{
+	w->st = w->strs ? QW_STR : QW_LINE;
+	w->strs -= !!w->strs;
+}
+
+static void int_done(struct qpk_walk *w)
+{
+	if (w->is_len) {
+		w->skip = w->val;
+		w->st = QW_SKIP;
+		if (!w->skip)
+			str_done(w);
+	} else if (w->after == QW_NEXT) {
+		str_done(w);
+	} else {
+		w->st = w->after;
+	}
+}
+
+/* an integer with a <bits>-bit prefix (RFC 9204 4.1.1) starts with <b> */
+static void int_start(struct qpk_walk *w, uint8_t b, unsigned bits, int is_len, uint8_t after)
+{
+	uint8_t mask = (uint8_t)((1u << bits) - 1);
+
+	w->val = b & mask;
+	w->is_len = (uint8_t)is_len;
+	w->after = after;
+	w->shift = 0;
+	w->st = QW_INT;
+	if (w->val < mask)
+		int_done(w);
+}
+
+static void int_more(struct qpk_walk *w, uint8_t b)
+{
+	if (w->shift > 56) {
+		w->st = QW_ERR;
+		return;
+	}
+	w->val += (uint64_t)(b & 0x7f) << w->shift;
+	w->shift += 7;
+	if (!(b & 0x80))
+		int_done(w);
+}
+
+/* a field line's first byte (4.5.2 to 4.5.6): its index or name's length,
+ * then as many strings as it has */
+static void line_start(struct qpk_walk *w, uint8_t b)
+{
+	w->lines++;
+	if (b & 0x80) { /* indexed */
+		w->strs = 0;
+		int_start(w, b, 6, 0, QW_NEXT);
+	} else if (b & 0x40) { /* literal, name referenced */
+		w->strs = 1;
+		int_start(w, b, 4, 0, QW_NEXT);
+	} else if (b & 0x20) { /* literal name, then the value */
+		w->strs = 1;
+		int_start(w, b, 3, 1, QW_NEXT);
+	} else if (b & 0x10) { /* indexed, post-base */
+		w->strs = 0;
+		int_start(w, b, 4, 0, QW_NEXT);
+	} else { /* literal, post-base name reference */
+		w->strs = 1;
+		int_start(w, b, 3, 0, QW_NEXT);
+	}
+}
+
+/* a frame's type or length, a QUIC varint, one byte */
+static void varint_byte(struct qpk_walk *w, uint8_t b)
+{
+	if (!w->shift) {
+		w->shift = (uint8_t)(1u << (b >> 6));
+		w->val = b & 0x3f;
+	} else {
+		w->val = w->val << 8 | b;
+	}
+	if (--w->shift)
+		return;
+	if (w->st == QW_FTYPE) {
+		w->hdrs = w->val == 0x01;
+		w->st = QW_FLEN;
+		return;
+	}
+	w->left = w->val;
+	if (w->hdrs)
+		w->st = w->left ? QW_RIC : QW_ERR;
+	else
+		w->st = w->left ? QW_FSKIP : QW_FTYPE;
+}
+
+/* one byte of the field section */
+static void section_byte(struct qpk_walk *w, uint8_t b)
+{
+	switch (w->st) {
+	case QW_RIC: int_start(w, b, 8, 0, QW_BASE); break;
+	case QW_BASE: int_start(w, b, 7, 0, QW_LINE); break;
+	case QW_LINE: line_start(w, b); break;
+	case QW_STR: int_start(w, b, 7, 1, QW_NEXT); break;
+	case QW_INT: int_more(w, b); break;
+	}
+}
+
+int qpk_walk(struct qpk_walk *w, const uint8_t *p, size_t n)
+{
+	const uint8_t *end = p + n;
+
+	while (p < end && w->st < QW_DONE) {
+		if (w->st <= QW_FLEN) {
+			varint_byte(w, *p++);
+		} else if (w->st == QW_FSKIP || w->st == QW_SKIP) {
+			uint64_t k = MIN((uint64_t)(end - p), w->st == QW_FSKIP ? w->left : MIN(w->skip, w->left));
+
+			p += k;
+			w->left -= k;
+			if (w->st == QW_FSKIP) {
+				w->st = w->left ? QW_FSKIP : QW_FTYPE;
+				continue;
+			}
+			if (!(w->skip -= k))
+				str_done(w);
+		} else {
+			section_byte(w, *p++);
+			w->left--;
+		}
+		if (w->st > QW_FSKIP && !w->left && w->st < QW_DONE)
+			w->st = w->st == QW_LINE ? QW_DONE : QW_ERR;
+	}
+	return w->st == QW_DONE ? 1 : w->st == QW_ERR ? -1 : 0;
 }

@@ -1,4 +1,5 @@
 /* hxload's command line: options, their checks, the HTTP/1 request of each path. */
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <getopt.h>
@@ -181,6 +182,54 @@ static int set_header(const char *h, char *why, size_t len)
 	return 0;
 }
 
+/* <s>'s <n> bytes percent-decoded into <o>: its length, or -1 on a bad escape */
+static long pct_decode(const char *s, size_t n, char *o)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char hex[3] = { 0 }, *end;
+
+		if (s[i] != '%') {
+			o[k++] = s[i];
+			continue;
+		}
+		if (i + 2 >= n || !isxdigit((unsigned char)s[i + 1]))
+			return -1;
+		memcpy(hex, s + i + 1, 2);
+		o[k++] = (char)strtoul(hex, &end, 16);
+		if (*end)
+			return -1;
+		i += 2;
+	}
+	return (long)k;
+}
+
+/* --h3-fields 'name:value&...': names and values percent-decoded (CR, LF,
+ * NUL, upper case, pseudo-headers in any order: a server's checks tested) */
+static int set_h3_fields(const char *arg, char *why, size_t len)
+{
+	char *buf = malloc(strlen(arg) + 1), *o = buf;
+
+	lc_opts.nh3_fields = 0;
+	for (const char *p = arg; buf && *p;) {
+		size_t n = strcspn(p, "&");
+		const char *colon = n > 1 ? memchr(p + 1, ':', n - 1) : NULL;
+		struct lc_field *f = &lc_opts.h3_fields[lc_opts.nh3_fields];
+		long nl, vl;
+
+		if (!colon || lc_opts.nh3_fields == LC_MAX_HDRS ||
+		    (nl = pct_decode(p, (size_t)(colon - p), o)) < 0 ||
+		    (vl = pct_decode(colon + 1, (size_t)(p + n - colon - 1), o + nl)) < 0)
+			return free(buf), snprintf(why, len, "--h3-fields '%s': expected 'name:value&...' (at most 32, %%XX escapes)", arg), -1;
+		*f = (struct lc_field){ o, o + nl, (size_t)nl, (size_t)vl };
+		lc_opts.nh3_fields++;
+		o += nl + vl;
+		p += n + (p[n] == '&');
+	}
+	return buf ? 0 : (snprintf(why, len, "--h3-fields: out of memory"), -1);
+}
+
 /* --connect-to, --resolve: repeatable, at most 16 */
 static int route_add(const char **list, int *n, const char *opt, const char *arg, char *why, size_t len)
 {
@@ -352,6 +401,11 @@ static const struct opt rows[] = {
 	  .help = "HTTP/3: stream windows of 1 KiB never extended, a client\n"
 	  "that stops reading at the QUIC level (a target's or a\n"
 	  "proxy's send timeout should end it)" },
+	{ "h3-fields", 0, FN(set_h3_fields), .arg = "<list>",
+	  .help = "HTTP/3: each connection's first request sends these fields,\n"
+	  "'name:value&...' percent-decoded, in order, as they are (no\n"
+	  "check, no lower-casing, no pseudo-header added): a probe of a\n"
+	  "target's or a proxy's checks of malformed requests" },
 	{ "h3-no-body", 0, FLAG(h3_no_body),
 	  .help = "HTTP/3: the request head with --body's length, never the\n"
 	  "body (a target's or a proxy's body timeout should end it)" },

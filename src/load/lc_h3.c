@@ -43,6 +43,7 @@ struct q {
 	int ready;               /* HTTP/3 streams bound */
 	int early;               /* --0rtt: requests went in 0-RTT */
 	int ticket;              /* a session ticket came, or the handshake is confirmed */
+	int raw_sent;            /* --h3-fields: its first request went */
 	struct qmem qm;          /* ngtcp2's memory, freed whole at the end (its leak) */
 };
 
@@ -154,6 +155,19 @@ static nghttp3_ssize body_read(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, s
 	return 1;
 }
 
+/* --h3-fields: a connection's first request as the user wrote it (nghttp3's
+ * client checks nothing that it sends; WHY NO_COPY_NAME: its copy lower-cases
+ * the name, and the fields live as long as the options) */
+static void raw_fields(nghttp3_nv *nv)
+{
+	for (int i = 0; i < lc_o->nh3_fields; i++) {
+		const struct lc_field *f = &lc_o->h3_fields[i];
+
+		nv[i] = (nghttp3_nv){ (uint8_t *)f->name, (uint8_t *)f->value, f->nlen, f->vlen,
+				      NGHTTP3_NV_FLAG_NO_COPY_NAME | NGHTTP3_NV_FLAG_NO_COPY_VALUE };
+	}
+}
+
 static void submit(struct q *q, struct lc_ex *e)
 {
 	const struct lc_opts *o = lc_o;
@@ -162,6 +176,7 @@ static void submit(struct q *q, struct lc_ex *e)
 	nghttp3_nv nv[4 + LC_MAX_HDRS];
 	size_t n = 4;
 	int64_t id;
+	int raw;
 
 #define NV(a, b) (nghttp3_nv){ (uint8_t *)(a), (uint8_t *)(b), strlen(a), strlen(b), NGHTTP3_NV_FLAG_NONE }
 	nv[0] = NV(":method", o->method);
@@ -169,7 +184,11 @@ static void submit(struct q *q, struct lc_ex *e)
 	nv[2] = NV(":authority", tg->authority);
 	nv[3] = NV(":path", tg->paths[e->path].path);
 #undef NV
-	for (int i = 0; i < o->nhdrs; i++) {
+	if ((raw = o->nh3_fields && !q->raw_sent++)) {
+		raw_fields(nv);
+		n = (size_t)o->nh3_fields;
+	}
+	for (int i = 0; i < o->nhdrs && !raw; i++) {
 		const char *colon = strchr(o->hdrs[i], ':'), *v = colon + 1 + strspn(colon + 1, " \t");
 		static __thread char lname[LC_MAX_HDRS][128];
 		size_t nl = MIN((size_t)(colon - o->hdrs[i]), (size_t)127);

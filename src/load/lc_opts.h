@@ -45,6 +45,11 @@ struct lc_opts {
 	int zero_rtt;                /* --0rtt: h3 requests of a resumed connection in 0-RTT */
 	int h3_no_credit;            /* --h3-no-credit: stream windows never extended */
 	int h3_no_body;              /* --h3-no-body: the request body never sent */
+	struct lc_field {            /* --h3-fields: a connection's first request, as given */
+		const char *name, *value;
+		size_t nlen, vlen;
+	} h3_fields[LC_MAX_HDRS];
+	int nh3_fields;
 	int proxy_proto;             /* --proxy-protocol: 1 or 2, 0: none */
 	int server_pid;              /* --server-pid: its CPU time is measured, 0: none */
 	struct lc_named_pid {        /* --pid NAME=PID: more processes whose CPU time is measured */

@@ -1,4 +1,4 @@
-/* libFuzzer driver: field lists through our QPACK encoder and back through nghttp3's decoder: every field returns, in order, with its never-index flag, within the bound. */
+/* libFuzzer driver: field lists through our QPACK encoder and back through nghttp3's decoder (every field returns, in order, with its never-index flag, within the bound), and the input as a request stream for qpk_walk (the same walk whatever the pieces). */
 #include <nghttp3/nghttp3.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -68,6 +68,41 @@ static void check(nghttp3_qpack_decoder *dec, const uint8_t *in, size_t len, con
 		abort(); /* a field lost, or bytes after the section */
 }
 
+/* <in> walked (qpk_walk) in pieces of <step> bytes: its answer, its lines into <*lines> */
+static int walk(const uint8_t *in, size_t len, size_t step, uint32_t *lines)
+{
+	struct qpk_walk w;
+	int r = 0;
+
+	qpk_walk_init(&w);
+	for (size_t off = 0; off < len && !r; off += step)
+		r = qpk_walk(&w, in + off, len - off < step ? len - off : step);
+	*lines = w.lines;
+	return r;
+}
+
+/* the walk of a request stream: the same answer and count whatever the
+ * pieces; of our section in a HEADERS frame: its end, one line a field */
+static void walk_check(const uint8_t *data, size_t size, const uint8_t *sec, size_t len, size_t n)
+{
+	uint8_t *fr = malloc(len + 9), *o = fr;
+	uint32_t l1, l2, l3;
+	int r = walk(data, size, size ? size : 1, &l1);
+
+	if (walk(data, size, 1, &l2) != r || walk(data, size, 7, &l3) != r || l2 != l1 || l3 != l1)
+		abort(); /* the pieces changed the walk */
+	if (!fr)
+		return;
+	*o++ = 0x01;
+	o = (uint8_t *)memcpy(o + 8, sec, len) - 8;
+	o[0] = 0xc0; /* an 8-byte varint length */
+	for (int i = 7; i > 0; i--)
+		o[i] = (uint8_t)(len >> (8 * (7 - i)));
+	if (walk(fr, len + 9, 1, &l1) != 1 || l1 != n)
+		abort(); /* our section miscounted */
+	free(fr);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static nghttp3_qpack_decoder *dec;
@@ -83,6 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (len > bound)
 		abort();
 	check(dec, out, len, f, n);
+	walk_check(data, size, out, len, n);
 	free(out);
 	return 0;
 }

@@ -123,6 +123,10 @@ ok(Time::HiRes::time() - $t0 < 3, 'the drain is quick: no connection was left op
     my ($out) = curl_hx('-sI', '--http2-prior-knowledge', "http://127.0.0.1:$port/?wiat=50");
     like($out, qr/^x-hxterm-ignored: wiat\r$/mi, 'h2c too: x-hxterm-ignored: wiat');
     like(`curl -s http://127.0.0.1:$sp/metrics`, qr/^hxterm_ignored_keys_total 2$/m, 'counted: hxterm_ignored_keys_total 2');
+    ($r) = parse_responses(scalar raw_exchange("GET /?a.=1&..&bb=2&s=3&zz HTTP/1.1\r\n${h}Connection: close\r\n\r\n", 3));
+    is(get_hdr($r, 'X-Hxterm-Ignored'), 'a.,..,bb,zz', "a key ending in '.' ends no list: a.,..,bb,zz all named");
+    ($r) = parse_responses(scalar raw_exchange("GET /?" . join('&', map { "k$_.=1" } 1 .. 1000) . " HTTP/1.1\r\n${h}Connection: close\r\n\r\n", 3));
+    like(get_hdr($r, 'X-Hxterm-Ignored') // '', qr/^k1\.,k2\.,(k\d+\.,)*\+more$/, '1,000 of them: the first named, in order, then ,+more');
     is(stop_hx(), 0, 'clean stop');
 
     start_hx('-t', '1', '--strict');

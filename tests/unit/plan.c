@@ -1,4 +1,6 @@
 /* Unit tests of the query language: every key, every number form, bad values. */
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,8 +161,10 @@ static void keys(void)
 	   "a name's bytes outside a header token are '?'");
 	ok(apply(&p, "abcdefghijklmnopqrstuvwxyz=1") == 0 && p.ign_len == 16, "16 bytes of a name at most");
 	ok(apply(&p, "aaaaaaaaaaaaaaa1=1&aaaaaaaaaaaaaaa2=1&aaaaaaaaaaaaaaa3=1&q=1&z1=1&z2=1") == 0 &&
-	   p.ign_len <= PLAN_IGN && p.ign_len > 4 && !memcmp(p.ignored + p.ign_len - 4, ",...", 4),
-	   "a full list ends in ,... once");
+	   p.ign_len <= PLAN_IGN && p.ign_len > 6 && !memcmp(p.ignored + p.ign_len - 6, ",+more", 6),
+	   "a full list ends in ,+more once");
+	ok(apply(&p, "a.=1&bb=2&..=3&zz") == 0 && p.ign_len == 11 && !memcmp(p.ignored, "a.,bb,..,zz", 11),
+	   "a key ending in '.' and a key of dots are named, and so are those after them");
 	{
 		static const struct plan_limits strict = { 1ULL << 40, 60000, 1 };
 
@@ -235,9 +239,114 @@ static void errors(void)
 	ok(apply(&p, "s=1:50+2:70") < 0, "bad weights are refused");
 }
 
+/* ---------- X-Hxterm-Ignored with 1,000 unknown keys ---------- */
+
+#define NKEYS 1000
+
+/* key <i>: each character class in turn (letters of both cases, digits, '_',
+ * '-', dots inside, at the end and alone, controls, bytes over 0x7f, token
+ * characters a name shows as '?', a long name, an empty one) */
+static void key_of(int i, char *k)
+{
+	static const char *const shapes[] = {
+		"zq%dabc", "ZQ%dXYZ", "zq%d0123456789", "zq_%d_", "zq-%d-x", "zq.%d.x", "zq%d.", "..",
+		"zq\x01\x7f\x1f%d", "zq\xc3\xa9\xff%d", "zq%%0D+*!~'%d", "zqlongname%dlongname", "",
+		"...", "zq%d...", "Zq%d-_.",
+	};
+	const char *shape = shapes[i % (int)(sizeof(shapes) / sizeof(shapes[0]))];
+
+	if (!strcmp(shape, "..")) /* 1 to 20 dots */
+		memset(k, '.', (size_t)(1 + i % 20)), k[1 + i % 20] = 0;
+	else
+		snprintf(k, 64, shape, i);
+}
+
+/* what X-Hxterm-Ignored shows of key <k>: 16 bytes, token letters, digits,
+ * '_', '-', '.', '?' for any other byte; "=" for an empty key */
+static size_t shown(const char *k, char *o)
+{
+	size_t n = strlen(k) < 16 ? strlen(k) : 16;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)k[i];
+
+		o[i] = isalnum(c) || c == '_' || c == '-' || c == '.' ? (char)c : '?';
+	}
+	if (!n)
+		o[n++] = '=';
+	return n;
+}
+
+/* the list after keys <from>..<from + n - 1>: each of them named in
+ * order, or the first of them and ",+more" where the next could not fit;
+ * 1 when so */
+static int ignored_ok(const struct plan *p, int from, int n)
+{
+	size_t at = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		char k[64], name[17];
+		size_t nl;
+
+		key_of((from + i) % NKEYS, k);
+		nl = shown(k, name);
+		if (at + (at ? 1 : 0) + nl + 6 > PLAN_IGN)
+			break; /* it could not be named with room for the end marker */
+		if (at && (at >= p->ign_len || p->ignored[at++] != ','))
+			return 0;
+		if (at + nl > p->ign_len || memcmp(p->ignored + at, name, nl))
+			return 0;
+		at += nl;
+	}
+	if (i == n)
+		return at == p->ign_len;
+	return p->ign_len == at + 6 && !memcmp(p->ignored + at, ",+more", 6);
+}
+
+/* the query of keys <from>..<from + n - 1>, "=1" after every other one */
+static size_t query_of(int from, int n, char *q)
+{
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++) {
+		char k[64];
+
+		key_of((from + i) % NKEYS, k);
+		len += (size_t)sprintf(q + len, "%s%s%s", i ? "&" : "", k, (from + i) % 2 || !k[0] ? "=1" : "");
+	}
+	return len;
+}
+
+static void ignored_many(void)
+{
+	static char q[NKEYS * 64];
+	struct plan p;
+	int bad = 0;
+	size_t len;
+
+	plan_init(&p);
+	len = query_of(0, NKEYS, q);
+	bad = plan_apply(&p, q, len, &rng, &lim);
+	ok(!bad && ignored_ok(&p, 0, NKEYS) && p.ign_len <= PLAN_IGN,
+	   "1,000 unknown keys of every character class: the first named, then ,+more (%.*s)", (int)p.ign_len, p.ignored);
+	bad = 0;
+	for (int from = 0; from < NKEYS; from++)
+		for (int n = 1; n <= 4; n++) {
+			plan_init(&p);
+			len = query_of(from, n, q);
+			if (plan_apply(&p, q, len, &rng, &lim) || !ignored_ok(&p, from, n) || p.ign_len > PLAN_IGN) {
+				if (bad++ < 3)
+					printf("# '%.*s': '%.*s'\n", (int)len, q, (int)p.ign_len, p.ignored);
+			}
+		}
+	ok(!bad, "each run of 1 to 4 of them (4,000 queries): every key named in order, or ,+more where one could not fit");
+}
+
 int main(void)
 {
 	rng_seed(&rng, 7);
+	ignored_many();
 	numbers();
 	keys();
 	errors();

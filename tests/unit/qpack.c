@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "qpack.h"
 #include "tap.h"
 
@@ -60,6 +61,117 @@ static size_t enc(uint8_t *out, const struct hpk_field *f, size_t n)
 	if (len > qpk_bound(f, n))
 		printf("# over the bound: %zu\n", len);
 	return len <= qpk_bound(f, n) ? len : 0;
+}
+
+/* ---------- the walk of a request's first HEADERS frame ---------- */
+
+/* <in> walked in pieces of <step> bytes (0: whole): qpk_walk's answer, and
+ * the lines it counted into <*lines> */
+static int walk(const uint8_t *in, size_t len, size_t step, uint32_t *lines)
+{
+	struct qpk_walk w;
+	int r = 0;
+
+	qpk_walk_init(&w);
+	for (size_t off = 0; off < len && !r; off += step ? step : len)
+		r = qpk_walk(&w, in + off, MIN(step ? step : len, len - off));
+	*lines = w.lines;
+	return r;
+}
+
+/* a HEADERS frame of <sec> (after a reserved frame when <grease>) into <out>: its length */
+static size_t frame(uint8_t *out, const uint8_t *sec, size_t n, int grease)
+{
+	uint8_t *o = out;
+
+	if (grease) { /* type 0x21 (reserved, RFC 9114 7.2.8), three bytes */
+		*o++ = 0x40 | 0; /* two-byte varint 0x21 */
+		*o++ = 0x21;
+		*o++ = 3;
+		memcpy(o, "abc", 3);
+		o += 3;
+	}
+	*o++ = 0x01;
+	*o++ = (uint8_t)(0x40 | n >> 8); /* two-byte length */
+	*o++ = (uint8_t)n;
+	memcpy(o, sec, n);
+	return (size_t)(o - out) + n;
+}
+
+/* every split of <in>: each walk ends at the frame's end with <want> lines */
+static int every_split(const uint8_t *in, size_t len, uint32_t want)
+{
+	for (size_t step = 0; step <= len; step++) {
+		uint32_t lines;
+		int r = walk(in, len, step, &lines);
+
+		if (r != 1 || lines != want) {
+			printf("# pieces of %zu: %d, %u lines (want %u)\n", step, r, lines, want);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static void walks(void)
+{
+	const nghttp3_nv req[] = {
+#define NV(n, v) { (uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, sizeof(v) - 1, 0 }
+		NV(":method", "GET"), NV(":scheme", "https"), NV(":authority", "127.0.0.1:8443"),
+		NV(":path", "/?s=20k&t=7"), NV("user-agent", "hxload/0.1"), NV("accept", "*/*"),
+		NV("x-a", "a\rb"), NV("x-b", "c\0d\ne"), NV("X-Up", "v"), NV("", "empty name"),
+#undef NV
+	};
+	size_t nreq = sizeof(req) / sizeof(req[0]);
+	nghttp3_qpack_encoder *e;
+	nghttp3_buf pb, rb, eb;
+	uint8_t sec[4096], in[4200];
+	size_t n, len;
+	uint32_t lines;
+
+	nghttp3_buf_init(&pb), nghttp3_buf_init(&rb), nghttp3_buf_init(&eb);
+	ok(!nghttp3_qpack_encoder_new(&e, 0, nghttp3_mem_default()) &&
+	   !nghttp3_qpack_encoder_encode(e, &pb, &rb, &eb, 0, req, nreq), "nghttp3's encoder writes a request with CR, LF, NUL, an upper-case and an empty name");
+	n = nghttp3_buf_len(&pb);
+	memcpy(sec, pb.pos, n);
+	memcpy(sec + n, rb.pos, nghttp3_buf_len(&rb));
+	n += nghttp3_buf_len(&rb);
+	len = frame(in, sec, n, 0);
+	ok(every_split(in, len, (uint32_t)nreq), "its HEADERS frame (Huffman strings): %zu lines, whole or in pieces of any size", nreq);
+	len = frame(in, sec, n, 1);
+	ok(every_split(in, len, (uint32_t)nreq), "after a reserved frame too");
+	memcpy(in + len, "\x00\x05hello", 7);
+	ok(walk(in, len + 7, 0, &lines) == 1 && lines == nreq, "a DATA frame after it is not read");
+	ok(walk(in, len - 1, 0, &lines) == 0, "a frame one byte short: more wanted");
+	nghttp3_buf_free(&pb, nghttp3_mem_default()), nghttp3_buf_free(&rb, nghttp3_mem_default());
+	nghttp3_buf_free(&eb, nghttp3_mem_default());
+	nghttp3_qpack_encoder_del(e);
+
+	{
+		/* each representation (RFC 9204 4.5.2-4.5.6), integers over their prefixes */
+		static const uint8_t forms[] = {
+			0x05, 0x83,                 /* Required Insert Count 5, Base 5 - 3 - 1 */
+			0xbf, 0x02,                 /* indexed, dynamic, index 63 + 2 */
+			0x5f, 0x10, 0x02, 'a', 'b', /* name reference, static 15 + 16, value "ab" */
+			0x27, 0x01, 'n', 'a', 'm', 'e', '-', 'x', 'y', 'z', 0x81, 0xff, /* literal name of 7 + 1, Huffman value */
+			0x1f, 0x00,                 /* indexed post-base, 15 */
+			0x07, 0x00, 0x00,           /* post-base name reference 7, empty value */
+		};
+		uint8_t big[400];
+
+		len = frame(in, forms, sizeof(forms), 0);
+		ok(every_split(in, len, 5), "the five forms, indexed (dynamic, post-base), literal (name reference, post-base, literal name): 5 lines");
+		len = frame(in, forms, sizeof(forms) - 1, 0);
+		ok(walk(in, len, 0, &lines) == -1, "a line past the frame's end: no section");
+		ok(walk((const uint8_t *)"\x01\x00", 2, 0, &lines) == -1, "an empty HEADERS frame: no section");
+		memset(big, 0, sizeof(big));
+		/* value length 127 + (0x2d + 1 << 7) = 300 */
+		big[2] = 0x5f, big[3] = 0x00, big[4] = 0x7f, big[5] = 0x80 | 0x2d, big[6] = 0x01;
+		len = frame(in, big, 7 + 300, 0);
+		ok(every_split(in, len, 1), "a 300-byte value, its length over two more bytes: 1 line");
+		static const uint8_t huge[] = { 0x01, 0x0c, 0, 0, 0x3f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f };
+		ok(walk(huge, sizeof(huge), 0, &lines) == -1, "an index over 62 bits: no section");
+	}
 }
 
 int main(void)
@@ -139,5 +251,6 @@ int main(void)
 		}
 	}
 	nghttp3_qpack_decoder_del(dec);
+	walks();
 	return done_testing();
 }

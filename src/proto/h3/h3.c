@@ -31,6 +31,10 @@ static struct h3s *h3s_new(struct h3c *c, int64_t id)
 	s->id = id;
 	s->fault = 0;
 	s->own = 0;
+	s->bound = s->bad = 0;
+	s->nfields = 0;
+	s->walked = 0;
+	qpk_walk_init(&s->walk);
 	s->since = w->loop.now_ms;
 	c->total++;
 	xs_init(&s->x, w, &h3s_ops, SP_H3, c->total, (struct cpeer){ -1, &c->peer, &c->ci });
@@ -57,6 +61,7 @@ static void h3s_free(struct h3s *s)
 		eng->release(s);
 	if (eng->own_acks)
 		ngtcp2_conn_set_stream_user_data(c->conn, s->id, NULL); /* WHY no check: ngtcp2 may have closed it */
+	c->nwalk -= !s->own && !s->walked;
 	list_del(&s->node);
 	c->nstreams--;
 	c->nfaults -= s->fault;
@@ -73,6 +78,21 @@ static void h3_free_streams(struct h3c *c)
 {
 	while (!list_empty(&c->streams))
 		h3s_free(list_elem(c->streams.next, struct h3s, node));
+}
+
+/* the stream <id> that nghttp3 reads (not one answered from the memo), by a
+ * look along the list: for the rare stream whose head came in pieces */
+static struct h3s *stream_of(struct h3c *c, int64_t id)
+{
+	struct list *n, *tmp;
+
+	list_each_safe(n, tmp, &c->streams) {
+		struct h3s *s = list_elem(n, struct h3s, node);
+
+		if (s->id == id && !s->own)
+			return s;
+	}
+	return NULL;
 }
 
 /* ---------- the response ---------- */
@@ -182,15 +202,23 @@ static void consume(struct h3c *c, int64_t id, size_t n)
 	ngtcp2_conn_extend_max_offset(c->conn, n);
 }
 
+/* the stream was made with its first bytes (h3_recv_stream), to walk them;
+ * one whose walk ended before (no field section there) has none, and its
+ * request is refused at end_headers (malformed()) */
 static int begin_headers(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
 {
-	struct h3s *s;
+	struct h3s *s = ((struct h3c *)cud)->rd;
 
 	(void)sud;
-	if (!(s = h3s_new(cud, id)))
-		return NGHTTP3_ERR_CALLBACK_FAILURE;
+	if (!s || s->id != id) {
+		if (!(s = stream_of(cud, id)) && !(s = h3s_new(cud, id)))
+			return NGHTTP3_ERR_CALLBACK_FAILURE;
+		s->c->nwalk -= !s->walked;
+		s->walked = -1;
+	}
 	if (s->c->flags & QC_EARLY)
 		s->x.flags |= XS_EARLY; /* WHY: its HEADERS came in 0-RTT */
+	s->bound = 1;
 	nghttp3_conn_set_stream_user_data(h3, id, s);
 	return 0;
 }
@@ -204,9 +232,27 @@ static int recv_header(nghttp3_conn *h3, int64_t id, int32_t token, nghttp3_rcbu
 	(void)h3, (void)id, (void)token, (void)flags;
 	if (!s)
 		return 0;
+	s->nfields++;
 	xs_header(&s->x, n.base, n.len, v.base, v.len);
 	xm_field(&qw(((struct h3c *)cud)->w)->memo, n.base, n.len, v.base, v.len);
 	return 0;
+}
+
+/* WHY: nghttp3 0.8 drops a request field whose name or value RFC 9110 5.5
+ * forbids (CR, LF, NUL, another control, a space at either end) and reads
+ * the request on: a 200 for a malformed request, which RFC 9114 4.1.2 and
+ * 4.2 make a stream error, H3_MESSAGE_ERROR, and which h2 refuses (nghttp2;
+ * h2x_block.c). Its section held more field lines than it handed on:
+ * the stream is reset (nghttp3 told after its read, h3_recv_stream). 1: so. */
+static int malformed(struct h3s *s)
+{
+	if (s->walked == 1 && s->walk.lines == s->nfields)
+		return 0;
+	s->bad = 1;
+	h3_reset(s->c, s->id, NGHTTP3_H3_MESSAGE_ERROR);
+	if (eng->shut)
+		eng->shut(s);
+	return 1;
 }
 
 static int end_headers(nghttp3_conn *h3, int64_t id, int fin, void *cud, void *sud)
@@ -217,6 +263,10 @@ static int end_headers(nghttp3_conn *h3, int64_t id, int fin, void *cud, void *s
 	(void)h3, (void)id;
 	if (!s)
 		return 0;
+	if (malformed(s)) {
+		qw(c->w)->memo_ok = 0;
+		return 0;
+	}
 	qw(c->w)->memo_ok = fin; /* WHY fin: the memo keeps whole requests, a head and its end */
 	xs_headers_done(&s->x, &c->w->rng);
 	h3s_request_in(s, fin);
@@ -311,6 +361,8 @@ static int h3_scan(struct h3c *c)
 		uint64_t limit;
 		enum st_h3t why;
 
+		if (s->bad) /* reset once: what follows is ngtcp2's */
+			continue;
 		if (!(f & XS_HEADERS))
 			limit = cfg.head_ms, why = SH3_HEAD;
 		else if (!(f & (XS_ENDREQ | XS_RESPONDED)))
@@ -415,22 +467,59 @@ static void h3_own_closed(struct h3s *s)
  * H3_MESSAGE_ERROR, as nghttp3 answers a malformed header itself */
 static int message_error(struct h3c *c, int64_t id, size_t len)
 {
-	struct list *n, *tmp;
+	struct h3s *s = stream_of(c, id);
 
 	if (nghttp3_conn_shutdown_stream_read(c->h3, id))
 		return -1;
 	h3_reset(c, id, NGHTTP3_H3_MESSAGE_ERROR);
-	list_each_safe(n, tmp, &c->streams) {
-		struct h3s *s = list_elem(n, struct h3s, node);
-
-		if (s->id == id) {
-			if (eng->shut)
-				eng->shut(s);
-			break;
-		}
-	}
+	if (s && eng->shut)
+		eng->shut(s);
 	consume(c, id, len);
 	return 0;
+}
+
+/* A request stream's h3s, made with its first bytes so that its first
+ * HEADERS frame is walked before nghttp3 reads it (malformed()); found again
+ * by its id while that frame is not whole, rarely (a head over several
+ * packets). NULL: none to walk, or out of memory at its start. */
+static struct h3s *walking(struct h3c *c, int64_t id, uint64_t off)
+{
+	struct h3s *s;
+
+	if (!off)
+		return h3s_new(c, id);
+	if (!c->nwalk)
+		return NULL;
+	s = stream_of(c, id);
+	return s && !s->walked ? s : NULL;
+}
+
+/* <len> bytes of a request stream for nghttp3, its head walked first */
+static nghttp3_ssize request_read(struct h3c *c, int64_t id, uint64_t off, const uint8_t *data, size_t len,
+				  int fin)
+{
+	struct h3s *s = walking(c, id, off);
+	nghttp3_ssize n;
+
+	if (!s && !off)
+		return NGHTTP3_ERR_NOMEM;
+	if (s) {
+		c->nwalk += !off;
+		s->walked = (int8_t)qpk_walk(&s->walk, data, len);
+		c->nwalk -= !!s->walked;
+	}
+	c->rd = s;
+	n = nghttp3_conn_read_stream(c->h3, id, data, len, fin);
+	c->rd = NULL;
+	/* WHY: a stream nghttp3 never began has no head, but its close frees it */
+	if (s && !s->bound && n >= 0 && !nghttp3_conn_set_stream_user_data(c->h3, id, s))
+		s->bound = 1;
+	if (s && s->bad == 1 && n >= 0) {
+		s->bad = 2;
+		if (nghttp3_conn_shutdown_stream_read(c->h3, id))
+			return NGHTTP3_ERR_NOMEM;
+	}
+	return n;
 }
 
 static int h3_recv_stream(struct h3c *c, int64_t id, uint64_t off, const uint8_t *data, size_t len, int fin, int early)
@@ -449,7 +538,7 @@ static int h3_recv_stream(struct h3c *c, int64_t id, uint64_t off, const uint8_t
 	if (eng->own_acks && !off && fin && !(id & 3) && lone_headers(data, len, &blk, &blen))
 		r = memo_read(c, id, blk, blen, len);
 	if (!r) {
-		n = nghttp3_conn_read_stream(c->h3, id, data, len, fin);
+		n = !(id & 3) ? request_read(c, id, off, data, len, fin) : nghttp3_conn_read_stream(c->h3, id, data, len, fin);
 		if (m->rec)
 			xm_end(m, n >= 0 && qw(c->w)->memo_ok);
 		if (n >= 0)

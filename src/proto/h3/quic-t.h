@@ -11,6 +11,7 @@
 #include "list.h"
 #include "qmem.h"
 #include "loop.h"
+#include "qpack.h"
 #include "session-t.h"
 #include "timer-t.h"
 #include "xmemo.h"
@@ -72,6 +73,13 @@ struct h3s {
 	uint8_t fault_act;   /* EXA_RESET or EXA_CLOSE */
 	uint8_t own;         /* answered from the memo: nghttp3 never saw it */
 	uint64_t since;      /* ms: when it last moved (h3_scan) */
+	/* its first HEADERS frame walked as it came (h3.c: nghttp3 drops an
+	 * invalid field), and the fields nghttp3 handed on */
+	struct qpk_walk walk;
+	int8_t walked;       /* qpk_walk()'s last answer */
+	uint8_t bound;       /* nghttp3 has it as the stream's user data */
+	uint8_t bad;         /* malformed: 1 reset, 2 nghttp3 told too */
+	uint32_t nfields;
 	struct h3tx tx;      /* --h3-engine hx: what we frame and send */
 	struct xstream x;
 };
@@ -110,6 +118,8 @@ struct h3c {
 	struct h3c *pend;    /* the next connection read in this batch (qw.pend) */
 	struct list ready;   /* --h3-engine hx: streams with data to send (h3tx.ready) */
 	struct h3s *tx_cur;  /* the stream the last qw_src next() offered */
+	struct h3s *rd;      /* the request stream nghttp3 is reading, made before it */
+	uint32_t nwalk;      /* streams whose first HEADERS frame is not walked whole */
 };
 
 struct cidmap;
