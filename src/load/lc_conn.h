@@ -42,6 +42,7 @@ struct lc_ex {
 	uint8_t grpc_st;             /* grpc://: the grpc-status + 1, 0: none came */
 	uint8_t gr_head;             /* ... bytes of the message prefix still to read (0: in a message) */
 	uint32_t gr_left;            /* ... the message's bytes still to read */
+	struct lc_why *why;          /* its status was unexpected, the thread's first: its body quoted here */
 };
 
 struct lc_thread;
@@ -116,6 +117,7 @@ struct lc_thread {
 	size_t loglen;
 	uint8_t *qbuf;               /* h3: a GSO batch out (QW_BUF), then a GRO batch in (LC_QRX) */
 	char ignored[LC_IGN];        /* the first X-Hxterm-Ignored the server sent, or "" */
+	struct lc_why why;           /* the first answer of an unexpected status: once a run */
 };
 
 /* ---------- the client protocols: one row each ---------- */
