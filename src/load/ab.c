@@ -632,7 +632,7 @@ static int run_rounds(struct ab *x)
 		for (int i = 0; i < 2; i++) {
 			/* WHY ABBA: A B, B A, A B...: a drift over the rounds weighs on both alike */
 			int s = (k & 1) ^ i, rc;
-			char label[16], err[600], line[160];
+			char label[16], err[600], line[300];
 
 			snprintf(x->file[s][k], sizeof(x->file[s][k]), "%s/%c%d.json", x->keep, 'a' + s, k + 1);
 			snprintf(err, sizeof(err), "%s/%c%d.err", x->keep, 'a' + s, k + 1);

@@ -243,7 +243,7 @@ int lc_expect_parse(const char *spec, uint8_t *set, const char **err)
 	while (*spec) {
 		size_t len = strcspn(spec, ",");
 
-		if (expect_item(spec, len, set) < 0)
+		if (expect_item(spec, len, set) < 0 || (spec[len] == ',' && !spec[len + 1]))
 			return *err = "expected statuses 100 to 999, comma-separated, each N, Nxx or N-M", -1;
 		spec += len + (spec[len] == ',');
 	}

@@ -425,7 +425,8 @@ static void usage(FILE *f)
 {
 	fputs("Usage: hxload [options] URL\n"
 	      "       hxload [options] --urls FILE\n"
-	      "       hxload ab [--rounds N] [--keep DIR] [--closed] [--json] [--html FILE] [options] A_URL B_URL\n"
+	      "       hxload ab [--rounds N] [--keep DIR] [--closed] [--json] [--html FILE] [--max-failed PCT]\n"
+	      "                 [--from DIR] [options] A_URL B_URL\n"
 	      "       hxload find --slo SPEC [--step-duration T] [--precision PCT] [--keep DIR] [--json] [options] URL\n"
 	      "       hxload merge [--json] [--html FILE] [--fail-on SPEC] [--label L] [--force] RUN.json...\n"
 	      "       hxload compare [--json] [--resamples N] A.json... [vs B.json...]\n"
