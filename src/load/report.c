@@ -163,8 +163,10 @@ void lc_why_line(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	fprintf(f, "FAILED   %llu of %llu answers (%.1f %%) were not of the expected status (%s; --expect sets it)",
 		(unsigned long long)T->unexpected, (unsigned long long)T->reqs,
 		100.0 * (double)T->unexpected / (double)T->reqs, m->expect[0] ? m->expect : "2xx");
-	if (m->first_bad.status)
+	if (m->first_bad.status && m->first_bad.body[0])
 		fprintf(f, "; the first: status %u, \"%s\"", m->first_bad.status, m->first_bad.body);
+	else if (m->first_bad.status)
+		fprintf(f, "; the first: status %u, no body", m->first_bad.status);
 	fprintf(f, "\n");
 }
 

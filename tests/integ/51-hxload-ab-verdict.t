@@ -32,6 +32,14 @@ sub ab {
     like($out, qr/^verdict: B failed; B: 100\.0 % of its requests failed \(reset \d+/m, '... the verdict: B failed, and why')
       or diag($out);
     unlike($out, qr/B lower|^latency p50/m, '... no latency row stands on B, none says "B lower"');
+  SKIP: {
+        my ($chromium) = grep { -x } qw(/usr/bin/chromium /usr/bin/chromium-browser);
+        skip 'no chromium', 1 unless $chromium;
+        system("$hxload ab --from $dir/reset --html $dir/reset.html '$u/?t=1&s=100' '$u/?t=1&s=100&x=50' >/dev/null 2>&1");
+        my ($dom) = chromium("file://$dir/reset.html", 3000);
+        like($dom, qr/<p id="verdict" class="warning" role="alert"[^>]*>B failed; B: 100\.0 % of its requests failed/,
+             '... the page opens with it, a warning');
+    }
 }
 
 # half of B reset: B failed; the latency rows are over the answered half and say so
@@ -64,6 +72,10 @@ sub ab {
     kill 'TERM', $bpid;
     waitpid($kid, 0);
     is($? >> 8, 1, 'B down for rounds 3 and 4: exit 1');
+    my $j = eval { decode_json(do { local (@ARGV, $/) = ("$dir/down.out"); <> } // '') } // {};
+    is(join(' ', map { $_->{run} } @{ $j->{failed_runs} // [] }), 'B3 B4', '... B3 and B4 reported as failed runs');
+    ok(($j->{rounds_paired} // 0) == 2 && ($j->{figures}{'other_ms.p50'}{rounds} // 0) == 2 && ($j->{verdict} // '') ne '',
+       '... the table over the 2 rounds left, with a verdict: ' . ($j->{verdict} // 'none'));
     my ($out) = ab("--from $dir/down -c 2 '$u/?t=1' 'http://127.0.0.1:$bp/?t=1'");
     like($out, qr/^hxload ab: 4 rounds ABBA \(2 paired\)/m, '... read again (--from): 4 rounds, 2 paired');
     like($out, qr/^round 3 +failed: B3 gave no result \(hxload: connect failed to 127\.0\.0\.1:$bp[^)]*\); the round is left out/m,
