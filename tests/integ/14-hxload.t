@@ -193,15 +193,16 @@ for my $proto (['', "http://127.0.0.1:$port"], ['--h2', 'https://127.0.0.1:' . h
        "a fifth 404 ($j->{unexpected} unexpected): not most, exit 0 ($rc)") or diag(substr($out, 0, 300));
     $out = `$hxload --expect 2xx,99 'http://127.0.0.1:$port/' 2>&1`;
     ok($? >> 8 == 2 && $out =~ /--expect '2xx,99': expected statuses/, "a bad --expect: exit 2, says why: $out");
+    # WHY one page in Chromium: each start costs seconds; a run of 200s carries unexpected 0, the banner's test
+    system("timeout 20 $hxload -q -c 2 -n 200 --html $dir/good.html 'http://127.0.0.1:$port/?s=1k' >/dev/null 2>&1");
+    like(do { local (@ARGV, $/) = ("$dir/good.html"); <> } // '', qr/"requests": 200, "bytes": \d+, "non2xx": 0, "unexpected": 0,/,
+         'a run of 200s: unexpected 0 in its page, no banner');
   SKIP: {
         my ($chromium) = grep { -x } qw(/usr/bin/chromium /usr/bin/chromium-browser);
-        skip 'no chromium', 2 unless $chromium;
+        skip 'no chromium', 1 unless $chromium;
         my ($dom) = chromium("file://$dir/bad.html", 3000);
         like($dom, qr/<div id="warning" role="alert"(?![^>]*hidden)[^>]*>This run measured failures: (\d+) of \1 answers \(100\.0 %\)[^<]*status 400, .{1,3}bad item 't=1:3'/,
              'the page opens with a warning that quotes the reason');
-        system("timeout 20 $hxload -q -c 2 -d 0.2 --html $dir/good.html 'http://127.0.0.1:$port/?s=1k' >/dev/null 2>&1");
-        ($dom) = chromium("file://$dir/good.html", 3000);
-        like($dom, qr/<div id="warning" role="alert" hidden[^>]*><\/div>/, '... a run of 200s has none');
     }
 }
 is(stop_hx(), 0, 'clean stop');
