@@ -161,17 +161,6 @@ static void figs_init(struct ab *x, const struct json *first)
 	}
 }
 
-/* the side's first unexpected answer, from the first run that had one */
-static void why_read(const struct json *r, struct lc_why *w)
-{
-	const struct json *j = json_get(r, "first_unexpected");
-
-	if (w->status || !j)
-		return;
-	w->status = (uint16_t)json_num(j, "status", 0);
-	snprintf(w->body, sizeof(w->body), "%s", json_str(j, "body"));
-}
-
 struct read_ctx {
 	struct ab *x;
 	int side, round;
@@ -189,7 +178,7 @@ static int read_one(const struct json *r, void *arg)
 		return -1;
 	lc_stats_add(&x->pooled[c->side], &st);
 	x->answered[c->side][c->round] += st.reqs;
-	why_read(r, &x->first_bad[c->side]);
+	lc_why_read(r, &x->first_bad[c->side]);
 	for (int i = 0; i < x->nfig; i++) {
 		struct fig *f = &x->fig[i];
 		double v = 0;
@@ -296,7 +285,7 @@ static double side_share(const struct ab *x, int s)
 }
 
 /* "100.0 % of its requests failed (reset 4000; the first unexpected answer:
- * status 400, "...")" */
+ * HTTP/1.1 400 Bad Request, "...")" */
 static int side_why(const struct ab *x, int s, char *buf, size_t len)
 {
 	const struct lc_stats *T = &x->pooled[s];
@@ -307,9 +296,12 @@ static int side_why(const struct ab *x, int s, char *buf, size_t len)
 			n += snprintf(buf + n, len - (size_t)n, "%s %llu, ", lc_err_names[i], (unsigned long long)T->errors[i]);
 	if ((size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, "unexpected status %llu", (unsigned long long)T->unexpected);
-	if (x->first_bad[s].status && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, "; the first: status %u, \"%.80s\"", x->first_bad[s].status,
-			      x->first_bad[s].body);
+	if (x->first_bad[s].status && (size_t)n < len) {
+		char q[128];
+
+		lc_why_quote(q, sizeof(q), &x->first_bad[s]);
+		n += snprintf(buf + n, len - (size_t)n, "; the first: %s", q);
+	}
 	if ((size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, ")");
 	return n;
@@ -406,11 +398,7 @@ static void side_json(FILE *f, const struct ab *x, int s)
 	fprintf(f, ", \"answered\": %llu, \"failed\": %llu, \"failed_share\": %.6g, \"verdict_failed\": %s",
 		(unsigned long long)x->pooled[s].reqs, (unsigned long long)side_failed(x, s), side_share(x, s),
 		x->failed[s] ? "true" : "false");
-	if (x->first_bad[s].status) {
-		fprintf(f, ", \"first_unexpected\": {\"status\": %u, \"body\": ", x->first_bad[s].status);
-		lc_jstr(f, x->first_bad[s].body);
-		fprintf(f, "}");
-	}
+	lc_why_json(f, &x->first_bad[s]);
 	fprintf(f, "}");
 }
 

@@ -79,7 +79,7 @@ static const char page_script[] =
 "  const w = document.getElementById('warning'), b = R.first_unexpected;\n"
 "  w.textContent = 'This run measured failures: ' + R.unexpected + ' of ' + R.requests + ' answers (' +\n"
 "    (100 * R.unexpected / R.requests).toFixed(1) + ' %) were not of the expected status (' + R.expect + ').' +\n"
-"    (b ? ' The first: status ' + b.status + (b.body ? ', \\u201c' + b.body + '\\u201d.' : ', no body.') : '') + ' Its latency is that of the failures.';\n"
+"    (b ? ' The first: ' + (b.line || 'status ' + b.status) + (b.body ? ', \\u201c' + b.body + '\\u201d.' : ', no body.') : '') + ' Its latency is that of the failures.';\n"
 "  w.hidden = false;\n"
 "})();\n"
 "(function summary() {\n"

@@ -271,14 +271,21 @@ static void wait_start(double at)
 
 /* <w> made printable once, for the terminal and the JSON alike: a body
  * may be binary or cut inside a UTF-8 sequence; its trailing newline goes */
+static size_t printable(char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)p[i] < 0x20 || (unsigned char)p[i] >= 0x7f)
+			p[i] = p[i] == '\n' || p[i] == '\r' || p[i] == '\t' ? ' ' : '.';
+	while (len && p[len - 1] == ' ')
+		len--;
+	p[len] = 0;
+	return len;
+}
+
 static void why_clean(struct lc_why *w)
 {
-	for (unsigned i = 0; i < w->len; i++)
-		if ((unsigned char)w->body[i] < 0x20 || (unsigned char)w->body[i] >= 0x7f)
-			w->body[i] = w->body[i] == '\n' || w->body[i] == '\r' || w->body[i] == '\t' ? ' ' : '.';
-	while (w->len && w->body[w->len - 1] == ' ')
-		w->len--;
-	w->body[w->len] = 0;
+	w->len = (uint16_t)printable(w->body, w->len);
+	printable(w->line, strlen(w->line));
 }
 
 static void meta_fill(struct lc_meta *m, struct lc_thread *ts, double start_epoch)

@@ -183,6 +183,9 @@ void lc_lost(struct lc_conn *c, struct lc_ex *e);
  * its connection goes on */
 void lc_fail(struct lc_conn *c, struct lc_ex *e, enum lc_err kind);
 void lc_verify(struct lc_ex *e, const char *p, size_t n);
+/* h1: the response head at <p> (<n> bytes) of <e>: its status line kept
+ * when <e>'s answer is the one the report quotes */
+void lc_status_line(struct lc_ex *e, const char *p, size_t n);
 /* --sse: <n> body bytes of <e> read as events (lc_verify hands them on) */
 void lc_sse_feed(struct lc_ex *e, const char *p, size_t n);
 /* --sse: <e>'s body is gzip (HTTP/1's Content-Encoding): inflated before it

@@ -62,6 +62,7 @@ struct lc_stats {
 struct lc_why {
 	uint16_t status;
 	uint16_t len;
+	char line[64];               /* its status line (h2, h3: "HTTP/2 400") */
 	char body[LC_WHY_BODY + 1];
 };
 
@@ -126,6 +127,10 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m);
 /* over half the answers unexpected: one line saying so, quoting the first
  * (the text report's first); else nothing */
 void lc_why_line(FILE *f, const struct lc_stats *T, const struct lc_meta *m);
+/* <w> quoted: 'HTTP/1.1 400 Bad Request, "its body"' (or ', no body') */
+void lc_why_quote(char *buf, size_t len, const struct lc_why *w);
+/* ', "first_unexpected": {...}' when <w> holds one */
+void lc_why_json(FILE *f, const struct lc_why *w);
 /* <s>: the intervals, with their histograms (for hxload compare), or NULL */
 void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, int full, const struct lc_series *ser);
 /* one --interval line */

@@ -23,15 +23,9 @@ static void join(char *dst, size_t n, const char *add)
 /* --expect and the first unexpected answer: the first run's that has one */
 static void meta_why_read(const struct json *r, struct lc_meta *m)
 {
-	const struct json *w = json_get(r, "first_unexpected");
-
 	if (!m->expect[0] || !strcmp(m->expect, "2xx"))
 		snprintf(m->expect, sizeof(m->expect), "%s", *json_str(r, "expect") ? json_str(r, "expect") : "2xx");
-	if (m->first_bad.status || !w)
-		return;
-	m->first_bad.status = (uint16_t)json_num(w, "status", 0);
-	snprintf(m->first_bad.body, sizeof(m->first_bad.body), "%s", json_str(w, "body"));
-	m->first_bad.len = (uint16_t)strlen(m->first_bad.body);
+	lc_why_read(r, &m->first_bad);
 }
 
 static void meta_read(const struct json *r, struct lc_meta *m)

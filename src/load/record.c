@@ -74,14 +74,30 @@ void lc_head(struct lc_conn *c, struct lc_ex *e, unsigned status)
 	/* WHY the thread's first only: the report quotes one answer, and the
 	 * hot path pays one test per response, no copy */
 	if (unlikely(!c->t->why.status && e->counted && !expected(status))) {
-		c->t->why.status = (uint16_t)status;
-		e->why = &c->t->why;
+		struct lc_why *w = &c->t->why;
+
+		w->status = (uint16_t)status;
+		snprintf(w->line, sizeof(w->line), "%s %u", c->proto == LC_H2 ? "HTTP/2" : c->proto == LC_H3 ? "HTTP/3" :
+			 "HTTP/1.1", status);
+		e->why = w;
 	}
 	/* WHY the loop's clock (read when the turn's events came, the same
 	 * clock as lc_record's): one clock read less per response; at least
 	 * the send, so that ttfb + body still span exactly the latency */
 	if (!e->head_us)
 		e->head_us = MAX(c->t->loop.now_us, e->sent_us);
+}
+
+void lc_status_line(struct lc_ex *e, const char *p, size_t n)
+{
+	size_t len = 0;
+
+	if (likely(!e->why))
+		return;
+	while (len < n && len < sizeof(e->why->line) - 1 && p[len] != '\r' && p[len] != '\n')
+		len++;
+	memcpy(e->why->line, p, len);
+	e->why->line[len] = 0;
 }
 
 /* the first LC_WHY_BODY bytes of an unexpected answer's body */

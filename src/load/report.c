@@ -147,11 +147,26 @@ static void why_json(FILE *f, const struct lc_meta *m)
 {
 	fprintf(f, ", \"expect\": ");
 	lc_jstr(f, m->expect[0] ? m->expect : "2xx");
-	if (!m->first_bad.status)
+	lc_why_json(f, &m->first_bad);
+}
+
+void lc_why_json(FILE *f, const struct lc_why *w)
+{
+	if (!w->status)
 		return;
-	fprintf(f, ", \"first_unexpected\": {\"status\": %u, \"body\": ", m->first_bad.status);
-	lc_jstr(f, m->first_bad.body);
+	fprintf(f, ", \"first_unexpected\": {\"status\": %u, \"line\": ", w->status);
+	lc_jstr(f, w->line);
+	fprintf(f, ", \"body\": ");
+	lc_jstr(f, w->body);
 	fprintf(f, "}");
+}
+
+void lc_why_quote(char *buf, size_t len, const struct lc_why *w)
+{
+	if (w->body[0])
+		snprintf(buf, len, "%s, \"%s\"", w->line[0] ? w->line : "status", w->body);
+	else
+		snprintf(buf, len, "%s, no body", w->line[0] ? w->line : "status");
 }
 
 /* WHY first: a run of 400s has a fast, clean latency table; the reader
@@ -163,10 +178,12 @@ void lc_why_line(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	fprintf(f, "FAILED   %llu of %llu answers (%.1f %%) were not of the expected status (%s; --expect sets it)",
 		(unsigned long long)T->unexpected, (unsigned long long)T->reqs,
 		100.0 * (double)T->unexpected / (double)T->reqs, m->expect[0] ? m->expect : "2xx");
-	if (m->first_bad.status && m->first_bad.body[0])
-		fprintf(f, "; the first: status %u, \"%s\"", m->first_bad.status, m->first_bad.body);
-	else if (m->first_bad.status)
-		fprintf(f, "; the first: status %u, no body", m->first_bad.status);
+	if (m->first_bad.status) {
+		char q[sizeof(m->first_bad.line) + sizeof(m->first_bad.body) + 8];
+
+		lc_why_quote(q, sizeof(q), &m->first_bad);
+		fprintf(f, "; the first: %s", q);
+	}
 	fprintf(f, "\n");
 }
 

@@ -169,7 +169,7 @@ for my $proto (['', "http://127.0.0.1:$port"], ['--h2', 'https://127.0.0.1:' . h
 # a run of mostly unexpected statuses (a mistyped distribution, answered 400): the report opens with it,
 # quotes the server's reason, the page warns, the exit is 1; --expect names the statuses that are right
 {
-    my $why = qr/status 400, "bad item 't=1:3': weights add up to less than 100"/;
+    my $why = qr/HTTP\/1\.1 400 Bad Request, "bad item 't=1:3': weights add up to less than 100"/;
     my $out = `timeout 20 $hxload -q -c 2 -d 0.3 --html $dir/bad.html 'http://127.0.0.1:$port/?s=1k&t=1:3' 2>&1`;
     is($? >> 8, 1, 'answers all 400: exit 1');
     like($out, qr/\AFAILED +(\d+) of \1 answers \(100\.0 %\) were not of the expected status \(2xx; --expect sets it\); the first: $why\n/,
@@ -181,9 +181,12 @@ for my $proto (['', "http://127.0.0.1:$port"], ['--h2', 'https://127.0.0.1:' . h
        && ($j->{first_unexpected}{body} // '') =~ /^bad item 't=1:3': weights add up to less than 100$/,
        "... the JSON counts them ($j->{unexpected} of $j->{requests}) and keeps the first: "
        . ($j->{first_unexpected}{body} // 'none'));
-    like(do { local (@ARGV, $/) = ("$dir/bad.err"); <> } // '', qr/^FAILED .*$why/m, '... and stderr says so');
+    is($j->{first_unexpected}{line} // '', 'HTTP/2 400', '... with its status line (h2: the version and the status)');
+    like(do { local (@ARGV, $/) = ("$dir/bad.err"); <> } // '', qr/^FAILED .*the first: HTTP\/2 400, "bad item 't=1:3'/m,
+         '... and stderr says so');
     $out = `$hxload merge $dir/bad.json 2>&1`;
-    ok($? >> 8 == 1 && $out =~ /\AFAILED .*$why/, 'merge of that run: the same line, exit 1') or diag($out);
+    ok($? >> 8 == 1 && $out =~ /\AFAILED .*the first: HTTP\/2 400, "bad item 't=1:3'/, 'merge of that run: the same line, exit 1')
+      or diag($out);
     $out = `timeout 20 $hxload -q -c 2 -d 0.3 --expect 400 'http://127.0.0.1:$port/?s=1k&t=1:3' 2>&1`;
     ok($? >> 8 == 0 && $out !~ /^FAILED/m, '--expect 400: those answers are right, exit 0');
     $out = `timeout 20 $hxload -q --json -c 2 -n 1000 'http://127.0.0.1:$port/?r=404:20+200' 2>&1`;
@@ -201,7 +204,7 @@ for my $proto (['', "http://127.0.0.1:$port"], ['--h2', 'https://127.0.0.1:' . h
         my ($chromium) = grep { -x } qw(/usr/bin/chromium /usr/bin/chromium-browser);
         skip 'no chromium', 1 unless $chromium;
         my ($dom) = chromium("file://$dir/bad.html", 3000);
-        like($dom, qr/<div id="warning" role="alert"(?![^>]*hidden)[^>]*>This run measured failures: (\d+) of \1 answers \(100\.0 %\)[^<]*status 400, .{1,3}bad item 't=1:3'/,
+        like($dom, qr/<div id="warning" role="alert"(?![^>]*hidden)[^>]*>This run measured failures: (\d+) of \1 answers \(100\.0 %\)[^<]*The first: HTTP\/1\.1 400 Bad Request, .{1,3}bad item 't=1:3'/,
              'the page opens with a warning that quotes the reason');
     }
 }
