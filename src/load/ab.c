@@ -13,39 +13,49 @@
 #include "common.h"
 #include "lc_cmd.h"
 #include "runs.h"
+#include "stats_t.h"
 
 #define AB_MAX_ROUNDS 50
 #define AB_MAX_ARGS   200
 #define AB_MAX_FIG    48
+#define AB_HEADLINE   "other_ms.p50" /* the added latency: the one figure the verdict is on */
 
 /* a figure of a run: its JSON path ("other_ms.p50", "cpu.proxy.us_per_request") */
 struct fig {
 	char path[96], name[64];
 	int pct;                     /* B - A in percent (a rate), else in its own unit */
+	int lat;                     /* a figure of the answers (a histogram's): a round counts where both sides had some */
 	double a[AB_MAX_ROUNDS], b[AB_MAX_ROUNDS];
-	int have;                    /* every run had it */
-	double ma, mb, diff, lo, hi;
+	uint8_t in[2][AB_MAX_ROUNDS]; /* the run of that side and round had it */
+	int have;                    /* two rounds or more to pair, not all zero */
+	double ma, mb;
+	struct lc_paired r;          /* B - A over the rounds paired */
+	int holm;                    /* not the headline: Holm's correction over the others rejects "no difference" */
 };
 
 struct ab {
-	const char *url[2], *keep, *html;
+	const char *url[2], *keep, *html, *from;
 	const char *pass[AB_MAX_ARGS]; /* the load options both sides run with */
 	int npass, rounds, json, closed, have_rate;
+	double max_failed;           /* a side with more failed requests than this share failed */
 	char rate[32];
 	char file[2][AB_MAX_ROUNDS][512];
+	char why[2][AB_MAX_ROUNDS][200]; /* a run without a result: why, "" when it had one */
+	int used[AB_MAX_ROUNDS];     /* both runs of the round gave a result: it is paired */
+	int nused;
+	uint64_t answered[2][AB_MAX_ROUNDS];
 	struct fig fig[AB_MAX_FIG];
 	int nfig;
 	struct lc_stats pooled[2];
+	struct lc_why first_bad[2];  /* each side's first unexpected answer, quoted */
+	char verdict[512];           /* the one line the text ends with and the page shows */
+	int failed[2];               /* the side failed: its failed share over --max-failed */
 };
-
-/* two-sided 95 % quantiles of Student's t, by degrees of freedom (1..30) */
-static const double t95[] = { 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-			      2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-			      2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042 };
 
 static int usage(FILE *f, int rc)
 {
 	fprintf(f, "Usage: hxload ab [--rounds N] [--keep DIR] [--closed] [--json] [--html FILE]\n"
+		   "                 [--max-failed PCT] [--from DIR]\n"
 		   "                 [load options: -c -m -t -d -w -R --h2 --pid NAME=PID ...] A_URL B_URL\n"
 		   "What does B add to A? The same load on A (a URL direct) and B (the same through\n"
 		   "the proxy, or another proxy setting), in N rounds (5) ordered ABBA BAAB... so that\n"
@@ -55,12 +65,20 @@ static int usage(FILE *f, int rc)
 		   "the client's queue and each --pid process's CPU per request and per MiB, each\n"
 		   "with its 95 %% confidence interval over the rounds (paired). Open loop at one -R\n"
 		   "for both sides; without -R, half the rate A reaches closed loop in a 2 s probe.\n"
-		   "--closed: both closed loop, for capacity.\n");
+		   "--closed: both closed loop, for capacity.\n"
+		   "The verdict is on one figure, other p50 (the added latency), at 95 %%; the other\n"
+		   "rows' verdicts are corrected for their number (Holm). Latency rows are over the\n"
+		   "answered requests only. A side whose failed requests (errors, and answers of a\n"
+		   "status --expect (2xx) does not name) pass --max-failed PCT (1) of its requests\n"
+		   "failed: the verdict says so and the exit status is 1. A run that gave no result\n"
+		   "drops its round from the pairs; under 2 rounds left, no table (exit 1).\n"
+		   "--from DIR: no runs, the a1.json b1.json ... a --keep DIR holds read again.\n");
 	return rc;
 }
 
-/* one run of side <s> (0: A, 1: B), its JSON to <out>: the exit status */
-static int run_side(struct ab *x, int s, const char *label, const char *out, const char *dur)
+/* one run of side <s> (0: A, 1: B), its JSON to <out>, its stderr to
+ * <err>: the exit status */
+static int run_side(struct ab *x, int s, const char *label, const char *out, const char *err, const char *dur)
 {
 	char *args[AB_MAX_ARGS + 16];
 	int n = 0;
@@ -78,7 +96,7 @@ static int run_side(struct ab *x, int s, const char *label, const char *out, con
 	args[n++] = (char *)label;
 	args[n++] = (char *)x->url[s];
 	args[n] = NULL;
-	return lc_child(args, out, NULL, NULL);
+	return lc_child(args, out, err, NULL);
 }
 
 /* a number at a dotted path of a run, or NAN-like: returns 0 when absent */
@@ -114,7 +132,7 @@ static void fig_add(struct ab *x, const char *path, const char *name, int pct)
 	snprintf(f->path, sizeof(f->path), "%s", path);
 	snprintf(f->name, sizeof(f->name), "%s", name);
 	f->pct = pct;
-	f->have = 1;
+	f->lat = !pct && strncmp(path, "cpu.", 4);
 }
 
 /* the figures compared: the fixed ones, then each --pid process's CPU */
@@ -159,112 +177,242 @@ static int read_one(const struct json *r, void *arg)
 	if (lc_run_read(r, &st) < 0)
 		return -1;
 	lc_stats_add(&x->pooled[c->side], &st);
+	x->answered[c->side][c->round] += st.reqs;
+	lc_why_read(r, &x->first_bad[c->side]);
 	for (int i = 0; i < x->nfig; i++) {
 		struct fig *f = &x->fig[i];
 		double v = 0;
 
-		f->have &= at_path(r, f->path, &v);
+		f->in[c->side][c->round] = (uint8_t)at_path(r, f->path, &v);
 		(c->side ? f->b : f->a)[c->round] = v;
 	}
 	return 0;
 }
 
-/* B - A per round (paired: the rounds share their minute of the machine),
- * its mean and a t interval over the rounds */
-static void fig_moments(struct fig *f, int n)
+/* whether round <k> pairs for <f>: both runs gave a result with the
+ * figure, and for a figure of the answers both sides had answers */
+static int fig_round(const struct ab *x, const struct fig *f, int k)
 {
-	double d[AB_MAX_ROUNDS], sum = 0, ss = 0, sa = 0, sb = 0, sd, t;
-
-	for (int k = 0; k < n; k++) {
-		sa += f->a[k];
-		sb += f->b[k];
-	}
-	f->ma = sa / n;
-	f->mb = sb / n;
-	for (int k = 0; k < n; k++) {
-		d[k] = f->pct ? (f->a[k] > 0 ? (f->b[k] / f->a[k] - 1) * 100 : 0) : f->b[k] - f->a[k];
-		sum += d[k];
-	}
-	f->diff = sum / n;
-	for (int k = 0; k < n; k++)
-		ss += (d[k] - f->diff) * (d[k] - f->diff);
-	sd = n > 1 ? sqrt(ss / (n - 1)) : 0;
-	t = n - 1 <= (int)ARRAY_SIZE(t95) ? t95[n - 2] : 1.96;
-	f->lo = f->diff - t * sd / sqrt(n);
-	f->hi = f->diff + t * sd / sqrt(n);
+	if (!x->used[k] || !f->in[0][k] || !f->in[1][k])
+		return 0;
+	return !f->lat || (x->answered[0][k] && x->answered[1][k]);
 }
 
-static void fig_stats(struct fig *f, int n)
+/* B - A per round (paired: the rounds share their minute of the machine),
+ * its mean and a t interval over the rounds that pair */
+static void fig_stats(const struct ab *x, struct fig *f)
 {
-	int any = 0;
+	double d[AB_MAX_ROUNDS], sa = 0, sb = 0;
+	int n = 0, any = 0;
 
-	/* WHY: us per MiB of a run without bodies, a queue never used: no row */
-	for (int k = 0; k < n; k++)
+	for (int k = 0; k < x->rounds; k++) {
+		if (!fig_round(x, f, k))
+			continue;
+		sa += f->a[k];
+		sb += f->b[k];
+		d[n++] = f->pct ? (f->a[k] > 0 ? (f->b[k] / f->a[k] - 1) * 100 : 0) : f->b[k] - f->a[k];
+		/* WHY: us per MiB of a run without bodies, a queue never used: no row */
 		any |= f->a[k] != 0 || f->b[k] != 0;
-	f->have &= any;
-	fig_moments(f, n);
+	}
+	f->have = n >= 2 && any;
+	f->ma = n ? sa / n : 0;
+	f->mb = n ? sb / n : 0;
+	lc_paired(d, n, &f->r);
+}
+
+static int is_headline(const struct fig *f)
+{
+	return !strcmp(f->path, AB_HEADLINE);
+}
+
+/* the rows but the headline are one family of tests: Holm keeps the
+ * chance that any of them says "differs" wrongly under 5 % */
+static void figs_holm(struct ab *x)
+{
+	double p[LC_HOLM_MAX] = { 0 };
+	int idx[LC_HOLM_MAX], rej[LC_HOLM_MAX], n = 0;
+
+	for (int i = 0; i < x->nfig && n < LC_HOLM_MAX; i++)
+		if (x->fig[i].have && !x->fig[i].r.flat && !is_headline(&x->fig[i])) {
+			idx[n] = i;
+			p[n++] = x->fig[i].r.p;
+		}
+	lc_holm(p, n, 0.05, rej);
+	for (int i = 0; i < n; i++)
+		x->fig[idx[i]].holm = rej[i];
 }
 
 static const char *fig_verdict(const struct fig *f)
 {
-	if (f->lo <= 0 && f->hi >= 0)
+	static char flat[64];
+	int differs = is_headline(f) ? f->r.lo > 0 || f->r.hi < 0 : f->holm;
+
+	if (f->r.flat && f->lat) {
+		/* WHY: a quantile is a bucket's edge; every round's on the same
+		 * edges is an equal difference, no spread, no certainty */
+		snprintf(flat, sizeof(flat), "within one bucket (\u00b1%.1f %%)", 100.0 / HIST_SUB);
+		return flat;
+	}
+	if (f->r.flat)
+		return "the same every round";
+	if (!differs)
 		return "no difference detectable";
 	if (f->pct)
-		return f->lo > 0 ? "B faster" : "B slower";
-	return f->lo > 0 ? "B higher" : "B lower";
+		return f->r.mean > 0 ? "B faster" : "B slower";
+	return f->r.mean > 0 ? "B higher" : "B lower";
 }
 
-static struct fig *fig_named(struct ab *x, const char *name)
+static struct fig *fig_path(struct ab *x, const char *path)
 {
 	for (int i = 0; i < x->nfig; i++)
-		if (!strcmp(x->fig[i].name, name) && x->fig[i].have)
+		if (!strcmp(x->fig[i].path, path) && x->fig[i].have)
 			return &x->fig[i];
 	return NULL;
 }
 
+/* a side's requests that failed: errors (reset, timeout...) and answers of
+ * an unexpected status, of all it sent that came to an end */
+static uint64_t side_failed(const struct ab *x, int s)
+{
+	return lc_stats_errors(&x->pooled[s]) + x->pooled[s].unexpected;
+}
+
+static double side_share(const struct ab *x, int s)
+{
+	uint64_t all = x->pooled[s].reqs + lc_stats_errors(&x->pooled[s]);
+
+	return all ? (double)side_failed(x, s) / (double)all : 1;
+}
+
+/* "100.0 % of its requests failed (reset 4000; the first unexpected answer:
+ * HTTP/1.1 400 Bad Request, "...")" */
+static int side_why(const struct ab *x, int s, char *buf, size_t len)
+{
+	const struct lc_stats *T = &x->pooled[s];
+	int n = snprintf(buf, len, "%.1f %% of its requests failed (", 100 * side_share(x, s));
+
+	for (int i = 0; i < E_MAX; i++)
+		if (T->errors[i] && (size_t)n < len)
+			n += snprintf(buf + n, len - (size_t)n, "%s %llu, ", lc_err_names[i], (unsigned long long)T->errors[i]);
+	if ((size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, "unexpected status %llu", (unsigned long long)T->unexpected);
+	if (x->first_bad[s].status && (size_t)n < len) {
+		char q[128];
+
+		lc_why_quote(q, sizeof(q), &x->first_bad[s]);
+		n += snprintf(buf + n, len - (size_t)n, "; the first: %s", q);
+	}
+	if ((size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ")");
+	return n;
+}
+
+/* the verdict: a failed side first (no latency verdict stands on it), then
+ * the headline figure alone */
+static void make_verdict(struct ab *x)
+{
+	const struct fig *o = fig_path(x, AB_HEADLINE), *s = fig_path(x, "server_ms.p50");
+	size_t len = sizeof(x->verdict);
+	int n = 0;
+
+	for (int i = 0; i < 2; i++)
+		x->failed[i] = side_share(x, i) > x->max_failed;
+	if (x->failed[0] || x->failed[1]) {
+		n = snprintf(x->verdict, len, "%s failed", x->failed[0] && x->failed[1] ? "A and B" : x->failed[0] ? "A" : "B");
+		for (int i = 0; i < 2; i++)
+			if (x->failed[i] && (size_t)n < len) {
+				n += snprintf(x->verdict + n, len - (size_t)n, "; %c: ", 'A' + i);
+				n += side_why(x, i, x->verdict + n, (size_t)n < len ? len - (size_t)n : 0);
+			}
+		if ((size_t)n < len)
+			snprintf(x->verdict + n, len - (size_t)n, "; over --max-failed %g %%: no latency verdict",
+				 x->max_failed * 100);
+		return;
+	}
+	if (o && o->r.flat)
+		n = snprintf(x->verdict, len, "other (p50) differs by %+.3f ms every round: within one bucket of the histogram "
+			     "(\u00b1%.1f %%), no interval", o->r.mean, 100.0 / HIST_SUB);
+	else if (o && (o->r.lo > 0 || o->r.hi < 0))
+		n = snprintf(x->verdict, len, "B %s %.3f ms (95 %% CI %.3f to %.3f) to the time to first byte beyond the "
+			     "server (other p50)", o->r.mean > 0 ? "adds" : "saves", fabs(o->r.mean),
+			     fabs(o->r.lo > 0 ? o->r.lo : o->r.hi), fabs(o->r.lo > 0 ? o->r.hi : o->r.lo));
+	else if (o)
+		n = snprintf(x->verdict, len, "no difference in other (p50) detectable (95 %% CI %+.3f to %+.3f ms)",
+			     o->r.lo, o->r.hi);
+	else
+		n = snprintf(x->verdict, len, "no other (p50) on both sides in 2 rounds: no verdict");
+	if (s && (size_t)n < len)
+		snprintf(x->verdict + n, len - (size_t)n, "; the server's own time %s",
+			 !s->holm ? "did not change detectably" : "changed: look at the target, not the path");
+}
+
+/* the rounds that gave no result, named: "B3 (exit 1: connect failed ...)" */
+static void failed_runs_text(const struct ab *x)
+{
+	for (int k = 0; k < x->rounds; k++)
+		for (int s = 0; s < 2; s++)
+			if (x->why[s][k][0])
+				printf("round %-3d failed: %c%d gave no result (%s); the round is left out of the pairs\n", k + 1,
+				       'A' + s, k + 1, x->why[s][k]);
+}
+
+static void failures_text(const struct ab *x)
+{
+	printf("%-20s %12llu %12llu  %s\n", "answered", (unsigned long long)x->pooled[0].reqs,
+	       (unsigned long long)x->pooled[1].reqs, "(latency rows: over these only)");
+	printf("%-20s %12llu %12llu  %.1f %% / %.1f %% (errors + unexpected status; over %g %%: failed)\n", "failed",
+	       (unsigned long long)side_failed(x, 0), (unsigned long long)side_failed(x, 1), 100 * side_share(x, 0),
+	       100 * side_share(x, 1), x->max_failed * 100);
+}
+
 static void report_text(struct ab *x)
 {
-	const struct fig *o = fig_named(x, "other p50"), *s = fig_named(x, "server p50");
-
-	printf("hxload ab: %d rounds ABBA, %s; every run's JSON in %s\nA  %s\nB  %s\n", x->rounds,
+	printf("hxload ab: %d rounds ABBA (%d paired), %s; every run's JSON in %s\nA  %s\nB  %s\n", x->rounds, x->nused,
 	       x->closed ? "closed loop" : x->rate[0] || x->have_rate ? "open loop, the same -R" : "as the options say",
 	       x->keep, x->url[0],
 	       x->url[1]);
 	if (x->rate[0])
 		printf("rate     %s req/s on both sides\n", x->rate);
+	failed_runs_text(x);
 	printf("%-20s %12s %12s %12s  %-26s %s\n", "figure (ms unless named)", "A (mean)", "B (mean)", "B - A",
-	       "95 % interval", "verdict");
+	       "95 % interval", "verdict (others: Holm)");
+	failures_text(x);
 	for (int i = 0; i < x->nfig; i++) {
 		const struct fig *f = &x->fig[i];
 		char d[32], ci[64];
 
 		if (!f->have)
 			continue;
-		snprintf(d, sizeof(d), f->pct ? "%+.1f %%" : "%+.3f", f->diff);
-		snprintf(ci, sizeof(ci), f->pct ? "%+.1f .. %+.1f %%" : "%+.3f .. %+.3f", f->lo, f->hi);
-		printf("%-20s %12.3f %12.3f %12s  %-26s %s\n", f->name, f->ma, f->mb, d, ci, fig_verdict(f));
+		snprintf(d, sizeof(d), f->pct ? "%+.1f %%" : "%+.3f", f->r.mean);
+		snprintf(ci, sizeof(ci), f->pct ? "%+.1f .. %+.1f %%" : "%+.3f .. %+.3f", f->r.lo, f->r.hi);
+		printf("%-20s %12.3f %12.3f %12s  %-26s %s%s\n", f->name, f->ma, f->mb, d, ci, fig_verdict(f),
+		       is_headline(f) ? " (the verdict's figure)" : "");
 	}
-	if (o && (o->lo > 0 || o->hi < 0))
-		printf("verdict: B %s %.3f ms (95 %% CI %.3f to %.3f) to the time to first byte beyond the server (other "
-		       "p50)", o->diff > 0 ? "adds" : "saves", fabs(o->diff), fabs(o->lo > 0 ? o->lo : o->hi),
-		       fabs(o->lo > 0 ? o->hi : o->lo));
-	else if (o)
-		printf("verdict: no difference in other (p50) detectable (95 %% CI %+.3f to %+.3f ms)", o->lo, o->hi);
-	if (s)
-		printf("; the server's own time %s\n", s->lo <= 0 && s->hi >= 0 ? "did not change detectably" :
-		       "changed: look at the target, not the path");
-	else
-		printf("\n");
+	printf("verdict: %s\n", x->verdict);
+}
+
+static void side_json(FILE *f, const struct ab *x, int s)
+{
+	fprintf(f, "{\"url\": ");
+	lc_jstr(f, x->url[s]);
+	fprintf(f, ", \"answered\": %llu, \"failed\": %llu, \"failed_share\": %.6g, \"verdict_failed\": %s",
+		(unsigned long long)x->pooled[s].reqs, (unsigned long long)side_failed(x, s), side_share(x, s),
+		x->failed[s] ? "true" : "false");
+	lc_why_json(f, &x->first_bad[s]);
+	fprintf(f, "}");
 }
 
 static void report_json(FILE *f, struct ab *x)
 {
-	fprintf(f, "{\"ab\": 1, \"rounds\": %d, \"order\": \"ABBA\", \"rate\": %s, \"closed\": %d, \"a\": {\"url\": ",
-		x->rounds, x->rate[0] ? x->rate : "0", x->closed);
-	lc_jstr(f, x->url[0]);
-	fprintf(f, "}, \"b\": {\"url\": ");
-	lc_jstr(f, x->url[1]);
-	fprintf(f, "}, \"keep\": ");
+	fprintf(f, "{\"ab\": 1, \"rounds\": %d, \"rounds_paired\": %d, \"order\": \"ABBA\", \"rate\": %s, \"closed\": %d, "
+		"\"max_failed\": %g, \"headline\": \"%s\", \"a\": ", x->rounds, x->nused, x->rate[0] ? x->rate : "0",
+		x->closed, x->max_failed, AB_HEADLINE);
+	side_json(f, x, 0);
+	fprintf(f, ", \"b\": ");
+	side_json(f, x, 1);
+	fprintf(f, ", \"verdict\": ");
+	lc_jstr(f, x->verdict);
+	fprintf(f, ", \"keep\": ");
 	lc_jstr(f, x->keep);
 	fprintf(f, ", \"runs\": {");
 	for (int s = 0; s < 2; s++) {
@@ -275,15 +423,27 @@ static void report_json(FILE *f, struct ab *x)
 		}
 		fprintf(f, "]");
 	}
-	fprintf(f, "}, \"figures\": {");
+	fprintf(f, "}, \"failed_runs\": [");
+	for (int k = 0, first = 1; k < x->rounds; k++)
+		for (int s = 0; s < 2; s++)
+			if (x->why[s][k][0]) {
+				fprintf(f, "%s{\"run\": \"%c%d\", \"why\": ", first ? "" : ", ", 'A' + s, k + 1);
+				lc_jstr(f, x->why[s][k]);
+				fprintf(f, "}");
+				first = 0;
+			}
+	fprintf(f, "], \"figures\": {");
 	for (int i = 0, first = 1; i < x->nfig; i++) {
 		const struct fig *g = &x->fig[i];
 
 		if (!g->have)
 			continue;
-		fprintf(f, "%s\"%s\": {\"unit\": \"%s\", \"a\": %.6g, \"b\": %.6g, \"diff\": %.6g, \"ci_lo\": %.6g, "
-			"\"ci_hi\": %.6g, \"verdict\": \"%s\"}", first ? "" : ", ", g->path, g->pct ? "pct" : "abs",
-			g->ma, g->mb, g->diff, g->lo, g->hi, fig_verdict(g));
+		fprintf(f, "%s\"%s\": {\"unit\": \"%s\", \"rounds\": %d, \"a\": %.6g, \"b\": %.6g, \"diff\": %.6g, "
+			"\"ci_lo\": %.6g, \"ci_hi\": %.6g, \"p\": %.6g, \"flat\": %s, \"verdict\": ", first ? "" : ", ",
+			g->path, g->pct ? "pct" : "abs", g->r.n, g->ma, g->mb, g->r.mean, g->r.lo, g->r.hi, g->r.p,
+			g->r.flat ? "true" : "false");
+		lc_jstr(f, fig_verdict(g));
+		fprintf(f, "}");
 		first = 0;
 	}
 	fprintf(f, "}}");
@@ -303,7 +463,10 @@ static const char page_charts[] =
 "document.getElementById('meta').textContent = 'A ' + X.a.url + ' \\u2014 B ' + X.b.url + ' \\u2014 ' +\n"
 "  X.rounds + ' rounds ABBA' + (X.rate ? ' at ' + X.rate + ' req/s' : '') + ' \\u2014 runs in ' + X.keep;\n"
 "(function table() {\n"
-"  let h = '<tr><th>figure</th><th>A</th><th>B</th><th>B - A</th><th>95 % interval</th><th>verdict</th></tr>';\n"
+"  let h = '<tr><th>figure</th><th>A</th><th>B</th><th>B - A</th><th>95 % interval</th><th>verdict (others: Holm)</th></tr>';\n"
+"  h += '<tr><td>answered (latency rows: over these only)</td><td>' + X.a.answered + '</td><td>' + X.b.answered + '</td></tr>';\n"
+"  h += '<tr><td>failed (errors + unexpected status)</td><td id=\"failed-a\">' + (100 * X.a.failed_share).toFixed(1) +\n"
+"    ' %</td><td id=\"failed-b\">' + (100 * X.b.failed_share).toFixed(1) + ' %</td></tr>';\n"
 "  for (const k in X.figures) {\n"
 "    const f = X.figures[k], u = f.unit === 'pct' ? ' %' : '';\n"
 "    h += '<tr><td>' + k + '</td><td>' + fmt(f.a) + '</td><td>' + fmt(f.b) + '</td><td id=\"diff-' + k.replace(/[^a-z0-9]/gi, '-') +\n"
@@ -311,10 +474,11 @@ static const char page_charts[] =
 "      '</td><td>' + f.verdict + '</td></tr>';\n"
 "  }\n"
 "  document.getElementById('figures').innerHTML = h;\n"
-"  const o = X.figures['other_ms.p50'];\n"
-"  if (o) document.getElementById('verdict').textContent = o.verdict === 'no difference detectable' ?\n"
-"    'No difference in other (p50) detectable.' : 'B ' + (o.diff > 0 ? 'adds ' : 'saves ') + Math.abs(o.diff).toFixed(3) +\n"
-"    ' ms to the time to first byte beyond the server (other p50; 95 % CI ' + o.ci_lo.toFixed(3) + ' to ' + o.ci_hi.toFixed(3) + ').';\n"
+"  const v = document.getElementById('verdict');\n"
+"  v.textContent = X.verdict.charAt(0).toUpperCase() + X.verdict.slice(1) + '.';\n"
+"  // WHY a banner: a failed side's charts look like a fast one's\n"
+"  if (X.a.verdict_failed || X.b.verdict_failed) v.className = 'warning', v.setAttribute('role', 'alert'),\n"
+"    v.style.cssText = 'border: 3px solid #c0392b; background: #fdecea; color: #611; padding: 0.6em 1em; font-weight: bold';\n"
 "})();\n"
 "(function spectra() {\n"
 "  const mk = n => ({name: n, pts: (D.spectrum[n] || []).filter(p => p[0] < 1).map(p => [p[0], p[1], {'data-q': p[0]}])});\n"
@@ -377,6 +541,14 @@ static int parse(struct ab *x, int argc, char **argv)
 			x->keep = argv[++i];
 		} else if (!strcmp(a, "--html") && i + 1 < last) {
 			x->html = argv[++i];
+		} else if (!strcmp(a, "--from") && i + 1 < last) {
+			x->from = argv[++i];
+		} else if (!strcmp(a, "--max-failed") && i + 1 < last) {
+			char *end;
+
+			x->max_failed = strtod(argv[++i], &end) / 100;
+			if (end == argv[i] || *end || !(x->max_failed >= 0 && x->max_failed <= 1))
+				return fprintf(stderr, "hxload ab: --max-failed %s: a percentage, 0 to 100\n", argv[i]), 2;
 		} else if (!strcmp(a, "--json")) {
 			x->json = 1;
 		} else if (!strcmp(a, "--closed")) {
@@ -408,7 +580,7 @@ static int probe_rate(struct ab *x)
 	int rc;
 
 	snprintf(out, sizeof(out), "%s/probe-a.json", x->keep);
-	if ((rc = run_side(x, 0, "probe", out, "2")) != 0)
+	if ((rc = run_side(x, 0, "probe", out, NULL, "2")) != 0)
 		return fprintf(stderr, "hxload ab: the probe of A failed (exit %d): %s\n", rc, out), rc > 0 ? rc : 1;
 	if (!(f = fopen(out, "r")))
 		return 1;
@@ -428,40 +600,127 @@ static int probe_rate(struct ab *x)
 	return 0;
 }
 
+/* the first line of <file>, or "" */
+static void first_line(const char *file, char *buf, size_t len)
+{
+	FILE *f = fopen(file, "r");
+
+	buf[0] = 0;
+	if (f && fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = 0;
+	if (f)
+		fclose(f);
+}
+
+/* every round, ABBA; a run's non-zero exit is said (its result, if any,
+ * still counts); 2 when a run could not start (ab's own failure) */
+static int run_rounds(struct ab *x)
+{
+	for (int k = 0; k < x->rounds; k++)
+		for (int i = 0; i < 2; i++) {
+			/* WHY ABBA: A B, B A, A B...: a drift over the rounds weighs on both alike */
+			int s = (k & 1) ^ i, rc;
+			char label[16], err[600], line[300];
+
+			snprintf(x->file[s][k], sizeof(x->file[s][k]), "%s/%c%d.json", x->keep, 'a' + s, k + 1);
+			snprintf(err, sizeof(err), "%s/%c%d.err", x->keep, 'a' + s, k + 1);
+			snprintf(label, sizeof(label), "%c%d", 'A' + s, k + 1);
+			rc = run_side(x, s, label, x->file[s][k], err, NULL);
+			if (rc == 2 || rc < 0 || rc == 127)
+				return fprintf(stderr, "hxload ab: run %s failed (exit %d): %s\n", label, rc, err), 2;
+			first_line(err, line, sizeof(line));
+			if (rc)
+				fprintf(stderr, "hxload ab: run %s exit %d: %s\n", label, rc, line[0] ? line : "(no reason given)");
+		}
+	return 0;
+}
+
+/* --from DIR: the files a --keep DIR holds, as many rounds as a<k>.json
+ * and b<k>.json both are there (or --rounds) */
+static int from_dir(struct ab *x, int rounds_given)
+{
+	struct stat st;
+	int k;
+
+	x->keep = x->from;
+	for (k = 0; k < (rounds_given ? x->rounds : AB_MAX_ROUNDS); k++)
+		for (int s = 0; s < 2; s++) {
+			snprintf(x->file[s][k], sizeof(x->file[s][k]), "%s/%c%d.json", x->from, 'a' + s, k + 1);
+			if (!rounds_given && stat(x->file[s][k], &st) < 0)
+				goto done;
+		}
+done:
+	if (k < 2)
+		return fprintf(stderr, "hxload ab: --from %s: no a1.json b1.json a2.json b2.json... in it\n", x->from), 2;
+	x->rounds = k;
+	return 0;
+}
+
+/* a run's result read, or why it has none (an empty file: its stderr's
+ * first line) */
+static int read_run(struct ab *x, int s, int k)
+{
+	char err[600], line[160];
+	struct stat st;
+
+	snprintf(err, sizeof(err), "%.*s.err", (int)strlen(x->file[s][k]) - 5, x->file[s][k]);
+	if (stat(x->file[s][k], &st) < 0 || st.st_size == 0) {
+		first_line(err, line, sizeof(line));
+		snprintf(x->why[s][k], sizeof(x->why[s][k]), "%s", line[0] ? line : "an empty result");
+		return -1;
+	}
+	if (lc_runs_each("ab", x->file[s][k], read_one, &(struct read_ctx){ x, s, k }) < 0) {
+		snprintf(x->why[s][k], sizeof(x->why[s][k]), "not an hxload --json result (the line above says why)");
+		return -1;
+	}
+	return 0;
+}
+
+/* the rounds both of whose runs gave a result are paired; 0, or 1 when
+ * under 2 remain */
+static int read_rounds(struct ab *x)
+{
+	for (int k = 0; k < x->rounds; k++) {
+		int a = read_run(x, 0, k), b = read_run(x, 1, k);
+
+		x->used[k] = !a && !b;
+		x->nused += x->used[k];
+	}
+	if (x->nused >= 2)
+		return 0;
+	failed_runs_text(x);
+	fprintf(stderr, "hxload ab: %d of %d rounds gave a result on both sides: under 2, no comparison\n", x->nused,
+		x->rounds);
+	return 1;
+}
+
 int lc_ab_main(int argc, char **argv)
 {
 	static struct ab x;
-	int rc;
+	int rc, rounds_given;
 
 	x.rounds = 5;
+	x.max_failed = 0.01;
 	if ((rc = parse(&x, argc, argv)))
 		return rc == 1 ? 0 : rc;
-	if (!(x.keep = lc_keep_dir("ab", x.keep)))
-		return 2;
-	if (!x.closed && !x.have_rate && (rc = probe_rate(&x)))
-		return rc;
-	for (int k = 0; k < x.rounds; k++)
-		for (int i = 0; i < 2; i++) {
-			/* WHY ABBA: A B, B A, A B...: a drift over the rounds weighs on both alike */
-			int s = (k & 1) ^ i;
-			char label[16];
-
-			snprintf(x.file[s][k], sizeof(x.file[s][k]), "%s/%c%d.json", x.keep, 'a' + s, k + 1);
-			snprintf(label, sizeof(label), "%c%d", 'A' + s, k + 1);
-			rc = run_side(&x, s, label, x.file[s][k], NULL);
-			if (rc == 2 || rc < 0)
-				return fprintf(stderr, "hxload ab: run %s failed (exit %d)\n", label, rc), 2;
-			if (rc)
-				fprintf(stderr, "hxload ab: run %s exit %d (its line above says why); its figures count\n",
-					label, rc);
-		}
-	for (int s = 0; s < 2; s++)
-		for (int k = 0; k < x.rounds; k++)
-			if (lc_runs_each("ab", x.file[s][k], read_one, &(struct read_ctx){ &x, s, k }) < 0)
-				return 1;
+	rounds_given = x.rounds != 5;
+	if (x.from) {
+		if ((rc = from_dir(&x, rounds_given)))
+			return rc;
+	} else {
+		if (!(x.keep = lc_keep_dir("ab", x.keep)))
+			return 2;
+		if (!x.closed && !x.have_rate && (rc = probe_rate(&x)))
+			return rc;
+		if ((rc = run_rounds(&x)))
+			return rc;
+	}
+	if (read_rounds(&x))
+		return 1;
 	for (int i = 0; i < x.nfig; i++)
-		if (x.fig[i].have)
-			fig_stats(&x.fig[i], x.rounds);
+		fig_stats(&x, &x.fig[i]);
+	figs_holm(&x);
+	make_verdict(&x);
 	if (x.json) {
 		report_json(stdout, &x);
 		printf("\n");
@@ -470,5 +729,6 @@ int lc_ab_main(int argc, char **argv)
 	}
 	if (x.html && report_html(&x) < 0)
 		return fprintf(stderr, "hxload ab: --html %s: %s\n", x.html, strerror(errno)), 2;
-	return 0;
+	/* WHY 1 for a run without a result too: the table stands on fewer rounds than asked */
+	return x.failed[0] || x.failed[1] || x.nused < x.rounds;
 }

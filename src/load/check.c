@@ -1,4 +1,4 @@
-/* hxload's --fail-on: thresholds on the merged figures ('p99>5ms,errors>0,non2xx>1%'), which set exit status 3; and find's --slo, the terms a step must hold. */
+/* hxload's --fail-on: thresholds on the merged figures ('p99>5ms,errors>0,non2xx>1%'), which set exit status 3; find's --slo, the terms a step must hold; --expect, the statuses that are right. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,4 +204,53 @@ int lc_check(const char *spec, const struct lc_stats *T, const struct lc_meta *m
 	if (each_term(spec, &err, evaluate, &x) < 0)
 		return 1;
 	return x.failed;
+}
+
+/* one item of --expect: 404, 4xx, 500-503 */
+static int expect_item(const char *s, size_t len, uint8_t *set)
+{
+	char buf[16], *end;
+	long lo, hi;
+
+	if (!len || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	if (len == 3 && isdigit((unsigned char)buf[0]) && !strcmp(buf + 1, "xx")) {
+		lo = (buf[0] - '0') * 100;
+		hi = lo + 99;
+	} else {
+		if (!isdigit((unsigned char)buf[0]))
+			return -1;
+		lo = hi = strtol(buf, &end, 10);
+		if (*end == '-' && isdigit((unsigned char)end[1]))
+			hi = strtol(end + 1, &end, 10);
+		if (*end)
+			return -1;
+	}
+	if (lo < 100 || hi >= LC_STATUS_MAX || lo > hi)
+		return -1;
+	for (long v = lo; v <= hi; v++)
+		set[v] = 1;
+	return 0;
+}
+
+int lc_expect_parse(const char *spec, uint8_t *set, const char **err)
+{
+	memset(set, 0, LC_STATUS_MAX);
+	if (!*spec)
+		return *err = "empty", -1;
+	while (*spec) {
+		size_t len = strcspn(spec, ",");
+
+		if (expect_item(spec, len, set) < 0 || (spec[len] == ',' && !spec[len + 1]))
+			return *err = "expected statuses 100 to 999, comma-separated, each N, Nxx or N-M", -1;
+		spec += len + (spec[len] == ',');
+	}
+	return 0;
+}
+
+int lc_mostly_unexpected(const struct lc_stats *T)
+{
+	return T->reqs && T->unexpected * 2 > T->reqs;
 }

@@ -295,6 +295,16 @@ static int set_fail_on(const char *arg, char *why, size_t len)
 	return 0;
 }
 
+static int set_expect(const char *arg, char *why, size_t len)
+{
+	const char *err;
+
+	if (lc_expect_parse(arg, lc_opts.expect_set, &err) < 0)
+		return snprintf(why, len, "--expect '%s': %s", arg, err), -1;
+	lc_opts.expect = arg;
+	return 0;
+}
+
 /* ---------- the table: -h's order ---------- */
 
 #define NUM(f, lo, hi, d) .kind = OPT_NUM, OPT_F(struct lc_opts, f), .min = (lo), .max = (hi), .dflt = (d)
@@ -447,6 +457,10 @@ static const struct opt rows[] = {
 	  "max mean (latency: us, ms (default), s), errors, non2xx\n"
 	  "(a count, or % of requests), rps, late, unsent; OP one of\n"
 	  "> >= < <=  ('p99>5ms,errors>0,non2xx>1%')" },
+	{ "expect", 0, FN(set_expect), .arg = "<statuses>",
+	  .help = "the statuses that are right ('200,304', '2xx,404', '500-503';\n"
+	  "default 2xx): when over half the answers are others, the\n"
+	  "report opens with it, quoting the first, and the exit is 1" },
 	{ NULL, 'q', FLAG(quiet),
 	  .help = "no progress line" },
 	{ "version", 'v', .kind = OPT_VERSION,
@@ -455,8 +469,9 @@ static const struct opt rows[] = {
 	  .help = "this help" },
 	{ .kind = OPT_TEXT, .help = "When the server is hxterm, its X-rsp time splits each latency into server" },
 	{ .kind = OPT_TEXT, .help = "time, the client's own queueing (open loop) and the rest (network + proxy)." },
-	{ .kind = OPT_TEXT, .help = "Exit status: 0, 1 when nothing was answered (one line says why), 2 on a bad" },
-	{ .kind = OPT_TEXT, .help = "command line, 3 when a --fail-on threshold was crossed." },
+	{ .kind = OPT_TEXT, .help = "Exit status: 0, 1 when nothing was answered (one line says why) or over half" },
+	{ .kind = OPT_TEXT, .help = "the answers had a status --expect (2xx) does not name, 2 on a bad command" },
+	{ .kind = OPT_TEXT, .help = "line, 3 when a --fail-on threshold was crossed." },
 	{ .kind = OPT_END },
 };
 
@@ -464,7 +479,8 @@ static void usage(FILE *f)
 {
 	fputs("Usage: hxload [options] URL\n"
 	      "       hxload [options] --urls FILE\n"
-	      "       hxload ab [--rounds N] [--keep DIR] [--closed] [--json] [--html FILE] [options] A_URL B_URL\n"
+	      "       hxload ab [--rounds N] [--keep DIR] [--closed] [--json] [--html FILE] [--max-failed PCT]\n"
+	      "                 [--from DIR] [options] A_URL B_URL\n"
 	      "       hxload find --slo SPEC [--step-duration T] [--precision PCT] [--keep DIR] [--json] [options] URL\n"
 	      "       hxload merge [--json] [--html FILE] [--fail-on SPEC] [--label L] [--force] RUN.json...\n"
 	      "       hxload compare [--json] [--resamples N] A.json... [vs B.json...]\n"

@@ -239,9 +239,10 @@ int lc_finish(const struct lc_stats *T, const struct lc_meta *m, const struct lc
 	if (m->ignored[0])
 		fprintf(stderr, "hxload: the server did not know the URL's keys %s (X-Hxterm-Ignored): a typo? "
 			"its answers did not follow them\n", m->ignored);
-	if (json)
+	if (json) {
 		lc_report_json(stdout, T, m, 1, s);
-	else
+		lc_why_line(stderr, T, m);
+	} else
 		lc_report_text(stdout, T, m);
 	fflush(stdout);
 	if (html && lc_report_html(html, T, m, s) < 0) {
@@ -254,6 +255,8 @@ int lc_finish(const struct lc_stats *T, const struct lc_meta *m, const struct lc
 	}
 	if (fail_on && lc_check(fail_on, T, m))
 		return 3;
+	if (lc_mostly_unexpected(T))
+		return 1;
 	return schedule_kept(T, m) ? 0 : 1;
 }
 
@@ -264,6 +267,25 @@ static void wait_start(double at)
 
 	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) && !lc_interrupted())
 		;
+}
+
+/* <w> made printable once, for the terminal and the JSON alike: a body
+ * may be binary or cut inside a UTF-8 sequence; its trailing newline goes */
+static size_t printable(char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)p[i] < 0x20 || (unsigned char)p[i] >= 0x7f)
+			p[i] = p[i] == '\n' || p[i] == '\r' || p[i] == '\t' ? ' ' : '.';
+	while (len && p[len - 1] == ' ')
+		len--;
+	p[len] = 0;
+	return len;
+}
+
+static void why_clean(struct lc_why *w)
+{
+	w->len = (uint16_t)printable(w->body, w->len);
+	printable(w->line, strlen(w->line));
 }
 
 static void meta_fill(struct lc_meta *m, struct lc_thread *ts, double start_epoch)
@@ -283,7 +305,11 @@ static void meta_fill(struct lc_meta *m, struct lc_thread *ts, double start_epoc
 		closed = MAX(closed, ts[i].closed_us ? ts[i].closed_us : mono_us());
 		if (!m->ignored[0])
 			memcpy(m->ignored, ts[i].ignored, sizeof(m->ignored));
+		if (!m->first_bad.status && ts[i].why.status)
+			m->first_bad = ts[i].why;
 	}
+	why_clean(&m->first_bad);
+	snprintf(m->expect, sizeof(m->expect), "%s", lc_o->expect ? lc_o->expect : "2xx");
 	m->secs = closed > ts[0].record_from_us ? (closed - ts[0].record_from_us) / 1e6 : 1e-6;
 }
 

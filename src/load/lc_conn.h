@@ -42,6 +42,7 @@ struct lc_ex {
 	uint8_t grpc_st;             /* grpc://: the grpc-status + 1, 0: none came */
 	uint8_t gr_head;             /* ... bytes of the message prefix still to read (0: in a message) */
 	uint32_t gr_left;            /* ... the message's bytes still to read */
+	struct lc_why *why;          /* its status was unexpected, the thread's first: its body quoted here */
 };
 
 struct lc_thread;
@@ -116,6 +117,7 @@ struct lc_thread {
 	size_t loglen;
 	uint8_t *qbuf;               /* h3: a GSO batch out (QW_BUF), then a GRO batch in (LC_QRX) */
 	char ignored[LC_IGN];        /* the first X-Hxterm-Ignored the server sent, or "" */
+	struct lc_why why;           /* the first answer of an unexpected status: once a run */
 };
 
 /* ---------- the client protocols: one row each ---------- */
@@ -181,6 +183,9 @@ void lc_lost(struct lc_conn *c, struct lc_ex *e);
  * its connection goes on */
 void lc_fail(struct lc_conn *c, struct lc_ex *e, enum lc_err kind);
 void lc_verify(struct lc_ex *e, const char *p, size_t n);
+/* h1: the response head at <p> (<n> bytes) of <e>: its status line kept
+ * when <e>'s answer is the one the report quotes */
+void lc_status_line(struct lc_ex *e, const char *p, size_t n);
 /* --sse: <n> body bytes of <e> read as events (lc_verify hands them on) */
 void lc_sse_feed(struct lc_ex *e, const char *p, size_t n);
 /* --sse: <e>'s body is gzip (HTTP/1's Content-Encoding): inflated before it

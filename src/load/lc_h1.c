@@ -126,6 +126,7 @@ static int h1_parse(struct lc_conn *c)
 				break;
 			if (n < 0 || h1_head(c, e, &r) < 0)
 				return -1;
+			lc_status_line(e, c->in + off, (size_t)n);
 			off += (uint32_t)n;
 			if (c->h1_left != 0 || c->h1_chunked)
 				continue;

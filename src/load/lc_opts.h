@@ -63,6 +63,8 @@ struct lc_opts {
 	const char *hdrs[LC_MAX_HDRS]; /* -H, without Host */
 	int nhdrs;
 	const char *label, *html, *log, *fail_on;
+	const char *expect;          /* --expect: the statuses that are right, NULL: 2xx */
+	uint8_t expect_set[LC_STATUS_MAX]; /* ... by status, when given */
 	const char *cert, *key, *cacert;
 	uint64_t interval_us;        /* --interval: one JSON line each */
 	uint64_t series_us;          /* intervals recorded (--interval, or 1 s for --html) */

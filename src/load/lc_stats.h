@@ -35,6 +35,7 @@ struct lc_stats {
 	uint64_t verified;           /* --verify: answered bodies checked byte by byte (not R=1's) */
 	uint64_t verified_bytes;     /* ... and their bytes */
 	uint64_t non2xx;
+	uint64_t unexpected;         /* answered with a status --expect (or 2xx) does not name */
 	uint64_t scheduled;          /* open loop: send times that fell in the window */
 	uint64_t sent;               /* exchanges started in the window */
 	uint64_t late;               /* open loop: sent over LC_LATE_US after their time */
@@ -52,6 +53,17 @@ struct lc_stats {
 	uint64_t bunched;            /* --sse: events that came with the one before, though sent well after it */
 	uint64_t grpc[LC_GRPC_CODES + 1]; /* grpc://: calls by grpc-status (the last: none came) */
 	uint64_t grpc_msgs;          /* ... the messages they brought */
+};
+
+#define LC_WHY_BODY 200 /* bytes of the first unexpected answer's body quoted */
+
+/* the first answer whose status was not expected (--expect, or 2xx): what
+ * the report quotes; <status> 0: none came */
+struct lc_why {
+	uint16_t status;
+	uint16_t len;
+	char line[64];               /* its status line (h2, h3: "HTTP/2 400") */
+	char body[LC_WHY_BODY + 1];
 };
 
 /* the distributions each interval keeps too: what compare resamples */
@@ -76,6 +88,8 @@ struct lc_ival {
 struct lc_meta {
 	char label[256], url[1024], cmdline[1024], host[256], version[32];
 	char ignored[LC_IGN];        /* keys the server said it did not know (X-Hxterm-Ignored), or "" */
+	char expect[64];             /* the statuses that are right: --expect's, or "2xx" */
+	struct lc_why first_bad;     /* the first unexpected answer, quoted */
 	double start, end;           /* epoch seconds */
 	double secs;                 /* the measured window */
 	double target_rps;           /* 0: closed loop */
@@ -110,6 +124,13 @@ extern const size_t lc_ncounters;
 void lc_stats_add(struct lc_stats *T, const struct lc_stats *s);
 uint64_t lc_stats_errors(const struct lc_stats *s);
 void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m);
+/* over half the answers unexpected: one line saying so, quoting the first
+ * (the text report's first); else nothing */
+void lc_why_line(FILE *f, const struct lc_stats *T, const struct lc_meta *m);
+/* <w> quoted: 'HTTP/1.1 400 Bad Request, "its body"' (or ', no body') */
+void lc_why_quote(char *buf, size_t len, const struct lc_why *w);
+/* ', "first_unexpected": {...}' when <w> holds one */
+void lc_why_json(FILE *f, const struct lc_why *w);
 /* <s>: the intervals, with their histograms (for hxload compare), or NULL */
 void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, int full, const struct lc_series *ser);
 /* one --interval line */
@@ -126,6 +147,11 @@ void lc_html_scripts(FILE *f);
 /* --html FILE: a self-contained page; 0 or -1 (errno) */
 int lc_report_html(const char *file, const struct lc_stats *T, const struct lc_meta *m,
 		   const struct lc_series *s);
+/* --expect '200,3xx,500-503': the statuses named set in <set> (LC_STATUS_MAX
+ * of them); 0, or -1 with a reason */
+int lc_expect_parse(const char *spec, uint8_t *set, const char **err);
+/* most answers (over half) unexpected: the run measured failures */
+int lc_mostly_unexpected(const struct lc_stats *T);
 /* --fail-on: checks the grammar (0, or -1 with a reason) */
 int lc_check_parse(const char *spec, const char **err);
 /* prints each threshold crossed; returns how many */

@@ -20,6 +20,14 @@ static void join(char *dst, size_t n, const char *add)
 	snprintf(dst + l, n - l, "%s%s", l ? "+" : "", add);
 }
 
+/* --expect and the first unexpected answer: the first run's that has one */
+static void meta_why_read(const struct json *r, struct lc_meta *m)
+{
+	if (!m->expect[0] || !strcmp(m->expect, "2xx"))
+		snprintf(m->expect, sizeof(m->expect), "%s", *json_str(r, "expect") ? json_str(r, "expect") : "2xx");
+	lc_why_read(r, &m->first_bad);
+}
+
 static void meta_read(const struct json *r, struct lc_meta *m)
 {
 	double start = json_num(r, "start", 0), end = json_num(r, "end", 0), secs = json_num(r, "seconds", 0);
@@ -33,6 +41,7 @@ static void meta_read(const struct json *r, struct lc_meta *m)
 		m->secs = secs; /* WHY the longest: the runs ran side by side (--start-at) */
 	m->target_rps += json_num(sc, "target_rps", 0);
 	m->runs += (int)json_num(r, "runs", 1);
+	meta_why_read(r, m);
 	join(m->label, sizeof(m->label), json_str(r, "label"));
 	join(m->host, sizeof(m->host), json_str(r, "host"));
 	if (!m->url[0])

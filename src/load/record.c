@@ -61,9 +61,26 @@ int lc_take(struct lc_conn *c, struct lc_ex *e)
 	return 1;
 }
 
+static int expected(unsigned status)
+{
+	if (lc_o->expect)
+		return status < LC_STATUS_MAX && lc_o->expect_set[status];
+	return status >= 200 && status <= 299;
+}
+
 void lc_head(struct lc_conn *c, struct lc_ex *e, unsigned status)
 {
 	e->status = (uint16_t)status;
+	/* WHY the thread's first only: the report quotes one answer, and the
+	 * hot path pays one test per response, no copy */
+	if (unlikely(!c->t->why.status && e->counted && !expected(status))) {
+		struct lc_why *w = &c->t->why;
+
+		w->status = (uint16_t)status;
+		snprintf(w->line, sizeof(w->line), "%s %u", c->proto == LC_H2 ? "HTTP/2" : c->proto == LC_H3 ? "HTTP/3" :
+			 "HTTP/1.1", status);
+		e->why = w;
+	}
 	/* WHY the loop's clock (read when the turn's events came, the same
 	 * clock as lc_record's): one clock read less per response; at least
 	 * the send, so that ttfb + body still span exactly the latency */
@@ -71,8 +88,34 @@ void lc_head(struct lc_conn *c, struct lc_ex *e, unsigned status)
 		e->head_us = MAX(c->t->loop.now_us, e->sent_us);
 }
 
+void lc_status_line(struct lc_ex *e, const char *p, size_t n)
+{
+	size_t len = 0;
+
+	if (likely(!e->why))
+		return;
+	while (len < n && len < sizeof(e->why->line) - 1 && p[len] != '\r' && p[len] != '\n')
+		len++;
+	memcpy(e->why->line, p, len);
+	e->why->line[len] = 0;
+}
+
+/* the first LC_WHY_BODY bytes of an unexpected answer's body */
+static void why_feed(struct lc_ex *e, const char *p, size_t n)
+{
+	struct lc_why *w = e->why;
+	size_t take = MIN(n, (size_t)(LC_WHY_BODY - w->len));
+
+	memcpy(w->body + w->len, p, take);
+	w->len = (uint16_t)(w->len + take);
+	if (w->len == LC_WHY_BODY)
+		e->why = NULL;
+}
+
 void lc_verify(struct lc_ex *e, const char *p, size_t n)
 {
+	if (unlikely(e->why != NULL))
+		why_feed(e, p, n);
 	if (unlikely(lc_o->sse || lc_tg->grpc)) {
 		if (lc_o->sse)
 			lc_sse_feed(e, p, n);
@@ -236,6 +279,8 @@ void lc_record(struct lc_conn *c, struct lc_ex *e)
 	if (unlikely(lc_tg->grpc))
 		st->grpc[e->grpc_st && e->grpc_st <= LC_GRPC_CODES ? e->grpc_st - 1 : LC_GRPC_CODES]++;
 	st->non2xx += e->status < 200 || e->status > 299;
+	st->unexpected += !expected(e->status);
+	e->why = NULL;
 	st->end_answered += t->closed_us != 0;
 	record_times(st, lc_o->series_us ? t->ival.h : NULL, e, now, lat, lc_open_loop());
 	t->ival.reqs += lc_o->series_us != 0;

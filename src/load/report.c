@@ -21,6 +21,7 @@ const int lc_iv_hist[IV_MAX] = { H_LAT, H_SRV, H_OTH, H_BOTH, H_QUEUE };
 
 const struct lc_counter lc_counters[] = {
 	C(NULL, "requests", reqs), C(NULL, "bytes", bytes), C(NULL, "non2xx", non2xx),
+	C(NULL, "unexpected", unexpected),
 	C("schedule", "scheduled", scheduled), C("schedule", "sent", sent), C("schedule", "late", late),
 	C("schedule", "failed", failed), C("schedule", "inflight_end", inflight_end),
 	C("schedule", "end_answered", end_answered), C("schedule", "end_timeout", end_timeout),
@@ -139,6 +140,51 @@ static void meta_json(FILE *f, const struct lc_meta *m)
 	lc_jstr(f, m->host);
 	fprintf(f, ", \"runs\": %d, \"start\": %.6f, \"end\": %.6f, \"start_iso\": \"%s\", \"end_iso\": \"%s\"",
 		m->runs, m->start, m->end, a, b);
+}
+
+/* the statuses that are right and the first answer of another */
+static void why_json(FILE *f, const struct lc_meta *m)
+{
+	fprintf(f, ", \"expect\": ");
+	lc_jstr(f, m->expect[0] ? m->expect : "2xx");
+	lc_why_json(f, &m->first_bad);
+}
+
+void lc_why_json(FILE *f, const struct lc_why *w)
+{
+	if (!w->status)
+		return;
+	fprintf(f, ", \"first_unexpected\": {\"status\": %u, \"line\": ", w->status);
+	lc_jstr(f, w->line);
+	fprintf(f, ", \"body\": ");
+	lc_jstr(f, w->body);
+	fprintf(f, "}");
+}
+
+void lc_why_quote(char *buf, size_t len, const struct lc_why *w)
+{
+	if (w->body[0])
+		snprintf(buf, len, "%s, \"%s\"", w->line[0] ? w->line : "status", w->body);
+	else
+		snprintf(buf, len, "%s, no body", w->line[0] ? w->line : "status");
+}
+
+/* WHY first: a run of 400s has a fast, clean latency table; the reader
+ * must learn before it that it measured failures, and why */
+void lc_why_line(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
+{
+	if (!lc_mostly_unexpected(T))
+		return;
+	fprintf(f, "FAILED   %llu of %llu answers (%.1f %%) were not of the expected status (%s; --expect sets it)",
+		(unsigned long long)T->unexpected, (unsigned long long)T->reqs,
+		100.0 * (double)T->unexpected / (double)T->reqs, m->expect[0] ? m->expect : "2xx");
+	if (m->first_bad.status) {
+		char q[sizeof(m->first_bad.line) + sizeof(m->first_bad.body) + 8];
+
+		lc_why_quote(q, sizeof(q), &m->first_bad);
+		fprintf(f, "; the first: %s", q);
+	}
+	fprintf(f, "\n");
 }
 
 static double mean_rpc(const struct lc_stats *T)
@@ -270,6 +316,7 @@ void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, 
 		fprintf(f, ", \"server_ignored_keys\": ");
 		lc_jstr(f, m->ignored);
 	}
+	why_json(f, m);
 	server_cpu_json(f, T);
 	named_cpu_json(f, T, m);
 	for (int i = 0; i < H_RPC; i++)
@@ -330,6 +377,7 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	static const char *const pn[LC_NPROTO] = { "", "h1", "h2", "h3", "ws" };
 	uint64_t errs = lc_stats_errors(T);
 
+	lc_why_line(f, T, m);
 	if (m->label[0])
 		fprintf(f, "label    %s%s\n", m->label, m->runs > 1 ? " (merged)" : "");
 	if (m->runs > 1)

@@ -65,6 +65,18 @@ int lc_hist_read(struct hist *h, const struct json *o)
 	return 0;
 }
 
+void lc_why_read(const struct json *r, struct lc_why *w)
+{
+	const struct json *j = json_get(r, "first_unexpected");
+
+	if (w->status || !j)
+		return;
+	w->status = (uint16_t)json_num(j, "status", 0);
+	snprintf(w->line, sizeof(w->line), "%s", json_str(j, "line"));
+	snprintf(w->body, sizeof(w->body), "%s", json_str(j, "body"));
+	w->len = (uint16_t)strlen(w->body);
+}
+
 int lc_run_read(const struct json *r, struct lc_stats *s)
 {
 	const struct json *hs = json_get(r, "histograms"), *e = json_get(r, "errors"),

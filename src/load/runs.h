@@ -14,6 +14,9 @@ int lc_runs_each(const char *who, const char *file, int (*each)(const struct jso
 /* a histogram as --json writes it ({n, min, max, sum, sumsq, buckets}): 0 or -1 */
 int lc_hist_read(struct hist *h, const struct json *o);
 
+/* a run's first unexpected answer into <w>, unless <w> holds one already */
+void lc_why_read(const struct json *r, struct lc_why *w);
+
 /* a run's counters and histograms into <s>: 0 or -1 (fields missing) */
 int lc_run_read(const struct json *r, struct lc_stats *s);
 

@@ -166,5 +166,47 @@ for my $proto (['', "http://127.0.0.1:$port"], ['--h2', 'https://127.0.0.1:' . h
     ok(($j->{server_ignored_keys} // '') eq 'size' && $err =~ /did not know the URL's keys size \(X-Hxterm-Ignored\): a typo\?/,
        ($proto->[0] || '--h1') . ": ?size=1k named in the report and on stderr") or diag($err);
 }
+# a run of mostly unexpected statuses (a mistyped distribution, answered 400): the report opens with it,
+# quotes the server's reason, the page warns, the exit is 1; --expect names the statuses that are right
+{
+    my $why = qr/HTTP\/1\.1 400 Bad Request, "bad item 't=1:3': weights add up to less than 100"/;
+    my $out = `timeout 20 $hxload -q -c 2 -d 0.3 --html $dir/bad.html 'http://127.0.0.1:$port/?s=1k&t=1:3' 2>&1`;
+    is($? >> 8, 1, 'answers all 400: exit 1');
+    like($out, qr/\AFAILED +(\d+) of \1 answers \(100\.0 %\) were not of the expected status \(2xx; --expect sets it\); the first: $why\n/,
+         '... the report opens with it and quotes the first answer') or diag($out);
+    $out = `timeout 20 $hxload -q --json -c 2 -d 0.3 'h2c://127.0.0.1:$port/?s=1k&t=1:3' 2>$dir/bad.err >$dir/bad.json`;
+    is($? >> 8, 1, 'h2c, --json: exit 1');
+    my $j = eval { JSON::PP::decode_json(do { local (@ARGV, $/) = ("$dir/bad.json"); <> }) } // {};
+    ok(($j->{requests} // 0) > 0 && ($j->{unexpected} // -1) == $j->{requests} && ($j->{first_unexpected}{status} // 0) == 400
+       && ($j->{first_unexpected}{body} // '') =~ /^bad item 't=1:3': weights add up to less than 100$/,
+       "... the JSON counts them ($j->{unexpected} of $j->{requests}) and keeps the first: "
+       . ($j->{first_unexpected}{body} // 'none'));
+    is($j->{first_unexpected}{line} // '', 'HTTP/2 400', '... with its status line (h2: the version and the status)');
+    like(do { local (@ARGV, $/) = ("$dir/bad.err"); <> } // '', qr/^FAILED .*the first: HTTP\/2 400, "bad item 't=1:3'/m,
+         '... and stderr says so');
+    $out = `$hxload merge $dir/bad.json 2>&1`;
+    ok($? >> 8 == 1 && $out =~ /\AFAILED .*the first: HTTP\/2 400, "bad item 't=1:3'/, 'merge of that run: the same line, exit 1')
+      or diag($out);
+    $out = `timeout 20 $hxload -q -c 2 -d 0.3 --expect 400 'http://127.0.0.1:$port/?s=1k&t=1:3' 2>&1`;
+    ok($? >> 8 == 0 && $out !~ /^FAILED/m, '--expect 400: those answers are right, exit 0');
+    $out = `timeout 20 $hxload -q --json -c 2 -n 1000 'http://127.0.0.1:$port/?r=404:20+200' 2>&1`;
+    my $rc = $? >> 8;
+    $j = eval { JSON::PP::decode_json((grep { /^\{"hxload"/ } split /\n/, $out)[0] // '') } // {};
+    ok($rc == 0 && $out !~ /^FAILED/m && ($j->{unexpected} // 0) > 100 && $j->{unexpected} == $j->{status}{404},
+       "a fifth 404 ($j->{unexpected} unexpected): not most, exit 0 ($rc)") or diag(substr($out, 0, 300));
+    $out = `$hxload --expect 2xx,99 'http://127.0.0.1:$port/' 2>&1`;
+    ok($? >> 8 == 2 && $out =~ /--expect '2xx,99': expected statuses/, "a bad --expect: exit 2, says why: $out");
+    # WHY one page in Chromium: each start costs seconds; a run of 200s carries unexpected 0, the banner's test
+    system("timeout 20 $hxload -q -c 2 -n 200 --html $dir/good.html 'http://127.0.0.1:$port/?s=1k' >/dev/null 2>&1");
+    like(do { local (@ARGV, $/) = ("$dir/good.html"); <> } // '', qr/"requests": 200, "bytes": \d+, "non2xx": 0, "unexpected": 0,/,
+         'a run of 200s: unexpected 0 in its page, no banner');
+  SKIP: {
+        my ($chromium) = grep { -x } qw(/usr/bin/chromium /usr/bin/chromium-browser);
+        skip 'no chromium', 1 unless $chromium;
+        my ($dom) = chromium("file://$dir/bad.html", 3000);
+        like($dom, qr/<div id="warning" role="alert"(?![^>]*hidden)[^>]*>This run measured failures: (\d+) of \1 answers \(100\.0 %\)[^<]*The first: HTTP\/1\.1 400 Bad Request, .{1,3}bad item 't=1:3'/,
+             'the page opens with a warning that quotes the reason');
+    }
+}
 is(stop_hx(), 0, 'clean stop');
 done_testing();

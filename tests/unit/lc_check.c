@@ -1,9 +1,33 @@
 /* hxload's --fail-on and find's --slo (check.c): the grammar, and each term read against figures made here. */
+#include <stdint.h>
 #include <string.h>
 
 #include "hist.h"
 #include "lc_stats.h"
 #include "tap.h"
+
+/* how many of <bad> <parse> refuses with a reason; each accepted one named */
+static int refused(const char *const *bad, size_t nbad, int (*parse)(const char *, const char **))
+{
+	const char *err;
+	int n = 0;
+
+	for (size_t i = 0; i < nbad; i++) {
+		err = NULL;
+		if (parse(bad[i], &err) < 0 && err && *err)
+			n++;
+		else
+			printf("# accepted: '%s'\n", bad[i]);
+	}
+	return n;
+}
+
+static int expect_parse(const char *spec, const char **err)
+{
+	static uint8_t set[LC_STATUS_MAX];
+
+	return lc_expect_parse(spec, set, err);
+}
 
 static void grammar(void)
 {
@@ -16,15 +40,8 @@ static void grammar(void)
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
 		n += !lc_check_parse(good[i], &err);
 	is_int(n, (int)(sizeof(good) / sizeof(good[0])), "every well-formed spec is read");
-	n = 0;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		err = NULL;
-		if (lc_check_parse(bad[i], &err) < 0 && err && *err)
-			n++;
-		else
-			printf("# accepted: '%s'\n", bad[i]);
-	}
-	is_int(n, (int)(sizeof(bad) / sizeof(bad[0])), "every malformed one refused with a reason");
+	is_int(refused(bad, sizeof(bad) / sizeof(bad[0]), lc_check_parse), (int)(sizeof(bad) / sizeof(bad[0])),
+	       "every malformed one refused with a reason");
 }
 
 /* 1000 answered in 10 s: latencies 1..1000 us, 10 errors, 20 non-2xx */
@@ -48,9 +65,43 @@ static void figures(void)
 	is_int(lc_check("errors>1%", &T, &m), 0, "errors as a share: 10 of 1010 is under 1 %%");
 }
 
+/* --expect: which statuses each form names, and the malformed refused */
+static void expect(void)
+{
+	static const char *const bad[] = { "", "99", "1000", "2xx,", "abc", "503-500", "2x", "200,,201", "20x", "200-",
+					   "-200", "2xx-3xx" };
+	static uint8_t set[LC_STATUS_MAX];
+	const char *err;
+	int on = 0;
+
+	ok(!lc_expect_parse("2xx,404,500-503", set, &err) && set[200] && set[299] && set[404] && set[500] && set[503] &&
+	   !set[199] && !set[300] && !set[403] && !set[504], "'2xx,404,500-503': 200-299, 404, 500-503 and no other");
+	for (int i = 0; i < LC_STATUS_MAX; i++)
+		on += set[i];
+	is_int(on, 100 + 1 + 4, "... 105 statuses in all");
+	ok(!lc_expect_parse("100-999", set, &err) && set[100] && set[999], "'100-999': every counted status");
+	is_int(refused(bad, sizeof(bad) / sizeof(bad[0]), expect_parse), (int)(sizeof(bad) / sizeof(bad[0])),
+	       "every malformed --expect refused with a reason");
+}
+
+/* over half the answers unexpected, not half */
+static void mostly(void)
+{
+	static struct lc_stats T;
+
+	ok(!lc_mostly_unexpected(&T), "nothing answered: not 'mostly unexpected' (another line says why)");
+	T.reqs = 10;
+	T.unexpected = 5;
+	ok(!lc_mostly_unexpected(&T), "5 of 10: not most");
+	T.unexpected = 6;
+	ok(lc_mostly_unexpected(&T), "6 of 10: most");
+}
+
 int main(void)
 {
 	grammar();
 	figures();
+	expect();
+	mostly();
 	return done_testing();
 }
