@@ -89,10 +89,17 @@ int main(void)
 	plan_apply(&p, "e=1", 3, &r, &lim);
 	resp_build(&rs, &rq, &p, id, T_NOW);
 	ok(field(&rs, "ETag") && field(&rs, "ETag")->val[0] == '"', "e=1: quoted ETag");
-	rq.inm = (struct ist){ field(&rs, "ETag")->val, field(&rs, "ETag")->vlen };
+	rq.c.inm = (struct ist){ field(&rs, "ETag")->val, field(&rs, "ETag")->vlen };
+	rq.flags |= RQ_COND | RQ_GET;
 	resp_build(&rs, &rq, &p, id, T_NOW);
 	ok(rs.status == 304 && rs.body == 0, "If-None-Match with that tag: 304");
-	rq.inm = (struct ist){ NULL, 0 };
+	rq.flags &= ~RQ_GET;
+	resp_build(&rs, &rq, &p, id, T_NOW);
+	ok(rs.status == 412 && rs.src == BODY_TEXT && strstr(rs.text.ptr, "If-None-Match") &&
+	   rs.clen == (int64_t)rs.text.len && has(&rs, "Content-Type", "text/plain"),
+	   "... on a method other than GET or HEAD: 412, its reason the body");
+	rq.flags &= ~RQ_COND;
+	rq.c.inm = (struct ist){ NULL, 0 };
 
 	plan_init(&p);
 	plan_apply(&p, "z=10k", 5, &r, &lim);
