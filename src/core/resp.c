@@ -282,8 +282,13 @@ static void resp_pad_plan(struct hresp *rs, uint64_t want)
 static void resp_text(struct hresp *rs, const struct hreq *rq, uint16_t status,
 		      struct ist text, struct ist id, int64_t now_ns)
 {
+	struct hreq r = *rq;
 	struct plan p;
 
+	/* WHY without the conditions: a refusal or the help page has no
+	 * validators to hold them against, and a Range of a text body was
+	 * answered with its first bytes whatever the offset */
+	r.flags &= ~RQ_COND;
 	p.flags = PF_NOCACHE;
 	p.status = status;
 	p.nhdr = 0;
@@ -291,7 +296,7 @@ static void resp_text(struct hresp *rs, const struct hreq *rq, uint16_t status,
 	p.pad = 0;
 	p.wait_ms = 0;
 	p.size = text.len;
-	resp_build(rs, rq, &p, id, now_ns);
+	resp_build(rs, &r, &p, id, now_ns);
 	rs->src = BODY_TEXT;
 	rs->text = text;
 }

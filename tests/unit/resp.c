@@ -120,5 +120,11 @@ int main(void)
 	resp_build(&rs, &rq, &p, id, T_NOW);
 	ok(rs.status == 200 && rs.text.len > 1000 && has(&rs, "Cache-Control", "no-cache"),
 	   "help page, not cacheable");
+	rq.flags |= RQ_COND | RQ_GET;
+	rq.c = (struct hcond){ .im = IST("\"x\""), .range = IST("bytes=100-109") };
+	resp_build(&rs, &rq, &p, id, T_NOW);
+	ok(rs.status == 200 && rs.text.len > 1000 && rs.body == rs.text.len && !field(&rs, "Content-Range"),
+	   "... whole, whatever If-Match or Range: it has no validators, and a text body is sent from its start");
+	rq.flags &= ~(RQ_COND | RQ_GET);
 	return done_testing();
 }
