@@ -355,9 +355,8 @@ static int conditions(struct hresp *rs, const struct hreq *rq, const struct plan
 		rs->status = 304;
 	} else if (pre != COND_GO) {
 		rs->status = 412;
-		/* WHY not for events and gRPC: their framing stays, as with r=412
-		 * (gRPC: FAILED_PRECONDITION) */
-		if (!(p->flags & (PF_SSE | PF_GRPC))) {
+		/* WHY not for events: their framing stays, as with r=412 */
+		if (!(p->flags & PF_SSE)) {
 			rs->src = BODY_TEXT;
 			rs->text = cond_why(pre);
 			*size = rs->text.len;
@@ -393,7 +392,9 @@ __attribute__((cold, noinline)) static char *validate(struct hresp *rs, const st
 		b += COND_DATE_LEN;
 	}
 	v->full = *size;
-	if (rq->flags & RQ_COND)
+	/* WHY not a gRPC call's: its answer is an HTTP 200 whatever happens,
+	 * the outcome in grpc-status, planned with its messages */
+	if ((rq->flags & RQ_COND) && !(p->flags & PF_GRPC))
 		v->crange = conditions(rs, rq, p, size, &rep, &v->refused);
 	return b;
 }

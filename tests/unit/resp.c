@@ -98,6 +98,10 @@ int main(void)
 	ok(rs.status == 412 && rs.src == BODY_TEXT && strstr(rs.text.ptr, "If-None-Match") &&
 	   rs.clen == (int64_t)rs.text.len && has(&rs, "Content-Type", "text/plain"),
 	   "... on a method other than GET or HEAD: 412, its reason the body");
+	p.flags |= PF_GRPC;
+	rs.text = IST("call");
+	resp_build(&rs, &rq, &p, id, T_NOW);
+	ok(rs.status == 200, "... but a gRPC call's: its answer is a 200, the outcome in grpc-status");
 	rq.flags &= ~RQ_COND;
 	rq.c.inm = (struct ist){ NULL, 0 };
 
