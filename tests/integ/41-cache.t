@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# A cache in front: Cache-Control by key (m=, M=, c=0, cc=), Age, X-Hxterm-Made, Last-Modified (L=1) with If-Modified-Since, a Range (206 at the right offset, 416, If-Range; several: multipart/byteranges) on h1, h2 and h3; then nginx's proxy_cache: a miss, a hit, a revalidation by If-Modified-Since, a range from the cache, private and no-store never kept.
+# A cache in front: Cache-Control by key (m=, M=, c=0, cc=), Age, X-Hxterm-Made, Last-Modified (L=1) with If-Modified-Since, the preconditions by method and field in RFC 9110's order (three date forms, lists over lines), a Range (206 at the right offset, 416, If-Range; several: multipart/byteranges) on h1, h2 and h3; then nginx's proxy_cache: a miss, a hit, a revalidation by If-Modified-Since, a range from the cache, private and no-store never kept.
 use strict;
 use warnings;
 use FindBin;
