@@ -145,12 +145,24 @@ static void ex_adopt_events(struct exch *dst, const struct exch *src)
 	dst->echo_len = dst->echo_cap = src->echo_len;
 }
 
-/* a string of the old request, moved with its text to <echo> */
+/* a string of the old request, moved with its text to <echo> (an absent
+ * one, ptr NULL, stays absent) */
 static struct ist rebase(struct ist v, const struct hreq *from, const char *echo)
 {
-	if (!v.len)
-		return (struct ist){ echo, 0 };
+	if (!v.ptr)
+		return v;
 	return (struct ist){ echo + (v.ptr - from->echo.ptr), v.len };
+}
+
+/* the conditional fields of <src>, moved with its text to <echo> */
+static void rebase_cond(struct hcond *dst, const struct hreq *src, const char *echo)
+{
+	dst->inm = rebase(src->c.inm, src, echo);
+	dst->im = rebase(src->c.im, src, echo);
+	dst->ims = rebase(src->c.ims, src, echo);
+	dst->ius = rebase(src->c.ius, src, echo);
+	dst->range = rebase(src->c.range, src, echo);
+	dst->if_range = rebase(src->c.if_range, src, echo);
 }
 
 void ex_adopt(struct exch *dst, const struct exch *src, const char *echo)
@@ -158,10 +170,8 @@ void ex_adopt(struct exch *dst, const struct exch *src, const char *echo)
 	dst->rq = src->rq;
 	dst->rq.target = rebase(src->rq.target, &src->rq, echo);
 	dst->rq.xhx = rebase(src->rq.xhx, &src->rq, echo);
-	dst->rq.inm = rebase(src->rq.inm, &src->rq, echo);
-	dst->rq.ims = rebase(src->rq.ims, &src->rq, echo);
-	dst->rq.range = rebase(src->rq.range, &src->rq, echo);
-	dst->rq.if_range = rebase(src->rq.if_range, &src->rq, echo);
+	if (src->rq.flags & RQ_COND)
+		rebase_cond(&dst->rq.c, &src->rq, echo);
 	dst->rq.echo = (struct ist){ echo, src->rq.echo.len };
 	plan_copy(&dst->plan, &src->plan);
 	ex_cursor_init(dst);

@@ -258,17 +258,49 @@ static int parse_clen(struct ist v, struct h1_info *in, struct h1_err *err)
 	return 0;
 }
 
-/* a field of a conditional request: If-None-Match, If-Range, If-Modified-Since */
+/* the first field of a conditional request: the others are absent so far
+ * (WHY here, not for each request: most have none, bench/cg) */
+static void cond_seen(struct h1_info *in)
+{
+	if (!(in->flags & H1I_COND)) {
+		in->flags |= H1I_COND;
+		in->c = (struct hcond){ 0 };
+	}
+}
+
+/* a list field's line: the first kept, the others read from the head */
+static void cond_list(struct ist *f, struct ist v, struct h1_info *in)
+{
+	cond_seen(in);
+	if (f->ptr)
+		in->flags |= H1I_LISTS;
+	else
+		*f = v;
+}
+
+/* a single-valued field's line: a second makes it empty, which no value
+ * matches (a date that is a list is ignored, RFC 9110 13.1.3-4) */
+static void cond_one(struct ist *f, struct ist v, struct h1_info *in)
+{
+	cond_seen(in);
+	*f = f->ptr ? (struct ist){ v.ptr, 0 } : v;
+}
+
+/* a field of a conditional request: If-None-Match, If-Match, If-Range,
+ * If-Modified-Since, If-Unmodified-Since */
 static void cond_field(const struct h1_hdr *h, struct h1_info *in)
 {
 	if (ieq(h->n, "if-none-match"))
-		in->inm = h->v;
+		cond_list(&in->c.inm, h->v, in);
+	else if (ieq(h->n, "if-match"))
+		cond_list(&in->c.im, h->v, in);
 	else if (ieq(h->n, "if-range"))
-		in->if_range = h->v;
+		cond_one(&in->c.if_range, h->v, in);
 	else if (ieq(h->n, "if-modified-since"))
-		in->ims = h->v;
+		cond_one(&in->c.ims, h->v, in);
+	else if (ieq(h->n, "if-unmodified-since"))
+		cond_one(&in->c.ius, h->v, in);
 }
-
 
 static int analyze_one(const struct h1_hdr *h, struct h1_info *in,
 		       struct te_state *te, unsigned *hosts, struct h1_err *err)
@@ -291,8 +323,10 @@ static int analyze_one(const struct h1_hdr *h, struct h1_info *in,
 	 * headers no compare of its own (bench/cg) */
 	else if ((h->n.ptr[0] | 0x20) == 'i')
 		cond_field(h, in);
-	else if (h->n.len == 5 && ieq(h->n, "range"))
-		in->range = h->v;
+	else if (h->n.len == 5 && ieq(h->n, "range")) {
+		cond_seen(in);
+		in->c.range = h->v;
+	}
 	else if (ieq(h->n, "upgrade"))
 		in->flags |= ieq(h->v, "h2c") ? H1I_UPGRADE : ieq(h->v, "websocket") ? H1I_WS : 0;
 	else if (ieq(h->n, "http2-settings"))
@@ -332,8 +366,7 @@ int h1_analyze(const struct h1_req *r, struct h1_info *in, uint64_t max_body,
 	in->flags = r->method.len == 3 && !memcmp(r->method.ptr, "GET", 3) ? H1I_GET :
 		    ieq(r->method, "HEAD") ? H1I_HEAD : 0;
 	in->clen = 0;
-	in->xhx = in->inm = in->ims = in->range = in->if_range = in->settings = in->ws_key = in->ws_ver =
-		(struct ist){ NULL, 0 };
+	in->xhx = in->settings = in->ws_key = in->ws_ver = (struct ist){ NULL, 0 };
 	if (ieq(r->method, "CONNECT"))
 		return fail(err, 501, "CONNECT is not supported");
 	for (unsigned i = 0; i < r->nhdrs; i++)

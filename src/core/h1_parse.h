@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "msg-t.h"
 
 #define H1_MAX_HDRS 128
 
@@ -62,15 +63,14 @@ int h1_parse_resp(const char *buf, size_t len, struct h1_resp *r, struct h1_err 
 #define H1I_WS        0x80 /* Upgrade: websocket with a key, version 13 (RFC 6455) */
 #define H1I_CONN_UPG  0x100 /* Connection: upgrade */
 #define H1I_GET       0x200 /* method GET */
+#define H1I_COND      0x400 /* a conditional request's field or a Range: <c> set (unset without it) */
+#define H1I_LISTS     0x800 /* If-Match or If-None-Match in several lines */
 
 struct h1_info {
 	uint32_t flags;
 	uint64_t clen;
 	struct ist xhx;      /* X-Hxterm */
-	struct ist inm;      /* If-None-Match */
-	struct ist ims;      /* If-Modified-Since */
-	struct ist range;    /* Range */
-	struct ist if_range; /* If-Range */
+	struct hcond c;      /* with H1I_COND only */
 	struct ist settings; /* HTTP2-Settings */
 	struct ist ws_key;   /* Sec-WebSocket-Key */
 	struct ist ws_ver;   /* Sec-WebSocket-Version */

@@ -40,8 +40,12 @@
 "  b=<n>      announce Content-Length n whatever is sent (a lie)\n" \
 "  B=<n>      read at most n body bytes before responding       all\n" \
 "  e=1        ETag derived from the target; If-None-Match -> 304\n" \
+"             (GET, HEAD) or 412 (other methods); If-Match listing\n" \
+"             neither it nor * -> 412\n" \
 "  L=1        Last-Modified derived from the target (a date in\n" \
-"             2025); If-Modified-Since not before it -> 304\n" \
+"             2025); If-Modified-Since not before it -> 304 (GET,\n" \
+"             HEAD); If-Unmodified-Since before it -> 412. Dates in\n" \
+"             IMF-fixdate, RFC 850 or asctime form\n" \
 "  m=<s>      Cache-Control: max-age=s (with c=0: no-cache too)\n" \
 "  M=<s>      Cache-Control: s-maxage=s\n" \
 "  cc=<d+d>   Cache-Control directives: public, private, no-store,\n" \

@@ -11,8 +11,22 @@
 #define RQ_HEAD      0x01 /* HEAD: no body, same headers */
 #define RQ_CAN_CHUNK 0x02 /* the protocol can frame a body without a length */
 #define RQ_EARLY     0x04 /* it came in TLS early data (0-RTT): X-rsp says early=1 */
-#define RQ_GET       0x08 /* GET: a Range applies (RFC 9110 14.2) */
+#define RQ_GET       0x08 /* GET: a Range applies (RFC 9110 14.2); GET and HEAD alone get a 304 (13.1) */
 #define RQ_GRPC      0x10 /* Content-Type application/grpc (h2, h3): answered as gRPC */
+#define RQ_COND      0x20 /* a precondition or a Range came: <c> holds them (unset without it) */
+#define RQ_LISTS     0x40 /* If-Match or If-None-Match came in several field lines: each is read from <echo> */
+
+/* A conditional request's fields (RFC 9110 13.1, 14.2); ptr NULL: absent.
+ * A list field (If-Match, If-None-Match) keeps its first line here; a
+ * single-valued one sent twice is kept empty, which no value matches. */
+struct hcond {
+	struct ist inm;      /* If-None-Match */
+	struct ist im;       /* If-Match */
+	struct ist ims;      /* If-Modified-Since */
+	struct ist ius;      /* If-Unmodified-Since */
+	struct ist range;    /* Range */
+	struct ist if_range; /* If-Range */
+};
 
 struct hreq {
 	uint32_t flags;
@@ -22,10 +36,7 @@ struct hreq {
 	int64_t t_head;      /* ns: end of the request head */
 	struct ist target;
 	struct ist xhx;      /* X-Hxterm header value, empty if none */
-	struct ist inm;      /* If-None-Match value, empty if none */
-	struct ist ims;      /* If-Modified-Since */
-	struct ist range;    /* Range */
-	struct ist if_range; /* If-Range */
+	struct hcond c;      /* with RQ_COND only */
 	struct ist echo;     /* request headers as text, for E=1 */
 	struct ist client;   /* X-Client's value (PROXY header, certificate), empty: none */
 };

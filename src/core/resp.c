@@ -37,6 +37,7 @@ struct ist resp_reason(unsigned status)
 	case 409: return IST("Conflict");
 	case 410: return IST("Gone");
 	case 411: return IST("Length Required");
+	case 412: return IST("Precondition Failed");
 	case 413: return IST("Content Too Large");
 	case 414: return IST("URI Too Long");
 	case 416: return IST("Range Not Satisfiable");
@@ -83,16 +84,6 @@ static char *etag_fmt(char *p, struct ist target)
 	p = fmt_hex(p, etag_hash(target));
 	*p++ = '"';
 	return p;
-}
-
-static int etag_matches(struct ist inm, const char *tag, size_t len)
-{
-	if (inm.len == 1 && inm.ptr[0] == '*')
-		return 1;
-	for (size_t i = 0; i + len <= inm.len; i++)
-		if (!memcmp(inm.ptr + i, tag, len))
-			return 1;
-	return 0;
 }
 
 /* Cache-Control from cc=, m= and M= (and c=0): "no-cache, private, max-age=60, s-maxage=600" */
@@ -292,8 +283,13 @@ static void resp_pad_plan(struct hresp *rs, uint64_t want)
 static void resp_text(struct hresp *rs, const struct hreq *rq, uint16_t status,
 		      struct ist text, struct ist id, int64_t now_ns)
 {
+	struct hreq r = *rq;
 	struct plan p;
 
+	/* WHY without the conditions: a refusal or the help page has no
+	 * validators to hold them against, and a Range of a text body was
+	 * answered with its first bytes whatever the offset */
+	r.flags &= ~RQ_COND;
 	p.flags = PF_NOCACHE;
 	p.status = status;
 	p.nhdr = 0;
@@ -301,31 +297,16 @@ static void resp_text(struct hresp *rs, const struct hreq *rq, uint16_t status,
 	p.pad = 0;
 	p.wait_ms = 0;
 	p.size = text.len;
-	resp_build(rs, rq, &p, id, now_ns);
+	resp_build(rs, &r, &p, id, now_ns);
 	rs->src = BODY_TEXT;
 	rs->text = text;
 }
 
-/* the value of the request's field <name> (lower case) in its head's text
- * <head> ("Name: value\r\n" lines): found by a scan, asked of few requests */
 struct ist resp_field(struct ist head, const char *name, size_t nl)
 {
-	const char *p = head.ptr, *end = head.ptr + head.len;
+	const char *at = head.ptr;
 
-	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p)), *v;
-
-		eol = eol ? eol : end;
-		if ((size_t)(eol - p) > nl && p[nl] == ':' && !strncasecmp(p, name, nl)) {
-			for (v = p + nl + 1; v < eol && (*v == ' ' || *v == '\t'); v++)
-				;
-			while (eol > v && (eol[-1] == '\r' || eol[-1] == ' ' || eol[-1] == '\t'))
-				eol--;
-			return (struct ist){ v, (size_t)(eol - v) };
-		}
-		p = eol + 1;
-	}
-	return (struct ist){ NULL, 0 };
+	return cond_field_next(head, name, nl, &at);
 }
 
 /* E=2: the request's Content-Type goes back with its body (none: octets);
@@ -356,36 +337,66 @@ struct vd {
 	size_t taglen;
 	uint64_t full;               /* the whole body's size */
 	int crange;                  /* a Content-Range follows (206, 416) */
+	int refused;                 /* a failed precondition's 412: its reason is the body */
 };
 
-/* e=, L=, a Range: 304, 206 or 416 as the request's conditions say; their
- * values formatted at <b>; <*size> the part a Range leaves. WHY a function
- * of its own: most requests have none, and resp_build stays lean */
+/* the request's preconditions and Range against the answer <rep>: 304, 412,
+ * 206 or 416, the Range's part in <*size>; 1 when a Content-Range follows.
+ * WHY none unless the answer would be a 2xx: RFC 9110 13.2.1 */
+static int conditions(struct hresp *rs, const struct hreq *rq, const struct plan *p, uint64_t *size,
+		      const struct cond_rep *rep, int *refused)
+{
+	int64_t now = (int64_t)time(NULL);
+	enum cond_pre pre;
+
+	if (rs->status < 200 || rs->status > 299)
+		return 0;
+	pre = cond_pre(rq, rep, now);
+	if (pre == COND_304) {
+		rs->status = 304;
+	} else if (pre != COND_GO) {
+		rs->status = 412;
+		/* WHY not for events: their framing stays, as with r=412 */
+		if (!(p->flags & PF_SSE)) {
+			rs->src = BODY_TEXT;
+			rs->text = cond_why(pre);
+			*size = rs->text.len;
+			*refused = 1;
+		}
+	} else if (rq->c.range.len && rs->status == 200 && (rq->flags & RQ_GET) && rangeable(p, rs) &&
+		   cond_if_range(rq->c.if_range, rep, now)) {
+		return ranged(rs, rq->c.range, size);
+	}
+	return 0;
+}
+
+/* e=, L=, preconditions, a Range: the validators formatted at <b>, the
+ * answer's status and <*size> as the request's conditions say. WHY a
+ * function of its own: most requests have none, and resp_build stays lean */
 __attribute__((cold, noinline)) static char *validate(struct hresp *rs, const struct hreq *rq, const struct plan *p, char *b, uint64_t *size,
 		      struct vd *v)
 {
-	*v = (struct vd){ NULL, NULL, 0, 0, 0 };
+	struct cond_rep rep = { NULL, 0, COND_NO_DATE };
+
+	*v = (struct vd){ NULL, NULL, 0, 0, 0, 0 };
 	if (p->flags & PF_ETAG) {
 		v->tag = b;
 		b = etag_fmt(b, rq->target);
 		v->taglen = (size_t)(b - v->tag);
-		if (rq->inm.len && etag_matches(rq->inm, v->tag, v->taglen))
-			rs->status = 304;
+		rep.tag = v->tag;
+		rep.taglen = v->taglen;
 	}
 	if (p->flags & PF_LASTMOD) {
-		int64_t lm = cond_lastmod(rq->target);
-
+		rep.lm = cond_lastmod(rq->target);
 		v->date = b;
-		cond_date(b, lm);
+		cond_date(b, rep.lm);
 		b += COND_DATE_LEN;
-		/* WHY not with If-None-Match: it takes precedence (RFC 9110 13.2.2) */
-		if (rs->status == 200 && !rq->inm.len && rq->ims.len && cond_not_modified(rq->ims, lm))
-			rs->status = 304;
 	}
 	v->full = *size;
-	if (rq->range.len && rs->status == 200 && (rq->flags & RQ_GET) && rangeable(p, rs) &&
-	    cond_if_range(rq->if_range, v->tag, v->taglen, v->date))
-		v->crange = ranged(rs, rq->range, size);
+	/* WHY not a gRPC call's: its answer is an HTTP 200 whatever happens,
+	 * the outcome in grpc-status, planned with its messages */
+	if ((rq->flags & RQ_COND) && !(p->flags & PF_GRPC))
+		v->crange = conditions(rs, rq, p, size, &rep, &v->refused);
 	return b;
 }
 
@@ -476,13 +487,13 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 		else
 			size = rs->text.len;
 	}
-	/* WHY one test for the cache's keys and a Range: most requests have
+	/* WHY one test for the cache's keys and the conditions: most requests have
 	 * none, and these cost them no more (bench/cg) */
-	if (unlikely((cache = (p->flags & PF_CACHE) || rq->range.len)))
+	if (unlikely((cache = (p->flags & PF_CACHE) || (rq->flags & RQ_COND))))
 		b = validate(rs, rq, p, b, &size, &v);
 	rs->reason = resp_reason(rs->status);
 	resp_frame(rs, rq, p, size);
-	if (unlikely(p->flags & (PF_ECHOBODY | PF_SSE | PF_GRPC)))
+	if (unlikely(p->flags & (PF_ECHOBODY | PF_SSE | PF_GRPC)) && !(cache && v.refused))
 		content_type_of(rs, rq, p);
 	else if (status_has_body(rs->status))
 		ADD_STATIC(rs, "Content-Type", "content-type", "text/plain");

@@ -31,8 +31,8 @@ void xs_init(struct xstream *s, struct worker *w, const struct xs_ops *ops, enum
 	s->hb = s->hb_inline;
 	s->hb_len = 0;
 	s->hb_cap = XS_HB_INLINE;
-	s->path_len = s->xhx_len = s->inm_len = s->ims_len = s->range_len = s->ifr_len = 0;
-	s->path_off = s->xhx_off = s->inm_off = 0;
+	s->path_len = s->xhx_len = 0;
+	s->path_off = s->xhx_off = 0;
 	memset(&s->ex.rq, 0, sizeof(s->ex.rq));
 	s->ex.rq.t_first = clock_ns();
 }
@@ -68,6 +68,16 @@ void xs_body_in(struct xstream *s, const uint8_t *p, size_t n)
 		ex_body_in(&s->ex, (const char *)p, n);
 }
 
+/* the first field of a conditional request: the others are absent so far
+ * (WHY here, not for each stream: most have none, bench/cg) */
+static void xs_cond_seen(struct xstream *s)
+{
+	if (!(s->flags & XS_COND)) {
+		s->flags |= XS_COND;
+		s->inm_off = s->im_off = s->ims_off = s->ius_off = s->range_off = s->ifr_off = 0;
+	}
+}
+
 /* Records where the fields the exchange reads are (:path, :method,
  * :protocol, X-Hxterm, the validators, Range, Expect). WHY by the name's
  * length, then one letter: each other header (:scheme, accept, user-agent)
@@ -75,12 +85,16 @@ void xs_body_in(struct xstream *s, const uint8_t *p, size_t n)
 static void field_at(struct xstream *s, const uint8_t *n, size_t nl, const uint8_t *v, size_t vl, uint32_t off)
 {
 #define AT(o, l) (s->o##_off = off, s->o##_len = (uint32_t)vl)
+/* a list field's first line is kept, the others read from hb; a second
+ * line of a single-valued field leaves it empty, which no value matches */
+#define LIST(o) (xs_cond_seen(s), s->o##_off ? (void)(s->flags |= XS_LISTS) : (void)AT(o, vl))
+#define ONE(o)  (xs_cond_seen(s), s->o##_off ? (void)(s->o##_len = 0) : (void)AT(o, vl))
 	switch (nl) {
 	case 5:
 		if (!memcmp(n, ":path", 5))
 			AT(path, vl);
 		else if (!memcmp(n, "range", 5))
-			AT(range, vl);
+			(void)(xs_cond_seen(s), AT(range, vl));
 		break;
 	case 6:
 		if (n[0] == 'e' && !memcmp(n, "expect", 6) && vl == 12 && !strncasecmp((const char *)v, "100-continue", 12))
@@ -95,7 +109,9 @@ static void field_at(struct xstream *s, const uint8_t *n, size_t nl, const uint8
 		if (n[0] == 'x' && !memcmp(n, "x-hxterm", 8) && !s->xhx_len)
 			AT(xhx, vl);
 		else if (n[0] == 'i' && !memcmp(n, "if-range", 8))
-			AT(ifr, vl);
+			ONE(ifr);
+		else if (n[0] == 'i' && !memcmp(n, "if-match", 8))
+			LIST(im);
 		break;
 	case 9:
 		if (n[0] == ':' && !memcmp(n, ":protocol", 9) && vl == 9 && !strncasecmp((const char *)v, "websocket", 9))
@@ -107,13 +123,19 @@ static void field_at(struct xstream *s, const uint8_t *n, size_t nl, const uint8
 		break;
 	case 13:
 		if (n[0] == 'i' && !memcmp(n, "if-none-match", 13))
-			AT(inm, vl);
+			LIST(inm);
 		break;
 	case 17:
 		if (n[0] == 'i' && !memcmp(n, "if-modified-since", 17))
-			AT(ims, vl);
+			ONE(ims);
+		break;
+	case 19:
+		if (n[0] == 'i' && !memcmp(n, "if-unmodified-since", 19))
+			ONE(ius);
 		break;
 	}
+#undef ONE
+#undef LIST
 #undef AT
 }
 
@@ -164,6 +186,23 @@ static void xs_ws_plan(struct xstream *s)
 		ex_refuse(&s->ex, 501, "CONNECT is not supported (but for a WebSocket, :protocol websocket)");
 }
 
+/* a value in hb at <off> (0: the field is absent) */
+static struct ist hb_at(const struct xstream *s, uint32_t off, uint32_t len)
+{
+	return off ? (struct ist){ s->hb + off, len } : (struct ist){ NULL, 0 };
+}
+
+/* the request's conditional fields, from where field_at found them */
+static void xs_cond(const struct xstream *s, struct hreq *rq)
+{
+	rq->flags |= RQ_COND | (s->flags & XS_LISTS ? RQ_LISTS : 0);
+	rq->c = (struct hcond){
+		.inm = hb_at(s, s->inm_off, s->inm_len), .im = hb_at(s, s->im_off, s->im_len),
+		.ims = hb_at(s, s->ims_off, s->ims_len), .ius = hb_at(s, s->ius_off, s->ius_len),
+		.range = hb_at(s, s->range_off, s->range_len), .if_range = hb_at(s, s->ifr_off, s->ifr_len),
+	};
+}
+
 void xs_headers_done(struct xstream *s, struct rng *r)
 {
 	struct hreq *rq = &s->ex.rq;
@@ -174,13 +213,9 @@ void xs_headers_done(struct xstream *s, struct rng *r)
 	rq->flags = (s->flags & XS_HEAD ? RQ_HEAD : 0) | (s->flags & XS_GET ? RQ_GET : 0) |
 		    (s->flags & XS_EARLY ? RQ_EARLY : 0) | (s->flags & XS_GRPC ? RQ_GRPC : 0) | RQ_CAN_CHUNK;
 	rq->target = (struct ist){ s->hb + s->path_off, s->path_len };
-	rq->inm = (struct ist){ s->hb + s->inm_off, s->inm_len };
-	/* WHY one test: most requests have none, and xs_init zeroed them */
-	if (unlikely(s->ims_len | s->range_len | s->ifr_len)) {
-		rq->ims = (struct ist){ s->hb + s->ims_off, s->ims_len };
-		rq->range = (struct ist){ s->hb + s->range_off, s->range_len };
-		rq->if_range = (struct ist){ s->hb + s->ifr_off, s->ifr_len };
-	}
+	/* WHY one test: most requests have none, and xs_init zeroed rq->c */
+	if (unlikely(s->flags & XS_COND))
+		xs_cond(s, rq);
 	rq->xhx = (struct ist){ s->hb + s->xhx_off, s->xhx_len };
 	rq->echo = (struct ist){ s->hb, s->hb_len };
 	if (s->flags & XS_TOOBIG)

@@ -30,6 +30,8 @@
 #define XS_WSPROTO   0x800 /* :protocol websocket (RFC 8441) */
 #define XS_GET       0x1000 /* :method GET */
 #define XS_GRPC      0x2000 /* content-type application/grpc... */
+#define XS_COND      0x4000 /* a conditional request's field or a Range: their _off set (0: absent) */
+#define XS_LISTS     0x8000 /* if-match or if-none-match in several lines */
 
 struct xstream;
 
@@ -81,8 +83,10 @@ struct xstream {
 	/* request header text "name: value\r\n"..., and what we read of it */
 	char *hb;
 	uint32_t hb_len, hb_cap;
-	uint32_t path_off, path_len, xhx_off, xhx_len, inm_off, inm_len;
-	uint32_t ims_off, ims_len, range_off, range_len, ifr_off, ifr_len;
+	uint32_t path_off, path_len, xhx_off, xhx_len;
+	/* the conditional fields' values in hb, with XS_COND only */
+	uint32_t inm_off, inm_len, im_off, im_len, ims_off, ims_len, ius_off, ius_len;
+	uint32_t range_off, range_len, ifr_off, ifr_len;
 	struct exch ex;      /* the request, its plan, the response and its cursor */
 	char hb_inline[XS_HB_INLINE];
 };

@@ -105,8 +105,8 @@ static void made_bodies(void)
 	size_t w = 0, n;
 
 	start("/?s=70000");
-	x.rq.flags |= RQ_GET;
-	x.rq.range = (struct ist){ "bytes=0-99,60000-,5-5", 21 };
+	x.rq.flags |= RQ_GET | RQ_COND;
+	x.rq.c.range = (struct ist){ "bytes=0-99,60000-,5-5", 21 };
 	n = pull(777, got, sizeof(got));
 	for (size_t i = 0; i < 3; i++) {
 		w += (size_t)sprintf(want + w, "\r\n--hxterm-byteranges\r\nContent-Type: text/plain\r\n"

@@ -156,9 +156,33 @@ static void control_bytes(void)
 	is_int(tabs, 40, "a tab inside a value passes at every offset but the first (%d)", tabs);
 }
 
+/* the conditional fields: set only when one came, lists over lines, a
+ * single-valued field sent twice left empty */
+static void conditional(void)
+{
+	struct h1_info in;
+
+	parse("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+	h1_analyze(&req, &in, 1000, &err);
+	ok(!(in.flags & (H1I_COND | H1I_LISTS)), "a plain request: no conditional field");
+	parse("DELETE / HTTP/1.1\r\nHost: a\r\nIf-None-Match: \"a\"\r\nif-none-match: \"b\"\r\n"
+	      "If-Modified-Since: x\r\nIf-Modified-Since: y\r\nIf-Unmodified-Since: z\r\nRange: bytes=0-1\r\n\r\n");
+	ok(h1_analyze(&req, &in, 1000, &err) == 0 && (in.flags & H1I_COND) && (in.flags & H1I_LISTS),
+	   "If-None-Match in two lines: a list of several lines");
+	is_mem(in.c.inm.ptr, in.c.inm.len, "\"a\"", "... its first line kept");
+	ok(in.c.ims.ptr && !in.c.ims.len, "If-Modified-Since twice: present, empty (no date)");
+	is_mem(in.c.ius.ptr, in.c.ius.len, "z", "If-Unmodified-Since");
+	is_mem(in.c.range.ptr, in.c.range.len, "bytes=0-1", "Range");
+	ok(!in.c.im.ptr && !in.c.if_range.ptr, "If-Match, If-Range: absent");
+	parse("PUT / HTTP/1.1\r\nHost: a\r\nIf-Match: \"a\"\r\nIf-Range:\r\n\r\n");
+	ok(h1_analyze(&req, &in, 1000, &err) == 0 && !(in.flags & H1I_LISTS) && in.c.if_range.ptr && !in.c.if_range.len,
+	   "If-Match in one line: no list; an empty If-Range: present, empty");
+}
+
 int main(void)
 {
 	valid();
+	conditional();
 	malformed();
 	control_bytes();
 	return done_testing();

@@ -89,10 +89,21 @@ int main(void)
 	plan_apply(&p, "e=1", 3, &r, &lim);
 	resp_build(&rs, &rq, &p, id, T_NOW);
 	ok(field(&rs, "ETag") && field(&rs, "ETag")->val[0] == '"', "e=1: quoted ETag");
-	rq.inm = (struct ist){ field(&rs, "ETag")->val, field(&rs, "ETag")->vlen };
+	rq.c.inm = (struct ist){ field(&rs, "ETag")->val, field(&rs, "ETag")->vlen };
+	rq.flags |= RQ_COND | RQ_GET;
 	resp_build(&rs, &rq, &p, id, T_NOW);
 	ok(rs.status == 304 && rs.body == 0, "If-None-Match with that tag: 304");
-	rq.inm = (struct ist){ NULL, 0 };
+	rq.flags &= ~RQ_GET;
+	resp_build(&rs, &rq, &p, id, T_NOW);
+	ok(rs.status == 412 && rs.src == BODY_TEXT && strstr(rs.text.ptr, "If-None-Match") &&
+	   rs.clen == (int64_t)rs.text.len && has(&rs, "Content-Type", "text/plain"),
+	   "... on a method other than GET or HEAD: 412, its reason the body");
+	p.flags |= PF_GRPC;
+	rs.text = IST("call");
+	resp_build(&rs, &rq, &p, id, T_NOW);
+	ok(rs.status == 200, "... but a gRPC call's: its answer is a 200, the outcome in grpc-status");
+	rq.flags &= ~RQ_COND;
+	rq.c.inm = (struct ist){ NULL, 0 };
 
 	plan_init(&p);
 	plan_apply(&p, "z=10k", 5, &r, &lim);
@@ -113,5 +124,11 @@ int main(void)
 	resp_build(&rs, &rq, &p, id, T_NOW);
 	ok(rs.status == 200 && rs.text.len > 1000 && has(&rs, "Cache-Control", "no-cache"),
 	   "help page, not cacheable");
+	rq.flags |= RQ_COND | RQ_GET;
+	rq.c = (struct hcond){ .im = IST("\"x\""), .range = IST("bytes=100-109") };
+	resp_build(&rs, &rq, &p, id, T_NOW);
+	ok(rs.status == 200 && rs.text.len > 1000 && rs.body == rs.text.len && !field(&rs, "Content-Range"),
+	   "... whole, whatever If-Match or Range: it has no validators, and a text body is sent from its start");
+	rq.flags &= ~(RQ_COND | RQ_GET);
 	return done_testing();
 }

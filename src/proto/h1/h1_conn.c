@@ -341,10 +341,10 @@ static int h1_got_head(struct h1c *c, int n)
 	c->ex->rq.alt_port = c->alt_port;
 	c->ex->rq.head_size = (uint32_t)n - r->skipped;
 	c->ex->rq.target = r->target;
-	c->ex->rq.inm = in.inm;
-	c->ex->rq.ims = in.ims;
-	c->ex->rq.range = in.range;
-	c->ex->rq.if_range = in.if_range;
+	if (unlikely(in.flags & H1I_COND)) {
+		c->ex->rq.flags |= RQ_COND | (in.flags & H1I_LISTS ? RQ_LISTS : 0);
+		c->ex->rq.c = in.c;
+	}
 	c->ex->rq.xhx = in.xhx;
 	c->settings = in.settings;
 	c->ex->rq.echo = (struct ist){ c->in + hstart, c->ex->rq.head_size };
