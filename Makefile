@@ -148,7 +148,7 @@ unit: $(UNIT_BIN)
 # depend on how the server does its I/O, nor on a thread sanitizer (hxload
 # runs under TSan in every other test that loads a server)
 INTEG_LOAD := $(patsubst %,tests/integ/%.t,14-hxload 22-hxload-proxy 32-compare 36-hxload-numbers 37-hxload-ab 40-hxload-find \
-	42-hxload-source 43-hxload-probe 45-hxload-shard 46-hxload-metrics 47-hxload-hlog 51-hxload-ab-verdict)
+	42-hxload-source 43-hxload-probe 45-hxload-shard 46-hxload-metrics 47-hxload-hlog 53-hxload-ab-verdict)
 
 # the tests of HTTP/3 alone: QUIC does its own I/O on UDP, never on the ring
 INTEG_QUIC := $(patsubst %,tests/integ/%.t,13-quic-garbage 33-quic-admission 38-h3-bulk 39-h3-resume)
@@ -159,7 +159,7 @@ INTEG_QUIC := $(patsubst %,tests/integ/%.t,13-quic-garbage 33-quic-admission 38-
 # live page's history, the stats thread's (40 s); nor the malformed-field
 # table, which tests the parsers and runs both engines itself (6 s)
 INTEG_URING := $(filter-out tests/integ/19-layers.t tests/integ/20-docs.t tests/integ/26-deploy.t $(INTEG_LOAD) \
-	$(INTEG_QUIC) tests/integ/50-live-page.t tests/integ/51-fields.t, $(wildcard tests/integ/*.t))
+	$(INTEG_QUIC) tests/integ/50-live-page.t tests/integ/52-fields.t, $(wildcard tests/integ/*.t))
 
 # the tests of what the ring carries (cleartext h1 and h2c: TLS and QUIC do
 # their own I/O), for CI's ASan+UBSan io_uring pass (CHECK_PASSES=uring-core)
