@@ -65,7 +65,7 @@ LIB        := $(BUILD)/libhx.a
 UNIT     := opt cond fmt plan h1_parse h1_chunk body timer resp gen hist oq pp qinit loop qmem qh3mem hpack qpack
 # hxload's pure parts (its schedule, JSON reader, --fail-on, URL reader),
 # linked with its objects but main (libload.a)
-UNIT_LOAD := lc_shape lc_json lc_check lc_url
+UNIT_LOAD := lc_shape lc_json lc_check lc_url lc_stat
 UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT) $(UNIT_LOAD))
 LOAD_LIB := $(BUILD)/libload.a
 
