@@ -159,6 +159,7 @@ static void pool_all(const struct side *s, struct unit *p)
 
 struct result {
 	double a, b, diff, lo, hi;   /* values, B vs A in %, its interval */
+	double df;                   /* the t quantile's degrees of freedom */
 	int valid;
 };
 
@@ -167,7 +168,6 @@ struct method {
 	int runs;                    /* 1: runs resampled as wholes (run-to-run noise estimated) */
 	int nvalid;                  /* the figures compared: the intervals hold for all at once */
 	double each;                 /* the level of each interval, % (Bonferroni) */
-	double df;                   /* the t quantile's degrees of freedom */
 	size_t block[2];             /* one run a side: A's and B's block of seconds */
 };
 
@@ -232,7 +232,6 @@ static void by_runs(const struct side *A, const struct side *B, struct result *r
 		run_values(A, va, ok);
 		run_values(B, vb, ok);
 	}
-	how->df = (double)(A->runs + B->runs) - 2;
 	for (int m = 0; m < M_MAX; m++) {
 		double d;
 
@@ -242,7 +241,7 @@ static void by_runs(const struct side *A, const struct side *B, struct result *r
 			col[0][k] = va[k * M_MAX + m];
 		for (size_t k = 0; k < B->runs; k++)
 			col[1][k] = vb[k * M_MAX + m];
-		stat_t_interval(col[0], A->runs, col[1], B->runs, how->each / 100, &d, &res[m].lo, &res[m].hi);
+		stat_t_interval(col[0], A->runs, col[1], B->runs, how->each / 100, &d, &res[m].lo, &res[m].hi, &res[m].df);
 		res[m].a = m_split(m) ? mean_of(va, A->runs, m) : exp(mean_of(va, A->runs, m));
 		res[m].b = m_split(m) ? mean_of(vb, B->runs, m) : exp(mean_of(vb, B->runs, m));
 		res[m].diff = back(m, d);
@@ -285,16 +284,15 @@ static void by_blocks(const struct side *A, const struct side *B, int nres, stru
 {
 	static struct unit pa, pb;
 	size_t *idx = calloc(A->n > B->n ? A->n : B->n, sizeof(size_t));
-	double *d[M_MAX], t;
+	double *d[M_MAX], t, df;
 	struct rng r;
 
 	rng_seed(&r, 0x6878636d70ULL); /* WHY fixed: the same files give the same interval */
 	how->block[0] = side_block(A);
 	how->block[1] = side_block(B);
-	how->df = (double)(A->n / how->block[0] + B->n / how->block[1]) - 2;
-	if (how->df < 1)
-		how->df = 1;
-	t = stat_t_quantile(0.5 + how->each / 200, how->df);
+	df = (double)(A->n / how->block[0] + B->n / how->block[1]) - 2;
+	df = df < 1 ? 1 : df;
+	t = stat_t_quantile(0.5 + how->each / 200, df);
 	for (int m = 0; m < M_MAX; m++)
 		d[m] = res[m].valid && idx ? calloc((size_t)nres, sizeof(double)) : NULL;
 	for (int k = 0; k < nres && idx; k++) {
@@ -310,6 +308,7 @@ static void by_blocks(const struct side *A, const struct side *B, int nres, stru
 		/* WHY: a resample whose figure is 0 (no CPU tick in its seconds)
 		 * has no logarithm, and then no interval can be had */
 		res[m].valid = d[m] && isfinite(se) && isfinite(mid);
+		res[m].df = df;
 		res[m].lo = back(m, mid - t * se);
 		res[m].hi = back(m, mid + t * se);
 		free(d[m]);
@@ -377,7 +376,7 @@ static void report_method(const struct method *how)
 {
 	printf("%g %% intervals for the %d figures together (each %.2f %%), ", level, how->nvalid, how->each);
 	if (how->runs) {
-		printf("over the runs: Student's t, %g degrees of freedom\n", how->df);
+		printf("over the runs: Welch's t (Student's, the other's spread, when a side has one run)\n");
 		return;
 	}
 	printf("over blocks of %zu and %zu seconds\n"
@@ -406,12 +405,12 @@ static void report_verdict(const struct result *x, const struct method *how)
 		       x->hi);
 }
 
-static void report_text(const struct side *A, const struct side *B, const struct result *res, const struct method *how,
-			const char *unit)
+static void report_text(const struct side *A, const struct side *B, const struct result *res, const struct method *how)
 {
-	printf("A: %zu run%s%s%s, %zu %s\nB: %zu run%s%s%s, %zu %s\n", A->runs, A->runs > 1 ? "s" : "",
-	       A->label[0] ? " " : "", A->label, A->n, unit, B->runs, B->runs > 1 ? "s" : "", B->label[0] ? " " : "",
-	       B->label, B->n, unit);
+	printf("A: %zu run%s%s%s, %zu interval%s\nB: %zu run%s%s%s, %zu interval%s\n", A->runs, A->runs > 1 ? "s" : "",
+	       A->label[0] ? " " : "", A->label, A->n - A->run_units, A->n - A->run_units == 1 ? "" : "s", B->runs,
+	       B->runs > 1 ? "s" : "", B->label[0] ? " " : "", B->label, B->n - B->run_units,
+	       B->n - B->run_units == 1 ? "" : "s");
 	report_method(how);
 	printf("%-12s %12s %12s %9s  %g %% interval%*s %s\n", "metric", how->runs ? "A (mean)" : "A",
 	       how->runs ? "B (mean)" : "B", "B vs A", level, level >= 10 ? 8 : 9, "", "verdict");
@@ -437,17 +436,17 @@ static void report_json(const struct side *A, const struct side *B, const struct
 			const char *unit)
 {
 	printf("{\"compare\": 1, \"unit\": \"%s\", \"level\": %g, \"level_each\": %.4f, \"figures\": %d, "
-	       "\"run_noise\": \"%s\", \"df\": %g, \"noise_pct\": %g, \"a\": {\"runs\": %zu, \"units\": %zu}, "
+	       "\"run_noise\": \"%s\", \"noise_pct\": %g, \"a\": {\"runs\": %zu, \"units\": %zu}, "
 	       "\"b\": {\"runs\": %zu, \"units\": %zu}, \"metrics\": {", unit, level, how->each, how->nvalid,
-	       how->runs ? "estimated" : "unknown", how->df, noise, A->runs, A->n, B->runs, B->n);
+	       how->runs ? "estimated" : "unknown", noise, A->runs, A->n, B->runs, B->n);
 	for (int m = 0, first = 1; m < M_MAX; m++) {
 		if (!res[m].valid)
 			continue;
 		const char *u = m_split(m) ? "ms" : "pct";
 
 		printf("%s\"%s\": {\"a\": %.6g, \"b\": %.6g, \"diff_%s\": %.3f, \"ci_lo_%s\": %.3f, "
-		       "\"ci_hi_%s\": %.3f, \"verdict\": \"%s\"}", first ? "" : ", ", m_keys[m], res[m].a, res[m].b, u,
-		       res[m].diff, u, res[m].lo, u, res[m].hi, verdict(m, &res[m], how));
+		       "\"ci_hi_%s\": %.3f, \"df\": %.2f, \"verdict\": \"%s\"}", first ? "" : ", ", m_keys[m], res[m].a,
+		       res[m].b, u, res[m].diff, u, res[m].lo, u, res[m].hi, res[m].df, verdict(m, &res[m], how));
 		first = 0;
 	}
 	printf("}, \"verdict\": \"%s\"}\n", verdict(M_RPS, &res[M_RPS], how));
@@ -526,7 +525,7 @@ int lc_compare_main(int argc, char **argv)
 	if (json)
 		report_json(&A, &B, res, &how, unit);
 	else
-		report_text(&A, &B, res, &how, unit);
+		report_text(&A, &B, res, &how);
 	free(A.u);
 	free(B.u);
 	return 0;

@@ -85,9 +85,9 @@ static double ssd(const double *x, size_t n, double m)
 }
 
 int stat_t_interval(const double *a, size_t na, const double *b, size_t nb, double level, double *d, double *lo,
-		    double *hi)
+		    double *hi, double *df)
 {
-	double ma, mb, va, vb, df, se, t;
+	double ma, mb, va, vb, se, t;
 
 	if (!na || !nb || na + nb < 3)
 		return -1;
@@ -102,13 +102,13 @@ int stat_t_interval(const double *a, size_t na, const double *b, size_t nb, doub
 		double wa = va / (double)na, wb = vb / (double)nb;
 
 		se = sqrt(wa + wb);
-		df = (wa + wb) * (wa + wb) / (wa * wa / (double)(na - 1) + wb * wb / (double)(nb - 1));
+		*df = (wa + wb) * (wa + wb) / (wa * wa / (double)(na - 1) + wb * wb / (double)(nb - 1));
 	} else {
 		/* one value a side has no spread of its own: the other's is lent */
-		df = (double)(na + nb) - 2;
-		se = sqrt((ssd(a, na, ma) + ssd(b, nb, mb)) / df * (1 / (double)na + 1 / (double)nb));
+		*df = (double)(na + nb) - 2;
+		se = sqrt((ssd(a, na, ma) + ssd(b, nb, mb)) / *df * (1 / (double)na + 1 / (double)nb));
 	}
-	t = stat_t_quantile(0.5 + level / 2, df);
+	t = stat_t_quantile(0.5 + level / 2, *df);
 	*d = mb - ma;
 	*lo = *d - t * se;
 	*hi = *d + t * se;

@@ -11,10 +11,11 @@ double stat_t_quantile(double p, double df);
 
 /* mean(b) - mean(a) and its two-sided <level> (0..1) interval: Welch's t
  * when both sides have two values or more, else Student's with the
- * variance of the side that has it (so one side may have a single value):
- * 0, or -1 when there are fewer than 3 values in all */
+ * variance of the side that has it (so one side may have a single value),
+ * its degrees of freedom in <df>: 0, or -1 when there are fewer than 3
+ * values in all */
 int stat_t_interval(const double *a, size_t na, const double *b, size_t nb, double level, double *d, double *lo,
-		    double *hi);
+		    double *hi, double *df);
 
 /* a block length for a series of <n> correlated values <x>: long enough to
  * hold the correlation its lag-1 autocorrelation shows, at least n^(1/3) */

@@ -34,7 +34,7 @@ for my $i (0 .. $#runs) {
         $pairs++;
         $flagged++ if grep { $change{$_} } @$v;
         $differ++ if grep { $_ eq 'runs differ' } @$v;
-        $noted++ if $j->{run_noise} eq 'unknown';
+        $noted++ if ($j->{run_noise} // "") eq "unknown";
     }
 }
 is($noted, $pairs, "1 vs 1: every answer says the run-to-run noise is unknown");
@@ -53,7 +53,7 @@ for (1 .. 100) {
     my @f = grep { $change{ $j->{metrics}{$_}{verdict} } } keys %{ $j->{metrics} };
     $tflagged++ if @f;
     $fig{$_}++ for @f;
-    is($j->{run_noise}, 'estimated', '3 vs 3: the run-to-run noise estimated') if $triples == 1;
+    is($j->{run_noise} // "", "estimated", '3 vs 3: the run-to-run noise estimated') if $triples == 1;
 }
 ok($tflagged <= 0.05 * $triples, "3 vs 3: $tflagged of $triples pairs of identical triples flagged on some figure"
    . (%fig ? ' (' . join(', ', map { "$_ $fig{$_}" } sort keys %fig) . ')' : ''));

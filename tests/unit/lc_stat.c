@@ -28,17 +28,24 @@ static void t_quantiles(void)
 static void t_interval(void)
 {
 	static const double a[] = { 1, 2, 3 }, b[] = { 4, 5, 6 }, one[] = { 10 };
-	double d = 0, lo = 0, hi = 0;
+	double d = 0, lo = 0, hi = 0, df = 0;
 	int rc;
 
 	/* pooled variance 1, se sqrt(2/3), t(0.975, 4) = 2.7764 */
-	rc = stat_t_interval(a, 3, b, 3, 0.95, &d, &lo, &hi);
-	ok(!rc && d == 3 && fabs(hi - d - 2.7764 * sqrt(2.0 / 3)) < 1e-3 && fabs(d - lo - (hi - d)) < 1e-9,
-	   "1 2 3 against 4 5 6: +3, +- %.4f", hi - d);
-	rc = stat_t_interval(b, 3, one, 1, 0.95, &d, &lo, &hi);
-	ok(!rc && d == 5 && fabs(hi - d - 4.3027 * sqrt(4.0 / 3)) < 1e-3,
+	rc = stat_t_interval(a, 3, b, 3, 0.95, &d, &lo, &hi, &df);
+	ok(!rc && d == 3 && df == 4 && fabs(hi - d - 2.7764 * sqrt(2.0 / 3)) < 1e-3 && fabs(d - lo - (hi - d)) < 1e-9,
+	   "1 2 3 against 4 5 6: +3, +- %.4f, 4 df", hi - d);
+	{
+		static const double c[] = { 0, 10, 20 }; /* variance 100 against 1: Welch's df 2.04 */
+
+		rc = stat_t_interval(a, 3, c, 3, 0.95, &d, &lo, &hi, &df);
+		ok(!rc && d == 8 && fabs(df - 2.0404) < 1e-3 && fabs(hi - d - stat_t_quantile(0.975, df) * sqrt(101.0 / 3)) < 1e-6,
+		   "unequal spreads: Welch's df %.4f", df);
+	}
+	rc = stat_t_interval(b, 3, one, 1, 0.95, &d, &lo, &hi, &df);
+	ok(!rc && d == 5 && df == 2 && fabs(hi - d - 4.3027 * sqrt(4.0 / 3)) < 1e-3,
 	   "one value against three: the three's variance, 2 df (+- %.4f)", hi - d);
-	ok(stat_t_interval(one, 1, one, 1, 0.95, &d, &lo, &hi) < 0, "one value a side: no interval");
+	ok(stat_t_interval(one, 1, one, 1, 0.95, &d, &lo, &hi, &df) < 0, "one value a side: no interval");
 }
 
 static double avg(const double *x, size_t n);
@@ -79,7 +86,7 @@ static double runs_flagged(struct rng *r, double shift)
 	int flagged = 0;
 
 	for (int k = 0; k < TRIALS; k++) {
-		double sec[10], a[3], b[3], d, lo = 0, hi = 0;
+		double sec[10], a[3], b[3], d, lo = 0, hi = 0, df;
 
 		for (int i = 0; i < 3; i++) {
 			ar1(r, sec, 10, 0);
@@ -87,7 +94,7 @@ static double runs_flagged(struct rng *r, double shift)
 			ar1(r, sec, 10, shift);
 			b[i] = avg(sec, 10);
 		}
-		stat_t_interval(a, 3, b, 3, 0.95, &d, &lo, &hi);
+		stat_t_interval(a, 3, b, 3, 0.95, &d, &lo, &hi, &df);
 		flagged += lo > 0 || hi < 0;
 	}
 	return 100.0 * flagged / TRIALS;
