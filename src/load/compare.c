@@ -1,4 +1,4 @@
-/* hxload compare: two settings' runs side by side, each metric's difference with a bootstrap confidence interval over the runs' intervals (or the runs), and a verdict that says when there is none to tell. */
+/* hxload compare: two settings' runs side by side, each metric's difference with a confidence interval over the runs (or one run a side's blocks of seconds), and a verdict that says when there is none to tell. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -288,10 +288,7 @@ static void by_blocks(const struct side *A, const struct side *B, int nres, stru
 	struct rng r;
 
 	rng_seed(&r, 0x6878636d70ULL); /* WHY fixed: the same files give the same interval */
-	how->block[0] = side_block(A);
-	how->block[1] = side_block(B);
 	df = (double)(A->n / how->block[0] + B->n / how->block[1]) - 2;
-	df = df < 1 ? 1 : df;
 	t = stat_t_quantile(0.5 + how->each / 200, df);
 	for (int m = 0; m < M_MAX; m++)
 		d[m] = res[m].valid && idx ? calloc((size_t)nres, sizeof(double)) : NULL;
@@ -316,7 +313,9 @@ static void by_blocks(const struct side *A, const struct side *B, int nres, stru
 	free(idx);
 }
 
-static void compare(const struct side *A, const struct side *B, int nres, struct result *res, struct method *how)
+/* 0, or -1 after a line on stderr when one run a side has too few
+ * seconds for two blocks in all */
+static int compare(const struct side *A, const struct side *B, int nres, struct result *res, struct method *how)
 {
 	static struct unit pa, pb;
 
@@ -336,10 +335,23 @@ static void compare(const struct side *A, const struct side *B, int nres, struct
 	 * different in a third of identical pairs; --level holds for all */
 	how->each = 100 - (100 - level) / (how->nvalid ? how->nvalid : 1);
 	how->runs = A->runs + B->runs >= 3;
-	if (how->runs)
+	if (how->runs) {
 		by_runs(A, B, res, how);
-	else
-		by_blocks(A, B, nres, res, how);
+		return 0;
+	}
+	how->block[0] = side_block(A);
+	how->block[1] = side_block(B);
+	/* WHY: blocks, not seconds, are what vary independently; under three
+	 * in all, t has no degree of freedom left */
+	if (A->n / how->block[0] + B->n / how->block[1] < 3) {
+		fprintf(stderr, "hxload compare: one run a side: A's %zu and B's %zu seconds make %zu and %zu blocks "
+			"(of %zu and %zu seconds, as long as their correlation), too few for an interval: give longer "
+			"runs, or three runs in all\n", A->n, B->n, A->n / how->block[0], B->n / how->block[1],
+			how->block[0], how->block[1]);
+		return -1;
+	}
+	by_blocks(A, B, nres, res, how);
+	return 0;
 }
 
 /* WHY: two runs of one setting on a shared machine differ by a percent or
@@ -458,14 +470,15 @@ static int usage(FILE *f, int rc)
 		   "       hxload compare [options] A1.json A2.json... vs B1.json B2.json...\n"
 		   "Tells whether B differs from A: for the rate, the latency percentiles, the\n"
 		   "server's time and the rest of the time to first byte (other: network and proxy,\n"
-		   "in ms), and (with\n"
-		   "--server-pid on both) the server's CPU per request and per MiB, the difference\n"
-		   "and its confidence interval (--level, 95 %%), from a bootstrap (--resamples,\n"
-		   "2000) over the runs' intervals\n"
-		   "(--json records one a second) or, without them, over the runs; a difference\n"
+		   "in ms), and (with --server-pid on both) the server's CPU per request and per\n"
+		   "MiB, the difference and its confidence interval, all figures together at\n"
+		   "--level (95 %%; each at 100 - (100 - level) / figures). With three runs or\n"
+		   "more in all: Welch's t over the runs, whose spread is the run-to-run noise.\n"
+		   "With one run a side: its seconds (--json records one a second) resampled in\n"
+		   "blocks (--resamples, 2000); how much runs differ cannot be estimated then, so\n"
+		   "a difference is called 'runs differ', never faster or slower. A difference\n"
 		   "whose interval holds 0 is called not detectable, one smaller than --noise\n"
-		   "(2 %% of A; 0 to turn off) within noise: two runs of one setting on a shared\n"
-		   "machine differ by that much, and one run's intervals cannot show it.\n");
+		   "(2 %% of A; 0 to turn off) within noise.\n");
 	return rc;
 }
 
@@ -521,7 +534,11 @@ int lc_compare_main(int argc, char **argv)
 		return 2;
 	}
 	unit = A.runs + B.runs >= 3 ? "runs" : "intervals";
-	compare(&A, &B, nres, res, &how);
+	if (compare(&A, &B, nres, res, &how) < 0) {
+		free(A.u);
+		free(B.u);
+		return 2;
+	}
 	if (json)
 		report_json(&A, &B, res, &how, unit);
 	else

@@ -127,17 +127,18 @@ size_t stat_block_len(const double *x, size_t n)
 		c += (x[i] - m) * (x[i - 1] - m);
 	rho = v > 0 ? c / v : 0;
 	rho = rho < 0 ? 0 : rho > 0.95 ? 0.95 : rho;
-	/* WHY 6 x 2 rho / (1 - rho): an AR(1) series' autocorrelations add up
-	 * to that over both sides of a value, and blocks only a few times that
-	 * long still hide part of the variance of the mean: on seconds
-	 * correlated at 0.8, blocks of 2x flagged 13 % of identical pairs at
-	 * 95 %, 4x 7 %, 6x 5.7 % (tests/unit/lc_stat.c) */
-	len = 12 * rho / (1 - rho);
-	if (len < cbrt((double)n))
-		len = cbrt((double)n);
-	if (len > (double)n / 2)
-		len = (double)n / 2;
-	return (size_t)ceil(len);
+	/* WHY 12 rho / (1 - rho): an AR(1) series' autocorrelations add up to
+	 * 2 rho / (1 - rho) over both sides of a value, and blocks only a few
+	 * times that long still hide part of the variance of the mean: on
+	 * seconds correlated at 0.8, blocks of 2 (1 + rho) / (1 - rho) flagged
+	 * 13 % of identical pairs at 95 %, 4x 7 %, 6x 5.7 %; this length is as
+	 * long there (6.8 %, tests/unit/lc_stat.c) and 0 for uncorrelated ones */
+	len = ceil(12 * rho / (1 - rho));
+	if (len < round(cbrt((double)n)))
+		len = round(cbrt((double)n));
+	if (len > floor((double)n / 2))
+		len = floor((double)n / 2);
+	return len < 1 ? 1 : (size_t)len;
 }
 
 void stat_block_draw(struct rng *r, size_t n, size_t len, size_t *idx)

@@ -164,7 +164,8 @@ static void block_draws(void)
 
 		for (int i = 0; i < 60; i++)
 			steps[i] = i / 10; /* six levels of ten seconds: strongly correlated */
-		is_int(stat_block_len(flat, 12), 3, "a flat series: blocks of n^(1/3), 3 for 12");
+		is_int(stat_block_len(flat, 12), 2, "a flat series: blocks of n^(1/3) rounded, 2 for 12");
+		is_int(stat_block_len(flat, 3), 1, "... 1 for 3");
 		ok(stat_block_len(steps, 60) >= 10, "a series that moves in steps of 10: blocks of 10 or more (%zu)",
 		   stat_block_len(steps, 60));
 		ok(stat_block_len(steps, 60) <= 30, "... at most half of it");
