@@ -214,10 +214,12 @@ static double mean_of(const double *v, size_t n, int m)
 	return s / (double)n;
 }
 
-/* WHY whole runs, with Student's t: a run's seconds share its minute of the
+/* WHY whole runs, with Welch's t: a run's seconds share its minute of the
  * machine (on 12 identical runs here, two changed level midway), so the
- * runs are the independent units; the variance the two sides pool lets a
- * side have one run, and t's tails make up for having three or five */
+ * runs are the independent units; t's tails make up for having three or
+ * five, Welch's for a side whose runs spread more (a pooled variance called
+ * 7 of 100 identical triples different, Welch's 5); a side of one run takes
+ * the other's spread */
 static void by_runs(const struct side *A, const struct side *B, struct result *res, struct method *how)
 {
 	double *va = calloc(A->runs * M_MAX, sizeof(double)), *vb = calloc(B->runs * M_MAX, sizeof(double));
@@ -314,7 +316,7 @@ static void by_blocks(const struct side *A, const struct side *B, int nres, stru
 }
 
 /* 0, or -1 after a line on stderr when one run a side has too few
- * seconds for two blocks in all */
+ * seconds for three blocks in all */
 static int compare(const struct side *A, const struct side *B, int nres, struct result *res, struct method *how)
 {
 	static struct unit pa, pb;
