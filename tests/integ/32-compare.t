@@ -16,8 +16,11 @@ my $pid = hx_pid();
 
 sub run {
     my ($name, $args) = @_;
-    system("timeout 60 $hxload -q --json -c 40 -d 2 --server-pid $pid $args > $dir/$name.json 2>$dir/err") == 0
-        or BAIL_OUT("hxload failed: " . `cat $dir/err`);
+    # WHY exit 1 too: a stall of a shared machine can leave a few due
+    # requests unsent (1.9 % once here), which the run says and compare
+    # does not mind: the rate is still set by -R
+    my $rc = system("timeout 60 $hxload -q --json -c 80 -d 2 --server-pid $pid $args > $dir/$name.json 2>$dir/err") >> 8;
+    $rc <= 1 or BAIL_OUT("hxload failed: " . `cat $dir/err`);
     my ($last) = grep { /^\{"hxload"/ } split /\n/, do { local (@ARGV, $/) = ("$dir/$name.json"); <> };
     return decode_json($last);
 }
@@ -31,7 +34,7 @@ sub compare {
 # WHY open loop at 800 and 400 a second, t=20 against t=40: the rate and the
 # server's time are set by the load and the query, not by the machine's
 # noise (closed-loop runs of t=20 here moved by 40 % while eight jobs
-# shared two cores); with 40 connections each run costs the server more
+# shared two cores); each run costs the server more
 # than one 10 ms tick of /proc/PID/stat, so it has a CPU figure to compare.
 # Three runs a side, alternated: compare calls a setting faster or slower
 # only over runs (one run a side cannot tell it from the machine)
