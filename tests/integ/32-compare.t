@@ -108,6 +108,17 @@ ok($rc == 0 && $j->{unit} eq 'runs' && $j->{metrics}{requests_per_second}{verdic
 ($rc, $j, $out) = compare("$dir/ma1.json $dir/mb1.json");
 is($rc, 2, 'one run a side without intervals: refused, exit 2');
 like($out, qr/needs two intervals or runs/, "... saying why: " . ($out =~ s/\s+$//r));
+{
+    # a histogram whose buckets do not add up to its n: refused, not read
+    # with samples missing (merge stops at the max's bucket)
+    my $t = do { local (@ARGV, $/) = ("$dir/a1.json"); <> };
+    $t =~ s/("histograms": \{"latency": \{"n": )(\d+)/$1 . ($2 + 1)/e or BAIL_OUT('no latency histogram');
+    open(my $fh, '>', "$dir/bad.json") or die;
+    print $fh $t;
+    close $fh;
+    ($rc, $j, $out) = compare("$dir/bad.json $dir/a2.json $dir/a3.json vs $dir/b1.json");
+    ok($rc == 2 && $out =~ /bad\.json': not an hxload --json result/, 'a histogram whose buckets miss a sample: refused, named');
+}
 ($rc, $j, $out) = compare("$dir/a1.json");
 is($rc, 2, 'one file: usage, exit 2');
 ($rc, $j, $out) = compare("$dir/a1.json $dir/nothing.json");
