@@ -117,7 +117,7 @@ int lc_runs_each(const char *who, const char *file, int (*each)(const struct jso
 			continue; /* WHY: --interval lines are not runs */
 		if (!(j = json_parse(line, &err)) || each(j, arg) < 0) {
 			fprintf(stderr, "hxload %s: '%s': not an hxload --json result (%s)\n", who, file,
-				j ? "fields missing" : err);
+				j ? "fields missing, or a histogram whose buckets do not add up to its n" : err);
 			json_free(j);
 			free(buf);
 			return -1;
