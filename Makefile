@@ -147,7 +147,7 @@ unit: $(UNIT_BIN)
 # depend on how the server does its I/O, nor on a thread sanitizer (hxload
 # runs under TSan in every other test that loads a server)
 INTEG_LOAD := $(patsubst %,tests/integ/%.t,14-hxload 22-hxload-proxy 32-compare 36-hxload-numbers 37-hxload-ab 40-hxload-find \
-	42-hxload-source 43-hxload-probe 45-hxload-shard 46-hxload-metrics 47-hxload-hlog)
+	42-hxload-source 43-hxload-probe 45-hxload-shard 46-hxload-metrics 47-hxload-hlog 51-compare-noise)
 
 # the tests of HTTP/3 alone: QUIC does its own I/O on UDP, never on the ring
 INTEG_QUIC := $(patsubst %,tests/integ/%.t,13-quic-garbage 33-quic-admission 38-h3-bulk 39-h3-resume)
