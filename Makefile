@@ -65,7 +65,7 @@ LIB        := $(BUILD)/libhx.a
 UNIT     := opt cond fmt plan h1_parse h1_chunk body timer resp gen hist oq pp qinit loop qmem qh3mem hpack qpack hsrv
 # hxload's pure parts (its schedule, JSON reader, --fail-on, URL reader, t statistics),
 # linked with its objects but main (libload.a)
-UNIT_LOAD := lc_shape lc_json lc_check lc_url lc_stats_t
+UNIT_LOAD := lc_shape lc_json lc_check lc_url lc_stats_t lc_stat
 UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT) $(UNIT_LOAD))
 LOAD_LIB := $(BUILD)/libload.a
 
@@ -148,7 +148,8 @@ unit: $(UNIT_BIN)
 # depend on how the server does its I/O, nor on a thread sanitizer (hxload
 # runs under TSan in every other test that loads a server)
 INTEG_LOAD := $(patsubst %,tests/integ/%.t,14-hxload 22-hxload-proxy 32-compare 36-hxload-numbers 37-hxload-ab 40-hxload-find \
-	42-hxload-source 43-hxload-probe 45-hxload-shard 46-hxload-metrics 47-hxload-hlog 53-hxload-ab-verdict)
+	42-hxload-source 43-hxload-probe 45-hxload-shard 46-hxload-metrics 47-hxload-hlog 53-hxload-ab-verdict \
+	54-compare-noise)
 
 # the tests of HTTP/3 alone: QUIC does its own I/O on UDP, never on the ring
 INTEG_QUIC := $(patsubst %,tests/integ/%.t,13-quic-garbage 33-quic-admission 38-h3-bulk 39-h3-resume)

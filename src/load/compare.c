@@ -1,4 +1,4 @@
-/* hxload compare: two settings' runs side by side, each metric's difference with a bootstrap confidence interval over the runs' intervals (or the runs), and a verdict that says when there is none to tell. */
+/* hxload compare: two settings' runs side by side, each metric's difference with a confidence interval over the runs (or one run a side's blocks of seconds), and a verdict that says when there is none to tell. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 #include "rng.h"
 #include "lc_cmd.h"
 #include "runs.h"
+#include "stat.h"
 
 #define MAX_UNITS 100000 /* intervals (or runs) of one side */
 
@@ -156,44 +157,208 @@ static void pool_all(const struct side *s, struct unit *p)
 		pool_add(p, &s->u[i]);
 }
 
-/* WHY two levels when a side has several runs of intervals: its runs, then
- * intervals within each; the intervals of one run share its minute of the
- * machine, and resampling them alone would hide how much runs differ */
-static void pool_resample(const struct side *s, struct rng *r, struct unit *p)
-{
-	memset(p, 0, sizeof(*p));
-	if (s->runs < 2 || s->run_units) {
-		for (size_t i = 0; i < s->n; i++)
-			pool_add(p, &s->u[rng_range(r, 0, s->n - 1)]);
-		return;
-	}
-	for (size_t k = 0; k < s->runs; k++) {
-		size_t run = rng_range(r, 0, s->runs - 1), a = s->first[run], n = s->first[run + 1] - a;
-
-		for (size_t i = 0; i < n; i++)
-			pool_add(p, &s->u[a + rng_range(r, 0, n - 1)]);
-	}
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 struct result {
-	double a, b, diff, lo, hi;   /* values, B vs A in %, its 95 % interval */
+	double a, b, diff, lo, hi;   /* values, B vs A in %, its interval */
+	double df;                   /* the t quantile's degrees of freedom */
 	int valid;
 };
 
-static double level = 95; /* --level: the confidence of the intervals, % */
+/* how the intervals were had: over runs, or over one run a side's seconds */
+struct method {
+	int runs;                    /* 1: runs resampled as wholes (run-to-run noise estimated) */
+	int nvalid;                  /* the figures compared: the intervals hold for all at once */
+	double each;                 /* the level of each interval, % (Bonferroni) */
+	size_t block[2];             /* one run a side: A's and B's block of seconds */
+};
+
+static double level = 95; /* --level: the confidence of the intervals, all figures together, % */
 static double noise = 2;  /* --noise: the smallest difference that counts, % of A */
 
+/* WHY logarithms for the figures in %: a run-to-run change is a factor
+ * (a busier machine takes a share of every request), so runs spread evenly
+ * around a mean of logs, and a difference of logs is a ratio */
+static double fwd(int m, double x)
+{
+	return m_split(m) ? x : log(x);
+}
+
+static double back(int m, double d)
+{
+	return m_split(m) ? d : (exp(d) - 1) * 100;
+}
+
+/* each figure of each run of <s> into <v>[run * M_MAX + m], transformed */
+static void run_values(const struct side *s, double *v, int *ok)
+{
+	static struct unit p;
+
+	for (size_t k = 0; k < s->runs; k++) {
+		memset(&p, 0, sizeof(p));
+		for (size_t i = s->first[k]; i < s->first[k + 1]; i++)
+			pool_add(&p, &s->u[i]);
+		for (int m = 0; m < M_MAX; m++) {
+			double x = metric(&p, m);
+
+			ok[m] &= m_split(m) || x > 0;
+			v[k * M_MAX + m] = ok[m] ? fwd(m, x) : 0;
+		}
+	}
+}
+
+static double mean_of(const double *v, size_t n, int m)
+{
+	double s = 0;
+
+	for (size_t k = 0; k < n; k++)
+		s += v[k * M_MAX + m];
+	return s / (double)n;
+}
+
+/* WHY whole runs, with Welch's t: a run's seconds share its minute of the
+ * machine (on 12 identical runs here, two changed level midway), so the
+ * runs are the independent units; t's tails make up for having three or
+ * five, Welch's for a side whose runs spread more (a pooled variance called
+ * 7 of 100 identical triples different, Welch's 5); a side of one run takes
+ * the other's spread */
+static void by_runs(const struct side *A, const struct side *B, struct result *res, struct method *how)
+{
+	double *va = calloc(A->runs * M_MAX, sizeof(double)), *vb = calloc(B->runs * M_MAX, sizeof(double));
+	double col[2][MAX_RUNS];
+	int ok[M_MAX];
+
+	for (int m = 0; m < M_MAX; m++)
+		ok[m] = res[m].valid;
+	if (!va || !vb) {
+		memset(ok, 0, sizeof(ok));
+	} else {
+		run_values(A, va, ok);
+		run_values(B, vb, ok);
+	}
+	for (int m = 0; m < M_MAX; m++) {
+		double d;
+
+		if (!(res[m].valid = ok[m]))
+			continue;
+		for (size_t k = 0; k < A->runs; k++)
+			col[0][k] = va[k * M_MAX + m];
+		for (size_t k = 0; k < B->runs; k++)
+			col[1][k] = vb[k * M_MAX + m];
+		stat_t_interval(col[0], A->runs, col[1], B->runs, how->each / 100, &d, &res[m].lo, &res[m].hi, &res[m].df);
+		res[m].a = m_split(m) ? mean_of(va, A->runs, m) : exp(mean_of(va, A->runs, m));
+		res[m].b = m_split(m) ? mean_of(vb, B->runs, m) : exp(mean_of(vb, B->runs, m));
+		res[m].diff = back(m, d);
+		res[m].lo = back(m, res[m].lo);
+		res[m].hi = back(m, res[m].hi);
+	}
+	free(va);
+	free(vb);
+}
+
+/* a side's seconds as its rate, the series whose correlation sets the blocks */
+static size_t side_block(const struct side *s)
+{
+	double *x = calloc(s->n, sizeof(double));
+	size_t len;
+
+	if (!x)
+		return s->n / 2 ? s->n / 2 : 1;
+	for (size_t i = 0; i < s->n; i++)
+		x[i] = s->u[i].secs > 0 ? s->u[i].reqs / s->u[i].secs : 0;
+	len = stat_block_len(x, s->n);
+	free(x);
+	return len;
+}
+
+static void pool_draw(const struct side *s, struct rng *r, size_t len, size_t *idx, struct unit *p)
+{
+	memset(p, 0, sizeof(*p));
+	stat_block_draw(r, s->n, len, idx);
+	for (size_t i = 0; i < s->n; i++)
+		pool_add(p, &s->u[idx[i]]);
+}
+
+/* WHY blocks of seconds, their standard error and t: with one run a side
+ * only its seconds are there, and they are correlated; resampled one by one
+ * they flagged 54 % of identical pairs of simulated runs (seconds correlated
+ * at 0.8), in blocks with percentile intervals 15 to 20 %, in long blocks
+ * with t on as many degrees of freedom as blocks 6 % (tests/unit/lc_stat.c) */
+static void by_blocks(const struct side *A, const struct side *B, int nres, struct result *res, struct method *how)
+{
+	static struct unit pa, pb;
+	size_t *idx = calloc(A->n > B->n ? A->n : B->n, sizeof(size_t));
+	double *d[M_MAX], t, df;
+	struct rng r;
+
+	rng_seed(&r, 0x6878636d70ULL); /* WHY fixed: the same files give the same interval */
+	df = (double)(A->n / how->block[0] + B->n / how->block[1]) - 2;
+	t = stat_t_quantile(0.5 + how->each / 200, df);
+	for (int m = 0; m < M_MAX; m++)
+		d[m] = res[m].valid && idx ? calloc((size_t)nres, sizeof(double)) : NULL;
+	for (int k = 0; k < nres && idx; k++) {
+		pool_draw(A, &r, how->block[0], idx, &pa);
+		pool_draw(B, &r, how->block[1], idx, &pb);
+		for (int m = 0; m < M_MAX; m++)
+			if (d[m])
+				d[m][k] = fwd(m, metric(&pb, m)) - fwd(m, metric(&pa, m));
+	}
+	for (int m = 0; m < M_MAX; m++) {
+		double mid = res[m].valid ? fwd(m, res[m].b) - fwd(m, res[m].a) : 0, se = d[m] ? stat_sd(d[m], (size_t)nres) : 0;
+
+		/* WHY: a resample whose figure is 0 (no CPU tick in its seconds)
+		 * has no logarithm, and then no interval can be had */
+		res[m].valid = d[m] && isfinite(se) && isfinite(mid);
+		res[m].df = df;
+		res[m].lo = back(m, mid - t * se);
+		res[m].hi = back(m, mid + t * se);
+		free(d[m]);
+	}
+	free(idx);
+}
+
+/* 0, or -1 after a line on stderr when one run a side has too few
+ * seconds for three blocks in all */
+static int compare(const struct side *A, const struct side *B, int nres, struct result *res, struct method *how)
+{
+	static struct unit pa, pb;
+
+	pool_all(A, &pa);
+	pool_all(B, &pb);
+	how->nvalid = 0;
+	for (int m = 0; m < M_MAX; m++) {
+		res[m].a = metric(&pa, m);
+		res[m].b = metric(&pb, m);
+		res[m].valid = (res[m].a > 0 || (m_split(m) && res[m].b > 0)) && (m_split(m) || res[m].b > 0) &&
+			       (m < M_CPU_REQ || (A->cpu && B->cpu)) &&
+			       (m_iv[m] < 0 || (A->has[m_iv[m]] && B->has[m_iv[m]]));
+		res[m].diff = res[m].valid ? m_diff(m, res[m].a, res[m].b) : 0;
+		how->nvalid += res[m].valid;
+	}
+	/* WHY Bonferroni: a dozen figures at 95 % each would call one of them
+	 * different in a third of identical pairs; --level holds for all */
+	how->each = 100 - (100 - level) / (how->nvalid ? how->nvalid : 1);
+	how->runs = A->runs + B->runs >= 3;
+	if (how->runs) {
+		by_runs(A, B, res, how);
+		return 0;
+	}
+	how->block[0] = side_block(A);
+	how->block[1] = side_block(B);
+	/* WHY: blocks, not seconds, are what vary independently; under three
+	 * in all, t has no degree of freedom left */
+	if (A->n / how->block[0] + B->n / how->block[1] < 3) {
+		fprintf(stderr, "hxload compare: one run a side: A's %zu and B's %zu seconds make %zu and %zu blocks "
+			"(of %zu and %zu seconds, as long as their correlation), too few for an interval: give longer "
+			"runs, or three runs in all\n", A->n, B->n, A->n / how->block[0], B->n / how->block[1],
+			how->block[0], how->block[1]);
+		return -1;
+	}
+	by_blocks(A, B, nres, res, how);
+	return 0;
+}
+
 /* WHY: two runs of one setting on a shared machine differ by a percent or
- * two (its other tenants, the CPU's clock); an interval over one run's
- * intervals does not hold that, so a difference smaller than --noise is
- * named as such rather than called a change */
+ * two (its other tenants, the CPU's clock); a difference smaller than
+ * --noise is named as such rather than called a change */
 static int in_noise(int m, const struct result *x)
 {
 	double rel = m_split(m) ? (x->a > 0 ? 100 * x->diff / x->a : 100) : x->diff;
@@ -201,8 +366,9 @@ static int in_noise(int m, const struct result *x)
 	return fabs(rel) < noise;
 }
 
-/* the words of a verdict: better or worse, as the metric goes */
-static const char *verdict(int m, const struct result *x)
+/* the words of a verdict: better or worse, as the metric goes; with one run
+ * a side only that the two runs differ, the setting's part unknown */
+static const char *verdict(int m, const struct result *x, const struct method *how)
 {
 	int up = x->lo > 0, down = x->hi < 0;
 
@@ -210,6 +376,8 @@ static const char *verdict(int m, const struct result *x)
 		return "no difference detectable";
 	if (in_noise(m, x))
 		return "within noise";
+	if (!how->runs)
+		return "runs differ";
 	if (m == M_RPS)
 		return up ? "faster" : "slower";
 	if (m >= M_CPU_REQ)
@@ -217,50 +385,49 @@ static const char *verdict(int m, const struct result *x)
 	return up ? "higher" : "lower";
 }
 
-static void bootstrap(const struct side *A, const struct side *B, int nres, struct result *res)
+/* what the intervals rest on, a line or two before the table */
+static void report_method(const struct method *how)
 {
-	static struct unit pa, pb;
-	double *d[M_MAX];
-	struct rng r;
-
-	rng_seed(&r, 0x6878636d70ULL); /* WHY fixed: the same files give the same interval */
-	pool_all(A, &pa);
-	pool_all(B, &pb);
-	for (int m = 0; m < M_MAX; m++) {
-		res[m].a = metric(&pa, m);
-		res[m].b = metric(&pb, m);
-		res[m].valid = (res[m].a > 0 || (m_split(m) && res[m].b > 0)) && (m < M_CPU_REQ || (A->cpu && B->cpu)) &&
-			       (m_iv[m] < 0 || (A->has[m_iv[m]] && B->has[m_iv[m]]));
-		res[m].diff = res[m].valid ? m_diff(m, res[m].a, res[m].b) : 0;
-		d[m] = calloc((size_t)nres, sizeof(double));
+	printf("%g %% intervals for the %d figures together (each %.2f %%), ", level, how->nvalid, how->each);
+	if (how->runs) {
+		printf("over the runs: Welch's t (Student's, the other's spread, when a side has one run)\n");
+		return;
 	}
-	for (int k = 0; k < nres; k++) {
-		pool_resample(A, &r, &pa);
-		pool_resample(B, &r, &pb);
-		for (int m = 0; m < M_MAX; m++) {
-			if (d[m])
-				d[m][k] = m_diff(m, metric(&pa, m), metric(&pb, m));
-		}
-	}
-	for (int m = 0; m < M_MAX; m++) {
-		if (!d[m]) {
-			res[m].valid = 0;
-			continue;
-		}
-		qsort(d[m], (size_t)nres, sizeof(double), cmp_dbl);
-		res[m].lo = d[m][(int)floor((1 - level / 100) / 2 * (nres - 1))];
-		res[m].hi = d[m][(int)ceil((1 + level / 100) / 2 * (nres - 1))];
-		free(d[m]);
-	}
+	printf("over blocks of %zu and %zu seconds\n"
+	       "one run a side: how much runs of one setting differ cannot be estimated; the intervals hold\n"
+	       "only these two runs' seconds, so a difference is called 'runs differ': give three runs a side\n",
+	       how->block[0], how->block[1]);
 }
 
-static void report_text(const struct side *A, const struct side *B, const struct result *res, const char *unit)
+static void report_verdict(const struct result *x, const struct method *how)
 {
-	printf("A: %zu run%s%s%s, %zu %s\nB: %zu run%s%s%s, %zu %s\n", A->runs, A->runs > 1 ? "s" : "",
-	       A->label[0] ? " " : "", A->label, A->n, unit, B->runs, B->runs > 1 ? "s" : "", B->label[0] ? " " : "",
-	       B->label, B->n, unit);
-	printf("%-12s %12s %12s %9s  %g %% interval%*s %s\n", "metric", "A", "B", "B vs A", level, level >= 10 ? 8 : 9,
-	       "", "verdict");
+	int sure = x->lo > 0 || x->hi < 0;
+
+	if (sure && in_noise(M_RPS, x))
+		printf("verdict: B differs from A by %+.1f %% (%g %% CI %+.1f to %+.1f %%), within the %g %% noise (--noise)\n",
+		       x->diff, level, x->lo, x->hi, noise);
+	else if (sure && !how->runs)
+		printf("verdict: B's run was %.1f %% %s than A's (%g %% CI %+.1f to %+.1f %%), but with one run a side "
+		       "that may be the machine, not the setting\n", fabs(x->diff), x->lo > 0 ? "faster" : "slower", level,
+		       x->lo, x->hi);
+	else if (sure)
+		printf("verdict: B is %.1f %% %s than A (%g %% CI %.1f to %.1f %%)\n", fabs(x->diff),
+		       x->lo > 0 ? "faster" : "slower", level, fabs(x->lo > 0 ? x->lo : x->hi),
+		       fabs(x->lo > 0 ? x->hi : x->lo));
+	else
+		printf("verdict: no difference in throughput detectable (%g %% CI %+.1f to %+.1f %%)\n", level, x->lo,
+		       x->hi);
+}
+
+static void report_text(const struct side *A, const struct side *B, const struct result *res, const struct method *how)
+{
+	printf("A: %zu run%s%s%s, %zu interval%s\nB: %zu run%s%s%s, %zu interval%s\n", A->runs, A->runs > 1 ? "s" : "",
+	       A->label[0] ? " " : "", A->label, A->n - A->run_units, A->n - A->run_units == 1 ? "" : "s", B->runs,
+	       B->runs > 1 ? "s" : "", B->label[0] ? " " : "", B->label, B->n - B->run_units,
+	       B->n - B->run_units == 1 ? "" : "s");
+	report_method(how);
+	printf("%-12s %12s %12s %9s  %g %% interval%*s %s\n", "metric", how->runs ? "A (mean)" : "A",
+	       how->runs ? "B (mean)" : "B", "B vs A", level, level >= 10 ? 8 : 9, "", "verdict");
 	for (int m = 0; m < M_MAX; m++) {
 		char ci[64];
 
@@ -269,41 +436,34 @@ static void report_text(const struct side *A, const struct side *B, const struct
 		if (m_split(m)) {
 			snprintf(ci, sizeof(ci), "%+.3f .. %+.3f ms", res[m].lo, res[m].hi);
 			printf("%-12s %12.3f %12.3f %+7.3f ms  %-20s %s\n", m_names[m], res[m].a, res[m].b, res[m].diff,
-			       ci, verdict(m, &res[m]));
+			       ci, verdict(m, &res[m], how));
 			continue;
 		}
 		snprintf(ci, sizeof(ci), "%+.1f .. %+.1f %%", res[m].lo, res[m].hi);
 		printf("%-12s %12.3f %12.3f %+8.1f %%  %-20s %s\n", m_names[m], res[m].a, res[m].b, res[m].diff, ci,
-		       verdict(m, &res[m]));
+		       verdict(m, &res[m], how));
 	}
-	if ((res[M_RPS].lo > 0 || res[M_RPS].hi < 0) && in_noise(M_RPS, &res[M_RPS]))
-		printf("verdict: B differs from A by %+.1f %% (%g %% CI %+.1f to %+.1f %%), within the %g %% noise (--noise)\n",
-		       res[M_RPS].diff, level, res[M_RPS].lo, res[M_RPS].hi, noise);
-	else if (res[M_RPS].lo > 0 || res[M_RPS].hi < 0)
-		printf("verdict: B is %.1f %% %s than A (%g %% CI %.1f to %.1f %%)\n", fabs(res[M_RPS].diff),
-		       res[M_RPS].lo > 0 ? "faster" : "slower", level,
-		       fabs(res[M_RPS].lo > 0 ? res[M_RPS].lo : res[M_RPS].hi),
-		       fabs(res[M_RPS].lo > 0 ? res[M_RPS].hi : res[M_RPS].lo));
-	else
-		printf("verdict: no difference in throughput detectable (%g %% CI %+.1f to %+.1f %%)\n", level,
-		       res[M_RPS].lo, res[M_RPS].hi);
+	report_verdict(&res[M_RPS], how);
 }
 
-static void report_json(const struct side *A, const struct side *B, const struct result *res, const char *unit)
+static void report_json(const struct side *A, const struct side *B, const struct result *res, const struct method *how,
+			const char *unit)
 {
-	printf("{\"compare\": 1, \"unit\": \"%s\", \"level\": %g, \"noise_pct\": %g, \"a\": {\"runs\": %zu, \"units\": %zu}, "
-	       "\"b\": {\"runs\": %zu, \"units\": %zu}, \"metrics\": {", unit, level, noise, A->runs, A->n, B->runs, B->n);
+	printf("{\"compare\": 1, \"unit\": \"%s\", \"level\": %g, \"level_each\": %.4f, \"figures\": %d, "
+	       "\"run_noise\": \"%s\", \"noise_pct\": %g, \"a\": {\"runs\": %zu, \"units\": %zu}, "
+	       "\"b\": {\"runs\": %zu, \"units\": %zu}, \"metrics\": {", unit, level, how->each, how->nvalid,
+	       how->runs ? "estimated" : "unknown", noise, A->runs, A->n, B->runs, B->n);
 	for (int m = 0, first = 1; m < M_MAX; m++) {
 		if (!res[m].valid)
 			continue;
 		const char *u = m_split(m) ? "ms" : "pct";
 
 		printf("%s\"%s\": {\"a\": %.6g, \"b\": %.6g, \"diff_%s\": %.3f, \"ci_lo_%s\": %.3f, "
-		       "\"ci_hi_%s\": %.3f, \"verdict\": \"%s\"}", first ? "" : ", ", m_keys[m], res[m].a, res[m].b, u,
-		       res[m].diff, u, res[m].lo, u, res[m].hi, verdict(m, &res[m]));
+		       "\"ci_hi_%s\": %.3f, \"df\": %.2f, \"verdict\": \"%s\"}", first ? "" : ", ", m_keys[m], res[m].a,
+		       res[m].b, u, res[m].diff, u, res[m].lo, u, res[m].hi, res[m].df, verdict(m, &res[m], how));
 		first = 0;
 	}
-	printf("}, \"verdict\": \"%s\"}\n", verdict(M_RPS, &res[M_RPS]));
+	printf("}, \"verdict\": \"%s\"}\n", verdict(M_RPS, &res[M_RPS], how));
 }
 
 static int usage(FILE *f, int rc)
@@ -312,14 +472,15 @@ static int usage(FILE *f, int rc)
 		   "       hxload compare [options] A1.json A2.json... vs B1.json B2.json...\n"
 		   "Tells whether B differs from A: for the rate, the latency percentiles, the\n"
 		   "server's time and the rest of the time to first byte (other: network and proxy,\n"
-		   "in ms), and (with\n"
-		   "--server-pid on both) the server's CPU per request and per MiB, the difference\n"
-		   "and its confidence interval (--level, 95 %%), from a bootstrap (--resamples,\n"
-		   "2000) over the runs' intervals\n"
-		   "(--json records one a second) or, without them, over the runs; a difference\n"
+		   "in ms), and (with --server-pid on both) the server's CPU per request and per\n"
+		   "MiB, the difference and its confidence interval, all figures together at\n"
+		   "--level (95 %%; each at 100 - (100 - level) / figures). With three runs or\n"
+		   "more in all: Welch's t over the runs, whose spread is the run-to-run noise.\n"
+		   "With one run a side: its seconds (--json records one a second) resampled in\n"
+		   "blocks (--resamples, 2000); how much runs differ cannot be estimated then, so\n"
+		   "a difference is called 'runs differ', never faster or slower. A difference\n"
 		   "whose interval holds 0 is called not detectable, one smaller than --noise\n"
-		   "(2 %% of A; 0 to turn off) within noise: two runs of one setting on a shared\n"
-		   "machine differ by that much, and one run's intervals cannot show it.\n");
+		   "(2 %% of A; 0 to turn off) within noise.\n");
 	return rc;
 }
 
@@ -332,6 +493,7 @@ int lc_compare_main(int argc, char **argv)
 	};
 	static struct side A = { .cpu = 1 }, B = { .cpu = 1 };
 	struct result res[M_MAX];
+	struct method how = { 0 };
 	int c, json = 0, nres = 2000, vs = -1, i;
 	const char *unit;
 
@@ -366,19 +528,23 @@ int lc_compare_main(int argc, char **argv)
 	}
 	A.first[A.runs] = A.n;
 	B.first[B.runs] = B.n;
-	/* WHY two: a bootstrap over one unit says nothing */
-	if (A.n < 2 || B.n < 2) {
+	/* WHY: three runs give one degree of freedom; with one run a side,
+	 * blocks of one unit say nothing */
+	if (A.runs + B.runs < 3 && (A.n < 2 || B.n < 2)) {
 		fprintf(stderr, "hxload compare: each side needs two intervals or runs at least (run with --json, "
 			"or give several runs a side)\n");
 		return 2;
 	}
-	unit = A.run_units || B.run_units ? "runs" : A.runs > 1 || B.runs > 1 ? "runs, then their intervals" :
-	       "intervals";
-	bootstrap(&A, &B, nres, res);
+	unit = A.runs + B.runs >= 3 ? "runs" : "intervals";
+	if (compare(&A, &B, nres, res, &how) < 0) {
+		free(A.u);
+		free(B.u);
+		return 2;
+	}
 	if (json)
-		report_json(&A, &B, res, unit);
+		report_json(&A, &B, res, &how, unit);
 	else
-		report_text(&A, &B, res, unit);
+		report_text(&A, &B, res, &how);
 	free(A.u);
 	free(B.u);
 	return 0;

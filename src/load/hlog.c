@@ -78,8 +78,7 @@ static unsigned hdr_counts(const struct hist *h, uint64_t *counts, unsigned len)
 
 	memset(counts, 0, len * sizeof(*counts));
 	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
-		uint32_t c = h->b[i / HIST_SUB][i % HIST_SUB];
-		uint64_t us, k;
+		uint64_t c = h->b[i / HIST_SUB][i % HIST_SUB], us, k;
 
 		if (!c)
 			continue;

@@ -102,10 +102,10 @@ static void hist_json(FILE *f, const char *name, const struct hist *h, int first
 		(unsigned long long)(h->n ? h->min : 0), (unsigned long long)h->max,
 		(unsigned long long)h->sum, h->sumsq);
 	for (unsigned i = 0; i < HIST_BUCKETS && h->n; i++) {
-		uint32_t c = h->b[i / HIST_SUB][i % HIST_SUB];
+		uint64_t c = h->b[i / HIST_SUB][i % HIST_SUB];
 
 		if (c) {
-			fprintf(f, "%s[%u, %u]", any ? ", " : "", i, c);
+			fprintf(f, "%s[%u, %llu]", any ? ", " : "", i, (unsigned long long)c);
 			any = 1;
 		}
 	}

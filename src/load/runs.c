@@ -46,6 +46,8 @@ static uint64_t u(const struct json *o, const char *key)
 int lc_hist_read(struct hist *h, const struct json *o)
 {
 	const struct json *b = json_get(o, "buckets");
+	uint64_t seen = 0;
+	unsigned i0;
 
 	memset(h, 0, sizeof(*h));
 	if (!b || b->type != JSON_ARR)
@@ -58,11 +60,17 @@ int lc_hist_read(struct hist *h, const struct json *o)
 	for (size_t i = 0; i < b->n; i++) {
 		const struct json *p = &b->kid[i];
 
-		if (p->type != JSON_ARR || p->n != 2 || p->kid[0].num < 0 || p->kid[0].num >= HIST_BUCKETS)
+		if (p->type != JSON_ARR || p->n != 2 || p->kid[0].num < 0 || p->kid[0].num >= HIST_BUCKETS || p->kid[1].num < 0)
 			return -1;
-		h->b[(unsigned)p->kid[0].num / HIST_SUB][(unsigned)p->kid[0].num % HIST_SUB] += (uint32_t)p->kid[1].num;
+		i0 = (unsigned)p->kid[0].num;
+		/* WHY: merge reads no bucket above the max's, so one there
+		 * would be lost without a word */
+		if (i0 && hist_bucket_value(i0 - 1) >= h->max)
+			return -1;
+		h->b[i0 / HIST_SUB][i0 % HIST_SUB] += (uint64_t)p->kid[1].num;
+		seen += (uint64_t)p->kid[1].num;
 	}
-	return 0;
+	return seen == h->n ? 0 : -1;
 }
 
 void lc_why_read(const struct json *r, struct lc_why *w)
@@ -121,7 +129,7 @@ int lc_runs_each(const char *who, const char *file, int (*each)(const struct jso
 			continue; /* WHY: --interval lines are not runs */
 		if (!(j = json_parse(line, &err)) || each(j, arg) < 0) {
 			fprintf(stderr, "hxload %s: '%s': not an hxload --json result (%s)\n", who, file,
-				j ? "fields missing" : err);
+				j ? "fields missing, or a histogram whose buckets do not add up to its n" : err);
 			json_free(j);
 			free(buf);
 			return -1;

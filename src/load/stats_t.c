@@ -1,79 +1,20 @@
-/* Paired-difference statistics for hxload's verdicts: Student's t quantile and p-value, the paired 95 % interval, Holm's correction. */
+/* Paired-difference statistics for hxload's verdicts (ab): the paired 95 % interval and its p-value on stat.c's t distribution, Holm's correction. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "stat.h"
 #include "stats_t.h"
 
-/* two-sided 95 % quantiles of Student's t, by degrees of freedom (1..30) */
-static const double t95[] = { 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-			      2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-			      2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042 };
-
+/* WHY on stat.c's distribution: one incomplete beta for ab and compare */
 double lc_t95(int df)
 {
-	const double z = 1.959963984540054, z2 = z * z;
-	double v = df;
-
-	if (df < 1)
-		return INFINITY;
-	if (df <= (int)(sizeof(t95) / sizeof(t95[0])))
-		return t95[df - 1];
-	/* WHY Cornish-Fisher past the table: four terms of the expansion in
-	 * 1/df are within 1e-5 of the exact quantile from 31 degrees on */
-	return z + z * (z2 + 1) / (4 * v) + z * ((5 * z2 + 16) * z2 + 3) / (96 * v * v) +
-	       z * (((3 * z2 + 19) * z2 + 17) * z2 - 15) / (384 * v * v * v) +
-	       z * ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) / (92160 * v * v * v * v);
-}
-
-/* the continued fraction of the regularized incomplete beta (Lentz) */
-static double beta_cf(double a, double b, double x)
-{
-	const double tiny = 1e-300;
-	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
-
-	d = 1 / (fabs(d) < tiny ? tiny : d);
-	h = d;
-	for (int m = 1; m <= 300; m++) {
-		double m2 = 2.0 * m, num = m * (b - m) * x / ((a + m2 - 1) * (a + m2)), del;
-
-		for (int k = 0; k < 2; k++) {
-			d = 1 + num * d;
-			c = 1 + num / c;
-			d = 1 / (fabs(d) < tiny ? tiny : d);
-			c = fabs(c) < tiny ? tiny : c;
-			del = d * c;
-			h *= del;
-			num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-		}
-		if (fabs(del - 1) < 1e-14)
-			break;
-	}
-	return h;
-}
-
-/* I_x(a, b) */
-static double beta_inc(double a, double b, double x)
-{
-	double front;
-
-	if (x <= 0)
-		return 0;
-	if (x >= 1)
-		return 1;
-	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
-	if (x < (a + 1) / (a + b + 2))
-		return front * beta_cf(a, b, x) / a;
-	return 1 - front * beta_cf(b, a, 1 - x) / b;
+	return df < 1 ? INFINITY : stat_t_quantile(0.975, df);
 }
 
 double lc_t_p2(double t, int df)
 {
-	if (df < 1 || isnan(t))
-		return 1;
-	if (isinf(t))
-		return 0;
-	return beta_inc(df / 2.0, 0.5, df / (df + t * t));
+	return df < 1 ? 1 : stat_t_p2(t, df);
 }
 
 void lc_paired(const double *d, int n, struct lc_paired *r)

@@ -1,4 +1,4 @@
-/* Paired-difference statistics for hxload's verdicts (ab; compare may use them): t quantile and p-value, the paired 95 % interval, Holm's correction. */
+/* Paired-difference statistics for hxload's verdicts (ab): t quantile and p-value on stat.c's distribution, the paired 95 % interval, Holm's correction. */
 #ifndef HX_STATS_T_H
 #define HX_STATS_T_H
 

@@ -1,4 +1,4 @@
-/* Unit tests of the latency histogram: percentiles within its precision, merge, extremes. */
+/* Unit tests of the latency histogram: percentiles within its precision, merge, extremes, its range, wide counts and the rank a percentile takes. */
 #include <stdlib.h>
 
 #include "hist.h"
@@ -9,6 +9,61 @@ static int near(uint64_t got, uint64_t want)
 	double d = (double)got - (double)want;
 
 	return (d < 0 ? -d : d) <= (double)want * 0.02 + 1;
+}
+
+/* the range the header names is the one the buckets hold: values just under
+ * 2^45 us within the precision, the last bucket's edge 2^45 - 1 */
+static void top_of_range(void)
+{
+	static struct hist h;
+	uint64_t v = HIST_TOP_US - HIST_TOP_US / 20, got;
+
+	is_int(HIST_TOP_US, 1ULL << 45, "the range ends at 2^45 us");
+	is_int(hist_bucket_value(HIST_BUCKETS - 1), HIST_TOP_US - 1, "... the last bucket's upper edge");
+	for (int i = 0; i < 100; i++)
+		hist_add(&h, v + (uint64_t)i);
+	hist_add(&h, v * 4);
+	got = hist_quantile(&h, 0.5);
+	ok(near(got, v), "p50 of values at 0.95 x 2^45 us within 2%% (%llu, want %llu)", (unsigned long long)got,
+	   (unsigned long long)v);
+	is_int(hist_quantile(&h, 1.0), v * 4, "a value above the range is kept as the max");
+}
+
+/* 3e9 samples a bucket fit 32 bits; two such runs merged do not: p50 of
+ * 6e9 samples of 7 us and 2 of 1 ms is 7 us */
+static void wide_buckets(void)
+{
+	static struct hist run, all;
+
+	run.b[0][7] = 3000000000u;
+	run.n = 3000000000u;
+	run.min = run.max = 7;
+	hist_add(&run, 1000);
+	hist_merge(&all, &run);
+	hist_merge(&all, &run);
+	is_int(all.n, 6000000002ULL, "two runs of 3e9 merged: 6e9 samples");
+	is_int(all.b[0][7], 6000000000ULL, "... 6e9 in one bucket");
+	is_int(hist_quantile(&all, 0.5), 7, "... p50 is 7 us");
+	is_int(hist_quantile(&all, 0.9999999999), 1000, "... and the top 2 samples 1 ms");
+}
+
+/* the sample of rank ceil(q n), the smallest value that at least q of the
+ * samples do not exceed */
+static void ceiling_rank(void)
+{
+	static struct hist h, c;
+
+	for (uint64_t i = 1; i <= 10; i++)
+		hist_add(&h, i);
+	is_int(hist_quantile(&h, 0.5), 5, "p50 of 1..10 is 5");
+	is_int(hist_quantile(&h, 0.91), 10, "p91 of 1..10 is 10 (rank ceil(9.1) = 10)");
+	is_int(hist_quantile(&h, 0.94), 10, "p94 of 1..10 is 10");
+	is_int(hist_quantile(&h, 0.9), 9, "p90 of 1..10 is 9");
+	is_int(hist_quantile(&h, 0.01), 1, "p1 of 1..10 is 1");
+	for (uint64_t i = 1; i <= 100; i++)
+		hist_add(&c, i);
+	is_int(hist_quantile(&c, 0.07), 7, "p7 of 1..100 is 7 (0.07 x 100 is not above 7)");
+	is_int(hist_quantile(&c, 0.071), 8, "p7.1 of 1..100 is 8");
 }
 
 int main(void)
@@ -43,5 +98,8 @@ int main(void)
 
 		is_int(hist_quantile(&e, 0.5), 0, "empty histogram: 0");
 	}
+	top_of_range();
+	wide_buckets();
+	ceiling_rank();
 	return done_testing();
 }

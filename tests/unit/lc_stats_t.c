@@ -42,8 +42,8 @@ static void paired(void)
 	lc_paired(d, 5, &r);
 	near(r.mean, 3, 1e-12, "1..5: mean 3");
 	near(r.sd, sqrt(2.5), 1e-12, "... sd sqrt(2.5)");
-	near(r.lo, 3 - 2.776 * sqrt(0.5), 1e-9, "... interval from 3 - t95(4) * sd / sqrt(5)");
-	near(r.hi, 3 + 2.776 * sqrt(0.5), 1e-9, "... to 3 + t95(4) * sd / sqrt(5)");
+	near(r.lo, 3 - 2.7764451 * sqrt(0.5), 1e-6, "... interval from 3 - t95(4) * sd / sqrt(5)");
+	near(r.hi, 3 + 2.7764451 * sqrt(0.5), 1e-6, "... to 3 + t95(4) * sd / sqrt(5)");
 	near(r.p, 0.0132356, 1e-6, "... p 0.013236 (t = 4.243 at 4 df)");
 	ok(!r.flat, "... not flat");
 	lc_paired(same, 4, &r);
