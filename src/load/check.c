@@ -249,8 +249,3 @@ int lc_expect_parse(const char *spec, uint8_t *set, const char **err)
 	}
 	return 0;
 }
-
-int lc_mostly_unexpected(const struct lc_stats *T)
-{
-	return T->reqs && T->unexpected * 2 > T->reqs;
-}

@@ -171,6 +171,13 @@ void lc_why_quote(char *buf, size_t len, const struct lc_why *w)
 
 /* WHY first: a run of 400s has a fast, clean latency table; the reader
  * must learn before it that it measured failures, and why */
+/* WHY here, not in check.c: check reads the report's counters, and the
+ * report says this first (no two files calling each other) */
+int lc_mostly_unexpected(const struct lc_stats *T)
+{
+	return T->reqs && T->unexpected * 2 > T->reqs;
+}
+
 void lc_why_line(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 {
 	if (!lc_mostly_unexpected(T))
