@@ -13,12 +13,7 @@ my $hxload = $ENV{HXLOAD} // "$FindBin::Bin/../../build/hxload";
 my $port = start_hx('-t', '1');
 my $url = "http://127.0.0.1:$port/?s=1k";
 
-sub run_json {
-    my $out = `$hxload -q --json @_ 2>&1`;
-    my $j = eval { decode_json($out) };
-    diag($out) unless $j;
-    return $j;
-}
+sub run_json { hxload_json("@_") }
 
 # beside a saturating closed loop
 my $j = run_json("-c 32 -m 4 -d 3 --probe 50 '$url'");

@@ -27,11 +27,10 @@ my $hxload = $ENV{HXLOAD} // "$FindBin::Bin/../../build/hxload";
 # hxload grpc://: calls by grpc-status, their messages
 sub load {
     my ($to, $via) = @_;
-    my $out = `$hxload -q --json -c 2 -R 200 -d 1.5 'grpc://127.0.0.1:$to/hx.Any/Stream?s=200&n=3&r=200:80+503' 2>&1`;
-    my $g = eval { decode_json($out)->{grpc} } // {};
+    my $g = (hxload_json("-c 2 -R 200 -d 1.5 'grpc://127.0.0.1:$to/hx.Any/Stream?s=200&n=3&r=200:80+503'") // {})->{grpc} // {};
     my ($ok, $un) = ($g->{OK} // 0, $g->{UNAVAILABLE} // 0);
     ok($ok > 100 && $un > 10 && $ok + $un == ($g->{calls} // -1) && !$g->{none},
-       "$via: hxload grpc:// counts calls by status: OK $ok, UNAVAILABLE $un of " . ($g->{calls} // '?')) or diag($out);
+       "$via: hxload grpc:// counts calls by status: OK $ok, UNAVAILABLE $un of " . ($g->{calls} // '?'));
     is($g->{messages}, 3 * $ok, "$via: ... three messages each OK call, none an error's ($g->{messages})");
 }
 

@@ -7,11 +7,13 @@ use IO::Select;
 use Socket qw(SOL_SOCKET SO_REUSEADDR);
 use Time::HiRes qw(time sleep);
 use POSIX ();
+use File::Temp ();
+use JSON::PP ();
 use Exporter 'import';
 
 our @EXPORT = qw(start_hx stop_hx hx_port hx_pid hx_tls_port raw_exchange connect_hx read_all
                  parse_responses pattern_ok random_ok pattern get_hdr curl_hx free_port spawn_bg wait_port
-                 haproxy_http nginx_run chromium);
+                 haproxy_http nginx_run chromium hxload_json);
 
 my $bin = $ENV{HXTERM} // 'build/hxterm';
 my ($pid, $port, $tls_port);
@@ -314,6 +316,26 @@ sub curl_hx {
     my $out = <$fh> // '';
     close $fh;
     return ($out, $? >> 8);
+}
+
+# runs hxload with <args> (a shell string) and --json; returns its decoded
+# JSON (undef, with the output as a diagnostic, when there is none). WHY
+# stderr apart: under load hxload says on stderr that it fell behind, and a
+# test reads the JSON, not the warnings
+sub hxload_json {
+    my ($args) = @_;
+    my $hxload = $ENV{HXLOAD} // 'build/hxload';
+    my (undef, $err) = File::Temp::tempfile('hxload-err-XXXXXX', TMPDIR => 1, UNLINK => 1);
+    my $out = `$hxload -q --json $args 2>$err`;
+    my $j = eval { JSON::PP::decode_json($out) };
+    unless ($j) {
+        open my $fh, '<', $err;
+        local $/;
+        my $e = $fh ? <$fh> // '' : '';
+        Test::More::diag("hxload $args: no JSON; stdout: $out; stderr: $e");
+    }
+    unlink $err;
+    return $j;
 }
 
 1;
