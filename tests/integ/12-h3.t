@@ -20,7 +20,7 @@ sub h3 {
     my (@uris) = @_;
     my $dir = tempdir(CLEANUP => 1);
     my $q = join ' ', map { "'$base/$_'" } @uris;
-    my $out = `timeout 20 gtlsclient --exit-on-all-streams-close --download=$dir 127.0.0.1 $tls $q 2>&1`;
+    my $out = `timeout 20 gtlsclient --no-quic-dump --no-http-dump --exit-on-all-streams-close --download=$dir 127.0.0.1 $tls $q 2>&1`;
     return ($out, $? >> 8, $dir);
 }
 
@@ -77,7 +77,7 @@ like($out, qr/rx \d+ 1RTT CONNECTION_CLOSE\(0x1d\)/, 'X=5000: CONNECTION_CLOSE')
     ($out, $rc) = h3('?s=5000&r=304');
     ok($rc == 0 && $out =~ /\[:status: 304\]/, 'r=304: the head alone');
     my $dir = tempdir(CLEANUP => 1);
-    $out = `timeout 20 gtlsclient -m HEAD --exit-on-all-streams-close --download=$dir 127.0.0.1 $tls '$base/?s=5000' 2>&1`;
+    $out = `timeout 20 gtlsclient --no-quic-dump --no-http-dump -m HEAD --exit-on-all-streams-close --download=$dir 127.0.0.1 $tls '$base/?s=5000' 2>&1`;
     ok($? == 0 && $out =~ /\[content-length: 5000\]/ && !-s "$dir/?s=5000", 'HEAD: content-length 5000, no body');
 }
 
@@ -88,7 +88,7 @@ like($out, qr/rx \d+ 1RTT CONNECTION_CLOSE\(0x1d\)/, 'X=5000: CONNECTION_CLOSE')
     my ($out, $rc, $dir) = ('', 0, tempdir(CLEANUP => 1));
     my @u = map { "?s=${_}00k&H=X-N:$_" } 1 .. 6;
     my $q = join ' ', map { "'$base/$_'" } @u;
-    $out = `timeout 30 gtlsclient --max-stream-data-bidi-local=8k --max-data=64k --exit-on-all-streams-close --download=$dir 127.0.0.1 $tls $q 2>&1`;
+    $out = `timeout 30 gtlsclient --no-quic-dump --no-http-dump --max-stream-data-bidi-local=8k --max-data=64k --exit-on-all-streams-close --download=$dir 127.0.0.1 $tls $q 2>&1`;
     my $all = $? == 0;
     for (1 .. 6) {
         my $b = slurp("$dir/?s=${_}00k&H=X-N:$_") // '';
@@ -119,7 +119,7 @@ like($out, qr/rx \d+ 1RTT CONNECTION_CLOSE\(0x1d\)/, 'X=5000: CONNECTION_CLOSE')
     for my $q (@q) {
         my ($a, $ra, $da) = h3($q);
         my $d2 = tempdir(CLEANUP => 1);
-        my $b = `timeout 20 gtlsclient --exit-on-all-streams-close --download=$d2 127.0.0.1 $t2 'https://127.0.0.1:$t2/$q' 2>&1`;
+        my $b = `timeout 20 gtlsclient --no-quic-dump --no-http-dump --exit-on-all-streams-close --download=$d2 127.0.0.1 $t2 'https://127.0.0.1:$t2/$q' 2>&1`;
         my ($ba, $bb) = (slurp("$da/$q") // '', slurp("$d2/$q") // '');
         if ($q =~ /E=1/) { s/\d+/N/g for $ba, $bb }
         next if $ra == 0 && $? == 0 && $norm->($a) eq $norm->($b) && $norm->($a) ne '' && $ba eq $bb;
@@ -166,11 +166,11 @@ $base = "https://127.0.0.1:$tls";
 my $first = fork // die;
 if (!$first) {
     my $d = tempdir(CLEANUP => 1);
-    exec("timeout 20 gtlsclient --exit-on-all-streams-close --download=$d 127.0.0.1 $tls '$base/?s=1&t=2000' >/dev/null 2>&1")
+    exec("timeout 20 gtlsclient --no-quic-dump --no-http-dump --exit-on-all-streams-close --download=$d 127.0.0.1 $tls '$base/?s=1&t=2000' >/dev/null 2>&1")
         or POSIX::_exit(127);
 }
 sleep 0.5;
-my $second = `timeout 1 gtlsclient --exit-on-all-streams-close 127.0.0.1 $tls '$base/?s=5' 2>&1`;
+my $second = `timeout 1 gtlsclient --no-quic-dump --no-http-dump --exit-on-all-streams-close 127.0.0.1 $tls '$base/?s=5' 2>&1`;
 my $rc2 = $? >> 8;
 ok($rc2 != 0 && $second !~ /:status: 200|\.1234/, "a second connection beyond --quic-max-conns 1 is not served (exit $rc2)");
 waitpid($first, 0);
@@ -219,7 +219,7 @@ unlink $errf;
        'hxterm_h3_memo_requests_total: ' . ($memo // 'none') . ' of ' . ($j->{requests} // 0) . ($hx ? ' (most)' : ' (none on nghttp3)'));
     my $dir = tempdir(CLEANUP => 1);
     my $q = '?s=100-20000&H=X-M:1';
-    my $out = `timeout 20 gtlsclient --exit-on-all-streams-close --download=$dir 127.0.0.1 $tls '$base/$q' '$base/$q' '$base/$q' 2>&1`;
+    my $out = `timeout 20 gtlsclient --no-quic-dump --no-http-dump --exit-on-all-streams-close --download=$dir 127.0.0.1 $tls '$base/$q' '$base/$q' '$base/$q' 2>&1`;
     my @len = $out =~ /^http: stream 0x\w+ \[content-length: (\d+)\]$/mg;
     my $m2 = `curl -s http://127.0.0.1:$sp/metrics`;
     my ($memo2) = $m2 =~ /^hxterm_h3_memo_requests_total (\d+)$/m;

@@ -178,7 +178,7 @@ SKIP: {
     # gtlsclient to <port>: the X-rsp it printed (--session-file, --tp-file keep what 0-RTT needs)
     my $h3 = sub {
         my ($p, $tag) = @_;
-        my $out = `timeout 10 gtlsclient --session-file=$dir/q$tag.sess --tp-file=$dir/q$tag.tp --exit-on-all-streams-close 127.0.0.1 $p 'https://127.0.0.1:$p/?s=5' 2>&1`;
+        my $out = `timeout 10 gtlsclient --no-quic-dump --no-http-dump --session-file=$dir/q$tag.sess --tp-file=$dir/q$tag.tp --exit-on-all-streams-close 127.0.0.1 $p 'https://127.0.0.1:$p/?s=5' 2>&1`;
         my ($x) = $out =~ /\[x-rsp: ([^\]]*)\]/;
         return ($x // '', $out);
     };

@@ -36,7 +36,7 @@ def flood(tls, *args):
 def client(tls, query):
     """gtlsclient on <query>: (exit status, body, its output)"""
     d = tempfile.mkdtemp()
-    r = subprocess.run(["timeout", "20", "gtlsclient", "--exit-on-all-streams-close", "--download=" + d,
+    r = subprocess.run(["timeout", "20", "gtlsclient", "--no-quic-dump", "--no-http-dump", "--exit-on-all-streams-close", "--download=" + d,
                         "127.0.0.1", str(tls), "https://127.0.0.1:%d/%s" % (tls, query)],
                        capture_output=True, text=True)
     path = os.path.join(d, query)

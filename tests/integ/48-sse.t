@@ -70,7 +70,7 @@ for my $bad (['sse=2', qr/expected sse=1/], ['sse=1&retry=x', qr/expected retry=
 ($out) = curl_hx('--http2-prior-knowledge', "$base/?sse=1&n=3&s=8&d=20");
 is(scalar(events($out)), 3, 'h2c: three events');
 my $dir = tempdir(CLEANUP => 1);
-$out = `timeout 20 gtlsclient --exit-on-all-streams-close --download=$dir 127.0.0.1 $tls 'https://127.0.0.1:$tls/?sse=1&n=3&s=8&d=20' 2>&1`;
+$out = `timeout 20 gtlsclient --no-quic-dump --no-http-dump --exit-on-all-streams-close --download=$dir 127.0.0.1 $tls 'https://127.0.0.1:$tls/?sse=1&n=3&s=8&d=20' 2>&1`;
 my ($file) = glob("$dir/*");
 my $h3 = $file && do { local $/; open my $fh, '<', $file; <$fh> } // '';
 is(scalar(events($h3)), 3, 'h3 (gtlsclient): three events');
