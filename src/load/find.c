@@ -1,4 +1,4 @@
-/* hxload find: the highest open-loop rate a target holds under a percentile SLO, raised step by step then bisected, each step a child run kept, a step the client could not keep named as the client's limit. */
+/* hxload find: the highest open-loop rate a target holds under a percentile SLO, each step a child run kept and judged (find_step.c), the rates chosen by the search (find_search.c), the result as text, JSON or a page. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -45,11 +45,15 @@ static int usage(FILE *f, int rc)
 		   "How much can it take? Open-loop steps of --step-duration (15 s, after --step-warmup,\n"
 		   "2 s), the rate doubled from --start (a quarter of what a 2 s closed-loop probe\n"
 		   "reaches) until a step misses the SLO, then bisected until the rate that held and\n"
-		   "the one that did not are within --precision (5 %%). The SLO is --fail-on's grammar\n"
-		   "read as what must hold: 'p99<20ms,p99.9<50ms,errors<0.1%%'. A step is the\n"
-		   "client's limit, never the target's, when over 1 %% of its due requests were never\n"
-		   "sent or hxload's CPU passed --client-cpu (80 %% of its threads): the search stops\n"
-		   "there and says the rate found is a floor. Every step's --json is kept in DIR\n"
+		   "the one that did not are within --precision (5 %%), in --max-steps (30). A step\n"
+		   "that did not hold is run again before the bound moves (two runs must agree),\n"
+		   "and so is the rate found. The SLO is --fail-on's grammar read as what must hold:\n"
+		   "'p99<20ms,p99.9<50ms,errors<0.1%%'. The target is judged on the time from each\n"
+		   "actual send to the first byte (server + other); a step is the client's limit when\n"
+		   "hxload's CPU passed --client-cpu (80 %% of its threads), or when the SLO missed or\n"
+		   "over 1 %% went unsent with its sends late and its loop the cause (its CPU: more\n"
+		   "-t); the connections' limit when they were the cause (more -c). The search stops\n"
+		   "at either and says the rate found is a floor. Every step's --json is kept in DIR\n"
 		   "(hxload-find-<time>); --pid NAME=PID adds each process's CPU per request; --html\n"
 		   "FILE draws the steps: rate against p50, p99 and p99.9 with the SLO's lines.\n");
 	return rc;
@@ -108,6 +112,8 @@ static int parse(struct find *x, int argc, char **argv)
 	if (argc < 2)
 		return usage(stderr, 2);
 	x->url = argv[last];
+	if (!strcmp(x->url, "-h") || !strcmp(x->url, "--help"))
+		return usage(stdout, 0) ? 2 : 1;
 	for (int i = 1; i < last; i++) {
 		const char *a = argv[i];
 		int r;
@@ -336,9 +342,15 @@ static void verdict_line(FILE *f, const struct find *x)
 		fprintf(f, "verdict: precision not reached: --max-steps %d ran out with %.1f req/s held (%s) and %.1f "
 			"not (%s), %.1f %% apart, --precision %g %%\n", x->max_steps, s->lo, h, s->hi, m,
 			100 * (s->hi - s->lo) / s->lo, x->precision * 100);
+	else if (s->done < 0 && s->lo)
+		fprintf(f, "verdict: precision not reached: --max-steps %d ran out with %.1f req/s held (%s) and no "
+			"rate decided missed yet\n", x->max_steps, s->lo, h);
+	else if (s->done < 0 && s->hi)
+		fprintf(f, "verdict: precision not reached: --max-steps %d ran out with no rate held; %.1f req/s did not "
+			"(%s)\n", x->max_steps, s->hi, m);
 	else if (s->done < 0)
-		fprintf(f, "verdict: precision not reached: --max-steps %d ran out with %s%.1f req/s held and no rate "
-			"%s yet\n", x->max_steps, s->lo ? "" : "no rate held: ", s->lo, s->lo ? "missed" : "decided");
+		fprintf(f, "verdict: precision not reached: --max-steps %d ran out before any rate was decided\n",
+			x->max_steps);
 	else if (!s->lo && s->hi && s->hi_kind != V_MISSED)
 		fprintf(f, "verdict: no rate held: at %.1f req/s %s (%s), never the target's limit: %s\n", s->hi,
 			s->hi_kind == V_CONNS ? "every connection was busy" : "hxload was the limit", m,

@@ -68,12 +68,13 @@ double lc_find_next(struct lc_find_search *s)
 
 	if (s->done)
 		return 0;
-	if (s->steps >= s->max_steps)
-		return s->done = -1, 0;
 	if (s->cur >= 0 && !s->r[s->cur].resolved)
-		return s->r[s->cur].rate;
+		return s->steps >= s->max_steps ? (s->done = -1, 0) : s->r[s->cur].rate;
+	/* WHY before the count: a search that ended with its last step ended */
 	if (!(r = choose(s)))
 		return 0;
+	if (s->steps >= s->max_steps)
+		return s->done = -1, 0;
 	if (!(e = slot(s, r))) {
 		if (s->nr == LC_FIND_MAX_STEPS)
 			return s->done = -1, 0;

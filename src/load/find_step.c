@@ -30,14 +30,29 @@ static double loop_share(const struct lc_stats *T)
 	return q > 0 ? MIN(1.0, (double)T->loop_late_us / q) : T->loop_late_us > 0;
 }
 
+/* how late the loop saw a send due, on average, in ms */
+static double loop_mean(const struct lc_stats *T)
+{
+	return T->scheduled ? (double)T->loop_late_us / (double)T->scheduled / 1e3 : 0;
+}
+
+/* WHY the mean too: a starved client reads its answers late as well, so
+ * its connections stay busy and most of the queue looks like theirs; its
+ * loop seeing sends due a millisecond late on average is its own */
+static int loop_late(const struct lc_stats *T)
+{
+	return loop_share(T) >= LC_FIND_LOOP_SHARE || loop_mean(T) * 1e3 >= LC_LATE_US;
+}
+
 /* the schedule was not kept: the late sends and the unsent, and the queue */
 static int behind(const struct lc_stats *T, char *why, size_t len)
 {
 	uint64_t unsent = T->scheduled > T->sent ? T->scheduled - T->sent : 0;
 
 	snprintf(why, len, "%.1f %% of the sends over 1 ms late, %.1f %% never sent; queue p99 %.3f ms of latency p99 "
-		 "%.3f ms, %.0f %% of it before hxload's loop saw the send due", pct(T->late, T->sent),
-		 pct(unsent, T->scheduled), p99(&T->h[H_QUEUE]), p99(&T->h[H_LAT]), 100 * loop_share(T));
+		 "%.3f ms; hxload's loop saw the sends due %.3f ms late on average (%.0f %% of the queue)",
+		 pct(T->late, T->sent), pct(unsent, T->scheduled), p99(&T->h[H_QUEUE]), p99(&T->h[H_LAT]),
+		 loop_mean(T), 100 * loop_share(T));
 	return pct(T->late, T->sent) > 100 * LC_LATE_WARN || pct(unsent, T->scheduled) > 100 * LC_UNSENT_MAX;
 }
 
@@ -88,7 +103,7 @@ enum lc_verdict lc_find_judge(const char *slo, const struct lc_find_fig *f, char
 	const struct lc_stats *T = f->T;
 	uint64_t unsent = T->scheduled > T->sent ? T->scheduled - T->sent : 0;
 	char ev[300], ttfb[160], all[160];
-	int late = behind(T, ev, sizeof(ev)), loop = loop_share(T) >= LC_FIND_LOOP_SHARE;
+	int late = behind(T, ev, sizeof(ev)), loop = loop_late(T);
 	int target = lc_slo_miss_on(slo, T, f->m, &T->h[H_TTFB], ttfb, sizeof(ttfb));
 	int whole = lc_slo_miss(slo, T, f->m, all, sizeof(all));
 

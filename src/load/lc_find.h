@@ -19,8 +19,9 @@ struct lc_find_fig {
 	int conns, depth, threads;   /* -c, -m, -t the steps ran with */
 };
 
-/* the queue time over which a step's late sends are the loop's (hxload's
- * CPU) rather than its connections' */
+/* the share of the queue time over which a step's late sends are the
+ * loop's (hxload's CPU) rather than its connections'; or the loop late by
+ * LC_LATE_US on average */
 #define LC_FIND_LOOP_SHARE 0.5
 
 /* <f> judged against <slo>: its verdict, the evidence in <why> */

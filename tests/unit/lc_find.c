@@ -75,6 +75,13 @@ static void steps(void)
 	       "client's limit, not the target's");
 	ok(strstr(why, "24.0 % of the sends") && strstr(why, "loop was late") && strstr(why, "more -t"),
 	   "... its loop named, -t suggested: %s", why);
+	/* starved: its answers read late, so its connections stay busy and
+	 * most of the queue waits for them; the loop itself 7.5 ms late on average */
+	v = judge(&(struct synth){ .n = 500, .late = 100, .q_late = 600000, .srv = 1400, .oth = 60000, .loop = 0.05,
+				   .unsent_pct = 300 }, 0.05, why, sizeof(why));
+	is_int(v, V_CLIENT, "a starved client, 3 of 4 never sent, its loop 7.5 ms late on average though the queue "
+	       "mostly waited for connections: the client's limit");
+	ok(strstr(why, "late on average") != NULL, "... said so: %s", why);
 	v = judge(&(struct synth){ .n = 10000, .slow = 3, .srv = 1000, .srv_slow = 7000, .oth = 200, .loop = 1 }, 0.3,
 		  why, sizeof(why));
 	is_int(v, V_MISSED, "3 %% of the answers 7 ms at the server: the target missed");
