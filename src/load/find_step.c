@@ -56,6 +56,14 @@ static int behind(const struct lc_stats *T, char *why, size_t len)
 	return pct(T->late, T->sent) > 100 * LC_LATE_WARN || pct(unsent, T->scheduled) > 100 * LC_UNSENT_MAX;
 }
 
+/* WHY the queue's p99.9 against the first byte's p99: a client that stalls
+ * sends late and reads late by about as long; answers far slower than its
+ * longest stalls were slow at the target, whatever its loop did */
+static int client_explains(const struct lc_stats *T)
+{
+	return hist_quantile(&T->h[H_QUEUE], 0.999) >= 0.5 * hist_quantile(&T->h[H_TTFB], 0.99);
+}
+
 static enum lc_verdict client_cpu(const struct lc_find_fig *f, char *why, size_t len)
 {
 	snprintf(why, len, "hxload used %.0f %% of its CPU (over --client-cpu %.0f %%): the latencies were partly its "
@@ -117,10 +125,10 @@ enum lc_verdict lc_find_judge(const char *slo, const struct lc_find_fig *f, char
 		       V_MISSED;
 	if (!whole && pct(unsent, T->scheduled) <= 100 * LC_UNSENT_MAX)
 		return V_HELD;
-	if (late && loop)
-		return client_loop(f, ev, why, len);
-	if (target)
+	if (target && !(late && loop && client_explains(T)))
 		return missed(T, " from the send", ttfb, why, len);
+	if (target)
+		return client_loop(f, ev, why, len);
 	if (late || hist_mean(&T->h[H_QUEUE]) > hist_mean(&T->h[H_BODY])) {
 		if (whole)
 			snprintf(ev + strlen(ev), sizeof(ev) - strlen(ev), "; %s with the queue", all);

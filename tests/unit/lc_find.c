@@ -86,6 +86,10 @@ static void steps(void)
 		  why, sizeof(why));
 	is_int(v, V_MISSED, "3 %% of the answers 7 ms at the server: the target missed");
 	ok(strstr(why, "from the send") && strstr(why, "server p99 7.0"), "... its server time said: %s", why);
+	v = judge(&(struct synth){ .n = 10000, .late = 20, .q_late = 4000, .slow = 3, .srv = 1000, .srv_slow = 600000,
+				   .oth = 200, .loop = 0.99 }, 0.05, why, sizeof(why));
+	is_int(v, V_MISSED, "20 %% late, the loop's own, but answers 600 ms slow at the server, far past its 4 ms "
+	       "stalls: the target missed");
 	v = judge(&(struct synth){ .n = 10000, .late = 30, .q_late = 4000, .slow = 3, .srv = 1000, .srv_slow = 7000,
 				   .oth = 200, .loop = 0.1 }, 0.3, why, sizeof(why));
 	is_int(v, V_MISSED, "late sends waiting for connections, and the server slow past the SLO: the target missed");
