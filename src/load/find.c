@@ -369,6 +369,16 @@ static void verdict_line(FILE *f, const struct find *x)
 			s->lo, h, s->hi, m, 100 * (s->hi - s->lo) / s->lo);
 }
 
+/* how many rates were run more than once */
+static int runs_twice(const struct lc_find_search *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->nr; i++)
+		n += s->r[i].held + s->r[i].not_held > 1;
+	return n;
+}
+
 static void report_text(const struct find *x)
 {
 	double miss, held;
@@ -393,8 +403,11 @@ static void report_text(const struct find *x)
 	if (mixed)
 		printf("spread: the runs at %d rate%s disagreed; a run missed at %.1f req/s and one held at %.1f\n", mixed,
 		       mixed == 1 ? "" : "s", miss, held);
+	else if (runs_twice(&x->s))
+		printf("spread: each of the %d rates run more than once gave one verdict every time\n",
+		       runs_twice(&x->s));
 	else
-		printf("spread: every rate run more than once gave the same verdict each time\n");
+		printf("spread: no rate was run twice\n");
 	verdict_line(stdout, x);
 }
 
