@@ -123,7 +123,7 @@ is($rd, 1, '... exit 1');
 SKIP: {
     skip 'a sanitized build: its own CPU, not the busy loop, would be its limit', 3 if $san;
     my $hog = spawn_bg("$dir/hogc.out", 'timeout', '60', 'taskset', '-c', '1', 'perl', '-e', '1 while 1');
-    my $out = `timeout 60 nice -n 10 taskset -c 1 $hxload find --json --slo 'p99<10ms' --step-duration 1 --step-warmup 0.3 --start 2000 --max-steps 2 -c 50 --keep $dir/busy 'http://127.0.0.1:$port/?t=1' 2>$dir/busy.err`;
+    my $out = `timeout 60 nice -n 10 taskset -c 1 $hxload find --json --slo 'p99<10ms' --step-duration 0.7 --step-warmup 0.2 --start 2000 --max-steps 2 -c 50 --keep $dir/busy 'http://127.0.0.1:$port/?t=1' 2>$dir/busy.err`;
     kill 'TERM', $hog;
     waitpid($hog, 0);
     my $b = eval { decode_json($out) } // {};
@@ -144,7 +144,7 @@ SKIP: {
 # --max-steps spent the last line says the precision was not reached
 {
     my $pid = spawn_bg("$dir/t.out", 'sh', '-c', "exec taskset -c 1 $hxload find --slo 'p99<100ms' --step-duration 1 "
-                       . "--step-warmup 0.3 --start 200 --max-steps 4 --keep $dir/t -c 20 "
+                       . "--step-warmup 0.3 --start 200 --max-steps 3 --keep $dir/t -c 20 "
                        . "'http://127.0.0.1:$port/?t=2' 2>$dir/t.err");
     select(undef, undef, undef, 0.5);
     kill 'STOP', hx_pid();
@@ -163,7 +163,7 @@ SKIP: {
             if @busy && ($found // 0) < 200;
         ok(($found // 0) >= 200, "... the rate found is not below the start: " . ($found // 'none'));
     }
-    like($out[-1] // '', qr/^verdict: precision not reached: --max-steps 4 ran out/, "... the last line: $out[-1]");
+    like($out[-1] // '', qr/^verdict: precision not reached: --max-steps 3 ran out/, "... the last line: $out[-1]");
 }
 
 # bad input
