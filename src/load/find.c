@@ -438,7 +438,11 @@ static void report_json(FILE *f, const struct find *x)
 			lc_jstr(f, "");
 		}
 	}
-	fprintf(f, ", \"steps\": [");
+	fprintf(f, ", \"rates\": [");
+	for (int i = 0; i < x->s.nr; i++)
+		fprintf(f, "%s{\"rate\": %.1f, \"held\": %d, \"not_held\": %d}", i ? ", " : "", x->s.r[i].rate,
+			x->s.r[i].held, x->s.r[i].not_held);
+	fprintf(f, "], \"steps\": [");
 	for (int i = 0; i < x->n; i++) {
 		const struct step *s = &x->st[i];
 
