@@ -168,7 +168,8 @@ SKIP: {
 
 # bad input
 for my $bad (["--slo 'p99>>1ms'", qr/--slo 'p99>>1ms'/], ['', qr/--slo is needed/], ["--slo 'p99<1ms' -R 100", qr/-R is find's to set/],
-             ["--slo 'p99<1ms' --precision 0", qr/--precision/]) {
+             ["--slo 'p99<1ms' --precision 0", qr/--precision/],
+             ["--slo 'p99<1ms' --start 100 --keep $0", qr/--keep \Q$0\E: Not a directory/]) {
     my $out = `$hxload find $bad->[0] http://127.0.0.1:$hp/ 2>&1`;
     ok($? >> 8 == 2 && $out =~ $bad->[1], "find $bad->[0]: exit 2, says why");
 }
