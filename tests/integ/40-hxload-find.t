@@ -20,11 +20,11 @@ my $ha = haproxy_http($dir, $hp, $port, 'taskset', '-c', '0');
 ok($ha, 'haproxy is up');
 
 my $san = HxTest::sanitized() || `nm -D $hxload 2>/dev/null` =~ /__(?:asan|tsan)_init/;
-# WHY 1.5 s steps at 10 % precision: about 7 steps, 13 s a search; a p99 of
-# 1 s of a few hundred requests a second moved 15 % between two searches on
-# this 2-core machine (15 s steps are for real runs). WHY --max-steps 12:
-# a miss and the rate found are each run twice, so a search on a busy
-# machine, whose runs disagree, is bounded all the same
+# WHY 1.5 s steps at 10 % precision: about 9 steps, 16 s a search (15 s
+# steps are for real runs; with 1.2 s steps two maxconn searches found
+# 1,188 and 1,625 req/s); a miss and the rate found are each run twice.
+# WHY --max-steps 12: a search on a busy machine, whose runs disagree, is
+# bounded all the same
 sub find {
     my ($name, $to, @more) = @_;
     my $out = `timeout 240 taskset -c 1 $hxload find --json --slo 'p99<20ms,errors<0.1%' --step-duration 1.5 --step-warmup 0.3 --precision 10 --max-steps 12 --keep $dir/$name -c 100 @more 'http://127.0.0.1:$to/?t=2&s=1k' 2>$dir/$name.err`;
@@ -65,10 +65,10 @@ ok(@missed && $missed[0]{why} =~ /\S/, "... a step that did not hold says why: $
 # does, so two searches must agree
 my $hq = free_port();
 my $hb = haproxy_http($dir, $hq, $port, { server => 'maxconn 4' }, 'taskset', '-c', '0');
-# WHY --start 500: both searches on one grid of rates (no probe to move it);
+# WHY --start 1000: both searches on one grid of rates (no probe to move it);
 # WHY --max-steps 16: under ASan one search ran out of its 12 steps at a
 # floor (1,000 req/s) while its runs near 1,250 disagreed
-my @m = map { (find("m$_", $hq, '--start', '500', '--max-steps', '16', $_ == 1 ? ('--html', "$dir/find.html") : ()))[0] } 1, 2;
+my @m = map { (find("m$_", $hq, '--start', '1000', '--max-steps', '16', $_ == 1 ? ('--html', "$dir/find.html") : ()))[0] } 1, 2;
 my ($m1, $m2) = map { $_->{held_rps} // 0 } @m;
 SKIP: {
     my ($busy) = grep { $_ } map { client_said($_) } @m;
