@@ -63,9 +63,10 @@ HXLOAD_OBJ := $(call obj,load)
 LIB        := $(BUILD)/libhx.a
 
 UNIT     := opt cond fmt plan h1_parse h1_chunk body timer resp gen hist oq pp qinit loop qmem qh3mem hpack qpack hsrv
-# hxload's pure parts (its schedule, JSON reader, --fail-on, URL reader, t statistics),
+# hxload's pure parts (its schedule, JSON reader, --fail-on, URL reader, t statistics,
+# find's step judgement and search),
 # linked with its objects but main (libload.a)
-UNIT_LOAD := lc_shape lc_json lc_check lc_url lc_stats_t lc_stat
+UNIT_LOAD := lc_shape lc_json lc_check lc_url lc_stats_t lc_stat lc_find
 UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT) $(UNIT_LOAD))
 LOAD_LIB := $(BUILD)/libload.a
 

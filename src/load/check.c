@@ -111,13 +111,14 @@ struct ctx {
 	int failed;
 	char *why;                   /* an SLO (lc_slo_miss): the first term missed, not printed */
 	size_t len;
+	const struct hist *lat;      /* what the latency terms read: T's latency unless find says */
 };
 
 /* the figure a term names, and its denominator for U_PCT */
 static double figure(const struct term *t, const struct ctx *x, double *of)
 {
 	const struct lc_stats *T = x->T;
-	const struct hist *h = &T->h[H_LAT];
+	const struct hist *h = x->lat;
 	double q = metrics[find_metric(t->metric)].q;
 
 	*of = (double)T->reqs;
@@ -185,9 +186,10 @@ static void evaluate(const struct term *t, void *arg)
 		fprintf(stderr, "hxload: --fail-on: %s %.1f %s %g\n", t->metric, v, t->op, t->value);
 }
 
-int lc_slo_miss(const char *spec, const struct lc_stats *T, const struct lc_meta *m, char *why, size_t len)
+int lc_slo_miss_on(const char *spec, const struct lc_stats *T, const struct lc_meta *m, const struct hist *lat,
+		   char *why, size_t len)
 {
-	struct ctx x = { T, m, 0, why, len };
+	struct ctx x = { T, m, 0, why, len, lat };
 	const char *err;
 
 	why[0] = 0;
@@ -196,9 +198,14 @@ int lc_slo_miss(const char *spec, const struct lc_stats *T, const struct lc_meta
 	return x.failed;
 }
 
+int lc_slo_miss(const char *spec, const struct lc_stats *T, const struct lc_meta *m, char *why, size_t len)
+{
+	return lc_slo_miss_on(spec, T, m, &T->h[H_LAT], why, len);
+}
+
 int lc_check(const char *spec, const struct lc_stats *T, const struct lc_meta *m)
 {
-	struct ctx x = { T, m, 0, NULL, 0 };
+	struct ctx x = { T, m, 0, NULL, 0, &T->h[H_LAT] };
 	const char *err;
 
 	if (each_term(spec, &err, evaluate, &x) < 0)

@@ -44,6 +44,13 @@ int lc_child(char *const *args, const char *out, const char *err, uint64_t *cpu_
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
 const char *lc_keep_dir(const char *who, const char *keep)
 {
 	static char made[64];
@@ -52,8 +59,8 @@ const char *lc_keep_dir(const char *who, const char *keep)
 		snprintf(made, sizeof(made), "hxload-%s-%ld", who, (long)time(NULL));
 		keep = made;
 	}
-	if (mkdir(keep, 0755) < 0 && errno != EEXIST) {
-		fprintf(stderr, "hxload %s: --keep %s: %s\n", who, keep, strerror(errno));
+	if (mkdir(keep, 0755) < 0 && (errno != EEXIST || !is_dir(keep))) {
+		fprintf(stderr, "hxload %s: --keep %s: %s\n", who, keep, strerror(errno == EEXIST ? ENOTDIR : errno));
 		return NULL;
 	}
 	return keep;

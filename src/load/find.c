@@ -1,4 +1,4 @@
-/* hxload find: the highest open-loop rate a target holds under a percentile SLO, raised step by step then bisected, each step a child run kept, a step the client could not keep named as the client's limit. */
+/* hxload find: the highest open-loop rate a target holds under a percentile SLO, each step a child run kept and judged (find_step.c), the rates chosen by the search (find_search.c), the result as text, JSON or a page. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,22 +10,18 @@
 #include "common.h"
 #include "hist.h"
 #include "lc_cmd.h"
+#include "lc_find.h"
 #include "lc_stats.h"
 #include "runs.h"
 
 #define FIND_MAX_ARGS  200
-#define FIND_MAX_STEPS 40
-
-/* a step: the SLO held, or not; or the client could not tell (its CPU, or
- * every connection busy while due requests waited: more -c would say) */
-enum verdict { V_HELD, V_MISSED, V_CLIENT, V_CONNS };
 
 struct step {
 	double rate, sent_ps, p50, p99, p999, err_pct, client_cpu;
-	double service;              /* mean ms from send to the end (latency less the queue) */
+	double ttfb99, srv99, queue99, late_pct, unsent_pct; /* the evidence: from the send, the client's */
 	uint64_t reqs;
-	enum verdict v;
-	char why[200];
+	enum lc_verdict v;
+	char why[480];
 	char file[512], err[520];
 	int npids;
 	struct { char name[32]; double us_per_req; } cpu[LC_MAX_PIDS];
@@ -36,8 +32,9 @@ struct find {
 	const char *pass[FIND_MAX_ARGS]; /* the load options every step runs with */
 	int npass, json, threads, conns, depth, max_steps;
 	double step_s, warm_s, start, precision, max_rate, cpu_max;
-	struct step st[FIND_MAX_STEPS];
+	struct step st[LC_FIND_MAX_STEPS];
 	int n;
+	struct lc_find_search s;
 };
 
 static int usage(FILE *f, int rc)
@@ -48,11 +45,15 @@ static int usage(FILE *f, int rc)
 		   "How much can it take? Open-loop steps of --step-duration (15 s, after --step-warmup,\n"
 		   "2 s), the rate doubled from --start (a quarter of what a 2 s closed-loop probe\n"
 		   "reaches) until a step misses the SLO, then bisected until the rate that held and\n"
-		   "the one that did not are within --precision (5 %%). The SLO is --fail-on's grammar\n"
-		   "read as what must hold: 'p99<20ms,p99.9<50ms,errors<0.1%%'. A step is the\n"
-		   "client's limit, never the target's, when over 1 %% of its due requests were never\n"
-		   "sent or hxload's CPU passed --client-cpu (80 %% of its threads): the search stops\n"
-		   "there and says the rate found is a floor. Every step's --json is kept in DIR\n"
+		   "the one that did not are within --precision (5 %%), in --max-steps (30). A step\n"
+		   "that did not hold is run again before the bound moves (two runs must agree),\n"
+		   "and so is the rate found. The SLO is --fail-on's grammar read as what must hold:\n"
+		   "'p99<20ms,p99.9<50ms,errors<0.1%%'. The target is judged on the time from each\n"
+		   "actual send to the first byte (server + other); a step is the client's limit when\n"
+		   "hxload's CPU passed --client-cpu (80 %% of its threads), or when the SLO missed or\n"
+		   "over 1 %% went unsent with its sends late and its loop the cause (its CPU: more\n"
+		   "-t); the connections' limit when they were the cause (more -c). The search stops\n"
+		   "at either and says the rate found is a floor. Every step's --json is kept in DIR\n"
 		   "(hxload-find-<time>); --pid NAME=PID adds each process's CPU per request; --html\n"
 		   "FILE draws the steps: rate against p50, p99 and p99.9 with the SLO's lines.\n");
 	return rc;
@@ -111,6 +112,8 @@ static int parse(struct find *x, int argc, char **argv)
 	if (argc < 2)
 		return usage(stderr, 2);
 	x->url = argv[last];
+	if (!strcmp(x->url, "-h") || !strcmp(x->url, "--help"))
+		return usage(stdout, 0) ? 2 : 1;
 	for (int i = 1; i < last; i++) {
 		const char *a = argv[i];
 		int r;
@@ -147,9 +150,9 @@ static int parse(struct find *x, int argc, char **argv)
 	if (lc_check_parse(x->slo, &err) < 0)
 		return fprintf(stderr, "hxload find: --slo '%s': %s\n", x->slo, err), 2;
 	if (x->step_s < 0.5 || x->warm_s < 0 || x->precision <= 0 || x->precision > 1 || x->max_steps < 2 ||
-	    x->max_steps > FIND_MAX_STEPS || x->cpu_max <= 0 || x->cpu_max > 1 || x->start < 0 || x->max_rate < 0)
+	    x->max_steps > LC_FIND_MAX_STEPS || x->cpu_max <= 0 || x->cpu_max > 1 || x->start < 0 || x->max_rate < 0)
 		return fprintf(stderr, "hxload find: --step-duration 0.5 s or more, --precision 0 to 100, "
-				       "--max-steps 2 to %d, --client-cpu 0 to 100\n", FIND_MAX_STEPS), 2;
+				       "--max-steps 2 to %d, --client-cpu 0 to 100\n", LC_FIND_MAX_STEPS), 2;
 	return 0;
 }
 
@@ -204,10 +207,22 @@ static int read_one(const struct json *r, void *arg)
 	return 0;
 }
 
-static const char *verdict_word(enum verdict v)
+/* the figures a report shows of a step, and the ones it was judged on */
+static void figures(struct step *s, const struct lc_stats *T, const struct lc_meta *m)
 {
-	return v == V_HELD ? "held" : v == V_CLIENT ? "client's limit" : v == V_CONNS ? "connections' limit" :
-		"missed";
+	uint64_t unsent = T->scheduled > T->sent ? T->scheduled - T->sent : 0, errs = lc_stats_errors(T);
+
+	s->reqs = T->reqs;
+	s->sent_ps = T->sent / m->secs;
+	s->p50 = hist_quantile(&T->h[H_LAT], 0.5) / 1e3;
+	s->p99 = hist_quantile(&T->h[H_LAT], 0.99) / 1e3;
+	s->p999 = hist_quantile(&T->h[H_LAT], 0.999) / 1e3;
+	s->ttfb99 = hist_quantile(&T->h[H_TTFB], 0.99) / 1e3;
+	s->srv99 = hist_quantile(&T->h[H_SRV], 0.99) / 1e3;
+	s->queue99 = hist_quantile(&T->h[H_QUEUE], 0.99) / 1e3;
+	s->err_pct = T->reqs + errs ? 100.0 * (double)errs / (double)(T->reqs + errs) : 0;
+	s->late_pct = T->sent ? 100.0 * (double)T->late / (double)T->sent : 0;
+	s->unsent_pct = T->scheduled ? 100.0 * (double)unsent / (double)T->scheduled : 0;
 }
 
 /* a step at <rate>: run, read, judged. 0, or 2 when the child could not run */
@@ -216,7 +231,7 @@ static int step(struct find *x, double rate)
 	struct step *s = &x->st[x->n];
 	static struct read_ctx c;
 	char label[32];
-	uint64_t cpu = 0, unsent;
+	uint64_t cpu = 0;
 	double wall = x->step_s + x->warm_s;
 	int rc;
 
@@ -232,46 +247,25 @@ static int step(struct find *x, double rate)
 		return fprintf(stderr, "hxload find: step %d failed to run (exit %d)\n", x->n + 1, rc), 2;
 	x->n++;
 	if (lc_runs_each("find", s->file, read_one, &c) < 0 || c.m.secs <= 0) {
-		s->v = V_MISSED;
-		snprintf(s->why, sizeof(s->why), "nothing answered (exit %d)", rc);
-		return 0;
-	}
-	s->reqs = c.T.reqs;
-	s->sent_ps = c.T.sent / c.m.secs;
-	s->p50 = hist_quantile(&c.T.h[H_LAT], 0.5) / 1e3;
-	s->p99 = hist_quantile(&c.T.h[H_LAT], 0.99) / 1e3;
-	s->p999 = hist_quantile(&c.T.h[H_LAT], 0.999) / 1e3;
-	s->err_pct = c.T.reqs + lc_stats_errors(&c.T) ?
-		100.0 * (double)lc_stats_errors(&c.T) / (double)(c.T.reqs + lc_stats_errors(&c.T)) : 0;
-	s->client_cpu = cpu / 1e6 / wall / (x->threads > 0 ? x->threads : 1);
-	s->service = (hist_mean(&c.T.h[H_LAT]) - hist_mean(&c.T.h[H_QUEUE])) / 1e3;
-	unsent = c.T.scheduled > c.T.sent ? c.T.scheduled - c.T.sent : 0;
-	if (s->client_cpu > x->cpu_max) {
-		s->v = V_CLIENT;
-		snprintf(s->why, sizeof(s->why), "hxload used %.0f %% of its CPU (over --client-cpu %.0f %%): the "
-			 "latencies were partly its own", s->client_cpu * 100, x->cpu_max * 100);
-	} else if ((double)unsent > LC_UNSENT_MAX * (double)c.T.scheduled) {
-		/* WHY the service time: the connections are the limit when
-		 * they cannot carry the rate at what a request took at the
-		 * first step (Little: -c x -m in flight / service); when the
-		 * service grew, or the pool had room on average, the target
-		 * slowed or varied, and more -c would only queue more at it */
-		double pool = (double)x->conns * x->depth / (MAX(s->service, x->st[0].service) / 1e3);
-		int slowed = (x->n > 1 && s->service > 1.5 * x->st[0].service) || pool > 1.1 * rate;
+		char line[300] = "";
+		FILE *e = fopen(s->err, "r");
 
-		s->v = slowed ? V_MISSED : V_CONNS;
-		snprintf(s->why, sizeof(s->why), "%.1f %% of the due requests never left, every connection busy; "
-			 "a request took %.3f ms from its send (%.3f at step 1), -c %d carry %.0f req/s%s",
-			 100.0 * (double)unsent / (double)c.T.scheduled, s->service, x->st[0].service, x->conns * x->depth,
-			 pool, slowed ? ": the target slowed or varied" : ": more -c would tell the target's limit");
-	} else if (lc_slo_miss(x->slo, &c.T, &c.m, s->why, sizeof(s->why))) {
+		if (e && fgets(line, sizeof(line), e))
+			line[strcspn(line, "\n")] = 0;
+		if (e)
+			fclose(e);
 		s->v = V_MISSED;
-	} else if (!c.T.reqs) {
-		s->v = V_MISSED;
-		snprintf(s->why, sizeof(s->why), "nothing answered");
+		snprintf(s->why, sizeof(s->why), "nothing answered (exit %d%s%s)", rc, line[0] ? ": " : "", line);
+	} else {
+		struct lc_find_fig f = { &c.T, &c.m, cpu / 1e6 / wall / (x->threads > 0 ? x->threads : 1), x->cpu_max,
+					 x->conns, x->depth, x->threads };
+
+		figures(s, &c.T, &c.m);
+		s->client_cpu = f.client_cpu;
+		s->v = lc_find_judge(x->slo, &f, s->why, sizeof(s->why));
 	}
 	if (!x->json)
-		fprintf(stderr, "hxload find: step %d at %.1f req/s: %s%s%s\n", x->n, rate, verdict_word(s->v),
+		fprintf(stderr, "hxload find: step %d at %.1f req/s: %s%s%s\n", x->n, rate, lc_find_word(s->v),
 			s->v == V_HELD ? "" : ": ", s->why);
 	return 0;
 }
@@ -298,89 +292,166 @@ static int probe(struct find *x)
 	return 0;
 }
 
-/* the search: doubled from the start until a step does not hold, then
- * bisected; <*lo> the highest that held (0: none), <*hi> the lowest that
- * did not (0: none within --max-rate) */
-static int search(struct find *x, double *lo, double *hi, int *client)
+/* the search (find_search.c) fed with the steps run here */
+static int search(struct find *x)
 {
-	/* <*client>: the verdict of the step that set <*hi>, when not the target's */
-	double r = x->start;
+	double r;
 	int rc;
 
-	*lo = *hi = 0;
-	*client = 0;
-	while (x->n < x->max_steps) {
+	lc_find_init(&x->s, x->start, x->precision, x->max_rate, x->max_steps);
+	while ((r = lc_find_next(&x->s)) > 0) {
 		if ((rc = step(x, r)))
 			return rc;
-		if (x->st[x->n - 1].v != V_HELD) {
-			*hi = r;
-			*client = x->st[x->n - 1].v >= V_CLIENT ? (int)x->st[x->n - 1].v : 0;
-			break;
-		}
-		*lo = r;
-		if (x->max_rate && r >= x->max_rate)
-			return 0;
-		r = x->max_rate ? MIN(r * 2, x->max_rate) : r * 2;
-	}
-	/* WHY not past the client's limit: beyond it the figures are the client's */
-	while (*hi && !*client && x->n < x->max_steps && (*hi - *lo) > x->precision * MAX(*lo, 1.0)) {
-		r = *lo ? (*lo + *hi) / 2 : *hi / 2;
-		if ((rc = step(x, r)))
-			return rc;
-		if (x->st[x->n - 1].v == V_HELD) {
-			*lo = r;
-		} else {
-			*hi = r;
-			*client = x->st[x->n - 1].v >= V_CLIENT ? (int)x->st[x->n - 1].v : 0;
-		}
+		lc_find_add(&x->s, x->st[x->n - 1].v);
 	}
 	return 0;
 }
 
-static void report_text(const struct find *x, double lo, double hi, int client)
+/* the runs at <rate>: "2 of 2 runs" */
+static void runs_at(const struct find *x, double rate, int held, char *out, size_t len)
 {
+	int n = 0, k = 0;
+
+	for (int i = 0; i < x->n; i++)
+		if (x->st[i].rate == rate) {
+			n++;
+			k += (x->st[i].v == V_HELD) == held;
+		}
+	snprintf(out, len, "%d of %d run%s", k, n, n == 1 ? "" : "s");
+}
+
+static const char *bound_word(const struct lc_find_search *s)
+{
+	if (!s->lo)
+		return "none";
+	if (!s->hi)
+		return s->done == 2 ? "max_rate" : "max_steps";
+	return s->hi_kind == V_CONNS ? "connections" : s->hi_kind == V_CLIENT ? "client" : "target";
+}
+
+/* the verdict's line, the last one: what held, what did not, whose limit,
+ * and whether the precision asked was reached */
+static void verdict_line(FILE *f, const struct find *x)
+{
+	const struct lc_find_search *s = &x->s;
+	char h[40], m[40];
+
+	runs_at(x, s->lo, 1, h, sizeof(h));
+	runs_at(x, s->hi, 0, m, sizeof(m));
+	if (s->done < 0 && s->lo && s->hi)
+		fprintf(f, "verdict: precision not reached: --max-steps %d ran out with %.1f req/s held (%s) and %.1f "
+			"not (%s), %.1f %% apart, --precision %g %%\n", x->max_steps, s->lo, h, s->hi, m,
+			100 * (s->hi - s->lo) / s->lo, x->precision * 100);
+	else if (s->done < 0 && s->lo)
+		fprintf(f, "verdict: precision not reached: --max-steps %d ran out with %.1f req/s held (%s) and no "
+			"rate decided missed yet\n", x->max_steps, s->lo, h);
+	else if (s->done < 0 && s->hi)
+		fprintf(f, "verdict: precision not reached: --max-steps %d ran out with no rate held; %.1f req/s did not "
+			"(%s)\n", x->max_steps, s->hi, m);
+	else if (s->done < 0)
+		fprintf(f, "verdict: precision not reached: --max-steps %d ran out before any rate was decided\n",
+			x->max_steps);
+	else if (!s->lo && s->hi && s->hi_kind != V_MISSED)
+		fprintf(f, "verdict: no rate held: at %.1f req/s %s (%s), never the target's limit: %s\n", s->hi,
+			s->hi_kind == V_CONNS ? "every connection was busy" : "hxload was the limit", m,
+			s->hi_kind == V_CONNS ? "more -c" : "more -t, or more load machines (--start-at, merge)");
+	else if (!s->lo)
+		fprintf(f, "verdict: no step held, not even %.1f req/s (--start lower)\n", x->st[0].rate);
+	else if (s->done == 3)
+		fprintf(f, "verdict: at least %.1f req/s held (%s); at %.1f req/s %s (%s), so the target's limit is not "
+			"known to be there: %s\n", s->lo, h, s->hi, s->hi_kind == V_CONNS ? "every connection was busy" :
+			"hxload was the limit", m, s->hi_kind == V_CONNS ? "more -c" :
+			"more -t, or more load machines (--start-at, merge)");
+	else if (s->done == 2)
+		fprintf(f, "verdict: %.1f req/s held (%s), the most asked (--max-rate)\n", s->lo, h);
+	else
+		fprintf(f, "verdict: %.1f req/s held (%s), %.1f did not (%s): the target's limit, within %.1f %%\n",
+			s->lo, h, s->hi, m, 100 * (s->hi - s->lo) / s->lo);
+}
+
+/* how many rates were run more than once */
+static int runs_twice(const struct lc_find_search *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->nr; i++)
+		n += s->r[i].held + s->r[i].not_held > 1;
+	return n;
+}
+
+static void report_text(const struct find *x)
+{
+	double miss, held;
+	int mixed;
+
 	printf("hxload find: %s under %s, steps of %g s (+%g s warm-up), precision %g %%\n", x->url, x->slo,
 	       x->step_s, x->warm_s, x->precision * 100);
-	printf("step      rate    sent/s      p50      p99    p99.9   errors  client CPU  verdict\n");
+	printf("step      rate    sent/s      p50      p99    p99.9 ttfb p99 srv p99 queue p99  late   errors  client CPU  "
+	       "verdict\n");
 	for (int i = 0; i < x->n; i++) {
 		const struct step *s = &x->st[i];
 
-		printf("%4d %9.1f %9.1f %8.3f %8.3f %8.3f %7.3f %%  %8.0f %%  %s%s%s", i + 1, s->rate, s->sent_ps,
-		       s->p50, s->p99, s->p999, s->err_pct, s->client_cpu * 100, verdict_word(s->v),
-		       s->v == V_HELD ? "" : ": ", s->v == V_HELD ? "" : s->why);
+		printf("%4d %9.1f %9.1f %8.3f %8.3f %8.3f %8.3f %7.3f %9.3f %4.0f %% %7.3f %%  %8.0f %%  %s%s%s", i + 1,
+		       s->rate, s->sent_ps, s->p50, s->p99, s->p999, s->ttfb99, s->srv99, s->queue99, s->late_pct,
+		       s->err_pct, s->client_cpu * 100, lc_find_word(s->v), s->v == V_HELD ? "" : ": ",
+		       s->v == V_HELD ? "" : s->why);
 		for (int k = 0; k < s->npids; k++)
 			printf("; %s %.2f us/req", s->cpu[k].name, s->cpu[k].us_per_req);
 		printf("\n");
 	}
-	if (!lo)
-		printf("verdict: no step held, not even %.1f req/s (--start lower)\n", x->st[0].rate);
-	else if (client)
-		printf("verdict: at least %.1f req/s held; at %.1f req/s %s, so the target's limit is not known "
-		       "to be there: %s\n", lo, hi, client == V_CONNS ? "every connection was busy" :
-		       "hxload was the limit", client == V_CONNS ? "more -c" :
-		       "more -t, or more load machines (--start-at, merge)");
-	else if (!hi)
-		printf("verdict: %.1f req/s held, the most asked (--max-rate or --max-steps)\n", lo);
+	lc_find_spread(&x->s, &miss, &held, &mixed);
+	if (mixed)
+		printf("spread: the runs at %d rate%s disagreed; a run missed at %.1f req/s and one held at %.1f\n", mixed,
+		       mixed == 1 ? "" : "s", miss, held);
+	else if (runs_twice(&x->s))
+		printf("spread: each of the %d rates run more than once gave one verdict every time\n",
+		       runs_twice(&x->s));
 	else
-		printf("verdict: %.1f req/s held, %.1f did not (within %.1f %%)\n", lo, hi, 100 * (hi - lo) / lo);
+		printf("spread: no rate was run twice\n");
+	verdict_line(stdout, x);
 }
 
-static void report_json(FILE *f, const struct find *x, double lo, double hi, int client)
+static void report_json(FILE *f, const struct find *x)
 {
+	double miss, held;
+	int mixed;
+
+	lc_find_spread(&x->s, &miss, &held, &mixed);
 	fprintf(f, "{\"find\": 1, \"url\": ");
 	lc_jstr(f, x->url);
 	fprintf(f, ", \"slo\": ");
 	lc_jstr(f, x->slo);
 	fprintf(f, ", \"step_seconds\": %g, \"warmup_seconds\": %g, \"precision\": %g, \"held_rps\": %.1f, "
-	       "\"missed_rps\": %.1f, \"bound\": \"%s\", \"steps\": [", x->step_s, x->warm_s, x->precision, lo, hi,
-	       !lo ? "none" : client == V_CONNS ? "connections" : client ? "client" : hi ? "target" : "max_rate");
+	       "\"missed_rps\": %.1f, \"bound\": \"%s\", \"precision_reached\": %s, \"spread\": {\"rates_disagreed\": "
+	       "%d, \"lowest_missed_rps\": %.1f, \"highest_held_rps\": %.1f}, \"verdict\": ", x->step_s, x->warm_s,
+	       x->precision, x->s.lo, x->s.hi, bound_word(&x->s), x->s.done == 1 ? "true" : "false", mixed, miss, held);
+	{
+		char line[1024];
+		FILE *m = fmemopen(line, sizeof(line), "w");
+
+		if (m) {
+			verdict_line(m, x);
+			fclose(m);
+			line[strcspn(line, "\n")] = 0;
+			lc_jstr(f, line);
+		} else {
+			lc_jstr(f, "");
+		}
+	}
+	fprintf(f, ", \"rates\": [");
+	for (int i = 0; i < x->s.nr; i++)
+		fprintf(f, "%s{\"rate\": %.1f, \"held\": %d, \"not_held\": %d}", i ? ", " : "", x->s.r[i].rate,
+			x->s.r[i].held, x->s.r[i].not_held);
+	fprintf(f, "], \"steps\": [");
 	for (int i = 0; i < x->n; i++) {
 		const struct step *s = &x->st[i];
 
 		fprintf(f, "%s{\"rate\": %.1f, \"sent_per_second\": %.1f, \"requests\": %llu, \"p50_ms\": %.3f, "
-		       "\"p99_ms\": %.3f, \"p99.9_ms\": %.3f, \"errors_pct\": %.4f, \"client_cpu\": %.3f, "
-		       "\"verdict\": \"%s\", \"why\": ", i ? ", " : "", s->rate, s->sent_ps, (unsigned long long)s->reqs,
-		       s->p50, s->p99, s->p999, s->err_pct, s->client_cpu, verdict_word(s->v));
+		       "\"p99_ms\": %.3f, \"p99.9_ms\": %.3f, \"ttfb_p99_ms\": %.3f, \"server_p99_ms\": %.3f, "
+		       "\"queue_p99_ms\": %.3f, \"late_pct\": %.3f, \"unsent_pct\": %.3f, \"errors_pct\": %.4f, "
+		       "\"client_cpu\": %.3f, \"verdict\": \"%s\", \"why\": ", i ? ", " : "", s->rate, s->sent_ps,
+		       (unsigned long long)s->reqs, s->p50, s->p99, s->p999, s->ttfb99, s->srv99, s->queue99, s->late_pct,
+		       s->unsent_pct, s->err_pct, s->client_cpu, lc_find_word(s->v));
 		lc_jstr(f, s->why);
 		fprintf(f, ", \"file\": ");
 		lc_jstr(f, s->file);
@@ -394,7 +465,7 @@ static void report_json(FILE *f, const struct find *x, double lo, double hi, int
 
 /* --html FILE: the steps as a page, rate against p50, p99 and p99.9 with
  * the SLO's lines, and errors; 0 or -1 */
-static int report_html(const struct find *x, double lo, double hi, int client)
+static int report_html(const struct find *x)
 {
 	static const char body[] =
 		"<h1>hxload find</h1><p class=\"meta\" id=\"meta\"></p>\n"
@@ -431,7 +502,7 @@ static int report_html(const struct find *x, double lo, double hi, int client)
 		return -1;
 	lc_html_open(f, "hxload find");
 	fputs(body, f);
-	report_json(f, x, lo, hi, client);
+	report_json(f, x);
 	lc_html_scripts(f);
 	fputs(script, f);
 	return fclose(f);
@@ -440,13 +511,12 @@ static int report_html(const struct find *x, double lo, double hi, int client)
 int lc_find_main(int argc, char **argv)
 {
 	static struct find x;
-	double lo, hi;
-	int rc, client;
+	int rc;
 
 	x.step_s = 15;
 	x.warm_s = 2;
 	x.precision = 0.05;
-	x.max_steps = 20;
+	x.max_steps = 30;
 	x.cpu_max = 0.8;
 	x.threads = 1;
 	x.conns = 10; /* WHY: hxload's defaults, unless -c and -m say */
@@ -457,15 +527,15 @@ int lc_find_main(int argc, char **argv)
 		return 2;
 	if (!x.start && (rc = probe(&x)))
 		return rc;
-	if ((rc = search(&x, &lo, &hi, &client)))
+	if ((rc = search(&x)))
 		return rc;
 	if (x.json)
-		report_json(stdout, &x, lo, hi, client);
+		report_json(stdout, &x);
 	else
-		report_text(&x, lo, hi, client);
-	if (x.html && report_html(&x, lo, hi, client) < 0) {
+		report_text(&x);
+	if (x.html && report_html(&x) < 0) {
 		fprintf(stderr, "hxload find: --html '%s': cannot write it\n", x.html);
 		return 2;
 	}
-	return lo ? 0 : 1;
+	return x.s.lo ? 0 : 1;
 }

@@ -39,6 +39,7 @@ struct lc_stats {
 	uint64_t scheduled;          /* open loop: send times that fell in the window */
 	uint64_t sent;               /* exchanges started in the window */
 	uint64_t late;               /* open loop: sent over LC_LATE_US after their time */
+	uint64_t loop_late_us;       /* open loop: of the queue, us before the loop saw a send time due (its CPU) */
 	uint64_t failed;             /* sent, then lost: reset, protocol or body error, timeout */
 	uint64_t inflight_end;       /* unanswered when the window closed */
 	uint64_t end_answered;       /* of those, answered within --timeout after it */
@@ -160,6 +161,10 @@ int lc_check(const char *spec, const struct lc_stats *T, const struct lc_meta *m
  * Returns how many do not, the first one's reason in <why> ("p99 24.100
  * ms, not < 20 ms") */
 int lc_slo_miss(const char *spec, const struct lc_stats *T, const struct lc_meta *m, char *why, size_t len);
+/* ... its latency terms read from <lat> rather than T's latency (find: the
+ * time from the actual send, the client's queue out) */
+int lc_slo_miss_on(const char *spec, const struct lc_stats *T, const struct lc_meta *m, const struct hist *lat,
+		   char *why, size_t len);
 /* the report, its checks and its page, from merged figures: the exit status */
 int lc_finish(const struct lc_stats *T, const struct lc_meta *m, const struct lc_series *s,
 	      int json, const char *html, const char *fail_on);

@@ -23,6 +23,7 @@ const struct lc_counter lc_counters[] = {
 	C(NULL, "requests", reqs), C(NULL, "bytes", bytes), C(NULL, "non2xx", non2xx),
 	C(NULL, "unexpected", unexpected),
 	C("schedule", "scheduled", scheduled), C("schedule", "sent", sent), C("schedule", "late", late),
+	C("schedule", "loop_late_us", loop_late_us),
 	C("schedule", "failed", failed), C("schedule", "inflight_end", inflight_end),
 	C("schedule", "end_answered", end_answered), C("schedule", "end_timeout", end_timeout),
 	C("schedule", "retried", retried),
