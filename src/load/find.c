@@ -198,6 +198,7 @@ static int read_one(const struct json *r, void *arg)
 	if (c->got++ || lc_run_read(r, &c->T) < 0)
 		return -1;
 	c->m.secs = json_num(r, "seconds", 0);
+	lc_why_read(r, &c->m.first_bad);
 	c->m.target_rps = json_num(json_get(r, "schedule"), "target_rps", 0);
 	for (size_t i = 0; cpu && cpu->type == JSON_OBJ && i < cpu->n && i < LC_MAX_PIDS; i++) {
 		snprintf(c->s->cpu[i].name, sizeof(c->s->cpu[i].name), "%s", cpu->key[i]);
@@ -225,7 +226,23 @@ static void figures(struct step *s, const struct lc_stats *T, const struct lc_me
 	s->unsent_pct = T->scheduled ? 100.0 * (double)unsent / (double)T->scheduled : 0;
 }
 
-/* a step at <rate>: run, read, judged. 0, or 2 when the child could not run */
+/* a run whose answers were mostly of a status --expect does not name
+ * measured failures, not a rate: said with the first one, 1; else 0 */
+static int failing(const struct read_ctx *c, const char *what)
+{
+	char q[LC_WHY_BODY + 120];
+
+	if (!lc_mostly_unexpected(&c->T))
+		return 0;
+	lc_why_quote(q, sizeof(q), &c->m.first_bad);
+	fprintf(stderr, "hxload find: %s: %llu of %llu answers were not of the expected status (--expect), "
+		"so no rate is measured; the first: %s\n", what, (unsigned long long)c->T.unexpected,
+		(unsigned long long)c->T.reqs, q);
+	return 1;
+}
+
+/* a step at <rate>: run, read, judged. 0, 1 when its answers were failures,
+ * or 2 when the child could not run */
 static int step(struct find *x, double rate)
 {
 	struct step *s = &x->st[x->n];
@@ -260,6 +277,11 @@ static int step(struct find *x, double rate)
 		struct lc_find_fig f = { &c.T, &c.m, cpu / 1e6 / wall / (x->threads > 0 ? x->threads : 1), x->cpu_max,
 					 x->conns, x->depth, x->threads };
 
+		char what[64];
+
+		snprintf(what, sizeof(what), "step %d at %.1f req/s", x->n, rate);
+		if (failing(&c, what))
+			return 1;
 		figures(s, &c.T, &c.m);
 		s->client_cpu = f.client_cpu;
 		s->v = lc_find_judge(x->slo, &f, s->why, sizeof(s->why));
@@ -285,6 +307,8 @@ static int probe(struct find *x)
 	if (rc == 2 || rc < 0 || lc_runs_each("find", out, read_one, &c) < 0 || c.m.secs <= 0 || c.T.reqs < 8)
 		return fprintf(stderr, "hxload find: the closed-loop probe answered too little for a rate (exit %d); "
 				       "--start sets one\n", rc), rc > 0 ? rc : 1;
+	if (failing(&c, "the closed-loop probe"))
+		return 1;
 	x->start = MAX(1.0, c.T.reqs / c.m.secs / 4);
 	if (!x->json)
 		fprintf(stderr, "hxload find: the closed-loop probe reached %.0f req/s; the steps start at %.0f\n",

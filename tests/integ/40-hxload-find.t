@@ -176,6 +176,12 @@ for my $bad (["--slo 'p99>>1ms'", qr/--slo 'p99>>1ms'/], ['', qr/--slo is needed
     my $out = `$hxload find $bad->[0] http://127.0.0.1:$hp/ 2>&1`;
     ok($? >> 8 == 2 && $out =~ $bad->[1], "find $bad->[0]: exit 2, says why");
 }
+# a mistyped query answered 400: no rate of failures is called held
+{
+    my $out = `timeout 30 $hxload find --slo 'p99<50ms' --start 200 --step-duration 0.5 --step-warmup 0 -c 2 'http://127.0.0.1:$hp/?t=1:3' 2>&1`;
+    ok($? >> 8 == 1 && $out =~ /step 1 at 200\.0 req\/s: \d+ of \d+ answers were not of the expected status.*the first: HTTP\/1\.1 400 Bad Request, "bad item 't=1:3'/
+       && $out !~ /held/, 'every answer a 400: the step says so with the first one, no rate held, exit 1') or diag($out);
+}
 kill 'TERM', $ha;
 waitpid($ha, 0);
 is(stop_hx(), 0, 'hxterm stops cleanly');
