@@ -68,8 +68,11 @@ my $hb = haproxy_http($dir, $hq, $port, { server => 'maxconn 4' }, 'taskset', '-
 # WHY --start 1000: both searches on one grid of rates (no probe to move it);
 # WHY --max-steps 16: under ASan one search ran out of its 12 steps at a
 # floor (1,000 req/s) while its runs near 1,250 disagreed
-my @m = map { (find("m$_", $hq, '--start', '1000', '--max-steps', '16', $_ == 1 ? ('--html', "$dir/find.html") : ()))[0] } 1, 2;
+# WHY one search under a sanitizer: the agreement is the plain build's to
+# check (below), and CI is at its time limit
+my @m = map { (find("m$_", $hq, '--start', '1000', '--max-steps', '16', $_ == 1 ? ('--html', "$dir/find.html") : ()))[0] } $san ? 1 : (1, 2);
 my ($m1, $m2) = map { $_->{held_rps} // 0 } @m;
+$m2 //= 0;
 SKIP: {
     my ($busy) = grep { $_ } map { client_said($_) } @m;
     skip "hxload was its own limit on this machine, $busy", 2 if $busy;
@@ -78,7 +81,7 @@ SKIP: {
         # WHY: CI's ASan pass found 1,750 after a first search below 1,522:
         # the instrumented hxload's own stalls near the bound (1,818 req/s)
         # flip the steps at 1,500 and 1,750; the plain pass checks agreement
-        skip "a sanitized build: its stalls decide the steps next to the bound ($m1 and $m2 req/s)", 1 if $san;
+        skip "a sanitized build: its stalls decide the steps next to the bound ($m1 req/s; one search)", 1 if $san;
         ok($m2 && abs($m1 - $m2) <= 0.15 * $m1, "... a second search agrees within 15 %: $m2 req/s");
     }
 }
