@@ -190,9 +190,11 @@ CHECK_PASSES ?= epoll uring h2other h3other
 INTEG_FIRST := $(if $(CHECK_NO_LOAD),$(filter-out $(INTEG_LOAD),$(wildcard tests/integ/*.t)),$(wildcard tests/integ/*.t))
 
 # the tests that mostly wait on timers (stalls, t= waits, the older tools'
-# habits: under 3 s of CPU in 50 s): each pass runs them one at a time beside
-# the others (prove -j2, two chains), which keeps CI under 30 min
-SLEEPERS := $(patsubst %,tests/integ/%.t,06-faults-timeouts 27-h2-stalls 29-compat 50-live-page)
+# habits: under 3 s of CPU in 50 s; a service's start and stop, the fd limit,
+# WebSocket closes, a drain: under 3 s in 10): each pass runs them one at a
+# time beside the others (prove -j2, two chains), which keeps CI under 30 min
+SLEEPERS := $(patsubst %,tests/integ/%.t,06-faults-timeouts 27-h2-stalls 29-compat 50-live-page \
+	24-service 08-limits 31-websocket 11-drain)
 comma := ,
 space := $(subst ,, )
 PROVE := prove -f -j2 --rules='seq={$(subst $(space),$(comma),$(SLEEPERS))}' --rules='seq=**'
