@@ -65,12 +65,15 @@ ok(@missed && $missed[0]{why} =~ /\S/, "... a step that did not hold says why: $
 # does, so two searches must agree
 my $hq = free_port();
 my $hb = haproxy_http($dir, $hq, $port, { server => 'maxconn 4' }, 'taskset', '-c', '0');
-# WHY --start 1000: both searches on one grid of rates (no probe to move it);
+# WHY --start 1100: both searches on one grid of rates (no probe to move it),
+# whose steps straddle the bound closely (1650 held, 1925 not, then 1787):
+# from 1000 the grid's coin flip at 1750 (96 % of the bound) left the two
+# answers 1,500-1,625 or 1,750-1,800, 14 % apart, and one run here failed;
 # WHY --max-steps 16: under ASan one search ran out of its 12 steps at a
 # floor (1,000 req/s) while its runs near 1,250 disagreed
 # WHY one search under a sanitizer: the agreement is the plain build's to
 # check (below), and CI is at its time limit
-my @m = map { (find("m$_", $hq, '--start', '1000', '--max-steps', '16', $_ == 1 ? ('--html', "$dir/find.html") : ()))[0] } $san ? 1 : (1, 2);
+my @m = map { (find("m$_", $hq, '--start', '1100', '--max-steps', '16', $_ == 1 ? ('--html', "$dir/find.html") : ()))[0] } $san ? 1 : (1, 2);
 my ($m1, $m2) = map { $_->{held_rps} // 0 } @m;
 $m2 //= 0;
 SKIP: {
@@ -187,7 +190,7 @@ for my $bad (["--slo 'p99>>1ms'", qr/--slo 'p99>>1ms'/], ['', qr/--slo is needed
 }
 # a mistyped query answered 400: no rate of failures is called held
 {
-    my $out = `timeout 30 $hxload find --slo 'p99<50ms' --start 200 --step-duration 0.5 --step-warmup 0 -c 2 'http://127.0.0.1:$hp/?t=1:3' 2>&1`;
+    my $out = `timeout 30 $hxload find --slo 'p99<50ms' --start 200 --step-duration 0.5 --step-warmup 0 -c 2 --keep $dir/bad400 'http://127.0.0.1:$hp/?t=1:3' 2>&1`;
     ok($? >> 8 == 1 && $out =~ /step 1 at 200\.0 req\/s: \d+ of \d+ answers were not of the expected status.*the first: HTTP\/1\.1 400 Bad Request, "bad item 't=1:3'/
        && $out !~ /held/, 'every answer a 400: the step says so with the first one, no rate held, exit 1') or diag($out);
 }
