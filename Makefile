@@ -155,13 +155,19 @@ INTEG_LOAD := $(patsubst %,tests/integ/%.t,14-hxload 22-hxload-proxy 32-compare 
 # the tests of HTTP/3 alone: QUIC does its own I/O on UDP, never on the ring
 INTEG_QUIC := $(patsubst %,tests/integ/%.t,13-quic-garbage 33-quic-admission 38-h3-bulk 39-h3-resume)
 
+# the tests that run once, in the plain build's first pass: real proxies in
+# front, the memory held by thousands of idle connections; what they check
+# is not the server's I/O path nor a race a sanitizer would see, and each
+# pass of them costs CI time
+INTEG_ONCE :=
+
 # WHY not all again: these start no hxterm of their own (the layering, the
 # docs, the package), so HX_ARGS changes nothing in them; nor hxload's own;
 # nor HTTP/3's, which the ring does not carry (about 70 s a pass); nor the
 # live page's history, the stats thread's (40 s); nor the malformed-field
 # table, which tests the parsers and runs both engines itself (6 s)
 INTEG_URING := $(filter-out tests/integ/19-layers.t tests/integ/20-docs.t tests/integ/26-deploy.t $(INTEG_LOAD) \
-	$(INTEG_QUIC) tests/integ/50-live-page.t tests/integ/52-fields.t, $(wildcard tests/integ/*.t))
+	$(INTEG_ONCE) $(INTEG_QUIC) tests/integ/50-live-page.t tests/integ/52-fields.t, $(wildcard tests/integ/*.t))
 
 # the tests of what the ring carries (cleartext h1 and h2c: TLS and QUIC do
 # their own I/O), for CI's ASan+UBSan io_uring pass (CHECK_PASSES=uring-core)
@@ -187,7 +193,7 @@ H3_OTHER := nghttp3
 # build): to keep CI under 30 min
 CHECK_PASSES ?= epoll uring h2other h3other
 # CHECK_NO_LOAD=1: the first pass without INTEG_LOAD (CI's ThreadSanitizer build)
-INTEG_FIRST := $(if $(CHECK_NO_LOAD),$(filter-out $(INTEG_LOAD),$(wildcard tests/integ/*.t)),$(wildcard tests/integ/*.t))
+INTEG_FIRST := $(filter-out $(if $(CHECK_NO_LOAD),$(INTEG_LOAD)) $(if $(SANITIZE)$(TSAN),$(INTEG_ONCE)),$(wildcard tests/integ/*.t))
 
 # the tests that mostly wait on timers (stalls, t= waits, the older tools'
 # habits: under 3 s of CPU in 50 s; a service's start and stop, the fd limit,
