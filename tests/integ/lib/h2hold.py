@@ -1,6 +1,7 @@
 """Many idle h2c connections held at once, each after one request: raw frames on asyncio, for memory figures."""
 import asyncio
 import resource
+import ssl
 import struct
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
@@ -16,10 +17,19 @@ def get_head(path, sid=1):
     return frame(1, 0x05, sid, hp)
 
 
-async def one(host, port, path, held, sem):
+def tls_ctx():
+    """a client context for h2 over TLS (ALPN h2), the certificate unchecked"""
+    c = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    c.check_hostname = False
+    c.verify_mode = ssl.CERT_NONE
+    c.set_alpn_protocols(["h2"])
+    return c
+
+
+async def one(host, port, path, held, sem, tls):
     """connects, asks <path>, reads to its END_STREAM, acks SETTINGS; the socket joins <held>"""
     async with sem:
-        r, w = await asyncio.open_connection(host, port)
+        r, w = await asyncio.open_connection(host, port, ssl=tls)
         w.write(PREFACE + frame(4, 0, 0) + get_head(path))
         while True:
             hd = await r.readexactly(9)
@@ -36,20 +46,21 @@ async def one(host, port, path, held, sem):
         held.append(w)
 
 
-async def _open(host, port, n, path, held, par):
+async def _open(host, port, n, path, held, par, tls):
     sem = asyncio.Semaphore(par)
-    res = await asyncio.gather(*(one(host, port, path, held, sem) for _ in range(n)), return_exceptions=True)
+    res = await asyncio.gather(*(one(host, port, path, held, sem, tls) for _ in range(n)), return_exceptions=True)
     return sum(1 for x in res if x is None)
 
 
-def open_idle(port, n, path="/?s=100", host="127.0.0.1", par=100):
-    """<n> connections each done with one request, held: (loop, writers, how many succeeded)"""
+def open_idle(port, n, path="/?s=100", host="127.0.0.1", par=100, tls=None):
+    """<n> connections each done with one request, held (h2 over TLS with <tls>, an
+    SSLContext): (loop, writers, how many succeeded)"""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < n + 100:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, n + 1000), hard))
     loop = asyncio.new_event_loop()
     held = []
-    good = loop.run_until_complete(_open(host, port, n, path, held, par))
+    good = loop.run_until_complete(_open(host, port, n, path, held, par, tls))
     return loop, held, good
 
 
