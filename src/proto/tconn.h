@@ -42,13 +42,41 @@ static inline void tc_events(struct tconn *t, uint32_t events)
 		t->flags |= TC_WR_READY;
 }
 
-/* a connection from a protocol's free list <free>, or NULL when it is
- * empty: <off> is where its base lies in the protocol's struct */
-static inline void *tc_pop(struct list *free, size_t off)
-{
-	struct list *n = list_pop(free);
+#define TC_KEEP 64 /* closed connections a protocol keeps per thread; beyond, free() */
 
-	return n ? (char *)list_elem(n, struct tconn, node) - off : NULL;
+/* a protocol's closed connections, kept for the next ones, at most TC_KEEP */
+struct tc_free {
+	struct list l;
+	uint32_t n;
+};
+
+static inline void tc_free_init(struct tc_free *f)
+{
+	list_init(&f->l);
+	f->n = 0;
+}
+
+/* a connection from <f>, or NULL when it is empty: <off> is where its base
+ * lies in the protocol's struct */
+static inline void *tc_pop(struct tc_free *f, size_t off)
+{
+	struct list *n = list_pop(&f->l);
+
+	if (!n)
+		return NULL;
+	f->n--;
+	return (char *)list_elem(n, struct tconn, node) - off;
+}
+
+/* <t>, closed, kept for the next connection: 1, or 0 when <f> is full
+ * and the caller frees it (what it holds given back first) */
+static inline int tc_keep(struct tc_free *f, struct tconn *t)
+{
+	if (f->n >= TC_KEEP)
+		return 0;
+	list_add(&f->l, &t->node);
+	f->n++;
+	return 1;
 }
 
 #endif

@@ -92,7 +92,7 @@ struct h1c {
 /* HTTP/1's state in each worker (worker->ps[P_H1]) */
 struct h1w {
 	struct list conns;   /* live connections, for the drain and the end */
-	struct list free;    /* closed ones, for the next accept */
+	struct tc_free free; /* closed ones, for the next accept */
 	struct list zombies; /* closed ones with ring operations in flight */
 	struct pool in;      /* input buffers, held while a request is read */
 	struct pool sc;      /* output scratch, held while a response is staged */

@@ -57,14 +57,7 @@ static int h1_buffers_take(struct h1c *c)
 		return -1;
 	if (!c->in && !(c->in = pool_get(&hw->in)))
 		return -1;
-	if (!c->oq.iov) {
-		void *mem = pool_get(&hw->sc);
-
-		if (!mem)
-			return -1;
-		oq_attach(&c->oq, mem);
-	}
-	return 0;
+	return oq_take(&c->oq, &hw->sc);
 }
 
 static int h1_idle(const struct h1c *c)
@@ -85,7 +78,8 @@ static void h1_release(struct h1c *c)
 		close(c->t.ev.fd);
 	c->t.ev.fd = -1;
 	loop_drop(&w->loop, &c->t.ev);
-	list_add(&h1w(w)->free, &c->t.node);
+	if (!tc_keep(&h1w(w)->free, &c->t))
+		free(c);
 }
 
 static void h1_free(struct h1c *c)
@@ -873,7 +867,8 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 		if (h->len > c->in_size || h1_buffers_take(c) < 0) {
 			c->ci = NULL; /* WHY: the caller still owns it */
 			h1_buffers_put(c);
-			list_add(&h1w(w)->free, &c->t.node);
+			if (!tc_keep(&h1w(w)->free, &c->t))
+				free(c);
 			return -1;
 		}
 		memcpy(c->in, h->buf, h->len);
@@ -918,7 +913,7 @@ static int h1_thread_init(struct worker *w)
 	if (!hw)
 		return -1;
 	list_init(&hw->conns);
-	list_init(&hw->free);
+	tc_free_init(&hw->free);
 	list_init(&hw->zombies);
 	w->ps[P_H1] = hw;
 	return 0;
@@ -935,12 +930,12 @@ static void h1_close_all(struct worker *w)
 static void h1_thread_free(struct worker *w)
 {
 	struct h1w *hw = h1w(w);
-	struct list *n;
+	struct h1c *c;
 
 	if (!hw)
 		return;
-	while ((n = list_pop(&hw->free)))
-		free(list_elem(n, struct h1c, t.node));
+	while ((c = tc_pop(&hw->free, offsetof(struct h1c, t))))
+		free(c);
 	pool_drain(&hw->in);
 	pool_drain(&hw->sc);
 	pool_drain(&hw->ex);

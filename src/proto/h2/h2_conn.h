@@ -3,8 +3,10 @@
 #define HX_H2_CONN_H
 
 #include "list.h"
+#include "pool.h"
 #include "proto.h"
 #include "session-t.h"
+#include "tconn.h"
 
 struct h2c;
 struct h2s;
@@ -12,9 +14,11 @@ struct h2s;
 /* HTTP/2's state in each worker (worker->ps[P_H2]) */
 struct h2w {
 	struct list conns;   /* live connections */
-	struct list free;
+	struct tc_free free; /* closed ones, for the next accept */
 	struct list free_s;  /* streams, for the next ones */
 	struct list zombies; /* closed, with ring operations in flight */
+	struct pool in;      /* input buffers, held while a connection reads or has streams */
+	struct pool sc;      /* output queues' blocks, held while it sends or has streams */
 };
 
 static inline struct h2w *h2w(const struct worker *w)

@@ -1,0 +1,94 @@
+#!/usr/bin/python3
+# Idle h2c connections hold no buffers: ~2,000 held after one request each cost a few KiB apiece, the memory goes back once they close, and a connection that went idle answers a large body and a pipelined burst.
+import os
+import sys
+import time
+
+import h2.config
+import h2.connection
+import h2.events
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "lib"))
+from h2hold import close_all, open_idle  # noqa: E402
+from hxtap import BIN, done, ok, pump, rss_kb, start  # noqa: E402
+import socket  # noqa: E402
+import subprocess  # noqa: E402
+
+N = 2000
+# WHY per engine: nghttp2's session is ~10 KiB a connection of its own (ours ~8 KiB all told, bench/mem-h2)
+NG = "--h2-engine nghttp2" in os.environ.get("HX_ARGS", "")
+LIMIT = 24 if NG else 12
+syms = subprocess.run(["nm", "-D", BIN], capture_output=True, text=True).stdout
+SAN = "__asan_init" in syms or "__tsan_init" in syms  # a sanitizer's shadow memory: RSS says nothing
+
+proc, port = start()
+
+
+def client():
+    sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+    conn = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True,
+                                                                      header_encoding="utf-8"))
+    conn.initiate_connection()
+    conn.increment_flow_control_window(1 << 24)
+    sock.sendall(conn.data_to_send())
+    return sock, conn
+
+
+def ask(sock, conn, paths, first_sid):
+    """<paths> on streams from <first_sid>, sent at once: {sid: (status, body bytes)}"""
+    sids = [first_sid + 2 * i for i in range(len(paths))]
+    for sid, p in zip(sids, paths):
+        conn.send_headers(sid, [(":method", "GET"), (":scheme", "http"), (":authority", "x"), (":path", p)],
+                          end_stream=True)
+    sock.sendall(conn.data_to_send())
+    got = {sid: [None, 0] for sid in sids}
+    ended = set()
+
+    def until(evs):
+        for ev in evs[len(until.seen):]:
+            if isinstance(ev, h2.events.ResponseReceived):
+                got[ev.stream_id][0] = dict(ev.headers).get(":status")
+            elif isinstance(ev, h2.events.DataReceived):
+                got[ev.stream_id][1] += len(ev.data)
+            elif isinstance(ev, (h2.events.StreamEnded, h2.events.StreamReset)):
+                ended.add(ev.stream_id)
+        until.seen = list(evs)
+        return ended >= set(sids)
+    until.seen = []
+    pump(sock, conn, until, limit=8.0)
+    return {sid: tuple(v) for sid, v in got.items()}
+
+
+time.sleep(0.3)
+rest = rss_kb(proc.pid)
+sock, conn = client()
+r = ask(sock, conn, ["/?s=100"], 1)
+ok(r == {1: ("200", 100)}, "the first request of the connection that goes idle (%s)" % r)
+
+loop, held, good = open_idle(port, N)
+ok(good == N, "%d idle h2c connections held after one request each (%d)" % (N, good))
+time.sleep(0.3)
+idle = rss_kb(proc.pid)
+kib = (idle - rest) / float(max(good, 1))
+ok(SAN or kib < LIMIT, "%.2f KiB a connection while idle (< %d)" % (kib, LIMIT))
+
+# the connection that went idle takes its buffers back: a 1 MiB body, then 40 pipelined
+r = ask(sock, conn, ["/?s=1m"], 3)
+ok(r == {3: ("200", 1 << 20)}, "a 1 MiB answer after idle (%s)" % r)
+r = ask(sock, conn, ["/?s=%d" % (1000 + i) for i in range(40)], 5)
+ok(all(r[5 + 2 * i] == ("200", 1000 + i) for i in range(40)), "40 pipelined requests after idle, all answered")
+sock.close()
+
+close_all(loop, held)
+time.sleep(0.5)
+after = rss_kb(proc.pid)
+ok(SAN or after < rest * 1.3, "RSS after they closed %d kB, at rest %d kB (< +30 %%)" % (after, rest))
+# and a new connection is served after the crowd left
+sock, conn = client()
+r = ask(sock, conn, ["/?s=10"], 1)
+ok(r == {1: ("200", 10)}, "a new connection after the crowd (%s)" % r)
+sock.close()
+proc.terminate()
+ok(proc.wait(10) == 0, "clean stop")
+done()
