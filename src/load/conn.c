@@ -301,14 +301,7 @@ int lc_bufs_take(struct lc_conn *c)
 
 	if (!c->in && !(c->in = pool_get(&t->inb)))
 		return -1;
-	if (!c->oq.iov) {
-		void *mem = pool_get(&t->outb);
-
-		if (!mem)
-			return -1;
-		oq_attach(&c->oq, mem);
-	}
-	return 0;
+	return oq_take(&c->oq, &t->outb);
 }
 
 void lc_bufs_put(struct lc_conn *c, int all)
@@ -321,10 +314,7 @@ void lc_bufs_put(struct lc_conn *c, int all)
 		pool_put(&t->inb, c->in);
 		c->in = NULL;
 	}
-	if (c->oq.iov && !oq_pending(&c->oq)) {
-		oq_reset(&c->oq);
-		pool_put(&t->outb, oq_detach(&c->oq));
-	}
+	oq_give(&c->oq, &t->outb);
 }
 
 /* a TCP protocol's turn runs with its buffers (QUIC's rows have their own) */

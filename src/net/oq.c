@@ -6,6 +6,7 @@
 #include "bug.h"
 #include "common.h"
 #include "oq.h"
+#include "pool.h"
 #include "rio.h"
 
 void oq_attach(struct oq *q, void *mem)
@@ -21,6 +22,26 @@ void *oq_detach(struct oq *q)
 	q->iov = NULL;
 	q->sc = NULL;
 	return mem;
+}
+
+int oq_take(struct oq *q, struct pool *p)
+{
+	void *mem;
+
+	if (q->iov)
+		return 0;
+	if (!(mem = pool_get(p)))
+		return -1;
+	oq_attach(q, mem);
+	return 0;
+}
+
+void oq_give(struct oq *q, struct pool *p)
+{
+	if (!q->iov || oq_pending(q))
+		return;
+	oq_reset(q);
+	pool_put(p, oq_detach(q));
 }
 
 int oq_alloc(struct oq *q, size_t sc_size)

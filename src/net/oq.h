@@ -41,6 +41,12 @@ static inline size_t oq_mem_size(size_t sc_size)
 void oq_attach(struct oq *q, void *mem);
 void *oq_detach(struct oq *q);
 
+struct pool;
+/* the queue's block from pool <p> when it has none: 0, or -1 out of memory */
+int oq_take(struct oq *q, struct pool *p);
+/* ... given back to <p> when nothing is staged */
+void oq_give(struct oq *q, struct pool *p);
+
 int oq_alloc(struct oq *q, size_t sc_size);
 void oq_free(struct oq *q);
 void oq_reset(struct oq *q);
