@@ -199,6 +199,8 @@ void lc_thread_free(struct lc_thread *t)
 {
 	for (int i = 0; i < t->nconns; i++)
 		lc_conn_free(&t->conns[i]);
+	pool_drain(&t->inb);
+	pool_drain(&t->outb);
 	free(t->conns);
 	free(t->due);
 	free(t->logbuf);
