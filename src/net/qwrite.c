@@ -119,6 +119,7 @@ int qw_burst(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, struct qw_
 {
 	size_t len = 0, seg = 0, max = ngtcp2_conn_get_max_tx_udp_payload_size(conn);
 	ngtcp2_path_storage ps;
+	int npkt = 0;
 
 	ngtcp2_path_storage_zero(&ps);
 	for (;;) {
@@ -137,13 +138,14 @@ int qw_burst(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, struct qw_
 		}
 		if (n > 0 && !seg)
 			seg = (size_t)n;
+		npkt += n > 0;
 		len += (size_t)n;
 		/* a GSO batch is packets of one size, the last one may be shorter */
 		if (n == 0 || (size_t)n < seg || len + max > QW_GSO_MAX || len / seg >= QW_MAX_PKT) {
 			if (len)
 				qw_send(o, o->buf, len, seg);
 			if (n == 0)
-				return 0;
+				return npkt;
 			len = 0;
 			seg = 0;
 		}

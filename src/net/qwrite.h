@@ -57,7 +57,7 @@ ngtcp2_ssize qw_packet(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, 
 void qw_send(struct qw_out *o, const uint8_t *buf, size_t len, size_t seg);
 
 /* Writes every packet <conn> has now (qw_packet) and sends them in GSO
- * batches. Returns 0, or an ngtcp2 error. */
+ * batches. Returns how many packets (datagrams), or an ngtcp2 error. */
 int qw_burst(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, struct qw_out *o, ngtcp2_tstamp now);
 
 #endif

@@ -24,6 +24,8 @@ struct udp_ep {
 	struct ev ev;
 	struct sockaddr_storage local;
 	socklen_t locallen;
+	uint32_t drops_seen; /* the kernel's drop count for it, as last read (qr_read) */
+	unsigned idx;        /* its slot in the drop counters: the listener's order */
 };
 
 struct h3c;
