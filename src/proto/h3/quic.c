@@ -98,6 +98,18 @@ static void cid_del(struct cidmap *m, const ngtcp2_cid *cid)
 
 /* ---------- sending ---------- */
 
+/* the packets queued by this wakeup's connections go, in one sendmmsg */
+static void quic_send_batch(struct worker *w)
+{
+	struct qw_batch *b = qw(w)->batch;
+
+	if (!b->n)
+		return;
+	qw_flush(b);
+	ctr_add(w->st.quic_send_errors, b->lost);
+	b->lost = 0;
+}
+
 /* CONNECTION_CLOSE with <ccerr> (unless the peer closed), and <c> freed at the end of the turn */
 static void h3c_close_now(struct h3c *c, const ngtcp2_connection_close_error *ccerr)
 {
@@ -111,6 +123,8 @@ static void h3c_close_now(struct h3c *c, const ngtcp2_connection_close_error *cc
 						       1500, ccerr, (ngtcp2_tstamp)clock_ns());
 		if (n > 0) {
 			struct qw_out o = { c->ep->ev.fd, &c->peer, c->peerlen, qw(c->w)->txbuf, 0 };
+
+			quic_send_batch(c->w); /* WHY first: its last packets before the close */
 
 			qw_send(&o, o.buf, (size_t)n, (size_t)n);
 			ctr_add(c->w->st.quic_send_errors, o.lost);
@@ -155,7 +169,10 @@ void quic_write(struct h3c *c)
 		return;
 	if (app->src)
 		app->src(c, &src);
-	rv = qw_burst(c->conn, c->h3, app->src ? &src : NULL, &o, now);
+	/* WHY the batch in quic_flush: the packets of every connection read in
+	 * a wakeup go in one sendmmsg */
+	rv = qw_burst_in(qw(c->w)->batching ? qw(c->w)->batch : NULL, c->conn, c->h3, app->src ? &src : NULL, &o,
+			 now);
 	if (o.lost)
 		ctr_add(c->w->st.quic_send_errors, o.lost);
 	if (rv > 0)
@@ -629,12 +646,15 @@ static void quic_flush(struct worker *w)
 {
 	struct h3c *c;
 
+	qw(w)->batching = 1;
 	while ((c = qw(w)->pend)) {
 		qw(w)->pend = c->pend;
 		c->flags &= ~QC_PEND;
 		quic_write(c);
 		quic_done(c);
 	}
+	qw(w)->batching = 0;
+	quic_send_batch(w);
 }
 
 static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p, size_t len,
@@ -769,6 +789,10 @@ int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t port)
 		return -1;
 	if (!q->txbuf && !(q->txbuf = malloc(QW_BUF)))
 		return -1;
+	if (!q->batch && !(q->batch = calloc(1, sizeof(*q->batch))))
+		return -1;
+	if (!q->batch->buf && !(q->batch->buf = malloc(QW_BATCH_BYTES)))
+		return -1;
 	fd = listen_udp(la, port);
 	if (fd < 0) {
 		char name[160];
@@ -823,6 +847,9 @@ void quic_thread_free(struct worker *w)
 	free(qw(w)->udp);
 	free(qw(w)->cids);
 	free(qw(w)->txbuf);
+	if (qw(w)->batch)
+		free(qw(w)->batch->buf);
+	free(qw(w)->batch);
 	qh3mem_drain();
 	free(w->ps[P_H3]);
 	w->ps[P_H3] = NULL;
