@@ -166,6 +166,18 @@ static int refused(struct q *q)
 	return 1;
 }
 
+/* the server closed with H3_NO_ERROR after its GOAWAY, every request
+ * answered or retried: a new connection, no error */
+static int graceful_end(struct q *q)
+{
+	ngtcp2_connection_close_error ce;
+
+	if (!q->c->goaway || q->c->inflight)
+		return 0;
+	ngtcp2_conn_get_connection_close_error(q->conn, &ce);
+	return ce.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION && ce.error_code == NGHTTP3_H3_NO_ERROR;
+}
+
 /* one read: a datagram, or (UDP_GRO) a train of them of one size; its
  * length, *seg the size of each; 0 nothing now, -1 an error */
 static ssize_t q_recv(int fd, uint8_t *buf, size_t *seg)
@@ -211,6 +223,8 @@ static int lc_h3_io(struct lc_conn *c)
 		for (size_t off = 0; seg && off < (size_t)n; off += seg) {
 			int rv = ngtcp2_conn_read_pkt(q->conn, &path, &pi, buf + off, MIN(seg, (size_t)n - off), ts());
 
+			if (rv == NGTCP2_ERR_DRAINING && graceful_end(q))
+				return 1;
 			if (rv) {
 				int tls = rv == NGTCP2_ERR_CRYPTO || !q->ready ||
 					  (rv == NGTCP2_ERR_DRAINING && refused(q));
@@ -226,7 +240,9 @@ static int lc_h3_io(struct lc_conn *c)
 		return -1;
 	}
 	q_arm(q);
-	return 0;
+	/* WHY once its requests are done: those above a GOAWAY's id went back
+	 * to be sent again; then a new connection, no error */
+	return c->goaway && !c->inflight;
 }
 
 static int q_new(struct q *q, struct lc_conn *c)

@@ -27,6 +27,7 @@ struct q {
 	int early;               /* --0rtt: requests went in 0-RTT */
 	int ticket;              /* a session ticket came, or the handshake is confirmed */
 	int raw_sent;            /* --h3-fields: its first request went */
+	int64_t goaway_id;       /* the server's GOAWAY: streams from this one on were not processed */
 	struct qmem qm;          /* ngtcp2's memory, freed whole at the end (its leak) */
 };
 

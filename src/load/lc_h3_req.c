@@ -80,11 +80,39 @@ static int h3_close(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, void
 	return 0;
 }
 
+/* the server's GOAWAY: no new request on this connection; the ones at or
+ * above <id> were never processed (RFC 9114 5.2), so they go again on the
+ * next connection, retried and not failed (WHY no stream shut here: ngtcp2
+ * would close it inside nghttp3's read; the stream forgets its exchange,
+ * and the connection ends once the rest are answered) */
+static int h3_shutdown(nghttp3_conn *h3, int64_t id, void *cud)
+{
+	struct q *q = cud;
+	struct lc_conn *c = q->c;
+
+	if (!c->goaway)
+		c->t->st.goaways += c->up == 2;
+	c->goaway = 1;
+	q->goaway_id = id;
+	for (int i = 0; i < lc_o->depth; i++) {
+		struct lc_ex *e = &c->ex[i];
+
+		if (e->id < id)
+			continue;
+		nghttp3_conn_set_stream_user_data(h3, e->id, NULL);
+		lc_retry(c, e);
+		e->id = -1;
+		c->inflight--;
+	}
+	return 0;
+}
+
 static const nghttp3_callbacks h3_cbs = {
 	.recv_header = h3_header,
 	.recv_data = h3_data,
 	.deferred_consume = h3_deferred,
 	.stream_close = h3_close,
+	.shutdown = h3_shutdown,
 };
 
 /* ---------- requests ---------- */
@@ -203,7 +231,8 @@ void lc_h3_fill(struct q *q)
 {
 	struct lc_conn *c = q->c;
 
-	while (q->ready && c->inflight < (uint32_t)lc_o->depth && ngtcp2_conn_get_streams_bidi_left(q->conn)) {
+	/* WHY !goaway: the server processes no request sent after its GOAWAY */
+	while (q->ready && !c->goaway && c->inflight < (uint32_t)lc_o->depth && ngtcp2_conn_get_streams_bidi_left(q->conn)) {
 		struct lc_ex *e = ex_of(c, -1);
 
 		if (!lc_take(c, e))

@@ -260,6 +260,16 @@ static void h3c_close_soon(struct h3c *c, enum st_close why)
 	c->why = c->why == SC_UNSET ? why : c->why;
 }
 
+/* the end of a drain: the final GOAWAY, with the real id (the first
+ * request stream not processed; written before the CONNECTION_CLOSE), so a
+ * client retries whatever it sent after the notice without a doubt */
+static void h3c_drain_end(struct h3c *c)
+{
+	if (c->h3)
+		nghttp3_conn_shutdown(c->h3);
+	h3c_close_soon(c, SC_DRAIN);
+}
+
 static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t code,
 			   void *user, void *suser)
 {
@@ -280,7 +290,7 @@ static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64
 	 * ngtcp2 would not close the stream); waiting for the client to leave
 	 * kept the process up for --drain-timeout */
 	if (c->w->draining && !c->nstreams)
-		h3c_close_soon(c, SC_DRAIN);
+		h3c_drain_end(c);
 	return 0;
 }
 
@@ -767,7 +777,8 @@ void quic_drain(struct worker *w)
 		struct h3c *c = list_elem(n, struct h3c, node);
 
 		if (!c->nstreams) {
-			h3c_close_soon(c, SC_DRAIN);
+			h3c_drain_end(c);
+			quic_write(c);
 			quic_done(c);
 		} else if (c->h3) {
 			nghttp3_conn_submit_shutdown_notice(c->h3);
