@@ -105,6 +105,7 @@ static const ngtcp2_callbacks q_cbs = {
 	.stream_close = stream_close_cb,
 	.stream_reset = qh3_reset,
 	.extend_max_stream_data = qh3_unblock,
+	.extend_max_local_streams_bidi = lc_h3_max_streams,
 };
 
 /* ---------- I/O ---------- */
@@ -112,9 +113,12 @@ static const ngtcp2_callbacks q_cbs = {
 
 static int q_write(struct q *q)
 {
-	struct qw_out o = { q->c->x.fd, NULL, 0, q->c->t->qbuf, 0 };
+	struct qw_tally w = { 0 };
+	struct qw_out o = { q->c->x.fd, NULL, 0, q->c->t->qbuf, 0, &w };
+	int rv = qw_burst(q->conn, q->h3, NULL, &o, ts());
 
-	if (qw_burst(q->conn, q->h3, NULL, &o, ts()) < 0)
+	lc_h3_tally_sent(q, &w);
+	if (rv < 0)
 		return -1;
 	/* WHY not before the handshake's end: with no RTT sample, ngtcp2 paces
 	 * by its 333 ms initial RTT, and the first Initial's 1,200 bytes held
@@ -179,25 +183,29 @@ static int graceful_end(struct q *q)
 }
 
 /* one read: a datagram, or (UDP_GRO) a train of them of one size; its
- * length, *seg the size of each; 0 nothing now, -1 an error */
-static ssize_t q_recv(int fd, uint8_t *buf, size_t *seg)
+ * length, *seg the size of each (both tallied); 0 nothing now, -1 an error */
+static ssize_t q_recv(struct q *q, uint8_t *buf, size_t *seg)
 {
-	char ctrl[CMSG_SPACE(sizeof(int))];
+	char ctrl[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(uint32_t))];
 	struct iovec iov = { buf, LC_QRX };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctrl, .msg_controllen = sizeof(ctrl) };
-	ssize_t n = recvmsg(fd, &mh, 0);
+	ssize_t n = recvmsg(q->c->x.fd, &mh, 0);
+	uint32_t ovfl = q->ovfl;
 
 	if (n < 0)
 		return errno == EAGAIN ? 0 : -1;
 	*seg = (size_t)n;
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO)
-		{
+		if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO) {
 			int g;
 
 			memcpy(&g, CMSG_DATA(cm), sizeof(g));
 			*seg = (size_t)g;
+		} else if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SO_RXQ_OVFL) {
+			memcpy(&ovfl, CMSG_DATA(cm), sizeof(ovfl));
 		}
+	if (n && *seg)
+		lc_h3_tally_read(q, (size_t)n, *seg, ovfl);
 	return n;
 }
 
@@ -211,7 +219,7 @@ static int lc_h3_io(struct lc_conn *c)
 				     { (ngtcp2_sockaddr *)&lc_tg->addr, lc_tg->alen }, NULL };
 		ngtcp2_pkt_info pi = { 0 };
 		size_t seg = 0;
-		ssize_t n = q_recv(c->x.fd, buf, &seg);
+		ssize_t n = q_recv(q, buf, &seg);
 
 		if (n < 0) {
 			lc_error(c, q->ready ? E_RESET : E_CONNECT);
@@ -262,9 +270,9 @@ static int q_new(struct q *q, struct lc_conn *c)
 	st.initial_ts = ts();
 	st.handshake_timeout = lc_o->timeout_us * NGTCP2_MICROSECONDS;
 	ngtcp2_transport_params_default(&tp);
-	tp.initial_max_stream_data_bidi_local = lc_o->h3_no_credit ? 1024 : 8 << 20;
+	tp.initial_max_stream_data_bidi_local = lc_o->h3_no_credit ? LC_H3_NO_CREDIT_WINDOW : LC_H3_WINDOW;
 	tp.initial_max_stream_data_uni = 1 << 20;
-	tp.initial_max_data = 64 << 20;
+	tp.initial_max_data = LC_H3_CONN_WINDOW;
 	tp.initial_max_streams_uni = 3;
 	tp.max_idle_timeout = 30 * NGTCP2_SECONDS;
 	qmem_init(&q->qm);
@@ -302,6 +310,9 @@ static int lc_h3_open(struct lc_conn *c)
 	}
 	/* WHY: a server's GSO train arrives whole, one read for up to 45 packets */
 	setsockopt(fd, SOL_UDP, UDP_GRO, &(int){ 1 }, sizeof(int));
+	/* WHY: the kernel's count of datagrams it dropped (a full receive
+	 * buffer) comes with each read: the client's own limit, reported */
+	setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &(int){ 1 }, sizeof(int));
 	q->c = c;
 	q->tm = (struct timer){ 0, 0, q_timer };
 	q->locallen = sizeof(q->local);

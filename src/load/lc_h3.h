@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "lc_conn.h"
 #include "qmem.h"
+#include "qwrite.h"
 #include "timer.h"
 
 /* one HTTP/3 connection: its QUIC transport, TLS session and HTTP/3 session */
@@ -27,6 +28,9 @@ struct q {
 	int early;               /* --0rtt: requests went in 0-RTT */
 	int ticket;              /* a session ticket came, or the handshake is confirmed */
 	int raw_sent;            /* --h3-fields: its first request went */
+	uint32_t ovfl;           /* SO_RXQ_OVFL: the socket's drops so far */
+	uint64_t max_streams;    /* the server's MAX_STREAMS (bidi) last seen */
+	uint64_t limited_at;     /* us: a request has waited on MAX_STREAMS since, 0 none */
 	int64_t goaway_id;       /* the server's GOAWAY: streams from this one on were not processed */
 	struct qmem qm;          /* ngtcp2's memory, freed whole at the end (its leak) */
 };
@@ -53,5 +57,15 @@ uint8_t *lc_h3_ticket_peek(struct lc_thread *t);
 int lc_h3_ticket_early(const uint8_t *b);
 /* offers <b>; with <early> requests may go before the handshake ends */
 int lc_h3_resume(struct q *q, uint8_t *b, int early);
+
+/* lc_h3_report.c: what the client saw of QUIC, in its thread's figures */
+/* one read of <len> bytes in datagrams of <seg>; <ovfl> the socket's drops so far */
+void lc_h3_tally_read(struct q *q, size_t len, size_t seg, uint32_t ovfl);
+/* what a burst sent */
+void lc_h3_tally_sent(struct q *q, const struct qw_tally *w);
+/* a request waits on the server's MAX_STREAMS (from now, if not already) */
+void lc_h3_limited(struct q *q);
+/* ngtcp2's extend_max_local_streams_bidi: the server's MAX_STREAMS is <max> */
+int lc_h3_max_streams(ngtcp2_conn *conn, uint64_t max, void *user);
 
 #endif

@@ -232,8 +232,15 @@ void lc_h3_fill(struct q *q)
 	struct lc_conn *c = q->c;
 
 	/* WHY !goaway: the server processes no request sent after its GOAWAY */
-	while (q->ready && !c->goaway && c->inflight < (uint32_t)lc_o->depth && ngtcp2_conn_get_streams_bidi_left(q->conn)) {
-		struct lc_ex *e = ex_of(c, -1);
+	while (q->ready && !c->goaway && c->inflight < (uint32_t)lc_o->depth) {
+		struct lc_ex *e;
+
+		if (!ngtcp2_conn_get_streams_bidi_left(q->conn)) {
+			if (c->t->budget)
+				lc_h3_limited(q);
+			return;
+		}
+		e = ex_of(c, -1);
 
 		if (!lc_take(c, e))
 			return;

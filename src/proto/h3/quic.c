@@ -109,7 +109,7 @@ static void h3c_close_now(struct h3c *c, const ngtcp2_connection_close_error *cc
 		n = ngtcp2_conn_write_connection_close(c->conn, &ps.path, &pi, qw(c->w)->txbuf,
 						       1500, ccerr, (ngtcp2_tstamp)clock_ns());
 		if (n > 0) {
-			struct qw_out o = { c->ep->ev.fd, &c->peer, c->peerlen, qw(c->w)->txbuf, 0 };
+			struct qw_out o = { c->ep->ev.fd, &c->peer, c->peerlen, qw(c->w)->txbuf, 0, NULL };
 
 			qw_send(&o, o.buf, (size_t)n, (size_t)n);
 			ctr_add(c->w->st.quic_send_errors, o.lost);
@@ -144,7 +144,7 @@ static void h3c_fail(struct h3c *c, int rv)
 
 void quic_write(struct h3c *c)
 {
-	struct qw_out o = { c->ep->ev.fd, &c->peer, c->peerlen, qw(c->w)->txbuf, 0 };
+	struct qw_out o = { c->ep->ev.fd, &c->peer, c->peerlen, qw(c->w)->txbuf, 0, NULL };
 	ngtcp2_tstamp now = (ngtcp2_tstamp)clock_ns(); /* WHY: one clock read per burst */
 	struct qw_src src;
 	int rv;
