@@ -38,6 +38,10 @@ const struct lc_counter lc_counters[] = {
 	LC_GRPC_LIST(G)
 #undef G
 	C("grpc", "messages", grpc_msgs),
+	C("h3", "datagrams_in", h3.dgrams_in), C("h3", "reads", h3.reads), C("h3", "gro_reads", h3.gro_reads),
+	C("h3", "datagrams_out", h3.dgrams_out), C("h3", "sends", h3.sends), C("h3", "gso_sends", h3.gso_sends),
+	C("h3", "udp_drops", h3.udp_drops), C("h3", "stream_limited", h3.limited),
+	C("h3", "stream_limited_us", h3.limited_us), C("h3", "max_streams_raised", h3.raised),
 };
 #undef C
 const size_t lc_ncounters = ARRAY_SIZE(lc_counters);
@@ -232,6 +236,35 @@ static void counters_json(FILE *f, const struct lc_stats *T, const char *group)
 			fprintf(f, ", \"%s\": %llu", lc_counters[k].name, (unsigned long long)LC_CTR(T, k));
 }
 
+static double per_request(const struct lc_stats *T, uint64_t n)
+{
+	return T->reqs ? (double)n / (double)T->reqs : 0;
+}
+
+/* h3: what the client saw of QUIC (zeros when no h3 connection) */
+static void h3_json(FILE *f, const struct lc_stats *T)
+{
+	fprintf(f, ", \"h3\": {\"datagrams_in_per_request\": %.3f, \"datagrams_out_per_request\": %.3f, "
+		"\"window_stream\": %u, \"window_connection\": %u", per_request(T, T->h3.dgrams_in),
+		per_request(T, T->h3.dgrams_out), lc_o->h3_no_credit ? LC_H3_NO_CREDIT_WINDOW : LC_H3_WINDOW,
+		LC_H3_CONN_WINDOW);
+	counters_json(f, T, "h3");
+	fprintf(f, "}");
+}
+
+/* "h3       1.02 datagrams in, 0.61 out a request; GRO 45 % of reads, ..." */
+static void h3_text(FILE *f, const struct lc_stats *T)
+{
+	const struct lc_h3_stats *h = &T->h3;
+
+	fprintf(f, "h3       %.2f datagrams in, %.2f out a request; GRO %.0f %% of reads, GSO %.0f %% of sends; "
+		"%llu UDP drops; %llu waits on MAX_STREAMS (%.1f ms), raised %llu times\n",
+		per_request(T, h->dgrams_in), per_request(T, h->dgrams_out),
+		h->reads ? 100.0 * (double)h->gro_reads / (double)h->reads : 0,
+		h->sends ? 100.0 * (double)h->gso_sends / (double)h->sends : 0, (unsigned long long)h->udp_drops,
+		(unsigned long long)h->limited, (double)h->limited_us / 1000, (unsigned long long)h->raised);
+}
+
 /* the intervals, each with its latency histogram: hxload compare
  * resamples them */
 static void intervals_json(FILE *f, const struct lc_series *s, uint64_t start)
@@ -315,6 +348,7 @@ void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, 
 	fprintf(f, "}, \"grpc\": {\"calls\": %llu", (unsigned long long)grpc_calls(T));
 	counters_json(f, T, "grpc");
 	fprintf(f, "}");
+	h3_json(f, T);
 	if (m->probe.ok)
 		fprintf(f, ", \"probe\": {\"rate\": %g, \"requests\": %llu, \"errors\": %llu, \"latency_ms\": "
 			"{\"p50\": %.3f, \"p90\": %.3f, \"p99\": %.3f, \"p999\": %.3f, \"max\": %.3f}}",
@@ -406,8 +440,10 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 		fprintf(f, "; %llu ended by the server's graceful GOAWAY", (unsigned long long)T->goaways);
 	fprintf(f, "\n");
 	if (T->retried)
-		fprintf(f, "retried  %llu requests the server refused unprocessed (REFUSED_STREAM, above a GOAWAY's "
-			"last stream), sent again: no error\n", (unsigned long long)T->retried);
+		fprintf(f, "retried  %llu requests the server refused unprocessed (REFUSED_STREAM, at or above a "
+			"GOAWAY's stream id), sent again: no error\n", (unsigned long long)T->retried);
+	if (T->by_proto[LC_H3])
+		h3_text(f, T);
 	if (T->srv_cpu_us)
 		fprintf(f, "server   CPU %.3f s: %.2f us per request, %.1f us per MiB\n", T->srv_cpu_us / 1e6,
 			per_req(T, T->srv_cpu_us), per_mib(T, T->srv_cpu_us));

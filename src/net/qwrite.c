@@ -72,6 +72,16 @@ ngtcp2_ssize qw_packet(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, 
 	}
 }
 
+/* ---------- qw_tally: a sendmsg the kernel took, added up ---------- */
+static void qw_tally(struct qw_out *o, size_t len, size_t seg, int gso)
+{
+	if (!o->tally)
+		return;
+	o->tally->datagrams += (len + seg - 1) / seg;
+	o->tally->sends++;
+	o->tally->gso += gso;
+}
+
 void qw_send(struct qw_out *o, const uint8_t *buf, size_t len, size_t seg)
 {
 	char ctrl[CMSG_SPACE(sizeof(uint16_t))] = { 0 };
@@ -98,8 +108,10 @@ void qw_send(struct qw_out *o, const uint8_t *buf, size_t len, size_t seg)
 	do
 		r = sendmsg(o->fd, &mh, 0);
 	while (r < 0 && errno == EINTR);
-	if (r >= 0)
+	if (r >= 0) {
+		qw_tally(o, len, seg, mh.msg_control != NULL);
 		return;
+	}
 	if (len <= seg || (errno != EIO && errno != EINVAL && errno != EMSGSIZE)) {
 		o->lost += (len + seg - 1) / seg; /* WHY: EAGAIN drops them; QUIC resends */
 		return;

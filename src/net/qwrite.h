@@ -13,14 +13,21 @@
  * and UDP headers; past it sendmsg fails EMSGSIZE and the batch is lost */
 #define QW_GSO_MAX 65507
 
+/* what went out: datagrams, sendmsg calls, those of them a GSO train */
+struct qw_tally {
+	uint64_t datagrams, sends, gso;
+};
+
 /* where a burst goes: a socket, its peer (NULL: a connected socket), a
- * QW_BUF buffer; <lost> counts the datagrams the kernel refused */
+ * QW_BUF buffer; <lost> counts the datagrams the kernel refused; <tally>
+ * (NULL: none) adds up what the kernel took */
 struct qw_out {
 	int fd;
 	const void *peer;
 	socklen_t peerlen;
 	uint8_t *buf;
 	uint64_t lost;
+	struct qw_tally *tally;
 };
 
 /* Stream data an endpoint frames itself, beside nghttp3's (hxterm's

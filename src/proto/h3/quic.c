@@ -122,7 +122,7 @@ static void h3c_close_now(struct h3c *c, const ngtcp2_connection_close_error *cc
 		n = ngtcp2_conn_write_connection_close(c->conn, &ps.path, &pi, qw(c->w)->txbuf,
 						       1500, ccerr, (ngtcp2_tstamp)clock_ns());
 		if (n > 0) {
-			struct qw_out o = { c->ep->ev.fd, &c->peer, c->peerlen, qw(c->w)->txbuf, 0 };
+			struct qw_out o = { c->ep->ev.fd, &c->peer, c->peerlen, qw(c->w)->txbuf, 0, NULL };
 
 			quic_send_batch(c->w); /* WHY first: its last packets before the close */
 
@@ -160,7 +160,7 @@ static void h3c_fail(struct h3c *c, int rv)
 
 void quic_write(struct h3c *c)
 {
-	struct qw_out o = { c->ep->ev.fd, &c->peer, c->peerlen, qw(c->w)->txbuf, 0 };
+	struct qw_out o = { c->ep->ev.fd, &c->peer, c->peerlen, qw(c->w)->txbuf, 0, NULL };
 	ngtcp2_tstamp now = (ngtcp2_tstamp)clock_ns(); /* WHY: one clock read per burst */
 	struct qw_src src;
 	int rv;
@@ -281,6 +281,16 @@ static void h3c_close_soon(struct h3c *c, enum st_close why)
 	c->why = c->why == SC_UNSET ? why : c->why;
 }
 
+/* the end of a drain: the final GOAWAY, with the real id (the first
+ * request stream not processed; written before the CONNECTION_CLOSE), so a
+ * client retries whatever it sent after the notice without a doubt */
+static void h3c_drain_end(struct h3c *c)
+{
+	if (c->h3)
+		nghttp3_conn_shutdown(c->h3);
+	h3c_close_soon(c, SC_DRAIN);
+}
+
 static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t code,
 			   void *user, void *suser)
 {
@@ -301,7 +311,7 @@ static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64
 	 * ngtcp2 would not close the stream); waiting for the client to leave
 	 * kept the process up for --drain-timeout */
 	if (c->w->draining && !c->nstreams)
-		h3c_close_soon(c, SC_DRAIN);
+		h3c_drain_end(c);
 	return 0;
 }
 
@@ -818,7 +828,8 @@ void quic_drain(struct worker *w)
 		struct h3c *c = list_elem(n, struct h3c, node);
 
 		if (!c->nstreams) {
-			h3c_close_soon(c, SC_DRAIN);
+			h3c_drain_end(c);
+			quic_write(c);
 			quic_done(c);
 		} else if (c->h3) {
 			nghttp3_conn_submit_shutdown_notice(c->h3);
