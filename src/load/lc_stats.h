@@ -22,8 +22,9 @@ extern const char *const lc_grpc_names[LC_GRPC_CODES + 1];
 enum lc_err { E_CONNECT, E_TLS, E_TIMEOUT, E_RESET, E_PROTOCOL, E_BODY, E_MAX };
 
 /* the distributions every run records, in microseconds (H_RPC: a count;
- * H_EVENT: --sse, each event from the send time it carries to its coming) */
-enum lc_hist { H_LAT, H_SRV, H_OTH, H_QUEUE, H_TTFB, H_BODY, H_PACED, H_BOTH, H_CONNECT, H_TLS, H_EVENT, H_RPC,
+ * H_EVENT: --sse, each event from the send time it carries to its coming;
+ * H_HIT: the latency of a cache's hits, H_SRV and H_OTH then the misses') */
+enum lc_hist { H_LAT, H_SRV, H_OTH, H_HIT, H_QUEUE, H_TTFB, H_BODY, H_PACED, H_BOTH, H_CONNECT, H_TLS, H_EVENT, H_RPC,
 	       H_MAX };
 
 /* everything a run records; a thread's, the run's, or several runs' merged */
@@ -54,6 +55,7 @@ struct lc_stats {
 	uint64_t bunched;            /* --sse: events that came with the one before, though sent well after it */
 	uint64_t grpc[LC_GRPC_CODES + 1]; /* grpc://: calls by grpc-status (the last: none came) */
 	uint64_t grpc_msgs;          /* ... the messages they brought */
+	uint64_t hits, misses;       /* answers a cache gave again, and the first of each (lc_hit) */
 };
 
 #define LC_WHY_BODY 200 /* bytes of the first unexpected answer's body quoted */
@@ -77,6 +79,7 @@ extern const int lc_iv_hist[IV_MAX];
 struct lc_ival {
 	uint64_t from_us, to_us;
 	uint64_t reqs, errors, bytes;
+	uint64_t hits, misses;       /* of the answers, a cache's hits and misses (lc_hit) */
 	uint64_t srv_cpu_us;         /* --server-pid: its CPU time in the interval */
 	struct hist h[IV_MAX];       /* the parts of time compare resamples (enum lc_iv) */
 };
