@@ -18,10 +18,10 @@ my $tp = free_port();
 mkdir "$dir/$_" for qw(log run var cache);
 system('cp', '-r', '/etc/trafficserver', "$dir/etc") == 0 or die 'cannot copy /etc/trafficserver';
 my %sub = (8000 => $hx, 8080 => $tp, '/tmp/hxproxy' => $dir);
-for ([ 'ats-runroot', 'runroot.yaml' ], [ 'ats-records', 'etc/records.config' ], [ 'ats-remap', 'etc/remap.config' ],
-     [ 'ats-storage', 'etc/storage.config' ]) {
-    open my $fh, '>', "$dir/$_->[1]" or die "$dir/$_->[1]: $!";
-    print $fh recipe($_->[0], %sub);
+for ([ 'runroot.yaml', recipe('ats-runroot', %sub) ], [ 'etc/records.config', recipe('ats-records', %sub) ],
+     [ 'etc/remap.config', recipe('ats-remap', %sub) ], [ 'etc/storage.config', recipe('ats-storage', %sub) ]) {
+    open my $fh, '>', "$dir/$_->[0]" or die "$dir/$_->[0]: $!";
+    print $fh $_->[1];
     close $fh;
 }
 my $tpid = spawn_bg("$dir/ts.out", $ts, "--run-root=$dir/runroot.yaml");
