@@ -96,7 +96,8 @@ static char *cache_control(struct hresp *rs, char *b, const struct plan *p)
 
 	if (p->flags & PF_NOCACHE)
 		b = fmt_lit(b, "no-cache, ");
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+	/* WHY PF_CC first: plan_init leaves cc, a previous request's */
+	for (size_t i = 0; (p->flags & PF_CC) && i < ARRAY_SIZE(names); i++)
 		if (p->cc & (1u << i)) {
 			b = fmt_mem(b, names[i], strlen(names[i]));
 			b = fmt_lit(b, ", ");

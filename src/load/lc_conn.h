@@ -32,6 +32,7 @@ struct lc_ex {
 	uint64_t pace_us;            /* X-rsp pace=: the server's pauses in the body, 0: none */
 	uint64_t bytes;              /* body bytes received */
 	int64_t announced;           /* X-rsp size=, -1 when absent */
+	uint64_t made;               /* X-Hxterm-Made (epoch us), 0 when absent: lc_hit */
 	uint64_t body_left;          /* request body still to send (h2, h3) */
 	uint16_t status;
 	uint16_t path;               /* index in lc_target.paths */

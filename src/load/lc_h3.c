@@ -152,20 +152,36 @@ static void q_timer(struct loop *l, struct timer *t)
 }
 
 /* WHY: a server that refuses the handshake (a client certificate it
- * wants) says why in its CONNECTION_CLOSE, a TLS alert as CRYPTO_ERROR,
- * maybe after the client saw its handshake done: 1 when so */
+ * wants, no certificate for no SNI) says why in its CONNECTION_CLOSE, a TLS
+ * alert as CRYPTO_ERROR, maybe after the client saw its handshake done, or
+ * another code and a reason before it: 1 when so, its line set */
 static int refused(struct q *q)
 {
 	ngtcp2_connection_close_error ce;
-	char msg[600];
+	int crypto, want_cert;
+	char said[160], why[201], msg[700];
+	size_t n;
 
 	ngtcp2_conn_get_connection_close_error(q->conn, &ce);
-	if (ce.type != NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_TRANSPORT ||
-	    (ce.error_code & ~(uint64_t)0xff) != NGTCP2_CRYPTO_ERROR)
+	crypto = ce.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_TRANSPORT &&
+		 (ce.error_code & ~(uint64_t)0xff) == NGTCP2_CRYPTO_ERROR;
+	want_cert = crypto && (ce.error_code & 0xff) == 116; /* certificate required */
+	if (crypto)
+		snprintf(said, sizeof(said), "alert %s", lc_tls_alert_name((int)(ce.error_code & 0xff)));
+	else if (!q->ready)
+		snprintf(said, sizeof(said), "%s error 0x%llx", ce.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION ?
+			 "application" : "transport", (unsigned long long)ce.error_code);
+	else
 		return 0;
-	snprintf(msg, sizeof(msg), "the server at %s refused the QUIC handshake: alert %s%s", lc_tg->where,
-		 lc_tls_alert_name((int)(ce.error_code & 0xff)),
-		 lc_o->cert ? "" : " (does it want a client certificate? --cert)");
+	for (n = 0; n < MIN(ce.reasonlen, sizeof(why) - 1); n++)
+		why[n] = ce.reason[n] >= 0x20 && ce.reason[n] <= 0x7e ? (char)ce.reason[n] : '?';
+	why[n] = 0;
+	/* WHY no --cert hint without SNI but for "certificate required": the
+	 * name is the likelier want */
+	snprintf(msg, sizeof(msg), "the server at %s refused the QUIC handshake: %s%s%s%s%s%s", lc_tg->where, said,
+		 n ? ", reason \"" : "", why, n ? "\"" : "",
+		 crypto && !lc_o->cert && (want_cert || lc_tg->sni[0]) ? " (does it want a client certificate? --cert)" : "",
+		 want_cert ? "" : lc_sni_hint());
 	lc_fatal_set(msg);
 	return 1;
 }
@@ -234,8 +250,10 @@ static int lc_h3_io(struct lc_conn *c)
 			if (rv == NGTCP2_ERR_DRAINING && graceful_end(q))
 				return 1;
 			if (rv) {
-				int tls = rv == NGTCP2_ERR_CRYPTO || !q->ready ||
-					  (rv == NGTCP2_ERR_DRAINING && refused(q));
+				/* WHY refused first: the server's words before
+				 * the handshake's end too */
+				int tls = (rv == NGTCP2_ERR_DRAINING && refused(q)) || rv == NGTCP2_ERR_CRYPTO ||
+					  !q->ready;
 
 				lc_error(c, tls ? E_TLS : E_RESET);
 				return -1;

@@ -4,6 +4,7 @@
 
 #include "common.h"
 #include "lc_h3.h"
+#include "lc_hits.h"
 #include "qh3mem.h"
 
 static struct lc_ex *ex_of(struct lc_conn *c, int64_t id)
@@ -30,6 +31,8 @@ static int h3_header(nghttp3_conn *h3, int64_t id, int32_t token, nghttp3_rcbuf 
 			(unsigned)((v.base[0] - '0') * 100 + (v.base[1] - '0') * 10 + (v.base[2] - '0')));
 	else if (n.len == 5 && !memcmp(n.base, "x-rsp", 5))
 		lc_xrsp(e, (const char *)v.base, v.len);
+	else if (n.len == 13 && !memcmp(n.base, "x-hxterm-made", 13))
+		lc_made(e, (const char *)v.base, v.len);
 	else if (n.len == 16 && !memcmp(n.base, "x-hxterm-ignored", 16))
 		lc_ignored(((struct q *)cud)->c->t, (const char *)v.base, v.len);
 	return 0;

@@ -22,8 +22,9 @@ extern const char *const lc_grpc_names[LC_GRPC_CODES + 1];
 enum lc_err { E_CONNECT, E_TLS, E_TIMEOUT, E_RESET, E_PROTOCOL, E_BODY, E_MAX };
 
 /* the distributions every run records, in microseconds (H_RPC: a count;
- * H_EVENT: --sse, each event from the send time it carries to its coming) */
-enum lc_hist { H_LAT, H_SRV, H_OTH, H_QUEUE, H_TTFB, H_BODY, H_PACED, H_BOTH, H_CONNECT, H_TLS, H_EVENT, H_RPC,
+ * H_EVENT: --sse, each event from the send time it carries to its coming;
+ * H_HIT: the latency of a cache's hits, H_SRV and H_OTH then the misses') */
+enum lc_hist { H_LAT, H_SRV, H_OTH, H_HIT, H_QUEUE, H_TTFB, H_BODY, H_PACED, H_BOTH, H_CONNECT, H_TLS, H_EVENT, H_RPC,
 	       H_MAX };
 
 /* everything a run records; a thread's, the run's, or several runs' merged */
@@ -61,6 +62,7 @@ struct lc_stats {
 		uint64_t limited, limited_us; /* a request waiting on the server's MAX_STREAMS: times, us */
 		uint64_t raised;             /* the server's MAX_STREAMS raised */
 	} h3;
+	uint64_t hits, misses;       /* answers a cache gave again, and the first of each (lc_hit) */
 };
 
 /* the flow-control windows hxload's h3 advertises: a stream's, the connection's */
@@ -89,6 +91,7 @@ extern const int lc_iv_hist[IV_MAX];
 struct lc_ival {
 	uint64_t from_us, to_us;
 	uint64_t reqs, errors, bytes;
+	uint64_t hits, misses;       /* of the answers, a cache's hits and misses (lc_hit) */
 	uint64_t srv_cpu_us;         /* --server-pid: its CPU time in the interval */
 	struct hist h[IV_MAX];       /* the parts of time compare resamples (enum lc_iv) */
 };

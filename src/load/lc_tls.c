@@ -152,10 +152,15 @@ void lc_tls_why(SSL *ssl, char *buf, size_t n)
 		snprintf(buf, n, "TLS handshake failed: the server answered something that is not TLS "
 			 "(plain HTTP? use http:// or h2c://)");
 	else if (e)
-		snprintf(buf, n, "TLS handshake failed: %s", ERR_reason_error_string(e));
+		snprintf(buf, n, "TLS handshake failed: %s%s", ERR_reason_error_string(e), lc_sni_hint());
 	else
-		snprintf(buf, n, "TLS handshake failed: the server closed the connection");
+		snprintf(buf, n, "TLS handshake failed: the server closed the connection%s", lc_sni_hint());
 	ERR_clear_error();
+}
+
+const char *lc_sni_hint(void)
+{
+	return lc_tg->sni[0] ? "" : "; no SNI was sent (the URL's host is an address): --sni NAME sends one";
 }
 
 const char *lc_tls_alert_name(int alert)

@@ -12,7 +12,7 @@ const char *const lc_grpc_names[LC_GRPC_CODES + 1] = { LC_GRPC_LIST(G) };
 #undef G
 const char *const lc_err_names[E_MAX] = { "connect", "tls", "timeout", "reset", "protocol", "body" };
 /* the JSON names; the text rows drop "_ms" */
-const char *const lc_hist_names[H_MAX] = { "latency", "server", "other", "queue", "ttfb", "body",
+const char *const lc_hist_names[H_MAX] = { "latency", "server", "other", "hit", "queue", "ttfb", "body",
 					   "body_paced", "body_other", "connect", "tls", "event", "requests_per_connection" };
 
 #define C(g, n, f) { g, n, offsetof(struct lc_stats, f) }
@@ -42,6 +42,7 @@ const struct lc_counter lc_counters[] = {
 	C("h3", "datagrams_out", h3.dgrams_out), C("h3", "sends", h3.sends), C("h3", "gso_sends", h3.gso_sends),
 	C("h3", "udp_drops", h3.udp_drops), C("h3", "stream_limited", h3.limited),
 	C("h3", "stream_limited_us", h3.limited_us), C("h3", "max_streams_raised", h3.raised),
+	C("cache", "hits", hits), C("cache", "misses", misses),
 };
 #undef C
 const size_t lc_ncounters = ARRAY_SIZE(lc_counters);
@@ -199,6 +200,12 @@ void lc_why_line(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	fprintf(f, "\n");
 }
 
+/* of the answers told apart (lc_hit), the share a cache gave */
+static double hit_share(const struct lc_stats *T)
+{
+	return T->hits + T->misses ? (double)T->hits / (double)(T->hits + T->misses) : 0;
+}
+
 static double mean_rpc(const struct lc_stats *T)
 {
 	return hist_mean(&T->h[H_RPC]);
@@ -274,9 +281,10 @@ static void intervals_json(FILE *f, const struct lc_series *s, uint64_t start)
 		const struct lc_ival *v = &s->v[i];
 
 		fprintf(f, "%s{\"t\": %.3f, \"seconds\": %.6f, \"requests\": %llu, \"errors\": %llu, "
-			"\"bytes\": %llu, \"server_cpu_us\": %llu", i ? ", " : "", (double)(v->to_us - start) / 1e6,
-			(double)(v->to_us - v->from_us) / 1e6, (unsigned long long)v->reqs,
-			(unsigned long long)v->errors, (unsigned long long)v->bytes, (unsigned long long)v->srv_cpu_us);
+			"\"bytes\": %llu, \"server_cpu_us\": %llu, \"hits\": %llu, \"misses\": %llu", i ? ", " : "",
+			(double)(v->to_us - start) / 1e6, (double)(v->to_us - v->from_us) / 1e6,
+			(unsigned long long)v->reqs, (unsigned long long)v->errors, (unsigned long long)v->bytes,
+			(unsigned long long)v->srv_cpu_us, (unsigned long long)v->hits, (unsigned long long)v->misses);
 		for (int k = 0; k < IV_MAX; k++)
 			hist_json(f, lc_iv_names[k], &v->h[k], 0);
 		fprintf(f, "}");
@@ -347,6 +355,8 @@ void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, 
 	counters_json(f, T, "events");
 	fprintf(f, "}, \"grpc\": {\"calls\": %llu", (unsigned long long)grpc_calls(T));
 	counters_json(f, T, "grpc");
+	fprintf(f, "}, \"cache\": {\"hit_share\": %.4f", hit_share(T));
+	counters_json(f, T, "cache");
 	fprintf(f, "}");
 	h3_json(f, T);
 	if (m->probe.ok)
@@ -383,10 +393,11 @@ void lc_ival_json(FILE *f, const struct lc_ival *v, uint64_t start_us, unsigned 
 		secs = 1e-6;
 	fprintf(f, "{\"interval\": %u, \"t\": %.3f, \"seconds\": %.3f, \"requests\": %llu, "
 		"\"requests_per_second\": %.1f, \"errors\": %llu, \"bytes_per_second\": %.1f, \"p50\": %.3f, "
-		"\"p90\": %.3f, \"p99\": %.3f, \"max\": %.3f}\n", k, (double)(v->to_us - start_us) / 1e6, secs,
-		(unsigned long long)v->reqs, v->reqs / secs, (unsigned long long)v->errors, v->bytes / secs,
-		hist_quantile(&v->h[IV_LAT], 0.5) / 1e3, hist_quantile(&v->h[IV_LAT], 0.9) / 1e3,
-		hist_quantile(&v->h[IV_LAT], 0.99) / 1e3, v->h[IV_LAT].max / 1e3);
+		"\"p90\": %.3f, \"p99\": %.3f, \"max\": %.3f, \"hits\": %llu, \"misses\": %llu}\n", k,
+		(double)(v->to_us - start_us) / 1e6, secs, (unsigned long long)v->reqs, v->reqs / secs,
+		(unsigned long long)v->errors, v->bytes / secs, hist_quantile(&v->h[IV_LAT], 0.5) / 1e3,
+		hist_quantile(&v->h[IV_LAT], 0.9) / 1e3, hist_quantile(&v->h[IV_LAT], 0.99) / 1e3,
+		v->h[IV_LAT].max / 1e3, (unsigned long long)v->hits, (unsigned long long)v->misses);
 	fflush(f);
 }
 
@@ -476,6 +487,13 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	for (int i = 0; i < H_RPC; i++)
 		if (i == H_LAT || T->h[i].n)
 			row(f, lc_hist_names[i], &T->h[i]);
+	if (!T->hits && T->misses)
+		fprintf(f, "cache    no hits: the %llu answers with X-Hxterm-Made were all fresh\n",
+			(unsigned long long)T->misses);
+	else if (T->hits)
+		fprintf(f, "cache    hits %llu, misses %llu (%.1f %% hits: X-Hxterm-Made and X-rsp repeated); the server "
+			"and other rows are the misses', the hit row the hits' latency\n", (unsigned long long)T->hits,
+			(unsigned long long)T->misses, 100.0 * hit_share(T));
 	if (T->h[H_EVENT].n)
 		fprintf(f, "events   %llu (--sse; the event row: from the send time each carries to its coming): "
 			"%llu came bunched (%.1f %%: sent 1 ms or more after the one before, came within a tenth "

@@ -82,6 +82,7 @@ static void ival_reset(struct lc_thread *t, uint64_t now)
 	memset(t->ival.h, 0, sizeof(t->ival.h));
 	t->ival.from_us = now;
 	t->ival.reqs = 0;
+	t->ival.hits = t->ival.misses = 0;
 	t->ival_errs = lc_stats_errors(&t->st);
 	t->ival_bytes = t->st.bytes;
 }

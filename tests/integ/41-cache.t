@@ -32,6 +32,7 @@ is($h->{'cache-control'}, 'no-cache, max-age=0', 'c=0&m=0: both said');
 ok($h->{'cache-control'} eq 'private, no-store, max-age=5' && $h->{age} eq '7',
    "cc=private+no-store&m=5&age=7: Cache-Control '$h->{'cache-control'}', Age: $h->{age}");
 my (undef, $ha) = get("$url/?s=1&m=5");
+is($ha->{'cache-control'}, 'max-age=5', '... and the next request without cc= has none of its directives (one worker)');
 my (undef, $hb) = get("$url/?s=1&m=5");
 ok($ha->{'x-hxterm-made'} && $hb->{'x-hxterm-made'} > $ha->{'x-hxterm-made'},
    'X-Hxterm-Made: each fresh answer its own making time (epoch us)');
