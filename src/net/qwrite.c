@@ -241,7 +241,7 @@ void qw_flush(struct qw_batch *b)
 {
 	for (unsigned i = 0; i < b->n;) {
 		int r = sendmmsg(b->fd, b->mm + i, b->n - i, 0);
-		struct qw_out o = { b->fd, NULL, 0, NULL, 0 };
+		struct qw_out o = { b->fd, NULL, 0, NULL, 0, NULL };
 
 		if (r > 0) {
 			i += (unsigned)r;

@@ -242,7 +242,7 @@ http {
     }
 }
 EOF
-    skip 'no nginx', 17 unless $ng;
+    skip 'no nginx', 20 unless $ng;
     ok($ng, 'nginx with proxy_cache is up');
     my $n = "http://127.0.0.1:$np";
     my ($s1, $h1, $b1) = get("$n/?s=5000&L=1&m=2");
@@ -280,6 +280,14 @@ EOF
     isnt($h5->{'x-cache'}, 'HIT', 'c=0 (no-cache): never a hit');
     my ($s6, $h6) = get("$n/?s=5000&L=1&m=2&c=0");
     isnt($h6->{'x-cache'}, 'HIT', '... the second time either');
+    # hxload tells the hits (X-Hxterm-Made and X-rsp repeated) and splits over the misses alone
+    my $hj = hxload_json("-c 1 -n 200 '$n/?s=1k&t=2&m=60'");
+    my $hc = $hj ? $hj->{cache} : {};
+    is_deeply([ $hc->{hits}, $hc->{misses} ], [ 199, 1 ], 'hxload -c 1 -n 200 through proxy_cache: 199 hits, 1 miss');
+    ok($hj && $hj->{server_ms}{n} == 1 && $hj->{server_ms}{p50} >= 2.0 && $hj->{hit_ms}{n} == 199,
+       '... the server row over the miss alone (t=2), the hit row over the hits');
+    my $dj = hxload_json("-c 1 -n 50 'http://127.0.0.1:$port/?s=1k&m=60'");
+    ok($dj && $dj->{cache}{hits} == 0 && $dj->{cache}{misses} == 50, '... straight at hxterm: 50 misses, no hit');
 }
 
 is(stop_hx(), 0, 'hxterm stops cleanly');

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# Caddy 2.6 in front (doc/proxies.md's recipe): HTTP/3 from hxload through Caddy to hxterm over h1 and h2c, the latency split through it, SSE not bunched, WebSocket, gRPC; without default_sni the QUIC handshake fails and hxload says what Caddy answered and suggests --sni.
+# Caddy 2.6 in front (doc/proxies.md's recipe): HTTP/3 from hxload through Caddy to hxterm over h1 and h2c, the latency split through it, resumption and 0-RTT, SSE not bunched, WebSocket, gRPC; without default_sni the QUIC handshake fails and hxload says what Caddy answered and suggests --sni.
 use strict;
 use warnings;
 use FindBin;
@@ -51,6 +51,10 @@ for my $p ([ $p1, 'h1' ], [ $p2, 'h2c' ]) {
        sprintf('... the split through it: server p50 %.3f ms (t=1), other p50 %.3f ms (Caddy and the path)',
                $j ? ($j->{server_ms}{p50}, $j->{other_ms}{p50}) : (0, 0)));
 }
+my $r = hxload_json("--h3 --close --0rtt -c 1 -n 20 'https://127.0.0.1:$p1/?s=10'");
+ok($r && $r->{status}{200} == 20 && $r->{connections}{resumed} >= 15 && $r->{connections}{early} >= 15,
+   sprintf('h3, a connection per request: %d of 20 resumed, 0-RTT taken on %d, refused on %d (as the client sees them)',
+           $r ? ($r->{connections}{resumed}, $r->{connections}{early}, $r->{connections}{early_rejected}) : (0, 0, 0)));
 my ($o) = curl_hx('-sk', '-o', '/dev/null', '-w', '%{http_version}', "https://127.0.0.1:$p1/?s=10");
 is($o, '2', 'curl over TLS: h2 in front');
 
