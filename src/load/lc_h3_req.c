@@ -75,7 +75,11 @@ static int h3_close(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, void
 	(void)h3;
 	if (!e)
 		return 0;
-	if (code != NGHTTP3_H3_NO_ERROR) {
+	/* WHY a retry: H3_REQUEST_REJECTED says the server processed none of
+	 * it (RFC 9114 4.1.1, 8.1), as h2's REFUSED_STREAM */
+	if (code == NGHTTP3_H3_REQUEST_REJECTED) {
+		lc_retry(q->c, e);
+	} else if (code != NGHTTP3_H3_NO_ERROR) {
 		lc_fail(q->c, e, E_RESET);
 	} else {
 		lc_record(q->c, e);
