@@ -251,13 +251,21 @@ static void h2s_respond(struct xstream *x)
 	struct h2s *s = h2s_of(x);
 	struct xs_nv *nv;
 	long n = xs_head_nv(x, &nv);
+	int body;
 
 	if (n < 0)
 		return h2s_fail(x);
 	ctr_add(&s->c->t.w->st.requests, 1);
-	if (s->c->eng->respond(s, nv, (size_t)n, ex_has_body(&x->ex) || s->wss) < 0)
-		h2s_fail(x);
+	body = ex_has_body(&x->ex) || s->wss;
+	if (s->c->eng->respond(s, nv, (size_t)n, body) < 0) {
+		xs_nv_done(nv);
+		return h2s_fail(x);
+	}
 	xs_nv_done(nv);
+	/* WHY only with a body: without, the engine may have ended and freed
+	 * the stream (its text went back with it) */
+	if (body)
+		xs_head_sent(x);
 }
 
 static void h2s_resume(struct xstream *x)

@@ -131,13 +131,21 @@ static void h3s_respond(struct xstream *x)
 	struct h3s *s = h3s_of(x);
 	struct xs_nv *nv;
 	long n = xs_head_nv(x, &nv);
+	int body;
 
 	if (n < 0)
 		return h3s_fail(x);
 	ctr_add(&s->c->w->st.requests, 1);
-	if (eng->respond(s, nv, (size_t)n, ex_has_body(&x->ex)))
-		h3s_fail(x);
+	body = ex_has_body(&x->ex);
+	if (eng->respond(s, nv, (size_t)n, body)) {
+		xs_nv_done(nv);
+		return h3s_fail(x);
+	}
 	xs_nv_done(nv);
+	/* WHY only with a body: without, the stream may end at once (its
+	 * text goes back with it) */
+	if (body)
+		xs_head_sent(x);
 }
 
 static void h3s_resume(struct xstream *x)
