@@ -23,7 +23,7 @@ static struct h3s *h3s_new(struct h3c *c, int64_t id)
 {
 	struct worker *w = c->w;
 	struct list *n = list_pop(&qw(w)->free_qs);
-	struct h3s *s = n ? list_elem(n, struct h3s, node) : malloc(sizeof(*s));
+	struct h3s *s = n ? list_elem(n, struct h3s, node) : malloc(eng->ssize);
 
 	if (!s)
 		return NULL;
