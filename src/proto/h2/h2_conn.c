@@ -39,6 +39,13 @@ static const struct xs_ops h2s_ops;
 
 /* ---------- streams ---------- */
 
+/* streams a worker keeps on its free list, the others freed. WHY a cap: a
+ * connection of thousands of streams left them all behind, for ever */
+#ifndef H2S_KEEP
+#define H2S_KEEP 256
+#endif
+static __thread unsigned h2s_nfree; /* on the worker's free_s */
+
 struct h2s *h2s_get(struct h2c *c, int32_t id)
 {
 	struct worker *w = c->t.w;
@@ -47,6 +54,8 @@ struct h2s *h2s_get(struct h2c *c, int32_t id)
 
 	if (!s)
 		return NULL;
+	if (n)
+		h2s_nfree--;
 	s->c = c;
 	s->id = id;
 	s->wss = NULL;
@@ -83,7 +92,12 @@ void h2s_put(struct h2s *s)
 	if (!list_empty(&s->ready))
 		list_del(&s->ready);
 	list_del(&s->node);
+	if (h2s_nfree + 1 > H2S_KEEP) {
+		free(s);
+		return;
+	}
 	list_add(&h2w(w)->free_s, &s->node);
+	h2s_nfree++;
 }
 
 /* ---------- what the engines report ---------- */
