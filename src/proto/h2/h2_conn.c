@@ -50,19 +50,21 @@ struct h2s *h2s_get(struct h2c *c, int32_t id)
 {
 	struct worker *w = c->t.w;
 	struct list *n = list_pop(&h2w(w)->free_s);
-	struct h2s *s = n ? list_elem(n, struct h2s, node) : malloc(sizeof(*s));
+	struct h2s *s = n ? list_elem(n, struct h2s, node) : NULL;
 
-	if (!s)
-		return NULL;
 	if (n)
 		h2s_nfree--;
+	if (unlikely(s && s->size != c->eng->ssize)) { /* WHY: another engine's (h2diff runs both) */
+		free(s);
+		s = NULL;
+	}
+	if (!s && !(s = malloc(c->eng->ssize)))
+		return NULL;
+	s->size = (uint32_t)c->eng->ssize;
 	s->c = c;
 	s->id = id;
 	s->wss = NULL;
 	s->since = w->loop.now_ms;
-	list_init(&s->ready);
-	s->st = 0;
-	s->cl = UINT64_MAX;
 	if (c->scan_at <= w->loop.now_ms)
 		c->scan_at = w->loop.now_ms + H2_SCAN_MS;
 	c->total++;
@@ -89,8 +91,6 @@ void h2s_put(struct h2s *s)
 	wss_free(s->wss);
 	s->wss = NULL;
 	s->c->nstreams--;
-	if (!list_empty(&s->ready))
-		list_del(&s->ready);
 	list_del(&s->node);
 	if (h2s_nfree + 1 > H2S_KEEP) {
 		free(s);
