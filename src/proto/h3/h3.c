@@ -23,7 +23,7 @@ static struct h3s *h3s_new(struct h3c *c, int64_t id)
 {
 	struct worker *w = c->w;
 	struct list *n = list_pop(&qw(w)->free_qs);
-	struct h3s *s = n ? list_elem(n, struct h3s, node) : malloc(sizeof(*s));
+	struct h3s *s = n ? list_elem(n, struct h3s, node) : malloc(eng->ssize);
 
 	if (!s)
 		return NULL;
@@ -131,13 +131,21 @@ static void h3s_respond(struct xstream *x)
 	struct h3s *s = h3s_of(x);
 	struct xs_nv *nv;
 	long n = xs_head_nv(x, &nv);
+	int body;
 
 	if (n < 0)
 		return h3s_fail(x);
 	ctr_add(&s->c->w->st.requests, 1);
-	if (eng->respond(s, nv, (size_t)n, ex_has_body(&x->ex)))
-		h3s_fail(x);
+	body = ex_has_body(&x->ex);
+	if (eng->respond(s, nv, (size_t)n, body)) {
+		xs_nv_done(nv);
+		return h3s_fail(x);
+	}
 	xs_nv_done(nv);
+	/* WHY only with a body: without, the stream may end at once (its
+	 * text goes back with it) */
+	if (body)
+		xs_head_sent(x);
 }
 
 static void h3s_resume(struct xstream *x)
