@@ -122,6 +122,7 @@ struct h3c {
 	struct h3s *tx_cur;  /* the stream the last qw_src next() offered */
 	struct h3s *rd;      /* the request stream nghttp3 is reading, made before it */
 	uint32_t nwalk;      /* streams whose first HEADERS frame is not walked whole */
+	uint32_t grant;      /* the peer's request streams closed, not yet given back (quic_grant) */
 };
 
 struct cidmap;

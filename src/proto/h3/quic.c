@@ -281,6 +281,21 @@ static void h3c_close_soon(struct h3c *c, enum st_close why)
 	c->why = c->why == SC_UNSET ? why : c->why;
 }
 
+/* A request stream of the peer closed: its credit goes back in batches.
+ * WHY: one MAX_STREAMS per closed stream was a frame (and often a packet,
+ * and an ACK from the peer) a request. The peer's credit is let fall to
+ * half of --h3-streams, counting the streams it has open, so a client
+ * that keeps fewer than half open sees a grant every half that many
+ * requests, and one that keeps more gets its streams back at once. */
+static void quic_grant(struct h3c *c)
+{
+	c->grant++;
+	if (c->nstreams + c->grant < (cfg.h3_streams + 1) / 2)
+		return;
+	ngtcp2_conn_extend_max_streams_bidi(c->conn, c->grant);
+	c->grant = 0;
+}
+
 static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t code,
 			   void *user, void *suser)
 {
@@ -288,6 +303,7 @@ static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64
 	struct h3s *own = suser && ((struct h3s *)suser)->own ? suser : NULL; /* WHY first: nghttp3 frees the others */
 	int rv;
 
+	(void)conn;
 	if (!c->h3)
 		return 0;
 	rv = qh3_close(c->h3, flags, id, code);
@@ -296,7 +312,7 @@ static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64
 	if (own)
 		app->own_closed(own);
 	if (!(id & 2)) /* a bidi stream of the client: let it open another */
-		ngtcp2_conn_extend_max_streams_bidi(conn, 1);
+		quic_grant(c);
 	/* WHY at once: the last exchange of a drain is done (acknowledged, or
 	 * ngtcp2 would not close the stream); waiting for the client to leave
 	 * kept the process up for --drain-timeout */
