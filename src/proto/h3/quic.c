@@ -169,10 +169,10 @@ void quic_write(struct h3c *c)
 		return;
 	if (app->src)
 		app->src(c, &src);
-	/* WHY the batch in quic_flush: the packets of every connection read in
-	 * a wakeup go in one sendmmsg */
-	rv = qw_burst_in(qw(c->w)->batching ? qw(c->w)->batch : NULL, c->conn, c->h3, app->src ? &src : NULL, &o,
-			 now);
+	/* WHY a batch: the packets of every connection written in a turn of
+	 * the loop (read in its receive batches, or woken by a timer) go in
+	 * one sendmmsg, at quic_flush or at the turn's end */
+	rv = qw_burst_in(qw(c->w)->batch, c->conn, c->h3, app->src ? &src : NULL, &o, now);
 	if (o.lost)
 		ctr_add(c->w->st.quic_send_errors, o.lost);
 	if (rv > 0)
@@ -662,15 +662,19 @@ static void quic_flush(struct worker *w)
 {
 	struct h3c *c;
 
-	qw(w)->batching = 1;
 	while ((c = qw(w)->pend)) {
 		qw(w)->pend = c->pend;
 		c->flags &= ~QC_PEND;
 		quic_write(c);
 		quic_done(c);
 	}
-	qw(w)->batching = 0;
 	quic_send_batch(w);
+}
+
+/* the loop's turn ends: what timers and other events wrote goes */
+static void quic_turn_end(struct loop *l)
+{
+	quic_send_batch(worker_of(l));
 }
 
 static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p, size_t len,
@@ -809,6 +813,7 @@ int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t port)
 		return -1;
 	if (!q->batch->buf && !(q->batch->buf = malloc(QW_BATCH_BYTES)))
 		return -1;
+	w->loop.turn_end = quic_turn_end;
 	fd = listen_udp(la, port);
 	if (fd < 0) {
 		char name[160];
