@@ -153,7 +153,8 @@ INTEG_LOAD := $(patsubst %,tests/integ/%.t,14-hxload 22-hxload-proxy 32-compare 
 	54-compare-noise 60-hxload-h3)
 
 # the tests of HTTP/3 alone: QUIC does its own I/O on UDP, never on the ring
-INTEG_QUIC := $(patsubst %,tests/integ/%.t,13-quic-garbage 33-quic-admission 38-h3-bulk 39-h3-resume 57-udp-drops 59-h3-sendmmsg 60-hxload-h3)
+INTEG_QUIC := $(patsubst %,tests/integ/%.t,13-quic-garbage 33-quic-admission 38-h3-bulk 39-h3-resume 57-udp-drops 58-h3-stream-grants \
+	59-h3-sendmmsg 60-hxload-h3)
 
 # the tests that run once, in the plain build's first pass: real proxies in
 # front, the memory held by thousands of idle connections; what they check

@@ -129,6 +129,7 @@ struct h3c {
 	struct h3s *tx_cur;  /* the stream the last qw_src next() offered */
 	struct h3s *rd;      /* the request stream nghttp3 is reading, made before it */
 	uint32_t nwalk;      /* streams whose first HEADERS frame is not walked whole */
+	uint32_t grant;      /* the peer's request streams closed, not yet given back (quic_grant) */
 };
 
 struct cidmap;
@@ -145,8 +146,7 @@ struct qw {
 	struct cidmap *cids; /* connection IDs to connections */
 	struct list free_qs;
 	uint8_t *txbuf;      /* packets built for one sendmsg (GSO) */
-	struct qw_batch *batch; /* the packets of a wakeup's connections, for one sendmmsg */
-	uint8_t batching;    /* quic_flush runs: quic_write queues in <batch> */
+	struct qw_batch *batch; /* the packets of a turn's connections, for one sendmmsg */
 	struct h3c *pend;    /* connections read in this wakeup's receive batches, to write */
 	struct xmemo memo;   /* the last whole request nghttp3 accepted (h3.c) */
 	uint8_t memo_ok;     /* the one being recorded was accepted, and ended */
