@@ -1,8 +1,7 @@
-/* Unit tests of the one recycling policy: buffer pools and their bound, a queue's block taken and given back, the bounded free list of connections. */
+/* Unit tests of the one recycling policy: buffer pools and their bound, the bounded free list of connections (a queue's block from a pool: oq.c). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "oq.h"
 #include "pool.h"
 #include "tap.h"
 #include "tconn.h"
@@ -27,25 +26,6 @@ static void pool_bound(void)
 		pool_put(&d, malloc(8));
 	is_int(d.n, POOL_KEEP, "no bound given: POOL_KEEP");
 	pool_drain(&d);
-}
-
-static void queue_block(void)
-{
-	struct pool p = { .size = oq_mem_size(100), .keep = 4 };
-	struct oq q = { .sc_size = 100 };
-	void *mem;
-
-	ok(oq_take(&q, &p) == 0 && q.iov && q.sc, "an idle queue takes its block");
-	mem = q.iov;
-	ok(oq_take(&q, &p) == 0 && q.iov == mem, "taking again keeps the one it has");
-	oq_copy(&q, "abc", 3);
-	oq_give(&q, &p);
-	ok(!q.iov && !q.sc && !oq_pending(&q) && q.sc_used == 0, "given back: no block, an empty queue");
-	is_int(p.n, 1, "the block is in the pool");
-	ok(oq_take(&q, &p) == 0 && q.iov == mem, "and is the next one taken");
-	is_int(oq_sc_room(&q), 100, "with all its room");
-	oq_give(&q, &p);
-	pool_drain(&p);
 }
 
 struct conn {
@@ -82,7 +62,6 @@ static void conn_free_list(void)
 int main(void)
 {
 	pool_bound();
-	queue_block();
 	conn_free_list();
 	return done_testing();
 }
