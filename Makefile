@@ -66,7 +66,7 @@ UNIT     := opt cond fmt plan h1_parse h1_chunk body timer resp gen hist oq pool
 # hxload's pure parts (its schedule, JSON reader, --fail-on, URL reader, t statistics,
 # find's step judgement and search),
 # linked with its objects but main (libload.a)
-UNIT_LOAD := lc_shape lc_json lc_check lc_url lc_stats_t lc_stat lc_find
+UNIT_LOAD := lc_hits lc_shape lc_json lc_check lc_url lc_stats_t lc_stat lc_find
 UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT) $(UNIT_LOAD))
 LOAD_LIB := $(BUILD)/libload.a
 
@@ -74,7 +74,7 @@ LOAD_LIB := $(BUILD)/libload.a
 FUZZ         := h1_parse plan h1_chunk conn pp h2 h2diff quic qpack hsrv
 FUZZ_SECONDS ?= 60
 fuzz_src_h1_parse := src/core/h1_parse.c
-fuzz_src_plan     := src/core/plan.c src/core/num.c src/core/rng.c
+fuzz_src_plan     := src/core/plan.c src/core/plan_ext.c src/core/num.c src/core/rng.c
 fuzz_src_h1_chunk := src/core/h1_chunk.c
 fuzz_src_pp       := src/core/pp.c
 fuzz_src_hsrv     := src/net/hsrv_line.c
@@ -150,16 +150,17 @@ unit: $(UNIT_BIN)
 # runs under TSan in every other test that loads a server)
 INTEG_LOAD := $(patsubst %,tests/integ/%.t,14-hxload 22-hxload-proxy 32-compare 36-hxload-numbers 37-hxload-ab 40-hxload-find \
 	42-hxload-source 43-hxload-probe 45-hxload-shard 46-hxload-metrics 47-hxload-hlog 53-hxload-ab-verdict \
-	54-compare-noise)
+	54-compare-noise 60-hxload-h3)
 
 # the tests of HTTP/3 alone: QUIC does its own I/O on UDP, never on the ring
-INTEG_QUIC := $(patsubst %,tests/integ/%.t,13-quic-garbage 33-quic-admission 38-h3-bulk 39-h3-resume)
+INTEG_QUIC := $(patsubst %,tests/integ/%.t,13-quic-garbage 33-quic-admission 38-h3-bulk 39-h3-resume 57-udp-drops 59-h3-sendmmsg 60-hxload-h3)
 
 # the tests that run once, in the plain build's first pass: real proxies in
 # front, the memory held by thousands of idle connections; what they check
 # is not the server's I/O path nor a race a sanitizer would see, and each
 # pass of them costs CI time
-INTEG_ONCE := tests/integ/55-h2-idle.t
+INTEG_ONCE := $(patsubst %,tests/integ/%.t,55-h2-idle 56-idle-conns 61-caddy 62-varnish 63-trafficserver 64-apache \
+	65-nghttpx)
 
 # WHY not all again: these start no hxterm of their own (the layering, the
 # docs, the package), so HX_ARGS changes nothing in them; nor hxload's own;

@@ -35,6 +35,7 @@ struct config {
 	size_t max_uri;             /* --max-uri: request line limit (414) */
 	int max_hdrs;               /* --max-headers (431) */
 	int sndbuf;                 /* --sndbuf: SO_SNDBUF, 0 = kernel's */
+	int udp_rcvbuf;             /* --udp-rcvbuf: QUIC sockets' SO_RCVBUF, 0 = kernel's */
 	int splice;                 /* --splice */
 	uint64_t idle_ms;           /* --idle-timeout: keep-alive idle */
 	uint64_t head_ms;           /* --head-timeout: first byte to end of head */

@@ -107,10 +107,13 @@ static int check_defaults(const char *arg)
 	rng_seed(&r, 1);
 	plan_init(&p);
 	if (plan_apply(&p, arg, strlen(arg), &r, &lim) < 0) {
-		p.err[strcspn(p.err, "\n")] = 0;
-		log_err("--defaults: %s", p.err);
+		const char *e = plan_err(&p);
+
+		log_err("--defaults: %.*s", (int)strcspn(e, "\n"), e);
+		plan_done(&p);
 		return -1;
 	}
+	plan_done(&p);
 	return 0;
 }
 

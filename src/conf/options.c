@@ -380,6 +380,9 @@ const struct opt config_opts[] = {
 	  .help = "QUIC stream flow-control window (256k)" },
 	{ "qpack-table", 0, NUM(qpack_table, 0, 1 << 20, 0), .arg = "<n>",
 	  .help = "QPACK dynamic table capacity (0)" },
+	{ "udp-rcvbuf", 0, NUM(udp_rcvbuf, 0, 1 << 30, 0), .arg = "<n>",
+	  .help = "QUIC sockets' receive buffer, SO_RCVBUF(FORCE); the\n"
+	  "kernel's answer is logged (0: the kernel's)" },
 	{ "quic-max-conns", 0, NUM(quic_max_conns, 1, 1 << 24, 10000), .arg = "<n>",
 	  .help = "QUIC connections per thread (10000)" },
 	{ "no-h3", 0, FLAG(no_h3),

@@ -41,13 +41,13 @@ static int ex_plan_events(struct exch *x, const struct gen_conf *gc, struct rng 
 			x->echo = b;
 			x->echo_cap = (uint32_t)bytes;
 		} else {
-			snprintf(p->err, sizeof(p->err), "out of memory for sse=1's events\n");
+			plan_why(p, "out of memory for sse=1's events");
 			return 500;
 		}
 	}
 	x->echo_len = (uint32_t)bytes;
-	if (why)
-		snprintf(p->err, sizeof(p->err), "%s\n", why);
+	if (why && plan_why(p, why) < 0)
+		return 500;
 	return why ? 400 : 0;
 }
 
@@ -62,8 +62,7 @@ __attribute__((cold, noinline)) static int ex_plan_rare(struct exch *x, const st
 		/* WHY refused: E=2 answers once the whole body is in, which A=
 		 * and B= would cut short */
 		if (!bad && (p->flags & (PF_ACKFIRST | PF_BODYMAX))) {
-			snprintf(p->err, sizeof(p->err), "E=2 answers after the whole body: not with A=1 or B=\n");
-			bad = 1;
+			bad = plan_why(p, "E=2 answers after the whole body: not with A=1 or B=") < 0 ? 500 : 1;
 		}
 	}
 	if ((x->rq.flags & RQ_GRPC) && !bad && !(p->flags & PF_SSE))
@@ -93,7 +92,8 @@ void ex_plan(struct exch *x, const struct gen_conf *gc, struct rng *r)
 		bad = ex_plan_rare(x, gc, r, bad);
 	if (bad) { /* answered 400 with the reason; C=1 still closes after it */
 		p->flags = PF_BAD | (p->flags & PF_CLOSE);
-		p->status = bad == 500 ? 500 : 400;
+		/* WHY 500 without an extension: the reason could not be written */
+		p->status = bad == 500 || !p->ext ? 500 : 400;
 		/* WHY: at once, not after the wait an earlier item asked for */
 		p->wait_ms = p->pause_ms = 0;
 	}
@@ -104,8 +104,8 @@ void ex_refuse(struct exch *x, uint16_t status, const char *why)
 	ex_cursor_init(x);
 	plan_init(&x->plan);
 	x->plan.flags = PF_BAD;
-	x->plan.status = status;
-	snprintf(x->plan.err, sizeof(x->plan.err), "%s\n", why);
+	/* WHY 500: without memory for the reason, plan_err says so */
+	x->plan.status = plan_why(&x->plan, why) < 0 ? 500 : status;
 }
 
 void ex_ws(struct exch *x, int handshake)
@@ -173,7 +173,10 @@ void ex_adopt(struct exch *dst, const struct exch *src, const char *echo)
 	if (src->rq.flags & RQ_COND)
 		rebase_cond(&dst->rq.c, &src->rq, echo);
 	dst->rq.echo = (struct ist){ echo, src->rq.echo.len };
-	plan_copy(&dst->plan, &src->plan);
+	if (plan_copy(&dst->plan, &src->plan) < 0) {
+		ex_refuse(dst, 500, "out of memory for the plan's fields");
+		return;
+	}
 	ex_cursor_init(dst);
 	if (unlikely(src->plan.flags & (PF_SSE | PF_GRPC)))
 		ex_adopt_events(dst, src);
@@ -277,8 +280,8 @@ int ex_has_body(const struct exch *x)
 
 const struct hfield *ex_trailers(const struct exch *x, size_t *n)
 {
-	*n = (x->rq.flags & RQ_HEAD) ? 0 : x->plan.ntrl;
-	return x->plan.trl;
+	*n = (x->rq.flags & RQ_HEAD) || !x->plan.ext ? 0 : x->plan.ntrl;
+	return x->plan.ext ? x->plan.ext->trl : NULL;
 }
 
 int ex_body_in(struct exch *x, const char *p, size_t n)

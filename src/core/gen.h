@@ -98,11 +98,13 @@ static inline void ex_done(struct exch *x)
 {
 	if (unlikely(x->echo != NULL))
 		ex_free_echo(x);
+	plan_done(&x->plan);
 }
 /* A struct just taken from malloc or a free list: no memory of its own yet
  * (one from a list went through ex_done; a pool's come zeroed) */
 static inline void ex_new(struct exch *x)
 {
+	x->plan.ext = NULL;
 	x->echo = NULL;
 	x->echo_len = x->echo_cap = 0;
 }

@@ -71,7 +71,7 @@ static int trailer(struct plan *p, const char *name, const char *val, size_t vle
 {
 	if (p->ntrl >= PLAN_MAX_FIELDS)
 		return -1;
-	p->trl[p->ntrl++] = (struct hfield){ .name = name, .lname = name, .val = val,
+	p->ext->trl[p->ntrl++] = (struct hfield){ .name = name, .lname = name, .val = val,
 					     .nlen = (uint32_t)strlen(name), .vlen = (uint32_t)vlen };
 	return 0;
 }
@@ -102,9 +102,13 @@ const char *grpc_plan(struct ex_sse *s, struct plan *p, const struct hreq *rq, c
 	uint32_t *msg = &s->len;
 	unsigned code = grpc_code(p->status);
 	uint64_t until = deadline_ms(rq), n = code ? 0 : p->count;
-	char *m = p->dec + p->dec_used;
+	struct plan_ext *e = plan_ext_need(p);
+	char *m;
 	int ml;
 
+	if (!e)
+		return "gRPC: out of memory for the trailers";
+	m = e->dec + e->dec_used;
 	if (p->flags & (PF_ECHO | PF_ECHOBODY | PF_SSE) || p->ws)
 		return "a gRPC call is answered with messages: not with E=, sse= or ws=";
 	if (p->size > SSE_MAX_BYTES)
@@ -135,10 +139,10 @@ const char *grpc_plan(struct ex_sse *s, struct plan *p, const struct hreq *rq, c
 		p->flags |= PF_PIECE;
 		p->piece = *msg;
 	}
-	ml = snprintf(m, PLAN_DEC_SIZE - p->dec_used, "%s (hxterm%s)", names[code], code == 4 ? ": grpc-timeout" : "");
-	if (ml < 0 || (size_t)ml >= PLAN_DEC_SIZE - p->dec_used || p->ntrl + 2 > PLAN_MAX_FIELDS)
+	ml = snprintf(m, PLAN_DEC_SIZE - e->dec_used, "%s (hxterm%s)", names[code], code == 4 ? ": grpc-timeout" : "");
+	if (ml < 0 || (size_t)ml >= PLAN_DEC_SIZE - e->dec_used || p->ntrl + 2 > PLAN_MAX_FIELDS)
 		return "gRPC: no room for grpc-status and grpc-message after the T= trailers";
-	p->dec_used += (uint32_t)ml;
+	e->dec_used += (uint32_t)ml;
 	trailer(p, "grpc-status", digits[code], strlen(digits[code]));
 	if (code)
 		trailer(p, "grpc-message", m, (size_t)ml);

@@ -31,6 +31,8 @@ static inline int is_sep(char c)
 
 void plan_init(struct plan *p)
 {
+	if (unlikely(p->ext != NULL))
+		plan_done(p);
 	p->flags = 0;
 	p->status = 200;
 	p->nhdr = p->ntrl = 0;
@@ -39,29 +41,48 @@ void plan_init(struct plan *p)
 	p->pad = 0;
 	p->ws = WS_NONE;
 	p->count = 1;
-	p->spec_s[0] = p->spec_d[0] = 0;
 	p->ign_len = 0;
-	p->dec_used = 0;
-	p->err[0] = 0;
+}
+
+/* a string of <src>: moved into <dst> when in src's decoded bytes (a gRPC
+ * trailer's name is a literal, left as it is) */
+static const char *str_moved(const char *s, const struct plan_ext *src, struct plan_ext *dst)
+{
+	return s >= src->dec && s < src->dec + sizeof(src->dec) ? dst->dec + (s - src->dec) : s;
 }
 
 /* a field of <src> whose strings live in src->dec, moved into dst->dec */
-static struct hfield field_moved(const struct hfield *f, const struct plan *src, struct plan *dst)
+static struct hfield field_moved(const struct hfield *f, const struct plan_ext *src, struct plan_ext *dst)
 {
 	struct hfield o = *f;
 
-	o.name = dst->dec + (f->name - src->dec);
-	o.val = dst->dec + (f->val - src->dec);
+	o.name = str_moved(f->name, src, dst);
+	o.lname = f->lname ? str_moved(f->lname, src, dst) : NULL;
+	o.val = str_moved(f->val, src, dst);
 	return o;
 }
 
-void plan_copy(struct plan *dst, const struct plan *src)
+int plan_copy(struct plan *dst, const struct plan *src)
 {
+	struct plan_ext *e;
+
+	plan_done(dst);
 	*dst = *src;
+	dst->ext = NULL;
+	if (!src->ext)
+		return 0;
+	if (!(e = plan_ext_need(dst)))
+		return -1;
+	memcpy(e->dec, src->ext->dec, src->ext->dec_used);
+	e->dec_used = src->ext->dec_used;
+	memcpy(e->spec_s, src->ext->spec_s, sizeof(e->spec_s));
+	memcpy(e->spec_d, src->ext->spec_d, sizeof(e->spec_d));
+	memcpy(e->err, src->ext->err, sizeof(e->err));
 	for (int i = 0; i < src->nhdr; i++)
-		dst->hdr[i] = field_moved(&src->hdr[i], src, dst);
+		e->hdr[i] = field_moved(&src->ext->hdr[i], src->ext, e);
 	for (int i = 0; i < src->ntrl; i++)
-		dst->trl[i] = field_moved(&src->trl[i], src, dst);
+		e->trl[i] = field_moved(&src->ext->trl[i], src->ext, e);
+	return 0;
 }
 
 int plan_query_of(const char *target, size_t tlen, const char **q, size_t *qlen)
@@ -75,11 +96,17 @@ int plan_query_of(const char *target, size_t tlen, const char **q, size_t *qlen)
 	return 1;
 }
 
-/* Writes "bad item '<item>': <why>" into p->err */
+/* Writes "bad item '<item>': <why>" into the reason (plan_err says out of
+ * memory when it has no room) */
 static int plan_fail(struct plan *p, const char *item, size_t len, const char *why)
 {
 	size_t n = MIN(len, (size_t)60), wl = strlen(why);
-	char *e = p->err;
+	struct plan_ext *x = plan_ext_need(p);
+	char *e;
+
+	if (!x)
+		return -1;
+	e = x->err;
 
 	memcpy(e, "bad item '", 10);
 	e += 10;
@@ -92,7 +119,7 @@ static int plan_fail(struct plan *p, const char *item, size_t len, const char *w
 	}
 	memcpy(e, "': ", 3);
 	e += 3;
-	wl = MIN(wl, (size_t)(p->err + sizeof(p->err) - 2 - e));
+	wl = MIN(wl, (size_t)(x->err + sizeof(x->err) - 2 - e));
 	memcpy(e, why, wl);
 	e[wl] = '\n';
 	e[wl + 1] = 0;
@@ -117,8 +144,8 @@ static int is_tchar(unsigned char c)
 	       (c && strchr(extra, c));
 }
 
-/* Percent-decodes <s> into the plan's decode area. Returns its start or NULL. */
-static char *plan_decode(struct plan *p, const char *s, size_t len, size_t *olen,
+/* Percent-decodes <s> into the extension's decode area. Returns its start or NULL. */
+static char *plan_decode(struct plan_ext *p, const char *s, size_t len, size_t *olen,
 			 const char **err)
 {
 	char *start = p->dec + p->dec_used, *o = start;
@@ -159,7 +186,10 @@ static int plan_field(struct plan *p, int trailer, const char *v, size_t len,
 	const char *colon = memchr(v, ':', len);
 	const char *val, *name;
 	uint8_t *n = trailer ? &p->ntrl : &p->nhdr;
+	struct plan_ext *e = plan_ext_need(p);
 
+	if (!e)
+		return *err = "out of memory", -1;
 	if (*n == PLAN_MAX_FIELDS)
 		return *err = "too many header items", -1;
 	if (!colon || colon == v)
@@ -167,14 +197,14 @@ static int plan_field(struct plan *p, int trailer, const char *v, size_t len,
 	for (const char *c = v; c < colon; c++, nlen++)
 		if (!is_tchar((unsigned char)*c) || *c == '%')
 			return *err = "bad character in header name", -1;
-	val = plan_decode(p, colon + 1, len - nlen - 1, &dlen, err);
+	val = plan_decode(e, colon + 1, len - nlen - 1, &dlen, err);
 	if (!val)
 		return -1;
 	while (dlen && (*val == ' ' || *val == '\t'))
 		val++, dlen--;
-	f = trailer ? &p->trl[*n] : &p->hdr[*n];
+	f = trailer ? &e->trl[*n] : &e->hdr[*n];
 	/* the name is copied too: a plan outlives the request buffer */
-	if (!(name = plan_decode(p, v, nlen, &nlen, err)))
+	if (!(name = plan_decode(e, v, nlen, &nlen, err)))
 		return -1;
 	*f = (struct hfield){ .name = name, .lname = NULL, .val = val,
 			      .nlen = (uint32_t)nlen, .vlen = (uint32_t)dlen };
@@ -354,15 +384,37 @@ static int plan_word(struct plan *p, const char *k, size_t klen, const char *v, 
 	return 0;
 }
 
-/* s= and d= as written: a WebSocket draws them again for each message */
+/* whether <v> is a random form of the number language (A-B, P~Q, v:w+v,
+ * an r suffix) rather than digits and k/m/g */
+static int num_random(const char *v, size_t vlen)
+{
+	for (size_t i = 0; i < vlen; i++)
+		if (v[i] == 'r' || v[i] == '-' || v[i] == '~' || v[i] == ':' || v[i] == '+')
+			return 1;
+	return 0;
+}
+
+/* s= and d= as written when random: a WebSocket and sse=1 draw them again
+ * for each message. WHY only then: a plain number drawn again is the
+ * plan's, and most s= would otherwise take an extension. Returns 0, -1
+ * when too long, -2 out of memory */
 static int plan_spec(struct plan *p, char key, const char *v, size_t vlen)
 {
-	char *d = key == 's' ? p->spec_s : key == 'd' ? p->spec_d : NULL;
+	struct plan_ext *e;
+	char *d;
 
-	if (!d)
+	if (key != 's' && key != 'd')
 		return 0;
+	if (!num_random(v, vlen)) {
+		if (unlikely(p->ext != NULL)) /* WHY: a plain s= after a random one */
+			(key == 's' ? p->ext->spec_s : p->ext->spec_d)[0] = 0;
+		return 0;
+	}
 	if (vlen >= PLAN_SPEC)
 		return -1;
+	if (!(e = plan_ext_need(p)))
+		return -2;
+	d = key == 's' ? e->spec_s : e->spec_d;
 	memcpy(d, v, vlen);
 	d[vlen] = 0;
 	return 0;
@@ -458,8 +510,8 @@ static int plan_item(struct plan *p, const char *it, size_t len, struct rng *r,
 	if (num_draw(v, vlen, r, &n, &err) < 0 ||
 	    plan_number(p, it[0], n, lim, &err) < 0)
 		return plan_fail(p, it, len, err);
-	if (plan_spec(p, it[0], v, vlen) < 0)
-		return plan_fail(p, it, len, "longer than 47 bytes");
+	if ((kind = plan_spec(p, it[0], v, vlen)) < 0)
+		return plan_fail(p, it, len, kind == -1 ? "longer than 47 bytes" : "out of memory");
 	return 0;
 }
 

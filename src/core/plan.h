@@ -15,8 +15,50 @@ struct plan_limits {
 	int strict;          /* --strict: an unknown key is a bad item, not ignored */
 };
 
-/* Resets <p> to the defaults (status 200, cacheable, nothing else). */
+/* Resets <p> to the defaults (status 200, cacheable, nothing else). <p>
+ * is zeroed or was planned before: an extension it held is given back. */
 void plan_init(struct plan *p);
+
+/* ---------- the extension (plan_ext.c): taken when a key needs it ---------- */
+
+/* The plan's extension, taken now if it has none (from the thread's free
+ * list, else malloc): NULL out of memory. */
+struct plan_ext *plan_ext_need(struct plan *p);
+/* <e> back to the thread's list (PLAN_EXT_KEEP at most), or freed */
+void plan_ext_put(struct plan_ext *e);
+/* the thread's kept extensions freed (at a worker thread's end) */
+void plan_ext_thread_free(void);
+/* how many the thread keeps (for the tests) */
+unsigned plan_ext_kept(void);
+#define PLAN_EXT_KEEP 16
+
+/* The plan's memory given back (its extension): before it is pooled or
+ * freed; it may be planned again after. */
+static inline void plan_done(struct plan *p)
+{
+	if (p->ext) {
+		plan_ext_put(p->ext);
+		p->ext = NULL;
+	}
+}
+
+/* The one-line reason of a bad plan ('\n' ended): its extension's, or an
+ * out-of-memory one when none could be taken. */
+const char *plan_err(const struct plan *p);
+/* Writes <why> and a '\n' as the plan's reason. Returns 0, or -1 when no
+ * extension could be taken (plan_err then says out of memory). */
+int plan_why(struct plan *p, const char *why);
+
+/* s= and d= as written when in a random form (a WebSocket, sse=1 draw
+ * them again each message), else "" */
+static inline const char *plan_spec_s(const struct plan *p)
+{
+	return p->ext ? p->ext->spec_s : "";
+}
+static inline const char *plan_spec_d(const struct plan *p)
+{
+	return p->ext ? p->ext->spec_d : "";
+}
 
 /* Applies the items of <q> (<len> bytes, no leading '?') on top of <p>.
  * Random forms are drawn from <r>. Returns 0, or -1 with a one-line reason
@@ -26,8 +68,9 @@ void plan_init(struct plan *p);
 int plan_apply(struct plan *p, const char *q, size_t len, struct rng *r,
 	       const struct plan_limits *lim);
 
-/* Copies <src> into <dst>: the H=/T= strings point into dst's own copy. */
-void plan_copy(struct plan *dst, const struct plan *src);
+/* Copies <src> into <dst>: the H=/T= strings point into dst's own copy of
+ * the extension. Returns 0, or -1 out of memory (dst then has none). */
+int plan_copy(struct plan *dst, const struct plan *src);
 
 /* Locates the query of a request target: the bytes after its first '?'.
  * Returns 1 and fills <q>/<qlen> when the target has a '?', else 0. */

@@ -14,7 +14,7 @@ void pool_put(struct pool *p, void *buf)
 {
 	if (!buf)
 		return;
-	if (p->n < (p->keep ? p->keep : POOL_KEEP))
+	if (p->n < (p->keep && p->keep < POOL_KEEP ? p->keep : POOL_KEEP))
 		p->v[p->n++] = buf;
 	else
 		free(buf);

@@ -11,7 +11,7 @@ struct pool {
 	size_t size;
 	uint32_t n;
 	uint8_t zero;                /* a new buffer comes zeroed */
-	uint32_t keep;               /* the bound, 0: POOL_KEEP */
+	uint32_t keep;               /* buffers kept at most (0: POOL_KEEP) */
 	void *v[POOL_KEEP];
 };
 

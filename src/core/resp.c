@@ -9,6 +9,7 @@
 #include "fmt.h"
 #include "num.h"
 #include "parts.h"
+#include "plan.h"
 #include "resp.h"
 
 #define PAD_NAME     "X-Pad"
@@ -95,7 +96,8 @@ static char *cache_control(struct hresp *rs, char *b, const struct plan *p)
 
 	if (p->flags & PF_NOCACHE)
 		b = fmt_lit(b, "no-cache, ");
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+	/* WHY PF_CC first: plan_init leaves cc, a previous request's */
+	for (size_t i = 0; (p->flags & PF_CC) && i < ARRAY_SIZE(names); i++)
 		if (p->cc & (1u << i)) {
 			b = fmt_mem(b, names[i], strlen(names[i]));
 			b = fmt_lit(b, ", ");
@@ -182,13 +184,12 @@ static char *content_range(struct hresp *rs, char *b, uint64_t full)
  * X-rsp: a client tells the server's pacing from the path's slowness. */
 static uint64_t planned_pace(const struct plan *p, uint64_t body)
 {
-	uint64_t n = body, d;
-	const char *err;
+	uint64_t n = body;
 
 	if (!(p->flags & PF_PIECE) || !p->piece || !p->drip_ms || !n)
 		return 0;
 	/* WHY none for events d= apart drawn per event: not known at the head */
-	if ((p->flags & PF_SSE) && num_plain(p->spec_d, strlen(p->spec_d), &d, &err) < 0)
+	if ((p->flags & PF_SSE) && plan_spec_d(p)[0])
 		return 0;
 	if ((p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at < n)
 		n = p->fault_at;
@@ -293,6 +294,7 @@ static void resp_text(struct hresp *rs, const struct hreq *rq, uint16_t status,
 	p.flags = PF_NOCACHE;
 	p.status = status;
 	p.nhdr = 0;
+	p.ext = NULL;
 	p.ign_len = 0; /* WHY: unset, a stale length named garbage in X-Hxterm-Ignored and curl dropped the answer */
 	p.pad = 0;
 	p.wait_ms = 0;
@@ -469,7 +471,7 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 	int cache;
 
 	if (p->flags & PF_BAD)
-		return resp_text(rs, rq, p->status, (struct ist){ p->err, strlen(p->err) }, id, now_ns);
+		return resp_text(rs, rq, p->status, (struct ist){ plan_err(p), strlen(plan_err(p)) }, id, now_ns);
 	if (p->flags & PF_HELP)
 		return resp_text(rs, rq, 200, help_page, id, now_ns);
 	rs->status = p->status;
@@ -516,7 +518,7 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 	if (p->ign_len)
 		add_field(rs, "X-Hxterm-Ignored", "x-hxterm-ignored", p->ignored, p->ign_len);
 	for (int i = 0; i < p->nhdr; i++)
-		rs->f[rs->nf++] = p->hdr[i];
+		rs->f[rs->nf++] = p->ext->hdr[i];
 	rs->pad = 0;
 	if (p->pad)
 		resp_pad_plan(rs, p->pad);

@@ -31,6 +31,7 @@ void lc_conn_protocols(const struct lc_protocol *const *rows)
 }
 
 static void conn_io(struct loop *l, struct ev *e, uint32_t events);
+static int conn_turn(struct lc_conn *c, int (*fn)(struct lc_conn *));
 
 /* the connection's protocol is settled: counted */
 static void conn_count(struct lc_conn *c)
@@ -157,6 +158,7 @@ void lc_conn_close(struct lc_conn *c)
 	if (c->x.ssl)
 		SSL_set_shutdown(c->x.ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
 	xprt_release(&c->x);
+	lc_bufs_put(c, 1);
 	if (c->x.fd >= 0)
 		close(c->x.fd);
 	c->x.fd = c->ev.fd = -1;
@@ -206,6 +208,8 @@ static void conn_after(struct lc_conn *c, int r)
 	else if (r > 0 || (lc_o->close && c->taken && !c->inflight && c->state == LS_READY &&
 			   !(protos[c->proto]->linger && protos[c->proto]->linger(c))))
 		conn_renew(c);
+	else if (!c->inflight) /* WHY not between a request and its answer: no pool churn under load */
+		lc_bufs_put(c, 0);
 }
 
 void lc_conn_open(struct lc_conn *c)
@@ -285,12 +289,48 @@ static int conn_ready(struct lc_conn *c)
 	}
 	c->state = LS_READY;
 	conn_count(c);
-	return protos[c->proto]->start(c);
+	return conn_turn(c, protos[c->proto]->start);
+}
+
+/* WHY pools: an idle connection holds no buffer; its 64 KiB input and
+ * output blocks, whose touched pages were 8.3 KiB a connection at -c 10000,
+ * are its thread's while nothing waits in them */
+int lc_bufs_take(struct lc_conn *c)
+{
+	struct lc_thread *t = c->t;
+
+	if (!c->in && !(c->in = pool_get(&t->inb)))
+		return -1;
+	return oq_take(&c->oq, &t->outb);
+}
+
+void lc_bufs_put(struct lc_conn *c, int all)
+{
+	struct lc_thread *t = c->t;
+
+	if (all)
+		c->in_len = 0, oq_reset(&c->oq);
+	if (c->in && !c->in_len) {
+		pool_put(&t->inb, c->in);
+		c->in = NULL;
+	}
+	oq_give(&c->oq, &t->outb);
+}
+
+/* a TCP protocol's turn runs with its buffers (QUIC's rows have their own) */
+static int conn_turn(struct lc_conn *c, int (*fn)(struct lc_conn *))
+{
+	if (!protos[c->proto]->open && lc_bufs_take(c) < 0) {
+		lc_fatal_set("hxload is out of memory: no buffer for a connection (fewer -c?)");
+		lc_error(c, E_RESET);
+		return -1;
+	}
+	return fn(c);
 }
 
 static int conn_step(struct lc_conn *c)
 {
-	return protos[c->proto]->io(c);
+	return conn_turn(c, protos[c->proto]->io);
 }
 
 static void conn_io(struct loop *l, struct ev *e, uint32_t events)
@@ -360,15 +400,18 @@ void lc_conn_init(struct lc_conn *c, struct lc_thread *t, int idx)
 	c->x.fd = c->ev.fd = -1;
 	c->tm = (struct timer){ 0, 0, conn_retry };
 	c->ex = calloc((size_t)lc_o->depth, sizeof(*c->ex));
-	c->in_size = 65536;
-	c->in = malloc(c->in_size);
-	if (!c->ex || !c->in || oq_alloc(&c->oq, 65536) < 0)
+	c->in_size = LC_INBUF;
+	c->oq.sc_size = LC_INBUF;
+	if (!c->ex)
 		lc_die("%s", "out of memory");
+	if (!t->inb.size) {
+		t->inb = (struct pool){ .size = LC_INBUF, .keep = LC_BUFS_KEPT };
+		t->outb = (struct pool){ .size = oq_mem_size(LC_INBUF), .keep = LC_BUFS_KEPT };
+	}
 }
 
 void lc_conn_free(struct lc_conn *c)
 {
 	free(c->ex);
-	free(c->in);
-	oq_free(&c->oq);
+	lc_bufs_put(c, 1);
 }

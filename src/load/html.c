@@ -99,13 +99,21 @@ static const char page_script[] =
 "    R.cpu[n].us_per_mib.toFixed(1) + ' us per MiB (pid ' + R.cpu[n].pid + ')']);\n"
 "  if (R.probe) rows.push(['probe', R.probe.rate + ' req/s beside the load: p50 ' + R.probe.latency_ms.p50.toFixed(3) +\n"
 "    ', p99 ' + R.probe.latency_ms.p99.toFixed(3) + ' ms']);\n"
+"  if (R.cache && (R.cache.hits || R.cache.misses)) rows.push(['cache', R.cache.hits + ' hits, ' + R.cache.misses +\n"
+"    ' misses (' + (100 * R.cache.hit_share).toFixed(1) + ' % hits); server and other are the misses\\u2019']);\n"
 "  if (R.events && R.events.n) rows.push(['events', R.events.n + ', ' + R.events.bunched + ' came bunched']);\n"
 "  if (R.grpc && R.grpc.calls) rows.push(['gRPC calls', Object.keys(R.grpc).filter(k => k !== 'calls' && k !== 'messages' &&\n"
 "    R.grpc[k]).map(k => k + ' ' + R.grpc[k]).join(', ') + '; ' + R.grpc.messages + ' messages']);\n"
+"  const q = R.h3;\n"
+"  if (q && R.connections.h3) rows.push(['HTTP/3', q.datagrams_in_per_request.toFixed(2) + ' datagrams in, ' +\n"
+"    q.datagrams_out_per_request.toFixed(2) + ' out a request; GRO on ' + q.gro_reads + ' of ' + q.reads + ' reads, GSO on ' +\n"
+"    q.gso_sends + ' of ' + q.sends + ' sends; ' + q.udp_drops + ' UDP drops; ' + q.stream_limited + ' waits on MAX_STREAMS (' +\n"
+"    (q.stream_limited_us / 1000).toFixed(1) + ' ms), raised ' + q.max_streams_raised + ' times; windows ' +\n"
+"    q.window_stream + ' B a stream, ' + q.window_connection + ' B the connection']);\n"
 "  let h = '';\n"
 "  for (const r of rows) h += '<tr><td>' + r[0] + '</td><td id=\"sum-' + r[0].replace(/ /g, '-') + '\"></td></tr>';\n"
 "  h += '<tr><th>ms</th><th>min</th><th>mean</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr>';\n"
-"  for (const n of ['latency', 'queue', 'ttfb', 'server', 'other', 'body', 'body_paced', 'body_other', 'connect', 'tls', 'event']) {\n"
+"  for (const n of ['latency', 'queue', 'ttfb', 'server', 'other', 'hit', 'body', 'body_paced', 'body_other', 'connect', 'tls', 'event']) {\n"
 "    const s = R[n + '_ms'];\n"
 "    if (!s || !s.n) continue;\n"
 "    h += '<tr><td>' + n + '</td>' + ['min', 'mean', 'p50', 'p90', 'p99', 'p999', 'max'].map(k =>\n"
@@ -124,7 +132,7 @@ static const char page_script[] =
 "})();\n"
 "(function spectrum() {\n"
 "  const mk = n => ({name: n, pts: (D.spectrum[n] || []).filter(p => p[0] < 1).map(p => [p[0], p[1], {'data-q': p[0]}])});\n"
-"  lines('spectrum', [mk('latency'), mk('server'), mk('other')], {x: 'pct', xlabel: 'percentile', ylabel: 'ms'});\n"
+"  lines('spectrum', [mk('latency'), mk('server'), mk('other'), mk('hit')], {x: 'pct', xlabel: 'percentile', ylabel: 'ms'});\n"
 "})();\n"
 "(function split() {\n"
 "  const items = [];\n"
@@ -161,6 +169,7 @@ int lc_report_html(const char *file, const struct lc_stats *T, const struct lc_m
 	lc_html_spectrum(f, "latency", &T->h[H_LAT], 1);
 	lc_html_spectrum(f, "server", &T->h[H_SRV], 0);
 	lc_html_spectrum(f, "other", &T->h[H_OTH], 0);
+	lc_html_spectrum(f, "hit", &T->h[H_HIT], 0);
 	fprintf(f, "}, \"series\": ");
 	series(f, s, start);
 	fprintf(f, "}\n");

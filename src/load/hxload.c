@@ -44,6 +44,8 @@ static void ival_add(struct lc_ival *out, const struct lc_ival *v, int first)
 	if (v->to_us > out->to_us)
 		out->to_us = v->to_us;
 	out->reqs += v->reqs;
+	out->hits += v->hits;
+	out->misses += v->misses;
 	out->errors += v->errors;
 	out->bytes += v->bytes;
 	out->srv_cpu_us += v->srv_cpu_us;

@@ -12,10 +12,13 @@
 #include "lc_stats.h"
 #include "loop.h"
 #include "oq.h"
+#include "pool.h"
 #include "rng.h"
 #include "xprt.h"
 
 typedef struct ssl_ctx_st SSL_CTX;
+#define LC_INBUF 65536 /* a TCP connection's input buffer and output scratch */
+#define LC_BUFS_KEPT 16 /* of those, kept per thread for reuse when no connection holds them */
 #define LC_TICKETS 16 /* TLS sessions kept per thread, to resume */
 typedef struct ssl_session_st SSL_SESSION;
 
@@ -29,6 +32,7 @@ struct lc_ex {
 	uint64_t pace_us;            /* X-rsp pace=: the server's pauses in the body, 0: none */
 	uint64_t bytes;              /* body bytes received */
 	int64_t announced;           /* X-rsp size=, -1 when absent */
+	uint64_t made;               /* X-Hxterm-Made (epoch us), 0 when absent: lc_hit */
 	uint64_t body_left;          /* request body still to send (h2, h3) */
 	uint16_t status;
 	uint16_t path;               /* index in lc_target.paths */
@@ -68,14 +72,14 @@ struct lc_conn {
 	/* in-flight exchanges: a FIFO on HTTP/1, slots on h2/h3 (-m of them) */
 	struct lc_ex *ex;
 	uint32_t ex_head;
-	char *in;
+	char *in;                    /* from the thread's pool while bytes wait in it, else NULL */
 	uint32_t in_len, in_size;
 	uint8_t h1_body;             /* reading a body */
 	uint8_t h1_chunked;
 	uint8_t h1_close;            /* close-delimited body */
 	uint64_t h1_left;            /* Content-Length left */
 	struct h1_chunk ck;
-	struct oq oq;
+	struct oq oq;                /* its block from the thread's pool while bytes are staged */
 	void *proto_state;           /* nghttp2 session, QUIC connection */
 };
 
@@ -91,6 +95,7 @@ struct lc_thread {
 	uint64_t closed_us;          /* the window closed (0: open); in flight then is waited for */
 	struct lc_conn *conns;
 	int nconns;
+	struct pool inb, outb;       /* TCP connections' input buffers and output blocks, held while they work */
 	uint64_t budget;             /* requests this thread may still start */
 	uint64_t started, done;
 	uint64_t fresh;              /* connections opened that have not started a request */
@@ -217,6 +222,11 @@ void lc_conn_protocols(const struct lc_protocol *const *rows);
 /* <c>, the <idx>-th of thread <t>: its buffers; exits 2 out of memory */
 void lc_conn_init(struct lc_conn *c, struct lc_thread *t, int idx);
 void lc_conn_free(struct lc_conn *c);
+/* <c>'s input buffer and output block, taken from its thread's pools for
+ * its protocol's turn: 0, or -1 out of memory */
+int lc_bufs_take(struct lc_conn *c);
+/* ... and given back when nothing waits in them (all of them when <all>) */
+void lc_bufs_put(struct lc_conn *c, int all);
 /* opens <c> (again, when it is closed) */
 void lc_conn_open(struct lc_conn *c);
 /* a ready <c> takes what may start and does its I/O */

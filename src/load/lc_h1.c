@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "common.h"
 #include "lc_conn.h"
+#include "lc_hits.h"
 
 static int ieq(struct ist a, const char *lit)
 {
@@ -68,6 +69,8 @@ static int h1_head(struct lc_conn *c, struct lc_ex *e, const struct h1_resp *r)
 			c->h1_chunked = 1;
 		} else if (ieq(h->n, "x-rsp")) {
 			lc_xrsp(e, h->v.ptr, h->v.len);
+		} else if (ieq(h->n, "x-hxterm-made")) {
+			lc_made(e, h->v.ptr, h->v.len);
 		} else if (ieq(h->n, "x-hxterm-ignored")) {
 			lc_ignored(c->t, h->v.ptr, h->v.len);
 		} else if (ieq(h->n, "connection")) {

@@ -5,6 +5,7 @@
 
 #include "common.h"
 #include "lc_conn.h"
+#include "lc_hits.h"
 
 static nghttp2_session_callbacks *cbs;
 static nghttp2_option *opt;
@@ -29,6 +30,8 @@ static int header_cb(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 		lc_head(user, e, (unsigned)((v[0] - '0') * 100 + (v[1] - '0') * 10 + (v[2] - '0')));
 	else if (nl == 5 && !memcmp(n, "x-rsp", 5))
 		lc_xrsp(e, (const char *)v, vl);
+	else if (nl == 13 && !memcmp(n, "x-hxterm-made", 13))
+		lc_made(e, (const char *)v, vl);
 	else if (nl == 16 && !memcmp(n, "x-hxterm-ignored", 16))
 		lc_ignored(((struct lc_conn *)user)->t, (const char *)v, vl);
 	else if (nl == 11 && !memcmp(n, "grpc-status", 11) && vl >= 1 && vl <= 2)

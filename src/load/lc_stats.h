@@ -22,8 +22,9 @@ extern const char *const lc_grpc_names[LC_GRPC_CODES + 1];
 enum lc_err { E_CONNECT, E_TLS, E_TIMEOUT, E_RESET, E_PROTOCOL, E_BODY, E_MAX };
 
 /* the distributions every run records, in microseconds (H_RPC: a count;
- * H_EVENT: --sse, each event from the send time it carries to its coming) */
-enum lc_hist { H_LAT, H_SRV, H_OTH, H_QUEUE, H_TTFB, H_BODY, H_PACED, H_BOTH, H_CONNECT, H_TLS, H_EVENT, H_RPC,
+ * H_EVENT: --sse, each event from the send time it carries to its coming;
+ * H_HIT: the latency of a cache's hits, H_SRV and H_OTH then the misses') */
+enum lc_hist { H_LAT, H_SRV, H_OTH, H_HIT, H_QUEUE, H_TTFB, H_BODY, H_PACED, H_BOTH, H_CONNECT, H_TLS, H_EVENT, H_RPC,
 	       H_MAX };
 
 /* everything a run records; a thread's, the run's, or several runs' merged */
@@ -46,7 +47,7 @@ struct lc_stats {
 	uint64_t end_timeout;        /* of those, counted as timeouts */
 	uint64_t conns, resumed;     /* connections made (TLS: resumed) */
 	uint64_t early, early_rejected; /* h3 --0rtt: connections whose 0-RTT was taken, refused */
-	uint64_t goaways;            /* connections the server ended gracefully (h2 GOAWAY NO_ERROR) */
+	uint64_t goaways;            /* connections the server ended gracefully (h2 GOAWAY NO_ERROR, h3 GOAWAY) */
 	uint64_t retried;            /* requests refused unprocessed and sent again (not failed) */
 	uint64_t conn_errors;        /* connections that failed with no request in flight (connect, TLS) */
 	uint64_t by_proto[LC_NPROTO]; /* connections by protocol */
@@ -54,7 +55,20 @@ struct lc_stats {
 	uint64_t bunched;            /* --sse: events that came with the one before, though sent well after it */
 	uint64_t grpc[LC_GRPC_CODES + 1]; /* grpc://: calls by grpc-status (the last: none came) */
 	uint64_t grpc_msgs;          /* ... the messages they brought */
+	struct lc_h3_stats {         /* h3: what the client saw of QUIC, in the window (lc_h3_report.c) */
+		uint64_t dgrams_in, reads, gro_reads; /* datagrams read; recvmsg calls, those a GRO train */
+		uint64_t dgrams_out, sends, gso_sends; /* datagrams sent; sendmsg calls, those a GSO train */
+		uint64_t udp_drops;          /* datagrams the kernel dropped on hxload's sockets (SO_RXQ_OVFL), whole run */
+		uint64_t limited, limited_us; /* a request waiting on the server's MAX_STREAMS: times, us */
+		uint64_t raised;             /* the server's MAX_STREAMS raised */
+	} h3;
+	uint64_t hits, misses;       /* answers a cache gave again, and the first of each (lc_hit) */
 };
+
+/* the flow-control windows hxload's h3 advertises: a stream's, the connection's */
+#define LC_H3_WINDOW (8u << 20)
+#define LC_H3_NO_CREDIT_WINDOW 1024u /* --h3-no-credit's */
+#define LC_H3_CONN_WINDOW (64u << 20)
 
 #define LC_WHY_BODY 200 /* bytes of the first unexpected answer's body quoted */
 
@@ -77,6 +91,7 @@ extern const int lc_iv_hist[IV_MAX];
 struct lc_ival {
 	uint64_t from_us, to_us;
 	uint64_t reqs, errors, bytes;
+	uint64_t hits, misses;       /* of the answers, a cache's hits and misses (lc_hit) */
 	uint64_t srv_cpu_us;         /* --server-pid: its CPU time in the interval */
 	struct hist h[IV_MAX];       /* the parts of time compare resamples (enum lc_iv) */
 };

@@ -15,6 +15,10 @@ int lc_tls_init(void);
 SSL *lc_tls_new(struct lc_conn *c);
 /* one phrase saying why the handshake on <ssl> failed */
 void lc_tls_why(SSL *ssl, char *buf, size_t n);
+/* what a failed handshake's line ends with when no SNI was sent (a server
+ * that picks its certificate by name, Caddy's tls internal, has none for
+ * an address): a hint of --sni; "" when one was */
+const char *lc_sni_hint(void);
 /* the alert that ended an established session on <ssl>, or NULL */
 const char *lc_tls_alert(SSL *ssl);
 /* the name of the TLS alert <alert> */

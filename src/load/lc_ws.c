@@ -246,6 +246,8 @@ static int ws_io(struct lc_conn *c)
 	for (int turn = 0; turn < 64 && (c->rd_ready || w->pre_off < c->in_len); turn++)
 		if (wslay_event_recv(w->ctx) || w->failed)
 			return lc_error(c, E_RESET), -1;
+	if (w->pre_off == c->in_len) /* WHY: wslay read what followed the 101: the buffer may go back */
+		c->in_len = w->pre_off = 0;
 	ws_fill(c, w);
 	/* WHY a loop: wslay returns after a partial write */
 	for (int turn = 0; turn < 64 && c->wr_ready && wslay_event_want_write(w->ctx); turn++)

@@ -9,6 +9,7 @@
 #include "body.h"
 #include "common.h"
 #include "lc_conn.h"
+#include "lc_hits.h"
 #include "lc_source.h"
 #include "lc_tls.h"
 #include "rng.h"
@@ -230,7 +231,7 @@ static void put(struct lc_stats *st, struct hist *iv, enum lc_hist k, uint64_t v
 /* ... into the run's histograms and, with --json or --interval, the
  * interval's <iv> */
 static void record_times(struct lc_stats *st, struct hist *iv, const struct lc_ex *e, uint64_t now, uint64_t lat,
-			 int open)
+			 int open, int hit)
 {
 	uint64_t head = e->head_us ? e->head_us : now;
 	uint64_t ttfb = head - e->sent_us, body = now > head ? now - head : 0;
@@ -243,7 +244,11 @@ static void record_times(struct lc_stats *st, struct hist *iv, const struct lc_e
 	put(st, iv, H_BODY, body);
 	put(st, iv, H_PACED, paced);
 	put(st, iv, H_BOTH, body - paced);
-	if (e->server_us != UINT64_MAX) {
+	/* WHY not the split: a hit carries the server time of the answer it
+	 * repeats, which no request of its own took */
+	if (hit == 1)
+		put(st, iv, H_HIT, lat);
+	else if (e->server_us != UINT64_MAX) {
 		put(st, iv, H_SRV, e->server_us);
 		put(st, iv, H_OTH, ttfb > e->server_us ? ttfb - e->server_us : 0);
 	}
@@ -254,6 +259,7 @@ void lc_record(struct lc_conn *c, struct lc_ex *e)
 	struct lc_thread *t = c->t;
 	struct lc_stats *st = &t->st;
 	uint64_t now = MAX(lc_now_us(), e->sent_us), lat = now > e->t0 ? now - e->t0 : 0;
+	int hit;
 
 	lc_success();
 	if (unlikely(e->sse_z != NULL))
@@ -282,8 +288,13 @@ void lc_record(struct lc_conn *c, struct lc_ex *e)
 	st->unexpected += !expected(e->status);
 	e->why = NULL;
 	st->end_answered += t->closed_us != 0;
-	record_times(st, lc_o->series_us ? t->ival.h : NULL, e, now, lat, lc_open_loop());
+	hit = lc_hit(e);
+	st->hits += hit == 1;
+	st->misses += hit == 0;
+	record_times(st, lc_o->series_us ? t->ival.h : NULL, e, now, lat, lc_open_loop(), hit);
 	t->ival.reqs += lc_o->series_us != 0;
+	t->ival.hits += hit == 1;
+	t->ival.misses += hit == 0;
 	if (log_fd >= 0)
 		log_line(t, e, lat);
 }

@@ -12,7 +12,7 @@ const char *const lc_grpc_names[LC_GRPC_CODES + 1] = { LC_GRPC_LIST(G) };
 #undef G
 const char *const lc_err_names[E_MAX] = { "connect", "tls", "timeout", "reset", "protocol", "body" };
 /* the JSON names; the text rows drop "_ms" */
-const char *const lc_hist_names[H_MAX] = { "latency", "server", "other", "queue", "ttfb", "body",
+const char *const lc_hist_names[H_MAX] = { "latency", "server", "other", "hit", "queue", "ttfb", "body",
 					   "body_paced", "body_other", "connect", "tls", "event", "requests_per_connection" };
 
 #define C(g, n, f) { g, n, offsetof(struct lc_stats, f) }
@@ -38,6 +38,11 @@ const struct lc_counter lc_counters[] = {
 	LC_GRPC_LIST(G)
 #undef G
 	C("grpc", "messages", grpc_msgs),
+	C("h3", "datagrams_in", h3.dgrams_in), C("h3", "reads", h3.reads), C("h3", "gro_reads", h3.gro_reads),
+	C("h3", "datagrams_out", h3.dgrams_out), C("h3", "sends", h3.sends), C("h3", "gso_sends", h3.gso_sends),
+	C("h3", "udp_drops", h3.udp_drops), C("h3", "stream_limited", h3.limited),
+	C("h3", "stream_limited_us", h3.limited_us), C("h3", "max_streams_raised", h3.raised),
+	C("cache", "hits", hits), C("cache", "misses", misses),
 };
 #undef C
 const size_t lc_ncounters = ARRAY_SIZE(lc_counters);
@@ -195,6 +200,12 @@ void lc_why_line(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	fprintf(f, "\n");
 }
 
+/* of the answers told apart (lc_hit), the share a cache gave */
+static double hit_share(const struct lc_stats *T)
+{
+	return T->hits + T->misses ? (double)T->hits / (double)(T->hits + T->misses) : 0;
+}
+
 static double mean_rpc(const struct lc_stats *T)
 {
 	return hist_mean(&T->h[H_RPC]);
@@ -232,6 +243,35 @@ static void counters_json(FILE *f, const struct lc_stats *T, const char *group)
 			fprintf(f, ", \"%s\": %llu", lc_counters[k].name, (unsigned long long)LC_CTR(T, k));
 }
 
+static double per_request(const struct lc_stats *T, uint64_t n)
+{
+	return T->reqs ? (double)n / (double)T->reqs : 0;
+}
+
+/* h3: what the client saw of QUIC (zeros when no h3 connection) */
+static void h3_json(FILE *f, const struct lc_stats *T)
+{
+	fprintf(f, ", \"h3\": {\"datagrams_in_per_request\": %.3f, \"datagrams_out_per_request\": %.3f, "
+		"\"window_stream\": %u, \"window_connection\": %u", per_request(T, T->h3.dgrams_in),
+		per_request(T, T->h3.dgrams_out), lc_o->h3_no_credit ? LC_H3_NO_CREDIT_WINDOW : LC_H3_WINDOW,
+		LC_H3_CONN_WINDOW);
+	counters_json(f, T, "h3");
+	fprintf(f, "}");
+}
+
+/* "h3       1.02 datagrams in, 0.61 out a request; GRO 45 % of reads, ..." */
+static void h3_text(FILE *f, const struct lc_stats *T)
+{
+	const struct lc_h3_stats *h = &T->h3;
+
+	fprintf(f, "h3       %.2f datagrams in, %.2f out a request; GRO %.0f %% of reads, GSO %.0f %% of sends; "
+		"%llu UDP drops; %llu waits on MAX_STREAMS (%.1f ms), raised %llu times\n",
+		per_request(T, h->dgrams_in), per_request(T, h->dgrams_out),
+		h->reads ? 100.0 * (double)h->gro_reads / (double)h->reads : 0,
+		h->sends ? 100.0 * (double)h->gso_sends / (double)h->sends : 0, (unsigned long long)h->udp_drops,
+		(unsigned long long)h->limited, (double)h->limited_us / 1000, (unsigned long long)h->raised);
+}
+
 /* the intervals, each with its latency histogram: hxload compare
  * resamples them */
 static void intervals_json(FILE *f, const struct lc_series *s, uint64_t start)
@@ -241,9 +281,10 @@ static void intervals_json(FILE *f, const struct lc_series *s, uint64_t start)
 		const struct lc_ival *v = &s->v[i];
 
 		fprintf(f, "%s{\"t\": %.3f, \"seconds\": %.6f, \"requests\": %llu, \"errors\": %llu, "
-			"\"bytes\": %llu, \"server_cpu_us\": %llu", i ? ", " : "", (double)(v->to_us - start) / 1e6,
-			(double)(v->to_us - v->from_us) / 1e6, (unsigned long long)v->reqs,
-			(unsigned long long)v->errors, (unsigned long long)v->bytes, (unsigned long long)v->srv_cpu_us);
+			"\"bytes\": %llu, \"server_cpu_us\": %llu, \"hits\": %llu, \"misses\": %llu", i ? ", " : "",
+			(double)(v->to_us - start) / 1e6, (double)(v->to_us - v->from_us) / 1e6,
+			(unsigned long long)v->reqs, (unsigned long long)v->errors, (unsigned long long)v->bytes,
+			(unsigned long long)v->srv_cpu_us, (unsigned long long)v->hits, (unsigned long long)v->misses);
 		for (int k = 0; k < IV_MAX; k++)
 			hist_json(f, lc_iv_names[k], &v->h[k], 0);
 		fprintf(f, "}");
@@ -314,7 +355,10 @@ void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, 
 	counters_json(f, T, "events");
 	fprintf(f, "}, \"grpc\": {\"calls\": %llu", (unsigned long long)grpc_calls(T));
 	counters_json(f, T, "grpc");
+	fprintf(f, "}, \"cache\": {\"hit_share\": %.4f", hit_share(T));
+	counters_json(f, T, "cache");
 	fprintf(f, "}");
+	h3_json(f, T);
 	if (m->probe.ok)
 		fprintf(f, ", \"probe\": {\"rate\": %g, \"requests\": %llu, \"errors\": %llu, \"latency_ms\": "
 			"{\"p50\": %.3f, \"p90\": %.3f, \"p99\": %.3f, \"p999\": %.3f, \"max\": %.3f}}",
@@ -349,10 +393,11 @@ void lc_ival_json(FILE *f, const struct lc_ival *v, uint64_t start_us, unsigned 
 		secs = 1e-6;
 	fprintf(f, "{\"interval\": %u, \"t\": %.3f, \"seconds\": %.3f, \"requests\": %llu, "
 		"\"requests_per_second\": %.1f, \"errors\": %llu, \"bytes_per_second\": %.1f, \"p50\": %.3f, "
-		"\"p90\": %.3f, \"p99\": %.3f, \"max\": %.3f}\n", k, (double)(v->to_us - start_us) / 1e6, secs,
-		(unsigned long long)v->reqs, v->reqs / secs, (unsigned long long)v->errors, v->bytes / secs,
-		hist_quantile(&v->h[IV_LAT], 0.5) / 1e3, hist_quantile(&v->h[IV_LAT], 0.9) / 1e3,
-		hist_quantile(&v->h[IV_LAT], 0.99) / 1e3, v->h[IV_LAT].max / 1e3);
+		"\"p90\": %.3f, \"p99\": %.3f, \"max\": %.3f, \"hits\": %llu, \"misses\": %llu}\n", k,
+		(double)(v->to_us - start_us) / 1e6, secs, (unsigned long long)v->reqs, v->reqs / secs,
+		(unsigned long long)v->errors, v->bytes / secs, hist_quantile(&v->h[IV_LAT], 0.5) / 1e3,
+		hist_quantile(&v->h[IV_LAT], 0.9) / 1e3, hist_quantile(&v->h[IV_LAT], 0.99) / 1e3,
+		v->h[IV_LAT].max / 1e3, (unsigned long long)v->hits, (unsigned long long)v->misses);
 	fflush(f);
 }
 
@@ -406,8 +451,10 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 		fprintf(f, "; %llu ended by the server's graceful GOAWAY", (unsigned long long)T->goaways);
 	fprintf(f, "\n");
 	if (T->retried)
-		fprintf(f, "retried  %llu requests the server refused unprocessed (REFUSED_STREAM, above a GOAWAY's "
-			"last stream), sent again: no error\n", (unsigned long long)T->retried);
+		fprintf(f, "retried  %llu requests the server refused unprocessed (REFUSED_STREAM, at or above a "
+			"GOAWAY's stream id), sent again: no error\n", (unsigned long long)T->retried);
+	if (T->by_proto[LC_H3])
+		h3_text(f, T);
 	if (T->srv_cpu_us)
 		fprintf(f, "server   CPU %.3f s: %.2f us per request, %.1f us per MiB\n", T->srv_cpu_us / 1e6,
 			per_req(T, T->srv_cpu_us), per_mib(T, T->srv_cpu_us));
@@ -440,6 +487,13 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	for (int i = 0; i < H_RPC; i++)
 		if (i == H_LAT || T->h[i].n)
 			row(f, lc_hist_names[i], &T->h[i]);
+	if (!T->hits && T->misses)
+		fprintf(f, "cache    no hits: the %llu answers with X-Hxterm-Made were all fresh\n",
+			(unsigned long long)T->misses);
+	else if (T->hits)
+		fprintf(f, "cache    hits %llu, misses %llu (%.1f %% hits: X-Hxterm-Made and X-rsp repeated); the server "
+			"and other rows are the misses', the hit row the hits' latency\n", (unsigned long long)T->hits,
+			(unsigned long long)T->misses, 100.0 * hit_share(T));
 	if (T->h[H_EVENT].n)
 		fprintf(f, "events   %llu (--sse; the event row: from the send time each carries to its coming): "
 			"%llu came bunched (%.1f %%: sent 1 ms or more after the one before, came within a tenth "

@@ -82,6 +82,7 @@ static void ival_reset(struct lc_thread *t, uint64_t now)
 	memset(t->ival.h, 0, sizeof(t->ival.h));
 	t->ival.from_us = now;
 	t->ival.reqs = 0;
+	t->ival.hits = t->ival.misses = 0;
 	t->ival_errs = lc_stats_errors(&t->st);
 	t->ival_bytes = t->st.bytes;
 }
@@ -199,6 +200,8 @@ void lc_thread_free(struct lc_thread *t)
 {
 	for (int i = 0; i < t->nconns; i++)
 		lc_conn_free(&t->conns[i]);
+	pool_drain(&t->inb);
+	pool_drain(&t->outb);
 	free(t->conns);
 	free(t->due);
 	free(t->logbuf);

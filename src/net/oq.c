@@ -38,8 +38,10 @@ int oq_take(struct oq *q, struct pool *p)
 
 void oq_give(struct oq *q, struct pool *p)
 {
-	pool_put(p, oq_detach(q));
+	if (!q->iov || oq_pending(q))
+		return;
 	oq_reset(q);
+	pool_put(p, oq_detach(q));
 }
 
 int oq_alloc(struct oq *q, size_t sc_size)

@@ -42,9 +42,9 @@ void oq_attach(struct oq *q, void *mem);
 void *oq_detach(struct oq *q);
 
 struct pool;
-/* the queue's block from <p> when it has none (-1: out of memory) / back
- * to <p>, the queue empty: what an idle connection holds no more */
+/* the queue's block from pool <p> when it has none: 0, or -1 out of memory */
 int oq_take(struct oq *q, struct pool *p);
+/* ... given back to <p> when nothing is staged */
 void oq_give(struct oq *q, struct pool *p);
 
 int oq_alloc(struct oq *q, size_t sc_size);

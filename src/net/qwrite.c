@@ -72,6 +72,16 @@ ngtcp2_ssize qw_packet(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, 
 	}
 }
 
+/* ---------- qw_tally: a sendmsg the kernel took, added up ---------- */
+static void qw_tally(struct qw_out *o, size_t len, size_t seg, int gso)
+{
+	if (!o->tally)
+		return;
+	o->tally->datagrams += (len + seg - 1) / seg;
+	o->tally->sends++;
+	o->tally->gso += gso;
+}
+
 void qw_send(struct qw_out *o, const uint8_t *buf, size_t len, size_t seg)
 {
 	char ctrl[CMSG_SPACE(sizeof(uint16_t))] = { 0 };
@@ -98,8 +108,10 @@ void qw_send(struct qw_out *o, const uint8_t *buf, size_t len, size_t seg)
 	do
 		r = sendmsg(o->fd, &mh, 0);
 	while (r < 0 && errno == EINTR);
-	if (r >= 0)
+	if (r >= 0) {
+		qw_tally(o, len, seg, mh.msg_control != NULL);
 		return;
+	}
 	if (len <= seg || (errno != EIO && errno != EINVAL && errno != EMSGSIZE)) {
 		o->lost += (len + seg - 1) / seg; /* WHY: EAGAIN drops them; QUIC resends */
 		return;
@@ -115,14 +127,39 @@ void qw_send(struct qw_out *o, const uint8_t *buf, size_t len, size_t seg)
 	qw_send(o, buf, len, seg);
 }
 
-int qw_burst(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, struct qw_out *o, ngtcp2_tstamp now)
+/* where the next train is built: <o>'s buffer, or <b>'s free room (a full
+ * batch sent first) */
+static uint8_t *qw_room(struct qw_out *o, struct qw_batch *b)
+{
+	if (!b)
+		return o->buf;
+	if (b->used + QW_BUF > QW_BATCH_BYTES)
+		qw_flush(b);
+	return b->buf + b->used;
+}
+
+static void qw_queue(struct qw_out *o, struct qw_batch *b, const uint8_t *buf, size_t len, size_t seg);
+
+/* a train built: sent, or queued in <b> */
+static void qw_put(struct qw_out *o, struct qw_batch *b, const uint8_t *buf, size_t len, size_t seg)
+{
+	if (b)
+		qw_queue(o, b, buf, len, seg);
+	else
+		qw_send(o, buf, len, seg);
+}
+
+int qw_burst_in(struct qw_batch *b, ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, struct qw_out *o,
+		ngtcp2_tstamp now)
 {
 	size_t len = 0, seg = 0, max = ngtcp2_conn_get_max_tx_udp_payload_size(conn);
 	ngtcp2_path_storage ps;
+	uint8_t *at = qw_room(o, b);
+	int npkt = 0;
 
 	ngtcp2_path_storage_zero(&ps);
 	for (;;) {
-		ngtcp2_ssize n = qw_packet(conn, h3, src, &ps.path, o->buf + len, max, now);
+		ngtcp2_ssize n = qw_packet(conn, h3, src, &ps.path, at + len, max, now);
 
 		if (n < 0)
 			return (int)n;
@@ -130,22 +167,95 @@ int qw_burst(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, struct qw_
 		 * segments of their size, garbage to the peer (an ACK, then a
 		 * full packet); it starts the next batch */
 		if (seg && (size_t)n > seg) {
-			qw_send(o, o->buf, len, seg);
-			memmove(o->buf, o->buf + len, (size_t)n);
+			uint8_t *pkt = at + len;
+
+			qw_put(o, b, at, len, seg);
+			if ((at = qw_room(o, b)) != pkt)
+				memmove(at, pkt, (size_t)n);
 			len = 0;
 			seg = 0;
 		}
 		if (n > 0 && !seg)
 			seg = (size_t)n;
+		npkt += n > 0;
 		len += (size_t)n;
 		/* a GSO batch is packets of one size, the last one may be shorter */
 		if (n == 0 || (size_t)n < seg || len + max > QW_GSO_MAX || len / seg >= QW_MAX_PKT) {
 			if (len)
-				qw_send(o, o->buf, len, seg);
+				qw_put(o, b, at, len, seg);
 			if (n == 0)
-				return 0;
+				return npkt;
+			at = qw_room(o, b);
 			len = 0;
 			seg = 0;
 		}
 	}
+}
+
+int qw_burst(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, struct qw_out *o, ngtcp2_tstamp now)
+{
+	return qw_burst_in(NULL, conn, h3, src, o, now);
+}
+
+/* ---------- sendmmsg across connections ---------- */
+
+/* <len> bytes of packets of <seg> bytes at <buf> (in <b>'s buffer), for
+ * <o>'s peer, wait in <b>; <b> is sent first when full or for another
+ * socket */
+static void qw_queue(struct qw_out *o, struct qw_batch *b, const uint8_t *buf, size_t len, size_t seg)
+{
+	unsigned i;
+
+	if (len > seg && atomic_load_explicit(&no_gso, memory_order_relaxed)) {
+		for (size_t off = 0; off < len; off += seg)
+			qw_queue(o, b, buf + off, MIN(seg, len - off), seg);
+		return;
+	}
+	if (b->n && (b->fd != o->fd || b->n == QW_BATCH_MSGS))
+		qw_flush(b); /* WHY safe: the bytes stay where they are, the next train is placed after them */
+	i = b->n++;
+	b->fd = o->fd;
+	b->iov[i] = (struct iovec){ (void *)buf, len };
+	b->seg[i] = (uint16_t)seg;
+	b->mm[i].msg_hdr = (struct msghdr){ .msg_iov = &b->iov[i], .msg_iovlen = 1 };
+	if (o->peer) {
+		memcpy(&b->peer[i], o->peer, o->peerlen);
+		b->mm[i].msg_hdr.msg_name = &b->peer[i];
+		b->mm[i].msg_hdr.msg_namelen = o->peerlen;
+	}
+	if (len > seg) {
+		struct cmsghdr *cm;
+
+		b->mm[i].msg_hdr.msg_control = b->ctrl[i].b;
+		b->mm[i].msg_hdr.msg_controllen = sizeof(b->ctrl[i].b);
+		cm = CMSG_FIRSTHDR(&b->mm[i].msg_hdr);
+		cm->cmsg_level = SOL_UDP;
+		cm->cmsg_type = UDP_SEGMENT;
+		cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+		memcpy(CMSG_DATA(cm), &b->seg[i], sizeof(uint16_t));
+	}
+	b->used = (size_t)(buf + len - b->buf);
+}
+
+void qw_flush(struct qw_batch *b)
+{
+	for (unsigned i = 0; i < b->n;) {
+		int r = sendmmsg(b->fd, b->mm + i, b->n - i, 0);
+		struct qw_out o = { b->fd, NULL, 0, NULL, 0, NULL };
+
+		if (r > 0) {
+			i += (unsigned)r;
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		/* train i refused: alone, by qw_send's rules (halves, no GSO, or lost) */
+		o.peer = b->mm[i].msg_hdr.msg_name;
+		o.peerlen = b->mm[i].msg_hdr.msg_namelen;
+		qw_send(&o, b->iov[i].iov_base, b->iov[i].iov_len, b->seg[i]);
+		b->lost += o.lost;
+		i++;
+	}
+	b->n = 0;
+	b->used = 0;
 }

@@ -13,14 +13,21 @@
  * and UDP headers; past it sendmsg fails EMSGSIZE and the batch is lost */
 #define QW_GSO_MAX 65507
 
+/* what went out: datagrams, sendmsg calls, those of them a GSO train */
+struct qw_tally {
+	uint64_t datagrams, sends, gso;
+};
+
 /* where a burst goes: a socket, its peer (NULL: a connected socket), a
- * QW_BUF buffer; <lost> counts the datagrams the kernel refused */
+ * QW_BUF buffer; <lost> counts the datagrams the kernel refused; <tally>
+ * (NULL: none) adds up what the kernel took */
 struct qw_out {
 	int fd;
 	const void *peer;
 	socklen_t peerlen;
 	uint8_t *buf;
 	uint64_t lost;
+	struct qw_tally *tally;
 };
 
 /* Stream data an endpoint frames itself, beside nghttp3's (hxterm's
@@ -57,7 +64,41 @@ ngtcp2_ssize qw_packet(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, 
 void qw_send(struct qw_out *o, const uint8_t *buf, size_t len, size_t seg);
 
 /* Writes every packet <conn> has now (qw_packet) and sends them in GSO
- * batches. Returns 0, or an ngtcp2 error. */
+ * batches. Returns how many packets (datagrams), or an ngtcp2 error. */
 int qw_burst(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, struct qw_out *o, ngtcp2_tstamp now);
+
+/* ---------- sendmmsg across connections ---------- */
+
+#define QW_BATCH_MSGS  64           /* GSO trains a sendmmsg */
+#define QW_BATCH_BYTES (2 * QW_BUF) /* room for them: a train starts only with QW_BUF free */
+
+/* A worker's packets of several connections, sent by one sendmmsg: each
+ * train's bytes, peer and segment size kept here, so that a connection
+ * may end before they go. */
+struct qw_batch {
+	int fd;              /* the socket of those queued: another one flushes them first */
+	unsigned n;          /* trains queued */
+	size_t used;         /* bytes of buf they hold */
+	uint64_t lost;       /* datagrams the kernel refused */
+	uint8_t *buf;        /* QW_BATCH_BYTES */
+	struct mmsghdr mm[QW_BATCH_MSGS];
+	struct iovec iov[QW_BATCH_MSGS];
+	struct sockaddr_storage peer[QW_BATCH_MSGS];
+	uint16_t seg[QW_BATCH_MSGS];
+	union {
+		char b[CMSG_SPACE(sizeof(uint16_t))];
+		struct cmsghdr align;
+	} ctrl[QW_BATCH_MSGS];
+};
+
+/* qw_burst, the packets left in <b> (<o>'s buffer unused) for one
+ * sendmmsg with other connections' (qw_flush); the kernel's refusals are
+ * counted in <b>, at the flush */
+int qw_burst_in(struct qw_batch *b, ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, struct qw_out *o,
+		ngtcp2_tstamp now);
+
+/* Sends what <b> holds, one sendmmsg (a train the kernel refuses: retried
+ * alone, as qw_send does, or lost and counted). */
+void qw_flush(struct qw_batch *b);
 
 #endif

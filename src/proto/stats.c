@@ -1,4 +1,6 @@
 /* What each worker counts for --stats: the bucket bounds, the labels, the rarer counts. */
+#include <stdio.h>
+
 #include "stats.h"
 
 const char *const st_proto_names[SP_MAX] = { "h1", "h1-tls", "h2c", "h2", "h3", "ws" };
@@ -16,6 +18,18 @@ const char *const st_fault_names[SF_MAX] = { "reset", "close" };
 const char *const st_dgram_names[SQD_MAX] = { "version_negotiation", "retry", "stateless_reset", "dropped" };
 const char *const st_h3t_names[SH3_MAX] = { "head", "body", "send" };
 const char *const st_pp_names[2] = { "1", "2" }, *const st_pp_keys[2] = { "v1", "v2" };
+const char *const st_dir_names[2] = { "in", "out" };
+const char *st_udp_names[ST_LISTEN_B];
+
+void st_udp_name(unsigned i, const char *name)
+{
+	static char names[ST_LISTEN_B][64];
+
+	if (i >= ST_LISTEN_B)
+		return;
+	snprintf(names[i], sizeof(names[i]), "%s", name);
+	st_udp_names[i] = names[i];
+}
 
 #define ST_ROW(f, n, name, json, label, lv, jv, help) \
 	{ name, json, label, help, lv, jv, n, offsetof(struct wstats, f) },

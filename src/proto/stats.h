@@ -15,6 +15,7 @@ enum st_proto { SP_H1, SP_H1TLS, SP_H2C, SP_H2, SP_H3, SP_WS, SP_MAX };
 #define ST_BAD_B  8  /* 400 408 413 414 431 501 505, and the rest */
 #define ST_H2E_B  7  /* HTTP/2 error codes counted by name, and the rest */
 #define ST_H3E_B  10 /* HTTP/3 error codes counted by name, and the rest */
+#define ST_LISTEN_B 256 /* UDP listeners counted apart (CFG_MAX_LISTEN) */
 
 /* why a connection ended */
 enum st_close { SC_PEER, SC_SERVER, SC_IDLE, SC_TIMEOUT, SC_FAULT, SC_BAD, SC_ERROR, SC_DRAIN, SC_MAX,
@@ -88,13 +89,20 @@ extern const char *const st_fault_names[SF_MAX];
 extern const char *const st_dgram_names[SQD_MAX];
 extern const char *const st_h3t_names[SH3_MAX];
 extern const char *const st_pp_names[2], *const st_pp_keys[2];
+extern const char *const st_dir_names[2];
+/* the UDP listeners' names, in the order workers open them; NULL past the last */
+extern const char *st_udp_names[ST_LISTEN_B];
+
+/* names UDP listener <i> <name> (before the workers start) */
+void st_udp_name(unsigned i, const char *name);
 
 /* The counters with at most one label, a row each: its field in struct
  * wstats, how many values (the label's), its name in /metrics (after
  * hxterm_), its key in /stats.json, the label's name, the values' names in
  * /metrics and in /stats.json (NULL: the same), its help. The field, the sum,
  * /metrics, /stats.json and the docs check (20-docs.t) all come from here:
- * a new counter is a row and its increment. */
+ * a new counter is a row and its increment. A value whose name is NULL is
+ * not in use (a listener that is not there): left out of both. */
 #define ST_ROWS(X) \
 	X(bytes_in, 1, "received_bytes_total", "bytes_in", NULL, NULL, NULL, \
 	  "Bytes read from clients (TCP and UDP).") \
@@ -123,6 +131,11 @@ extern const char *const st_pp_names[2], *const st_pp_keys[2];
 	X(quic_dgram, SQD_MAX, "quic_datagrams_total", "quic_datagrams", "outcome", st_dgram_names, NULL, \
 	  "QUIC datagrams that made no connection: answered (version negotiation, Retry, stateless reset) or " \
 	  "dropped.") \
+	X(quic_udp, 2, "quic_udp_datagrams_total", "quic_udp_datagrams", "direction", st_dir_names, NULL, \
+	  "UDP datagrams QUIC read, and its connections sent (a GSO train counts each of its datagrams).") \
+	X(udp_drops, ST_LISTEN_B, "udp_receive_drops_total", "udp_receive_drops", "listener", st_udp_names, NULL, \
+	  "UDP datagrams the kernel dropped before hxterm read them (its receive buffer full, SO_RXQ_OVFL), by " \
+	  "listener; --udp-rcvbuf sets the buffer.") \
 	X(quic_send_errors, 1, "quic_send_errors_total", "quic_send_errors", NULL, NULL, NULL, \
 	  "QUIC datagrams the kernel refused to send (a full buffer, a route): lost, for QUIC to resend.") \
 	X(quic_reclaimed, 1, "quic_reclaimed_blocks_total", "quic_reclaimed_blocks", NULL, NULL, NULL, \

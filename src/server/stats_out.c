@@ -205,7 +205,9 @@ static void metrics_rows(struct sbuf *b, const struct tot *T)
 
 		stats_put(b, "# HELP hxterm_%s %s\n# TYPE hxterm_%s counter\n", r->name, r->help, r->name);
 		for (unsigned i = 0; i < r->n; i++)
-			if (r->label)
+			if (r->label && !r->lv[i])
+				continue;
+			else if (r->label)
 				stats_put(b, "hxterm_%s{%s=\"%s\"} %llu\n", r->name, r->label, r->lv[i], (unsigned long long)v[i]);
 			else
 				stats_put(b, "hxterm_%s %llu\n", r->name, (unsigned long long)v[i]);
@@ -263,7 +265,7 @@ static void json_codes(struct sbuf *b, const char *key, const uint64_t *v, const
 {
 	stats_put(b, ", \"%s\": {", key);
 	for (int i = 0, first = 1; i < n; i++)
-		if (!sparse || v[i]) {
+		if (names[i] && (!sparse || v[i])) {
 			stats_put(b, "%s\"%s\": %llu", first ? "" : ", ", names[i], (unsigned long long)v[i]);
 			first = 0;
 		}

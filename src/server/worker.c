@@ -20,6 +20,7 @@
 #include "listen.h"
 #include "log.h"
 #include "nofd.h"
+#include "plan.h"
 #include "session.h"
 #include "worker.h"
 
@@ -192,6 +193,7 @@ static void *worker_main(void *arg)
 			listeners_set(t, 1);
 	}
 	sess_thread_free(w);
+	plan_ext_thread_free(); /* WHY after the streams: they gave theirs back */
 	alog_thread_flush(w);
 	if (cfg.splice)
 		spl_free(&w->spl);

@@ -123,6 +123,24 @@ my $mk = `make -n -s -C $top run ARGS='-L 127.0.0.1:1234 -t 2' 2>&1`;
 like($mk, qr{^\./build(-\w+)?/hxterm -L 127\.0\.0\.1:1234 -t 2$}m, "make run ARGS='...' starts hxterm with them");
 like($readme, qr/make run ARGS='-L 127\.0\.0\.1:8000:8443'/, '... as the README says');
 
+# doc/proxies.md: every recipe is run by a test, every recipe a test runs is
+# there; the man pages and the README point to it
+{
+    my $doc = slurp("$top/doc/proxies.md");
+    my %doc = map { $_ => 1 } $doc =~ /^```\S* recipe=(\S+)$/mg;
+    my %run;
+    for my $t (glob "$top/tests/integ/*.t") {
+        my $s = slurp($t);
+        $run{$1} = 1 while $s =~ /recipe\('([\w-]+)'/g;
+    }
+    ok(keys(%doc) >= 5, scalar(keys %doc) . ' recipes in doc/proxies.md: ' . join(' ', sort keys %doc));
+    same_sets(\%doc, 'doc/proxies.md', \%run, 'the tests', 'doc/proxies.md', 'recipe');
+    same_sets(\%run, 'the tests', \%doc, 'doc/proxies.md', 'doc/proxies.md', 'recipe');
+    for my $f ('README.md', 'doc/hxterm.1', 'doc/hxload.1') {
+        like(slurp("$top/$f"), qr/doc\/proxies\.md/, "$f points to doc/proxies.md");
+    }
+}
+
 # each mode has its EXAMPLES block in the man pages (run as written by hand: the closing notes say)
 my %ex = (hxterm => [ qr/haproxy -f/, qr/nginx/i, qr/,proxy/, qr/--client-ca/, qr/ws=gen/, qr/sse=1/, qr/grpc:\/\// ],
           hxload => [ qr/hxload ab /, qr/hxload find /, qr/hxload compare /, qr/hxload merge /, qr/ws:\/\//, qr/--h3 /,

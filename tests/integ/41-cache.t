@@ -32,6 +32,7 @@ is($h->{'cache-control'}, 'no-cache, max-age=0', 'c=0&m=0: both said');
 ok($h->{'cache-control'} eq 'private, no-store, max-age=5' && $h->{age} eq '7',
    "cc=private+no-store&m=5&age=7: Cache-Control '$h->{'cache-control'}', Age: $h->{age}");
 my (undef, $ha) = get("$url/?s=1&m=5");
+is($ha->{'cache-control'}, 'max-age=5', '... and the next request without cc= has none of its directives (one worker)');
 my (undef, $hb) = get("$url/?s=1&m=5");
 ok($ha->{'x-hxterm-made'} && $hb->{'x-hxterm-made'} > $ha->{'x-hxterm-made'},
    'X-Hxterm-Made: each fresh answer its own making time (epoch us)');
@@ -241,7 +242,7 @@ http {
     }
 }
 EOF
-    skip 'no nginx', 17 unless $ng;
+    skip 'no nginx', 20 unless $ng;
     ok($ng, 'nginx with proxy_cache is up');
     my $n = "http://127.0.0.1:$np";
     my ($s1, $h1, $b1) = get("$n/?s=5000&L=1&m=2");
@@ -279,6 +280,14 @@ EOF
     isnt($h5->{'x-cache'}, 'HIT', 'c=0 (no-cache): never a hit');
     my ($s6, $h6) = get("$n/?s=5000&L=1&m=2&c=0");
     isnt($h6->{'x-cache'}, 'HIT', '... the second time either');
+    # hxload tells the hits (X-Hxterm-Made and X-rsp repeated) and splits over the misses alone
+    my $hj = hxload_json("-c 1 -n 200 '$n/?s=1k&t=2&m=60'");
+    my $hc = $hj ? $hj->{cache} : {};
+    is_deeply([ $hc->{hits}, $hc->{misses} ], [ 199, 1 ], 'hxload -c 1 -n 200 through proxy_cache: 199 hits, 1 miss');
+    ok($hj && $hj->{server_ms}{n} == 1 && $hj->{server_ms}{p50} >= 2.0 && $hj->{hit_ms}{n} == 199,
+       '... the server row over the miss alone (t=2), the hit row over the hits');
+    my $dj = hxload_json("-c 1 -n 50 'http://127.0.0.1:$port/?s=1k&m=60'");
+    ok($dj && $dj->{cache}{hits} == 0 && $dj->{cache}{misses} == 50, '... straight at hxterm: 50 misses, no hit');
 }
 
 is(stop_hx(), 0, 'hxterm stops cleanly');

@@ -248,7 +248,7 @@ int main(void)
 		memset(a_text, '#', sizeof(a_text) - 1);
 		ex_respond(&y, &gc, T_NS);
 		ok(y.rs.body == 7 && y.rq.target.ptr == b_text + 4, "the adopted plan and request hold");
-		ok(y.plan.nhdr == 1 && y.plan.hdr[0].vlen == 3 && !memcmp(y.plan.hdr[0].val, "one", 3),
+		ok(y.plan.nhdr == 1 && y.plan.ext->hdr[0].vlen == 3 && !memcmp(y.plan.ext->hdr[0].val, "one", 3),
 		   "its H= field points into its own copy");
 	}
 	body_free();

@@ -140,7 +140,7 @@ static void numbers(void)
 
 static void keys(void)
 {
-	struct plan p;
+	struct plan p = { 0 };
 
 	ok(apply(&p, "s=20k&c=0&t=700") == 0, "the SPEC example parses");
 	ok(p.size == 20480 && (p.flags & PF_NOCACHE) && p.wait_ms == 700, "s, c, t applied");
@@ -170,7 +170,7 @@ static void keys(void)
 
 		plan_init(&p);
 		ok(plan_apply(&p, "s=1&size=1k", 11, &rng, &strict) < 0 &&
-		   !strncmp(p.err, "bad item 'size=1k': unknown key", 31), "--strict: an unknown key is a bad item");
+		   !strncmp(plan_err(&p), "bad item 'size=1k': unknown key", 31), "--strict: an unknown key is a bad item");
 		plan_init(&p);
 		ok(plan_apply(&p, "s=1&h", 5, &rng, &strict) == 0, "--strict: h still asks for help");
 	}
@@ -188,7 +188,7 @@ static void keys(void)
 	ok(apply(&p, "L=1&L=0") == 0 && !(p.flags & PF_LASTMOD), "L=0 after L=1: off");
 	ok(apply(&p, "E=2") == 0 && (p.flags & PF_ECHOBODY) && !(p.flags & PF_ECHO), "E=2: the body echoed");
 	ok(apply(&p, "E=2&E=1") == 0 && (p.flags & PF_ECHO) && !(p.flags & PF_ECHOBODY), "E=1 after E=2: the head");
-	ok(apply(&p, "E=3") < 0 && strstr(p.err, "E=2 its body"), "E=3: a bad item");
+	ok(apply(&p, "E=3") < 0 && strstr(plan_err(&p), "E=2 its body"), "E=3: a bad item");
 	ok(apply(&p, "V=Accept-Language") == 0 && (p.flags & PF_VARY) && p.vary_len == 15 &&
 	   !memcmp(p.vary, "Accept-Language", 15), "V=Accept-Language");
 	ok(apply(&p, "V=") < 0 && apply(&p, "V=a(b") < 0 && apply(&p, "V=abcdefghijabcdefghijabcdefghijab") < 0,
@@ -204,9 +204,9 @@ static void keys(void)
 	ok(apply(&p, "s=5&s=9") == 0 && p.size == 9, "the last item wins");
 	ok(apply(&p, "H=X-A:b%20c&H=X-D:e&T=x-t:1") == 0 && p.nhdr == 2 && p.ntrl == 1,
 	   "H and T accumulate");
-	is_mem(p.hdr[0].name, p.hdr[0].nlen, "X-A", "header name");
-	is_mem(p.hdr[0].val, p.hdr[0].vlen, "b c", "header value percent-decoded");
-	is_mem(p.trl[0].name, p.trl[0].nlen, "x-t", "trailer name");
+	is_mem(p.ext->hdr[0].name, p.ext->hdr[0].nlen, "X-A", "header name");
+	is_mem(p.ext->hdr[0].val, p.ext->hdr[0].vlen, "b c", "header value percent-decoded");
+	is_mem(p.ext->trl[0].name, p.ext->trl[0].nlen, "x-t", "trailer name");
 	ok(apply(&p, "H=X-A:%0d%0a") < 0, "CRLF in a header value is refused");
 	ok(apply(&p, "H=X A:b") < 0, "a space in a header name is refused");
 	ok(apply(&p, "H=nocolon") < 0, "H without a colon is refused");
@@ -216,13 +216,13 @@ static void keys(void)
 
 static void errors(void)
 {
-	struct plan p;
+	struct plan p = { 0 };
 
-	ok(apply(&p, "s=a\nb") < 0 && !strchr(p.err, '\n')[1] && strstr(p.err, "s=a?b"),
+	ok(apply(&p, "s=a\nb") < 0 && !strchr(plan_err(&p), '\n')[1] && strstr(plan_err(&p), "s=a?b"),
 	   "control bytes of an item are shown as ? in its one-line reason");
 	ok(apply(&p, "s=abc") < 0, "s=abc is refused");
-	ok(strstr(p.err, "s=abc") != NULL, "the reason names the item");
-	ok(p.err[strlen(p.err) - 1] == '\n' && !strchr(p.err, '\n')[1], "the reason is one line");
+	ok(strstr(plan_err(&p), "s=abc") != NULL, "the reason names the item");
+	ok(plan_err(&p)[strlen(plan_err(&p)) - 1] == '\n' && !strchr(plan_err(&p), '\n')[1], "the reason is one line");
 	ok(apply(&p, "r=99") < 0, "status below 200 is refused");
 	ok(apply(&p, "r=1000") < 0, "status above 999 is refused");
 	ok(apply(&p, "c=2") == 0 && !(p.flags & PF_NOCACHE), "a flag takes any number: c=2 is cacheable");
@@ -230,7 +230,7 @@ static void errors(void)
 	ok(apply(&p, "K=30") == 0 && (p.flags & PF_KEEP), "K=30: keep-alive, on above 0");
 	ok(apply(&p, "K=0") == 0 && !(p.flags & PF_KEEP), "K=0: off");
 	ok(apply(&p, "K=abc") < 0, "a flag that is not a number is refused");
-	ok(apply(&p, "t=60001") < 0 && strstr(p.err, "max-wait"), "t above --max-wait is refused");
+	ok(apply(&p, "t=60001") < 0 && strstr(plan_err(&p), "max-wait"), "t above --max-wait is refused");
 	ok(apply(&p, "t=60000") == 0, "t at --max-wait is fine");
 	ok(apply(&p, "s=2t") < 0, "unknown suffix is refused");
 	ok(apply(&p, "s=") < 0, "an empty value is refused");
@@ -321,7 +321,7 @@ static size_t query_of(int from, int n, char *q)
 static void ignored_many(void)
 {
 	static char q[NKEYS * 64];
-	struct plan p;
+	struct plan p = { 0 };
 	int bad = 0;
 	size_t len;
 
@@ -343,6 +343,41 @@ static void ignored_many(void)
 	ok(!bad, "each run of 1 to 4 of them (4,000 queries): every key named in order, or ,+more where one could not fit");
 }
 
+/* the extension: taken only when a key asks for it, given back, the
+ * thread's list capped */
+static void extension(void)
+{
+	struct plan p = { 0 }, q = { 0 }, many[PLAN_EXT_KEEP + 4];
+	unsigned kept;
+
+	plan_ext_thread_free();
+	ok(apply(&p, "s=1k&t=5&c=0&r=404&k=10&p=100&d=5&x=3&z=1k&m=5&cc=public&sse=1&n=3&V=Accept&zz=1") == 0 &&
+	   !p.ext, "a query of plain numbers, flags, V= and an unknown key takes no extension");
+	ok(apply(&p, "s=1-5&d=10") == 0 && p.ext && !strcmp(p.ext->spec_s, "1-5") && !p.ext->spec_d[0],
+	   "s=1-5: a random form takes one and keeps its text; d=10, plain, none");
+	ok(apply(&p, "s=1k~2k&s=7") == 0 && p.size == 7 && !plan_spec_s(&p)[0], "a plain s= after a random one clears it");
+	ok(apply(&p, "H=X-A:1") == 0 && p.ext && p.nhdr == 1, "H= takes one");
+	ok(apply(&p, "T=x-t:1") == 0 && p.ext && p.ntrl == 1, "T= takes one");
+	ok(apply(&p, "s=x") < 0 && p.ext && strstr(plan_err(&p), "s=x"), "a bad item's reason takes one");
+	kept = plan_ext_kept();
+	ok(apply(&p, "s=1") == 0 && !p.ext && plan_ext_kept() == kept + 1, "planned again: it went back to the list");
+	ok(apply(&p, "H=X-B:2") == 0 && plan_ext_kept() == kept, "... and is taken from it");
+	ok(plan_copy(&q, &p) == 0 && q.ext && q.ext != p.ext && q.ext->hdr[0].name >= q.ext->dec && q.ext->hdr[0].name < q.ext->dec + 8 &&
+	   q.ext->hdr[0].vlen == 1 && q.ext->hdr[0].val[0] == '2', "a copy has its own, the fields moved into it");
+	plan_done(&q);
+	plan_done(&p);
+	ok(!p.ext && plan_ext_kept() <= PLAN_EXT_KEEP, "plan_done gives it back");
+	for (int i = 0; i < PLAN_EXT_KEEP + 4; i++) {
+		many[i] = (struct plan){ 0 };
+		apply(&many[i], "H=X:1");
+	}
+	for (int i = 0; i < PLAN_EXT_KEEP + 4; i++)
+		plan_done(&many[i]);
+	is_int((int)plan_ext_kept(), PLAN_EXT_KEEP, "20 given back: 16 kept, the others freed");
+	plan_ext_thread_free();
+	is_int((int)plan_ext_kept(), 0, "the thread's list freed");
+}
+
 int main(void)
 {
 	rng_seed(&rng, 7);
@@ -350,5 +385,7 @@ int main(void)
 	numbers();
 	keys();
 	errors();
+	extension();
+	plan_ext_thread_free();
 	return done_testing();
 }

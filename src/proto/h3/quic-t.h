@@ -24,6 +24,8 @@ struct udp_ep {
 	struct ev ev;
 	struct sockaddr_storage local;
 	socklen_t locallen;
+	uint32_t drops_seen; /* the kernel's drop count for it, as last read (qr_read) */
+	unsigned idx;        /* its slot in the drop counters: the listener's order */
 };
 
 struct h3c;
@@ -123,6 +125,7 @@ struct h3c {
 };
 
 struct cidmap;
+struct qw_batch;
 
 /* QUIC's state in each worker (worker->ps[P_H3]) */
 struct qw {
@@ -135,6 +138,8 @@ struct qw {
 	struct cidmap *cids; /* connection IDs to connections */
 	struct list free_qs;
 	uint8_t *txbuf;      /* packets built for one sendmsg (GSO) */
+	struct qw_batch *batch; /* the packets of a wakeup's connections, for one sendmmsg */
+	uint8_t batching;    /* quic_flush runs: quic_write queues in <batch> */
 	struct h3c *pend;    /* connections read in this wakeup's receive batches, to write */
 	struct xmemo memo;   /* the last whole request nghttp3 accepted (h3.c) */
 	uint8_t memo_ok;     /* the one being recorded was accepted, and ended */

@@ -22,15 +22,16 @@
 #include "qtls.h"
 #include "tls_auth.h"
 #include "tls_keys.h"
+#include "qrecv.h"
 #include "qwrite.h"
 #include "timer.h"
 #include "tls_ctx.h"
 #include "session.h"
 
-#define RX_BATCH   16
-#define RX_SIZE    2048
 #define QUIC_TRIM_PEAK 256 /* connections a thread held before its last close trims the heap */
 #define MAP_BITS   12
+
+_Static_assert(CFG_MAX_LISTEN <= ST_LISTEN_B, "a drop counter for each UDP listener");
 
 static struct qtls qtls;
 static const struct quic_app *app; /* the application above (h3.c), given by quic_setup() */
@@ -97,6 +98,18 @@ static void cid_del(struct cidmap *m, const ngtcp2_cid *cid)
 
 /* ---------- sending ---------- */
 
+/* the packets queued by this wakeup's connections go, in one sendmmsg */
+static void quic_send_batch(struct worker *w)
+{
+	struct qw_batch *b = qw(w)->batch;
+
+	if (!b->n)
+		return;
+	qw_flush(b);
+	ctr_add(w->st.quic_send_errors, b->lost);
+	b->lost = 0;
+}
+
 /* CONNECTION_CLOSE with <ccerr> (unless the peer closed), and <c> freed at the end of the turn */
 static void h3c_close_now(struct h3c *c, const ngtcp2_connection_close_error *ccerr)
 {
@@ -109,10 +122,13 @@ static void h3c_close_now(struct h3c *c, const ngtcp2_connection_close_error *cc
 		n = ngtcp2_conn_write_connection_close(c->conn, &ps.path, &pi, qw(c->w)->txbuf,
 						       1500, ccerr, (ngtcp2_tstamp)clock_ns());
 		if (n > 0) {
-			struct qw_out o = { c->ep->ev.fd, &c->peer, c->peerlen, qw(c->w)->txbuf, 0 };
+			struct qw_out o = { c->ep->ev.fd, &c->peer, c->peerlen, qw(c->w)->txbuf, 0, NULL };
+
+			quic_send_batch(c->w); /* WHY first: its last packets before the close */
 
 			qw_send(&o, o.buf, (size_t)n, (size_t)n);
 			ctr_add(c->w->st.quic_send_errors, o.lost);
+			ctr_add(&c->w->st.quic_udp[1], 1);
 		}
 	}
 	c->flags |= QC_DEAD;
@@ -144,7 +160,7 @@ static void h3c_fail(struct h3c *c, int rv)
 
 void quic_write(struct h3c *c)
 {
-	struct qw_out o = { c->ep->ev.fd, &c->peer, c->peerlen, qw(c->w)->txbuf, 0 };
+	struct qw_out o = { c->ep->ev.fd, &c->peer, c->peerlen, qw(c->w)->txbuf, 0, NULL };
 	ngtcp2_tstamp now = (ngtcp2_tstamp)clock_ns(); /* WHY: one clock read per burst */
 	struct qw_src src;
 	int rv;
@@ -153,10 +169,15 @@ void quic_write(struct h3c *c)
 		return;
 	if (app->src)
 		app->src(c, &src);
-	rv = qw_burst(c->conn, c->h3, app->src ? &src : NULL, &o, now);
+	/* WHY the batch in quic_flush: the packets of every connection read in
+	 * a wakeup go in one sendmmsg */
+	rv = qw_burst_in(qw(c->w)->batching ? qw(c->w)->batch : NULL, c->conn, c->h3, app->src ? &src : NULL, &o,
+			 now);
 	if (o.lost)
 		ctr_add(c->w->st.quic_send_errors, o.lost);
-	if (rv) {
+	if (rv > 0)
+		ctr_add(&c->w->st.quic_udp[1], (uint64_t)rv);
+	if (rv < 0) {
 		h3c_fail(c, rv);
 		return;
 	}
@@ -260,6 +281,16 @@ static void h3c_close_soon(struct h3c *c, enum st_close why)
 	c->why = c->why == SC_UNSET ? why : c->why;
 }
 
+/* the end of a drain: the final GOAWAY, with the real id (the first
+ * request stream not processed; written before the CONNECTION_CLOSE), so a
+ * client retries whatever it sent after the notice without a doubt */
+static void h3c_drain_end(struct h3c *c)
+{
+	if (c->h3)
+		nghttp3_conn_shutdown(c->h3);
+	h3c_close_soon(c, SC_DRAIN);
+}
+
 static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t code,
 			   void *user, void *suser)
 {
@@ -280,7 +311,7 @@ static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64
 	 * ngtcp2 would not close the stream); waiting for the client to leave
 	 * kept the process up for --drain-timeout */
 	if (c->w->draining && !c->nstreams)
-		h3c_close_soon(c, SC_DRAIN);
+		h3c_drain_end(c);
 	return 0;
 }
 
@@ -625,12 +656,15 @@ static void quic_flush(struct worker *w)
 {
 	struct h3c *c;
 
+	qw(w)->batching = 1;
 	while ((c = qw(w)->pend)) {
 		qw(w)->pend = c->pend;
 		c->flags &= ~QC_PEND;
 		quic_write(c);
 		quic_done(c);
 	}
+	qw(w)->batching = 0;
+	quic_send_batch(w);
 }
 
 static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p, size_t len,
@@ -695,10 +729,7 @@ static void udp_cb(struct loop *l, struct ev *e, uint32_t events)
 {
 	struct worker *w = worker_of(l);
 	struct udp_ep *ep = container_of(e, struct udp_ep, ev);
-	static __thread uint8_t bufs[RX_BATCH][RX_SIZE];
-	struct sockaddr_storage peers[RX_BATCH];
-	struct iovec iov[RX_BATCH];
-	struct mmsghdr mm[RX_BATCH];
+	static __thread struct qr_batch b;
 
 	(void)events;
 	/* WHY every batch the socket holds before any write (8 at most): each
@@ -707,28 +738,52 @@ static void udp_cb(struct loop *l, struct ev *e, uint32_t events)
 	 * datagrams out a request, not 0.41, and 3 % less CPU a request, for
 	 * one more recvmmsg (the one that finds the socket empty) */
 	for (int round = 0; round < 8; round++) {
+		uint64_t drops = 0;
 		ngtcp2_tstamp now;
-		int n;
+		int n = qr_read(ep->ev.fd, &b, &ep->drops_seen, &drops);
 
-		for (int i = 0; i < RX_BATCH; i++) {
-			iov[i] = (struct iovec){ bufs[i], RX_SIZE };
-			mm[i].msg_hdr = (struct msghdr){ .msg_name = &peers[i],
-							 .msg_namelen = sizeof(peers[i]),
-							 .msg_iov = &iov[i], .msg_iovlen = 1 };
-		}
-		n = recvmmsg(ep->ev.fd, mm, RX_BATCH, 0, NULL);
+		if (drops)
+			ctr_add(&w->st.udp_drops[ep->idx], drops);
 		if (n <= 0)
 			break;
+		ctr_add(&w->st.quic_udp[0], (uint64_t)n);
 		now = (ngtcp2_tstamp)clock_ns(); /* WHY: one clock read per batch */
 		for (int i = 0; i < n; i++) {
-			ctr_add(w->st.bytes_in, mm[i].msg_len);
-			quic_datagram(w, ep, bufs[i], mm[i].msg_len, &peers[i], mm[i].msg_hdr.msg_namelen, now);
+			ctr_add(w->st.bytes_in, b.mm[i].msg_len);
+			quic_datagram(w, ep, b.bufs[i], b.mm[i].msg_len, &b.peers[i], b.mm[i].msg_hdr.msg_namelen,
+				      now);
 		}
 	}
 	quic_flush(w);
 }
 
 /* ---------- set-up ---------- */
+
+/* the kernel's drop count asked for, --udp-rcvbuf set; the first worker
+ * names the listener for the counters and logs the kernel's answer */
+static int udp_setup(struct worker *w, struct udp_ep *ep, const struct listen_addr *la, uint16_t port)
+{
+	char name[160];
+	int got = qr_setup(ep->ev.fd, cfg.udp_rcvbuf);
+
+	listen_name(la, port, name, sizeof(name));
+	if (got < 0) {
+		log_err("cannot set up UDP %s (SO_RXQ_OVFL, --udp-rcvbuf): %s", name, strerror(errno));
+		return -1;
+	}
+	if (w->id)
+		return 0;
+	st_udp_name(ep->idx, name);
+	/* WHY log_err when less: a cap (net.core.rmem_max, no CAP_NET_ADMIN)
+	 * must not pass unseen; the kernel answers twice the size it took */
+	if (cfg.udp_rcvbuf && got / 2 < cfg.udp_rcvbuf)
+		log_err("UDP %s: receive buffer %d bytes asked, the kernel answered %d (capped)", name,
+			cfg.udp_rcvbuf, got);
+	else if (cfg.udp_rcvbuf)
+		log_info("UDP %s: receive buffer %d bytes asked, the kernel answered %d", name, cfg.udp_rcvbuf,
+			 got);
+	return 0;
+}
 
 int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t port)
 {
@@ -744,6 +799,10 @@ int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t port)
 		return -1;
 	if (!q->txbuf && !(q->txbuf = malloc(QW_BUF)))
 		return -1;
+	if (!q->batch && !(q->batch = calloc(1, sizeof(*q->batch))))
+		return -1;
+	if (!q->batch->buf && !(q->batch->buf = malloc(QW_BATCH_BYTES)))
+		return -1;
 	fd = listen_udp(la, port);
 	if (fd < 0) {
 		char name[160];
@@ -752,10 +811,12 @@ int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t port)
 		log_err("cannot listen on UDP %s: %s", name, strerror(errno));
 		return -1;
 	}
-	ep = &qw(w)->udp[qw(w)->nudp++];
-	ep->ev = (struct ev){ fd, udp_cb };
+	ep = &qw(w)->udp[qw(w)->nudp];
+	*ep = (struct udp_ep){ .ev = { fd, udp_cb }, .idx = (unsigned)qw(w)->nudp++ };
 	ep->locallen = sizeof(ep->local);
 	getsockname(fd, (struct sockaddr *)&ep->local, &ep->locallen);
+	if (udp_setup(w, ep, la, port) < 0)
+		return -1;
 	return loop_watch(&w->loop, &ep->ev, EPOLLIN);
 }
 
@@ -767,7 +828,8 @@ void quic_drain(struct worker *w)
 		struct h3c *c = list_elem(n, struct h3c, node);
 
 		if (!c->nstreams) {
-			h3c_close_soon(c, SC_DRAIN);
+			h3c_drain_end(c);
+			quic_write(c);
 			quic_done(c);
 		} else if (c->h3) {
 			nghttp3_conn_submit_shutdown_notice(c->h3);
@@ -796,6 +858,9 @@ void quic_thread_free(struct worker *w)
 	free(qw(w)->udp);
 	free(qw(w)->cids);
 	free(qw(w)->txbuf);
+	if (qw(w)->batch)
+		free(qw(w)->batch->buf);
+	free(qw(w)->batch);
 	qh3mem_drain();
 	free(w->ps[P_H3]);
 	w->ps[P_H3] = NULL;

@@ -6,6 +6,7 @@
 #include "body.h"
 #include "config.h"
 #include "num.h"
+#include "plan.h"
 #include "ws.h"
 
 #define WS_MAX_MSG (16u << 20) /* the largest message echoed (1009 beyond) */
@@ -158,8 +159,8 @@ int ws_init(struct ws *s, const struct exch *x, const struct ws_io *io, void *u,
 	s->count = p->count;
 	s->size = p->size;
 	s->drip_ms = p->drip_ms;
-	memcpy(s->spec_s, p->spec_s, PLAN_SPEC);
-	memcpy(s->spec_d, p->spec_d, PLAN_SPEC);
+	memcpy(s->spec_s, plan_spec_s(p), strlen(plan_spec_s(p)) + 1);
+	memcpy(s->spec_d, plan_spec_d(p), strlen(plan_spec_d(p)) + 1);
 	if (wslay_event_context_server_init((wslay_event_context_ptr *)&s->ctx, &cbs, s))
 		return -1;
 	wslay_event_config_set_max_recv_msg_length(s->ctx, WS_MAX_MSG);

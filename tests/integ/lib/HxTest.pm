@@ -13,7 +13,7 @@ use Exporter 'import';
 
 our @EXPORT = qw(start_hx stop_hx hx_port hx_pid hx_tls_port raw_exchange connect_hx read_all
                  parse_responses pattern_ok random_ok pattern get_hdr curl_hx free_port spawn_bg wait_port
-                 haproxy_http nginx_run chromium hxload_json);
+                 haproxy_http nginx_run chromium hxload_json recipe);
 
 my $bin = $ENV{HXTERM} // 'build/hxterm';
 my ($pid, $port, $tls_port);
@@ -306,6 +306,21 @@ sub pattern_ok {
 sub random_ok {
     my ($b, $len) = @_;
     return defined $b && $len > 0 && length $b == $len && $b ne pattern($len);
+}
+
+# the fenced block of doc/proxies.md marked recipe=<name> (```lang
+# recipe=<name>), each key of <subst> (a port, a folder) replaced by its
+# value where it stands as a whole word: the text the test runs, or die
+sub recipe {
+    my ($name, %subst) = @_;
+    (my $doc = __FILE__) =~ s{tests/integ/lib/HxTest\.pm$}{doc/proxies.md};
+    open my $fh, '<', $doc or die "$doc: $!";
+    local $/;
+    my ($text) = <$fh> =~ /^```\S* recipe=\Q$name\E\n(.*?)^```$/ms or die "$doc: no recipe=$name";
+    for my $k (sort { length $b <=> length $a } keys %subst) {
+        $text =~ s/(?<![\w.])\Q$k\E(?![\w])/$subst{$k}/g;
+    }
+    return $text;
 }
 
 # runs curl against the server; returns (stdout, exit code)

@@ -1,0 +1,71 @@
+/* hxload's HTTP/3 client, private: the connection state its files share (transport, requests, tickets). */
+#ifndef HX_LC_H3_H
+#define HX_LC_H3_H
+
+#include <gnutls/gnutls.h>
+#include <nghttp3/nghttp3.h>
+#include <ngtcp2/ngtcp2.h>
+#include <ngtcp2/ngtcp2_crypto.h>
+#include <sys/socket.h>
+
+#include "clock.h"
+#include "lc_conn.h"
+#include "qmem.h"
+#include "qwrite.h"
+#include "timer.h"
+
+/* one HTTP/3 connection: its QUIC transport, TLS session and HTTP/3 session */
+struct q {
+	nghttp3_conn *h3;        /* first: the shared callbacks find it there (qh3.h) */
+	ngtcp2_conn *conn;
+	gnutls_session_t tls;
+	ngtcp2_crypto_conn_ref ref;
+	struct sockaddr_storage local;
+	socklen_t locallen;
+	struct lc_conn *c;
+	struct timer tm;
+	int ready;               /* HTTP/3 streams bound */
+	int early;               /* --0rtt: requests went in 0-RTT */
+	int ticket;              /* a session ticket came, or the handshake is confirmed */
+	int raw_sent;            /* --h3-fields: its first request went */
+	uint32_t ovfl;           /* SO_RXQ_OVFL: the socket's drops so far */
+	uint64_t max_streams;    /* the server's MAX_STREAMS (bidi) last seen */
+	uint64_t limited_at;     /* us: a request has waited on MAX_STREAMS since, 0 none */
+	int64_t goaway_id;       /* the server's GOAWAY: streams from this one on were not processed */
+	struct qmem qm;          /* ngtcp2's memory, freed whole at the end (its leak) */
+};
+
+static inline ngtcp2_tstamp ts(void)
+{
+	return (ngtcp2_tstamp)clock_ns();
+}
+
+/* lc_h3_req.c: requests and their streams */
+/* the HTTP/3 session on <q>'s connection: its control and QPACK streams */
+int lc_h3_session_open(struct q *q);
+/* the server refused our 0-RTT: the requests go again on a new session */
+int lc_h3_early_refused(struct q *q);
+/* new requests, as many as -m, the slots and the peer's MAX_STREAMS allow */
+void lc_h3_fill(struct q *q);
+/* <n> bytes of stream <id> read: the flow-control credit back */
+void lc_h3_consume(struct q *q, int64_t id, size_t n);
+
+/* lc_h3_tick.c: sessions to resume, 0-RTT */
+/* the session a new connection offers: the thread's newest, or NULL */
+uint8_t *lc_h3_ticket_peek(struct lc_thread *t);
+/* 0-RTT on <b>: with --0rtt, on a session not offered before */
+int lc_h3_ticket_early(const uint8_t *b);
+/* offers <b>; with <early> requests may go before the handshake ends */
+int lc_h3_resume(struct q *q, uint8_t *b, int early);
+
+/* lc_h3_report.c: what the client saw of QUIC, in its thread's figures */
+/* one read of <len> bytes in datagrams of <seg>; <ovfl> the socket's drops so far */
+void lc_h3_tally_read(struct q *q, size_t len, size_t seg, uint32_t ovfl);
+/* what a burst sent */
+void lc_h3_tally_sent(struct q *q, const struct qw_tally *w);
+/* a request waits on the server's MAX_STREAMS (from now, if not already) */
+void lc_h3_limited(struct q *q);
+/* ngtcp2's extend_max_local_streams_bidi: the server's MAX_STREAMS is <max> */
+int lc_h3_max_streams(ngtcp2_conn *conn, uint64_t max, void *user);
+
+#endif
