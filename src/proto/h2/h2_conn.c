@@ -494,6 +494,9 @@ static void h2c_recycle(struct h2c *c)
 	close(c->t.ev.fd);
 	loop_drop(&c->t.w->loop, &c->t.ev);
 	c->t.x.rio = NULL;
+	/* WHY: what it had staged will never go; a queue with bytes staged
+	 * keeps its block (oq_give), and the struct may be freed now */
+	oq_reset(&c->oq);
 	h2c_buffers_put(c);
 	if (!tc_keep(&h2w(c->t.w)->free, &c->t))
 		free(c);
