@@ -87,36 +87,52 @@ void loop_drop(struct loop *l, struct ev *e)
 			l->pending[i].data.ptr = NULL;
 }
 
-static void loop_timers(struct loop *l)
+static unsigned loop_timers(struct loop *l)
 {
 	struct timer *t;
+	unsigned n = 0;
 
-	while ((t = timer_pop(&l->timers, l->now_us)))
+	while ((t = timer_pop(&l->timers, l->now_us))) {
 		t->cb(l, t);
+		n++;
+	}
+	return n;
+}
+
+/* WHY one clock read before the wait and the one after it: the loop's work
+ * is the time from a wake-up to the next wait, what the busy share counts */
+static void loop_slept(struct loop *l, int64_t before_ns)
+{
+	if (l->wake_ns)
+		ctr_add(&l->busy_ns, (uint64_t)(before_ns - l->wake_ns));
+	l->wake_ns = clock_ns();
+	l->now_us = (uint64_t)l->wake_ns / 1000;
+	l->now_ms = l->now_us / 1000;
 }
 
 void loop_turn(struct loop *l, uint64_t max_wait_us)
 {
 	struct epoll_event evs[LOOP_EVENTS];
 	uint64_t wait_us = loop_timeout(l, max_wait_us);
+	int64_t before_ns = clock_ns();
 	int n = 0;
 
 	if (l->ring) {
 		/* completions first, then the epoll set if it has events */
 		uring_wait(l->ring, wait_us);
-		loop_clock(l);
+		loop_slept(l, before_ns);
 		if (uring_reap(l->ring, l))
 			n = ev_wait(l->epfd, evs, LOOP_EVENTS, 0);
 		uring_epoll_more(l->ring, n > 0);
 	} else {
 		n = ev_wait(l->epfd, evs, LOOP_EVENTS, wait_us);
-		loop_clock(l);
+		loop_slept(l, before_ns);
 	}
 	/* WHY timers first: after the events, every wait due at the wake-up
 	 * also waited for the whole batch (256 accepts or closes) */
 	l->pending = evs;
 	l->npending = n;
-	loop_timers(l);
+	atomic_store_explicit(&l->ready, (uint64_t)(n > 0 ? n : 0) + loop_timers(l), memory_order_relaxed);
 	for (int i = 0; i < n; i++) {
 		struct ev *e = evs[i].data.ptr;
 

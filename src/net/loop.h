@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "counter.h"
 #include "timer.h"
 
 struct loop;
@@ -24,6 +25,10 @@ struct loop {
 	struct uring *ring;  /* --io-uring: the ring this loop waits on, else NULL */
 	struct epoll_event *pending; /* a turn's events not run yet (loop_drop), else NULL */
 	int npending;
+	/* the saturation guard's figures, read by the stats thread */
+	int64_t wake_ns;     /* when the last wait ended */
+	counter busy_ns;     /* time spent out of the wait (the loop's work), summed */
+	counter ready;       /* events and timers ready at the last wake-up */
 };
 
 /* Return convention of the loop's functions: 0, or -1 with errno set. */

@@ -380,3 +380,8 @@ const struct wstats *worker_stats(int i)
 	return workers && i < cfg.threads ? &workers[i].w.st : NULL;
 }
 
+const struct loop *worker_loop(int i)
+{
+	return workers && i < cfg.threads ? &workers[i].w.loop : NULL;
+}
+
