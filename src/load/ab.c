@@ -383,7 +383,8 @@ static void failed_runs_text(const struct ab *x)
 				char why[160];
 
 				lc_guard_why(&x->guard[s][k], x->bbusy, why, sizeof(why));
-				printf("round %-3d %s in %c%d; the round is left out of the pairs\n", k + 1, why, 'A' + s, k + 1);
+				printf("round %-3d backend saturated: void (%s) in %c%d; the round is left out of the pairs\n",
+				       k + 1, why, 'A' + s, k + 1);
 			}
 }
 
@@ -675,18 +676,12 @@ static void first_line(const char *file, char *buf, size_t len)
  * a read that fails is said, and the run not judged */
 static int guarded_side(struct ab *x, int s, int k, const char *label, const char *err)
 {
-	static struct lc_guard_snap a, b;
-	char why[300];
-	int rc, ra = x->bstats ? lc_guard_read(x->bstats, &a, why, sizeof(why)) : -1;
+	static struct lc_guard g;
+	int rc;
 
+	lc_guard_before(&g, x->bstats);
 	rc = run_side(x, s, label, x->file[s][k], err, NULL);
-	x->guard[s][k] = (struct lc_guard_run){ .share = -1, .worker = -1 };
-	if (!x->bstats)
-		return rc;
-	if (ra < 0 || lc_guard_read(x->bstats, &b, why, sizeof(why)) < 0)
-		fprintf(stderr, "hxload ab: run %s: --backend-stats not read, the run not judged: %s\n", label, why);
-	else
-		lc_guard_judge(&a, &b, x->bbusy, &x->guard[s][k]);
+	lc_guard_after(&g, x->bstats, x->bbusy, &x->guard[s][k], "ab", label);
 	return rc;
 }
 

@@ -131,6 +131,23 @@ void lc_guard_judge(const struct lc_guard_snap *a, const struct lc_guard_snap *b
 
 int lc_guard_why(const struct lc_guard_run *r, double limit, char *buf, size_t len)
 {
-	return snprintf(buf, len, "backend saturated: void (thread %d busy %.0f %% > %.0f %%)", r->worker,
+	return snprintf(buf, len, "thread %d busy %.0f %% > %.0f %%", r->worker,
 			100 * r->share, 100 * limit);
+}
+
+void lc_guard_before(struct lc_guard *g, const char *url)
+{
+	g->ok = url && lc_guard_read(url, &g->a, g->why, sizeof(g->why)) == 0;
+}
+
+void lc_guard_after(struct lc_guard *g, const char *url, double limit, struct lc_guard_run *r, const char *who,
+		    const char *label)
+{
+	*r = (struct lc_guard_run){ .share = -1, .worker = -1 };
+	if (!url)
+		return;
+	if (!g->ok || lc_guard_read(url, &g->b, g->why, sizeof(g->why)) < 0)
+		fprintf(stderr, "hxload %s: %s: --backend-stats not read, the run not judged: %s\n", who, label, g->why);
+	else
+		lc_guard_judge(&g->a, &g->b, limit, r);
 }

@@ -21,6 +21,21 @@ struct lc_guard_run {
 	int saturated;               /* share over the limit: the run is void */
 };
 
+/* the reads around one run */
+struct lc_guard {
+	struct lc_guard_snap a, b;
+	int ok;                      /* the read before worked */
+	char why[300];               /* else why not */
+};
+
+/* before a run at <url> (NULL: no guard): the first read */
+void lc_guard_before(struct lc_guard *g, const char *url);
+/* after it: the second read, the busiest worker against <limit> in <r>
+ * (share -1 with no guard); a failed read is said on stderr, for <who>'s
+ * run <label>, and the run not judged */
+void lc_guard_after(struct lc_guard *g, const char *url, double limit, struct lc_guard_run *r, const char *who,
+		    const char *label);
+
 /* parses --backend-busy's PCT (1 to 100) into <share>: 0, or -1 */
 int lc_guard_pct(const char *arg, double *share);
 /* reads <url> (http://HOST:PORT/stats.json): 0, or -1 with why in <err> */
@@ -28,7 +43,7 @@ int lc_guard_read(const char *url, struct lc_guard_snap *s, char *err, size_t le
 /* the busiest worker between <a> and <b> against <limit> */
 void lc_guard_judge(const struct lc_guard_snap *a, const struct lc_guard_snap *b, double limit,
 		    struct lc_guard_run *r);
-/* "backend saturated: void (thread 0 busy 97 % > 80 %)" */
+/* why a run is void: "thread 0 busy 97 % > 80 %" */
 int lc_guard_why(const struct lc_guard_run *r, double limit, char *buf, size_t len);
 
 #endif

@@ -26,8 +26,8 @@ struct loop {
 	struct epoll_event *pending; /* a turn's events not run yet (loop_drop), else NULL */
 	int npending;
 	/* the saturation guard's figures, read by the stats thread */
-	int64_t wake_ns;     /* when the last wait ended */
-	counter busy_ns;     /* time spent out of the wait (the loop's work), summed */
+	uint64_t wake_us;    /* when the last wait ended */
+	counter busy_us;     /* time spent out of the wait (the loop's work), summed */
 	counter ready;       /* events and timers ready at the last wake-up */
 };
 

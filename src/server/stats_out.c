@@ -128,7 +128,7 @@ static void metrics_busy(struct sbuf *b)
 	     "the busy share, 0 to 1.");
 	for (int t = 0; t < cfg.threads; t++)
 		stats_put(b, "hxterm_thread_busy_seconds_total{thread=\"%d\"} %.6f\n", t,
-		    ctr_get(&worker_loop(t)->busy_ns) / 1e9);
+		    ctr_get(&worker_loop(t)->busy_us) / 1e6);
 	head(b, "hxterm_thread_run_queue", "gauge",
 	     "Events and timers (due responses: t=, d= waits) ready when each worker thread last woke up: work that "
 	     "queued while it was busy.");
@@ -375,6 +375,6 @@ void stats_json(struct sbuf *b)
 		    (unsigned long long)ctr_get(&worker_stats(t)->requests),
 		    (unsigned long long)ctr_get(&worker_stats(t)->conns),
 		    (unsigned long long)ctr_get(&worker_stats(t)->accepted),
-		    ctr_get(&worker_loop(t)->busy_ns) / 1e9, (unsigned long long)ctr_get(&worker_loop(t)->ready));
+		    ctr_get(&worker_loop(t)->busy_us) / 1e6, (unsigned long long)ctr_get(&worker_loop(t)->ready));
 	stats_put(b, "]}\n");
 }
