@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# The saturation guard: a 1-thread hxterm's busy share and run queue on /metrics and /stats.json (0 to 1), and hxload ab through HAProxy with --backend-stats marking a round where the backend was saturated void (16-byte writes, closed loop) and an unsaturated one (t=2 waits) not.
+# The saturation guard: a 1-thread hxterm's busy share and run queue on /metrics and /stats.json (0 to 1); hxload ab through HAProxy with --backend-stats marking a round where the backend was saturated void (16-byte writes, closed loop) and an unsaturated one (t=2 waits) not; find's saturated step void, no bound moved.
 use strict;
 use warnings;
 use FindBin;
@@ -34,6 +34,13 @@ like($out, qr/^round \d+ +backend saturated: void \(thread 0 busy \d+ % > 80 %\)
 like($out, qr/^verdict: backend saturated: void in \d of 2 rounds/m, '... and the verdict blames the backend') or diag($out);
 my $html = do { local $/; open my $f, '<', "$dir/ab.html" or die; <$f> };
 ok($html =~ /"void_rounds": [12]/ && $html =~ /backend-void/, 'the page carries the void rounds and says so');
+
+# find: its first step saturates the backend (straight at it: the void, not the proxy, is what is checked here)
+my $f = eval { decode_json(`timeout 30 $hxload find --json --slo 'p99<50ms' --start 20000 --step-duration 1 --step-warmup 0 --max-steps 3 -c 32 --keep $dir/find --backend-stats $stats 'http://127.0.0.1:$port/?$q' 2>$dir/err3`) } // {};
+my $st = ($f->{steps} // [])->[0] // {};
+is($st->{verdict} // '', 'backend saturated: void', 'find: the step is void (' . ($st->{why} // '-') . ')') or diag(`cat $dir/err3`);
+ok(($f->{bound} // '') eq 'backend' && !$f->{held_rps} && !$f->{missed_rps} && @{ $f->{steps} // [] } == 1,
+   '... no bound moved, the search ended there');
 
 my $s1 = eval { decode_json(`curl -s --max-time 5 $stats`) } // {};
 my $j = eval { decode_json(`timeout 60 $hxload ab --json --rounds 2 -R 50 -c 2 -d 1 --backend-stats $stats 'http://127.0.0.1:$port/?t=2' 'http://127.0.0.1:$hp/?t=2' 2>$dir/err2`) } // {};
