@@ -66,8 +66,7 @@ static int round_void(const struct ab *x, int k)
 static int usage(FILE *f, int rc)
 {
 	fprintf(f, "Usage: hxload ab [--rounds N] [--keep DIR] [--closed] [--json] [--html FILE]\n"
-		   "                 [--max-failed PCT] [--from DIR] [--backend-stats URL]\n"
-		   "                 [--backend-busy PCT]\n"
+		   "                 [--max-failed PCT] [--from DIR] [--backend-stats URL] [--backend-busy PCT]\n"
 		   "                 [load options: -c -m -t -d -w -R --h2 --pid NAME=PID ...] A_URL B_URL\n"
 		   "What does B add to A? The same load on A (a URL direct) and B (the same through\n"
 		   "the proxy, or another proxy setting), in N rounds (5) ordered ABBA BAAB... so that\n"
@@ -85,10 +84,7 @@ static int usage(FILE *f, int rc)
 		   "failed: the verdict says so and the exit status is 1. A run that gave no result\n"
 		   "drops its round from the pairs; under 2 rounds left, no table (exit 1).\n"
 		   "--from DIR: no runs, the a1.json b1.json ... a --keep DIR holds read again.\n"
-		   "--backend-stats URL: the backend is hxterm, URL its --stats /stats.json; read\n"
-		   "before and after each run, a round where a worker was busy over --backend-busy\n"
-		   "PCT (80) of a run is \"backend saturated: void\", left out of the pairs: the\n"
-		   "backend, not the proxy, was the limit.\n");
+		   "--backend-stats URL (hxterm's): a round with a worker over --backend-busy PCT (80) is void.\n");
 	return rc;
 }
 
