@@ -104,8 +104,10 @@ int lc_guard_read(const char *url, struct lc_guard_snap *s, char *err, size_t le
 			 why ? ": " : "", why ? why : "");
 	else {
 		s->uptime_s = json_num(j, "uptime_s", 0);
-		for (size_t i = 0; i < w->n && i < LC_GUARD_WORKERS; i++)
+		for (size_t i = 0; i < w->n && i < LC_GUARD_WORKERS; i++) {
+			s->cpu_s[s->n] = json_num(&w->kid[i], "cpu_s", 0);
 			s->busy_s[s->n++] = json_num(&w->kid[i], "busy_s", 0);
+		}
 	}
 	json_free(j);
 	free(text);
@@ -120,8 +122,12 @@ void lc_guard_judge(const struct lc_guard_snap *a, const struct lc_guard_snap *b
 	*r = (struct lc_guard_run){ .share = -1, .worker = -1 };
 	if (!a->n || a->n != b->n || wall <= 0)
 		return;
+	/* WHY the larger: out of the wait counts a worker waiting for a core
+	 * it shares; its CPU time counts the kernel's work on its sends that
+	 * --io-uring does inside the wait */
 	for (int i = 0; i < a->n; i++) {
-		double s = (b->busy_s[i] - a->busy_s[i]) / wall;
+		double busy = b->busy_s[i] - a->busy_s[i], cpu = b->cpu_s[i] - a->cpu_s[i];
+		double s = (busy > cpu ? busy : cpu) / wall;
 
 		if (s > r->share)
 			r->share = s > 1 ? 1 : s, r->worker = i;

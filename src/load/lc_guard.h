@@ -7,14 +7,16 @@
 #define LC_GUARD_WORKERS 256
 #define LC_GUARD_BUSY    0.8 /* --backend-busy's default: a worker busy 80 % of the run */
 
-/* one read of the backend's /stats.json: its uptime and each worker's busy seconds */
+/* one read of the backend's /stats.json: its uptime and each worker's busy
+ * seconds (out of its wait) and CPU seconds (user and system) */
 struct lc_guard_snap {
 	double uptime_s;
-	double busy_s[LC_GUARD_WORKERS];
+	double busy_s[LC_GUARD_WORKERS], cpu_s[LC_GUARD_WORKERS];
 	int n;                       /* workers read, 0: the read failed */
 };
 
-/* what the guard made of one run: the busiest worker's share, -1 unread */
+/* what the guard made of one run: the busiest worker's share (of its
+ * busy time or its CPU time, the larger), -1 unread */
 struct lc_guard_run {
 	double share;
 	int worker;

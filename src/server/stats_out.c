@@ -129,6 +129,11 @@ static void metrics_busy(struct sbuf *b)
 	for (int t = 0; t < cfg.threads; t++)
 		stats_put(b, "hxterm_thread_busy_seconds_total{thread=\"%d\"} %.6f\n", t,
 		    ctr_get(&worker_loop(t)->busy_us) / 1e6);
+	head(b, "hxterm_thread_cpu_seconds_total", "counter",
+	     "CPU time of each worker thread, user and system (the kernel's work in its syscalls, which --io-uring "
+	     "does in the wait): its rate is a busy share that counts no wait for the CPU.");
+	for (int t = 0; t < cfg.threads; t++)
+		stats_put(b, "hxterm_thread_cpu_seconds_total{thread=\"%d\"} %.6f\n", t, worker_cpu_s(t));
 	head(b, "hxterm_thread_run_queue", "gauge",
 	     "Events and timers (due responses: t=, d= waits) ready when each worker thread last woke up: work that "
 	     "queued while it was busy.");
@@ -371,10 +376,11 @@ void stats_json(struct sbuf *b)
 	stats_put(b, ", \"per_thread\": [");
 	for (int t = 0; t < cfg.threads; t++)
 		stats_put(b, "%s{\"requests\": %llu, \"tcp_connections\": %llu, \"accepted\": %llu, \"busy_s\": %.6f, "
-		    "\"run_queue\": %llu}", t ? ", " : "",
+		    "\"cpu_s\": %.6f, \"run_queue\": %llu}", t ? ", " : "",
 		    (unsigned long long)ctr_get(&worker_stats(t)->requests),
 		    (unsigned long long)ctr_get(&worker_stats(t)->conns),
 		    (unsigned long long)ctr_get(&worker_stats(t)->accepted),
-		    ctr_get(&worker_loop(t)->busy_us) / 1e6, (unsigned long long)ctr_get(&worker_loop(t)->ready));
+		    ctr_get(&worker_loop(t)->busy_us) / 1e6, worker_cpu_s(t),
+		    (unsigned long long)ctr_get(&worker_loop(t)->ready));
 	stats_put(b, "]}\n");
 }

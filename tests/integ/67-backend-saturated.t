@@ -21,7 +21,9 @@ ok(haproxy_http($dir, $hp, $port), 'haproxy is up');
 my $m = `curl -s --max-time 5 http://127.0.0.1:$sport/metrics`;
 my ($busy) = $m =~ /^hxterm_thread_busy_seconds_total\{thread="0"\} ([\d.]+)$/m;
 my ($rq) = $m =~ /^hxterm_thread_run_queue\{thread="0"\} (\d+)$/m;
-ok(defined $busy && defined $rq, "/metrics: thread 0 busy $busy s, run queue " . ($rq // '-'));
+my ($cpu) = $m =~ /^hxterm_thread_cpu_seconds_total\{thread="0"\} ([\d.]+)$/m;
+ok(defined $busy && defined $rq && defined $cpu,
+   "/metrics: thread 0 busy " . ($busy // '-') . " s, CPU " . ($cpu // '-') . " s, run queue " . ($rq // '-'));
 ok($m =~ /# TYPE hxterm_thread_busy_seconds_total counter/ && $m =~ /# TYPE hxterm_thread_run_queue gauge/,
    '... a counter and a gauge');
 
@@ -53,8 +55,11 @@ unlike($j->{verdict} // '', qr/saturated/, 'the verdict is on the proxy');
 
 my $s2 = eval { decode_json(`curl -s --max-time 5 $stats`) } // {};
 my ($w1, $w2) = ($s1->{per_thread}[0] // {}, $s2->{per_thread}[0] // {});
-my $share = ($w2->{busy_s} - $w1->{busy_s}) / (($s2->{uptime_s} // 0) - ($s1->{uptime_s} // 0) || 1);
-ok($share >= 0 && $share <= 1, sprintf('/stats.json: busy share %.3f over the unsaturated runs (0 to 1)', $share));
+my $wall = (($s2->{uptime_s} // 0) - ($s1->{uptime_s} // 0)) || 1;
+my $share = (($w2->{busy_s} // -1) - ($w1->{busy_s} // 0)) / $wall;
+my $cshare = (($w2->{cpu_s} // -1) - ($w1->{cpu_s} // 0)) / $wall;
+ok($share >= 0 && $share <= 1 && $cshare >= 0 && $cshare <= 1,
+   sprintf('/stats.json: busy share %.3f, CPU share %.3f over the unsaturated runs (0 to 1)', $share, $cshare));
 ok(defined $w2->{run_queue} && $w2->{run_queue} >= 0, "... its run queue: " . ($w2->{run_queue} // '-'));
 is(stop_hx(), 0, 'hxterm stops cleanly');
 done_testing();
