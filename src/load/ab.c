@@ -601,7 +601,9 @@ static int parse(struct ab *x, int argc, char **argv)
 			if (end == argv[i] || *end || !(x->max_failed >= 0 && x->max_failed <= 1))
 				return fprintf(stderr, "hxload ab: --max-failed %s: a percentage, 0 to 100\n", argv[i]), 2;
 		} else if (!strcmp(a, "--backend-stats") && i + 1 < last) {
-			x->bstats = argv[++i];
+			if (lc_guard_url(x->bstats = argv[++i]) < 0)
+				return fprintf(stderr, "hxload ab: --backend-stats %s: hxterm's --stats address, "
+						       "http://HOST:PORT/stats.json\n", argv[i]), 2;
 		} else if (!strcmp(a, "--backend-busy") && i + 1 < last) {
 			if (lc_guard_pct(argv[++i], &x->bbusy) < 0)
 				return fprintf(stderr, "hxload ab: --backend-busy %s: a percentage, 1 to 100\n", argv[i]), 2;

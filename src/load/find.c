@@ -107,7 +107,7 @@ static int own_option(struct find *x, const char *a, const char *v)
 	else if (!strcmp(a, "--html"))
 		x->html = v;
 	else if (!strcmp(a, "--backend-stats"))
-		x->bstats = v;
+		return v && lc_guard_url(x->bstats = v) == 0 ? 1 : -1;
 	else if (!strcmp(a, "--backend-busy"))
 		return v && lc_guard_pct(v, &x->bbusy) == 0 ? 1 : -1;
 	else
@@ -140,7 +140,9 @@ static int parse(struct find *x, int argc, char **argv)
 			continue;
 		}
 		if (r < 0)
-			return fprintf(stderr, "hxload find: %s: a percentage, 1 to 100\n", a), 2;
+			return fprintf(stderr, "hxload find: %s %s: %s\n", a, i + 1 < last ? argv[i + 1] : "",
+				       !strcmp(a, "--backend-busy") ? "a percentage, 1 to 100" :
+				       "hxterm's --stats address, http://HOST:PORT/stats.json"), 2;
 		if (!strcmp(a, "-R") || !strcmp(a, "--stages") || !strcmp(a, "-d") || !strcmp(a, "-n") ||
 		    !strcmp(a, "-w") || !strcmp(a, "--label") || !strcmp(a, "--fail-on") || !strcmp(a, "-q") ||
 		    !strcmp(a, "--log") || !strcmp(a, "--interval") || !strcmp(a, "--start-at"))

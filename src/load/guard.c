@@ -14,6 +14,11 @@
 
 #define GUARD_MAX_BODY (1 << 20)
 
+int lc_guard_url(const char *url)
+{
+	return !strncmp(url, "http://", 7) && url[7] && url[7] != '/' ? 0 : -1;
+}
+
 int lc_guard_pct(const char *arg, double *share)
 {
 	char *end;
@@ -99,7 +104,7 @@ int lc_guard_read(const char *url, struct lc_guard_snap *s, char *err, size_t le
 	if (strncmp(text, "HTTP/1.1 200", 12) || !body)
 		snprintf(err, len, "%s: not a 200 answer (%.40s)", url, text);
 	else if (!(j = json_parse(body + 4, &why)) || !(w = json_get(j, "per_thread")) || w->type != JSON_ARR ||
-		 !json_get(&w->kid[0], "busy_s"))
+		 !w->n || !json_get(&w->kid[0], "busy_s"))
 		snprintf(err, len, "%s: no per_thread busy_s (an hxterm with the saturation guard's rows?)%s%s", url,
 			 why ? ": " : "", why ? why : "");
 	else {

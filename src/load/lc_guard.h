@@ -38,6 +38,8 @@ void lc_guard_before(struct lc_guard *g, const char *url);
 void lc_guard_after(struct lc_guard *g, const char *url, double limit, struct lc_guard_run *r, const char *who,
 		    const char *label);
 
+/* checks --backend-stats' URL: 0, or -1 when it is not http://HOST:PORT/... */
+int lc_guard_url(const char *url);
 /* parses --backend-busy's PCT (1 to 100) into <share>: 0, or -1 */
 int lc_guard_pct(const char *arg, double *share);
 /* reads <url> (http://HOST:PORT/stats.json): 0, or -1 with why in <err> */

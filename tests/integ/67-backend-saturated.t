@@ -61,5 +61,13 @@ my $cshare = (($w2->{cpu_s} // -1) - ($w1->{cpu_s} // 0)) / $wall;
 ok($share >= 0 && $share <= 1 && $cshare >= 0 && $cshare <= 1,
    sprintf('/stats.json: busy share %.3f, CPU share %.3f over the unsaturated runs (0 to 1)', $share, $cshare));
 ok(defined $w2->{run_queue} && $w2->{run_queue} >= 0, "... its run queue: " . ($w2->{run_queue} // '-'));
+# bad input
+for my $bad (["ab --backend-busy 0 http://a/ http://b/", 'a percentage, 1 to 100'],
+             ["ab --backend-stats 127.0.0.1:9 http://a/ http://b/", 'http://HOST:PORT/stats.json'],
+             ["find --slo p99\\<1ms --backend-busy 101 http://a/", 'a percentage, 1 to 100'],
+             ["find --slo p99\\<1ms --backend-stats ftp://x/ http://a/", 'http://HOST:PORT/stats.json']) {
+    my $e = `$hxload $bad->[0] 2>&1 >/dev/null`;
+    ok($? >> 8 == 2 && index($e, $bad->[1]) >= 0, "hxload $bad->[0]: exit 2, says '$bad->[1]'") or diag($e);
+}
 is(stop_hx(), 0, 'hxterm stops cleanly');
 done_testing();
