@@ -55,6 +55,7 @@ struct ab {
 	double bbusy;                /* --backend-busy, a share */
 	struct lc_guard_run guard[2][AB_MAX_ROUNDS];
 	int nvoid;                   /* rounds void: the backend saturated in one of their runs */
+	int guarded;                 /* a run had its backend's share (now or kept in <keep>) */
 };
 
 /* round <k> void: the backend saturated in one of its runs */
@@ -433,10 +434,10 @@ static void side_json(FILE *f, const struct ab *x, int s)
 /* , "backend": {...}: each run's busiest worker, the rounds void */
 static void backend_json(FILE *f, const struct ab *x)
 {
-	if (!x->bstats)
+	if (!x->guarded)
 		return;
 	fprintf(f, ", \"backend\": {\"stats\": ");
-	lc_jstr(f, x->bstats);
+	lc_jstr(f, x->bstats ? x->bstats : "");
 	fprintf(f, ", \"busy_limit\": %.6g, \"void_rounds\": %d, \"rounds\": [", x->bbusy, x->nvoid);
 	for (int k = 0; k < x->rounds; k++)
 		fprintf(f, "%s{\"a_busy\": %.6g, \"a_thread\": %d, \"b_busy\": %.6g, \"b_thread\": %d, \"void\": %s}",
@@ -670,6 +671,39 @@ static void first_line(const char *file, char *buf, size_t len)
 		fclose(f);
 }
 
+/* the backend's share of run <s><k> beside its JSON (a1.backend), for --from */
+static void guard_keep(const struct ab *x, int s, int k)
+{
+	char path[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%.*s.backend", (int)strlen(x->file[s][k]) - 5, x->file[s][k]);
+	if (!(f = fopen(path, "w")) || fprintf(f, "%.6f %d\n", x->guard[s][k].share, x->guard[s][k].worker) < 0)
+		fprintf(stderr, "hxload ab: %s: %s (--from will not see this run's backend)\n", path, strerror(errno));
+	if (f)
+		fclose(f);
+}
+
+/* run <s><k>'s kept share, judged against --backend-busy (absent: none) */
+static void guard_read(struct ab *x, int s, int k)
+{
+	char path[600];
+	struct lc_guard_run *r = &x->guard[s][k];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%.*s.backend", (int)strlen(x->file[s][k]) - 5, x->file[s][k]);
+	*r = (struct lc_guard_run){ .share = -1, .worker = -1 };
+	if (!(f = fopen(path, "r")))
+		return;
+	if (fscanf(f, "%lf %d", &r->share, &r->worker) == 2 && r->share >= 0) {
+		r->saturated = r->share > x->bbusy;
+		x->guarded = 1;
+	} else {
+		r->share = -1;
+	}
+	fclose(f);
+}
+
 /* a run between two reads of the backend's busy time (--backend-stats);
  * a read that fails is said, and the run not judged */
 static int guarded_side(struct ab *x, int s, int k, const char *label, const char *err)
@@ -680,6 +714,8 @@ static int guarded_side(struct ab *x, int s, int k, const char *label, const cha
 	lc_guard_before(&g, x->bstats);
 	rc = run_side(x, s, label, x->file[s][k], err, NULL);
 	lc_guard_after(&g, x->bstats, x->bbusy, &x->guard[s][k], "ab", label);
+	if (x->guard[s][k].share >= 0)
+		guard_keep(x, s, k);
 	return rc;
 }
 
@@ -753,6 +789,9 @@ static int read_rounds(struct ab *x)
 {
 	for (int k = 0; k < x->rounds; k++) {
 		int a = read_run(x, 0, k), b = read_run(x, 1, k);
+
+		guard_read(x, 0, k);
+		guard_read(x, 1, k);
 
 		x->used[k] = !a && !b && !round_void(x, k);
 		x->nused += x->used[k];

@@ -36,6 +36,11 @@ like($out, qr/^round \d+ +backend saturated: void \(thread 0 busy \d+ % > 80 %\)
 like($out, qr/^verdict: backend saturated: void in \d of 2 rounds/m, '... and the verdict blames the backend') or diag($out);
 my $html = do { local $/; open my $f, '<', "$dir/ab.html" or die; <$f> };
 ok($html =~ /"void_rounds": [12]/ && $html =~ /backend-void/, 'the page carries the void rounds and says so');
+my ($nv) = $html =~ /"void_rounds": (\d)/;
+my $again = eval { decode_json(`$hxload ab --json --from $dir/sat http://a/ http://b/ 2>/dev/null`) } // {};
+is($again->{backend}{void_rounds} // -1, $nv, "--from the kept runs: the same $nv void round(s) (a1.backend ...)");
+$again = eval { decode_json(`$hxload ab --json --from $dir/sat --backend-busy 100 http://a/ http://b/ 2>/dev/null`) } // {};
+is($again->{backend}{void_rounds} // -1, 0, '... none against --backend-busy 100');
 
 # find: its first step saturates the backend (straight at it: the void, not the proxy, is what is checked here)
 my $f = eval { decode_json(`timeout 30 $hxload find --json --slo 'p99<50ms' --start 20000 --step-duration 1 --step-warmup 0 --max-steps 3 -c 32 --keep $dir/find --backend-stats $stats 'http://127.0.0.1:$port/?$q' 2>$dir/err3`) } // {};
@@ -45,7 +50,7 @@ ok(($f->{bound} // '') eq 'backend' && !$f->{held_rps} && !$f->{missed_rps} && @
    '... no bound moved, the search ended there');
 
 my $s1 = eval { decode_json(`curl -s --max-time 5 $stats`) } // {};
-my $j = eval { decode_json(`timeout 60 $hxload ab --json --rounds 2 -R 50 -c 2 -d 1 --backend-stats $stats 'http://127.0.0.1:$port/?t=2' 'http://127.0.0.1:$hp/?t=2' 2>$dir/err2`) } // {};
+my $j = eval { decode_json(`timeout 60 $hxload ab --json --rounds 2 -R 50 -c 2 -d 1 --keep $dir/unsat --backend-stats $stats 'http://127.0.0.1:$port/?t=2' 'http://127.0.0.1:$hp/?t=2' 2>$dir/err2`) } // {};
 is($? >> 8, 0, 'unsaturated (t=2 waits): exit 0') or diag(`cat $dir/err2`);
 my $b = $j->{backend} // {};
 is($b->{void_rounds} // -1, 0, 'no round void');
