@@ -12,6 +12,7 @@
 
 #include "common.h"
 #include "lc_cmd.h"
+#include "lc_guard.h"
 #include "runs.h"
 #include "stats_t.h"
 
@@ -50,12 +51,23 @@ struct ab {
 	struct lc_why first_bad[2];  /* each side's first unexpected answer, quoted */
 	char verdict[512];           /* the one line the text ends with and the page shows */
 	int failed[2];               /* the side failed: its failed share over --max-failed */
+	const char *bstats;          /* --backend-stats: hxterm's /stats.json, NULL: no guard */
+	double bbusy;                /* --backend-busy, a share */
+	struct lc_guard_run guard[2][AB_MAX_ROUNDS];
+	int nvoid;                   /* rounds void: the backend saturated in one of their runs */
+	int guarded;                 /* a run had its backend's share (now or kept in <keep>) */
 };
+
+/* round <k> void: the backend saturated in one of its runs */
+static int round_void(const struct ab *x, int k)
+{
+	return x->guard[0][k].saturated || x->guard[1][k].saturated;
+}
 
 static int usage(FILE *f, int rc)
 {
 	fprintf(f, "Usage: hxload ab [--rounds N] [--keep DIR] [--closed] [--json] [--html FILE]\n"
-		   "                 [--max-failed PCT] [--from DIR]\n"
+		   "                 [--max-failed PCT] [--from DIR] [--backend-stats URL] [--backend-busy PCT]\n"
 		   "                 [load options: -c -m -t -d -w -R --h2 --pid NAME=PID ...] A_URL B_URL\n"
 		   "What does B add to A? The same load on A (a URL direct) and B (the same through\n"
 		   "the proxy, or another proxy setting), in N rounds (5) ordered ABBA BAAB... so that\n"
@@ -72,7 +84,8 @@ static int usage(FILE *f, int rc)
 		   "status --expect (2xx) does not name) pass --max-failed PCT (1) of its requests\n"
 		   "failed: the verdict says so and the exit status is 1. A run that gave no result\n"
 		   "drops its round from the pairs; under 2 rounds left, no table (exit 1).\n"
-		   "--from DIR: no runs, the a1.json b1.json ... a --keep DIR holds read again.\n");
+		   "--from DIR: no runs, the a1.json b1.json ... a --keep DIR holds read again.\n"
+		   "--backend-stats URL (hxterm's): a round with a worker over --backend-busy PCT (80) is void.\n");
 	return rc;
 }
 
@@ -317,6 +330,11 @@ static void make_verdict(struct ab *x)
 
 	for (int i = 0; i < 2; i++)
 		x->failed[i] = side_share(x, i) > x->max_failed;
+	if (x->nvoid && x->nused < 2) {
+		snprintf(x->verdict, len, "backend saturated: void in %d of %d rounds (a worker busy over %.0f %%): the "
+			 "backend, not the proxy, was the limit; no verdict", x->nvoid, x->rounds, 100 * x->bbusy);
+		return;
+	}
 	if (x->failed[0] || x->failed[1]) {
 		n = snprintf(x->verdict, len, "%s failed", x->failed[0] && x->failed[1] ? "A and B" : x->failed[0] ? "A" : "B");
 		for (int i = 0; i < 2; i++)
@@ -342,8 +360,10 @@ static void make_verdict(struct ab *x)
 	else
 		n = snprintf(x->verdict, len, "no other (p50) on both sides in 2 rounds: no verdict");
 	if (s && (size_t)n < len)
-		snprintf(x->verdict + n, len - (size_t)n, "; the server's own time %s",
+		n += snprintf(x->verdict + n, len - (size_t)n, "; the server's own time %s",
 			 !s->holm ? "did not change detectably" : "changed: look at the target, not the path");
+	if (x->nvoid && (size_t)n < len)
+		snprintf(x->verdict + n, len - (size_t)n, "; %d of %d rounds void (backend saturated)", x->nvoid, x->rounds);
 }
 
 /* the rounds that gave no result, named: "B3 (exit 1: connect failed ...)" */
@@ -354,6 +374,15 @@ static void failed_runs_text(const struct ab *x)
 			if (x->why[s][k][0])
 				printf("round %-3d failed: %c%d gave no result (%s); the round is left out of the pairs\n", k + 1,
 				       'A' + s, k + 1, x->why[s][k]);
+	for (int k = 0; k < x->rounds; k++)
+		for (int s = 0; s < 2; s++)
+			if (x->guard[s][k].saturated) {
+				char why[160];
+
+				lc_guard_why(&x->guard[s][k], x->bbusy, why, sizeof(why));
+				printf("round %-3d backend saturated: void (%s) in %c%d; the round is left out of the pairs\n",
+				       k + 1, why, 'A' + s, k + 1);
+			}
 }
 
 static void failures_text(const struct ab *x)
@@ -402,6 +431,21 @@ static void side_json(FILE *f, const struct ab *x, int s)
 	fprintf(f, "}");
 }
 
+/* , "backend": {...}: each run's busiest worker, the rounds void */
+static void backend_json(FILE *f, const struct ab *x)
+{
+	if (!x->guarded)
+		return;
+	fprintf(f, ", \"backend\": {\"stats\": ");
+	lc_jstr(f, x->bstats ? x->bstats : "");
+	fprintf(f, ", \"busy_limit\": %.6g, \"void_rounds\": %d, \"rounds\": [", x->bbusy, x->nvoid);
+	for (int k = 0; k < x->rounds; k++)
+		fprintf(f, "%s{\"a_busy\": %.6g, \"a_thread\": %d, \"b_busy\": %.6g, \"b_thread\": %d, \"void\": %s}",
+			k ? ", " : "", x->guard[0][k].share, x->guard[0][k].worker, x->guard[1][k].share,
+			x->guard[1][k].worker, round_void(x, k) ? "true" : "false");
+	fprintf(f, "]}");
+}
+
 static void report_json(FILE *f, struct ab *x)
 {
 	fprintf(f, "{\"ab\": 1, \"rounds\": %d, \"rounds_paired\": %d, \"order\": \"ABBA\", \"rate\": %s, \"closed\": %d, "
@@ -432,7 +476,9 @@ static void report_json(FILE *f, struct ab *x)
 				fprintf(f, "}");
 				first = 0;
 			}
-	fprintf(f, "], \"figures\": {");
+	fprintf(f, "]");
+	backend_json(f, x);
+	fprintf(f, ", \"figures\": {");
 	for (int i = 0, first = 1; i < x->nfig; i++) {
 		const struct fig *g = &x->fig[i];
 
@@ -479,6 +525,12 @@ static const char page_charts[] =
 "  // WHY a banner: a failed side's charts look like a fast one's\n"
 "  if (X.a.verdict_failed || X.b.verdict_failed) v.className = 'warning', v.setAttribute('role', 'alert'),\n"
 "    v.style.cssText = 'border: 3px solid #c0392b; background: #fdecea; color: #611; padding: 0.6em 1em; font-weight: bold';\n"
+"  // the saturation guard: rounds where the backend, not the proxy, was the limit\n"
+"  if (X.backend && X.backend.void_rounds) v.insertAdjacentHTML('afterend', '<p class=\"warning\" id=\"backend-void\" ' +\n"
+"    'style=\"border: 3px solid #d68910; padding: 0.6em 1em\">Backend saturated: void in ' + X.backend.void_rounds +\n"
+"    ' of ' + X.rounds + ' rounds (a worker busy over ' + (100 * X.backend.busy_limit).toFixed(0) + ' %: ' +\n"
+"    X.backend.rounds.map((r, i) => 'round ' + (i + 1) + ' A ' + (100 * r.a_busy).toFixed(0) + ' %, B ' +\n"
+"    (100 * r.b_busy).toFixed(0) + ' %' + (r.void ? ' void' : '')).join('; ') + '), left out of the pairs.</p>');\n"
 "})();\n"
 "(function spectra() {\n"
 "  const mk = n => ({name: n, pts: (D.spectrum[n] || []).filter(p => p[0] < 1).map(p => [p[0], p[1], {'data-q': p[0]}])});\n"
@@ -549,6 +601,13 @@ static int parse(struct ab *x, int argc, char **argv)
 			x->max_failed = strtod(argv[++i], &end) / 100;
 			if (end == argv[i] || *end || !(x->max_failed >= 0 && x->max_failed <= 1))
 				return fprintf(stderr, "hxload ab: --max-failed %s: a percentage, 0 to 100\n", argv[i]), 2;
+		} else if (!strcmp(a, "--backend-stats") && i + 1 < last) {
+			if (lc_guard_url(x->bstats = argv[++i]) < 0)
+				return fprintf(stderr, "hxload ab: --backend-stats %s: hxterm's --stats address, "
+						       "http://HOST:PORT/stats.json\n", argv[i]), 2;
+		} else if (!strcmp(a, "--backend-busy") && i + 1 < last) {
+			if (lc_guard_pct(argv[++i], &x->bbusy) < 0)
+				return fprintf(stderr, "hxload ab: --backend-busy %s: a percentage, 1 to 100\n", argv[i]), 2;
 		} else if (!strcmp(a, "--json")) {
 			x->json = 1;
 		} else if (!strcmp(a, "--closed")) {
@@ -612,6 +671,54 @@ static void first_line(const char *file, char *buf, size_t len)
 		fclose(f);
 }
 
+/* the backend's share of run <s><k> beside its JSON (a1.backend), for --from */
+static void guard_keep(const struct ab *x, int s, int k)
+{
+	char path[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%.*s.backend", (int)strlen(x->file[s][k]) - 5, x->file[s][k]);
+	if (!(f = fopen(path, "w")) || fprintf(f, "%.6f %d\n", x->guard[s][k].share, x->guard[s][k].worker) < 0)
+		fprintf(stderr, "hxload ab: %s: %s (--from will not see this run's backend)\n", path, strerror(errno));
+	if (f)
+		fclose(f);
+}
+
+/* run <s><k>'s kept share, judged against --backend-busy (absent: none) */
+static void guard_read(struct ab *x, int s, int k)
+{
+	char path[600];
+	struct lc_guard_run *r = &x->guard[s][k];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%.*s.backend", (int)strlen(x->file[s][k]) - 5, x->file[s][k]);
+	*r = (struct lc_guard_run){ .share = -1, .worker = -1 };
+	if (!(f = fopen(path, "r")))
+		return;
+	if (fscanf(f, "%lf %d", &r->share, &r->worker) == 2 && r->share >= 0) {
+		r->saturated = r->share > x->bbusy;
+		x->guarded = 1;
+	} else {
+		r->share = -1;
+	}
+	fclose(f);
+}
+
+/* a run between two reads of the backend's busy time (--backend-stats);
+ * a read that fails is said, and the run not judged */
+static int guarded_side(struct ab *x, int s, int k, const char *label, const char *err)
+{
+	static struct lc_guard g;
+	int rc;
+
+	lc_guard_before(&g, x->bstats);
+	rc = run_side(x, s, label, x->file[s][k], err, NULL);
+	lc_guard_after(&g, x->bstats, x->bbusy, &x->guard[s][k], "ab", label);
+	if (x->guard[s][k].share >= 0)
+		guard_keep(x, s, k);
+	return rc;
+}
+
 /* every round, ABBA; a run's non-zero exit is said (its result, if any,
  * still counts); 2 when a run could not start (ab's own failure) */
 static int run_rounds(struct ab *x)
@@ -625,7 +732,7 @@ static int run_rounds(struct ab *x)
 			snprintf(x->file[s][k], sizeof(x->file[s][k]), "%s/%c%d.json", x->keep, 'a' + s, k + 1);
 			snprintf(err, sizeof(err), "%s/%c%d.err", x->keep, 'a' + s, k + 1);
 			snprintf(label, sizeof(label), "%c%d", 'A' + s, k + 1);
-			rc = run_side(x, s, label, x->file[s][k], err, NULL);
+			rc = guarded_side(x, s, k, label, err);
 			if (rc == 2 || rc < 0 || rc == 127)
 				return fprintf(stderr, "hxload ab: run %s failed (exit %d): %s\n", label, rc, err), 2;
 			first_line(err, line, sizeof(line));
@@ -683,10 +790,15 @@ static int read_rounds(struct ab *x)
 	for (int k = 0; k < x->rounds; k++) {
 		int a = read_run(x, 0, k), b = read_run(x, 1, k);
 
-		x->used[k] = !a && !b;
+		guard_read(x, 0, k);
+		guard_read(x, 1, k);
+
+		x->used[k] = !a && !b && !round_void(x, k);
 		x->nused += x->used[k];
+		x->nvoid += round_void(x, k);
 	}
-	if (x->nused >= 2)
+	/* WHY on with void rounds: the report says the backend was the limit */
+	if (x->nused >= 2 || x->nvoid)
 		return 0;
 	failed_runs_text(x);
 	fprintf(stderr, "hxload ab: %d of %d rounds gave a result on both sides: under 2, no comparison\n", x->nused,
@@ -701,6 +813,7 @@ int lc_ab_main(int argc, char **argv)
 
 	x.rounds = 5;
 	x.max_failed = 0.01;
+	x.bbusy = LC_GUARD_BUSY;
 	if ((rc = parse(&x, argc, argv)))
 		return rc == 1 ? 0 : rc;
 	rounds_given = x.rounds != 5;

@@ -11,6 +11,7 @@
 #include "hist.h"
 #include "lc_cmd.h"
 #include "lc_find.h"
+#include "lc_guard.h"
 #include "lc_stats.h"
 #include "runs.h"
 
@@ -19,6 +20,7 @@
 struct step {
 	double rate, sent_ps, p50, p99, p999, err_pct, client_cpu;
 	double ttfb99, srv99, queue99, late_pct, unsent_pct; /* the evidence: from the send, the client's */
+	struct lc_guard_run guard;   /* --backend-stats: the busiest worker of the backend */
 	uint64_t reqs;
 	enum lc_verdict v;
 	char why[480];
@@ -28,7 +30,8 @@ struct step {
 };
 
 struct find {
-	const char *url, *slo, *keep, *html;
+	const char *url, *slo, *keep, *html, *bstats;
+	double bbusy;                /* --backend-busy, a share */
 	const char *pass[FIND_MAX_ARGS]; /* the load options every step runs with */
 	int npass, json, threads, conns, depth, max_steps;
 	double step_s, warm_s, start, precision, max_rate, cpu_max;
@@ -41,7 +44,8 @@ static int usage(FILE *f, int rc)
 {
 	fprintf(f, "Usage: hxload find --slo SPEC [--step-duration T] [--step-warmup T] [--start RATE]\n"
 		   "                   [--precision PCT] [--max-rate RATE] [--max-steps N] [--client-cpu PCT]\n"
-		   "                   [--keep DIR] [--json] [--html FILE] [load options: -c -m -t --h2 --pid NAME=PID ...] URL\n"
+		   "                   [--keep DIR] [--json] [--html FILE] [--backend-stats URL] [--backend-busy PCT]\n"
+		   "                   [load options: -c -m -t --h2 --pid NAME=PID ...] URL\n"
 		   "How much can it take? Open-loop steps of --step-duration (15 s, after --step-warmup,\n"
 		   "2 s), the rate doubled from --start (a quarter of what a 2 s closed-loop probe\n"
 		   "reaches) until a step misses the SLO, then bisected until the rate that held and\n"
@@ -55,7 +59,10 @@ static int usage(FILE *f, int rc)
 		   "-t); the connections' limit when they were the cause (more -c). The search stops\n"
 		   "at either and says the rate found is a floor. Every step's --json is kept in DIR\n"
 		   "(hxload-find-<time>); --pid NAME=PID adds each process's CPU per request; --html\n"
-		   "FILE draws the steps: rate against p50, p99 and p99.9 with the SLO's lines.\n");
+		   "FILE draws the steps: rate against p50, p99 and p99.9 with the SLO's lines.\n"
+		   "--backend-stats URL: the backend is hxterm, URL its --stats /stats.json, read\n"
+		   "before and after each step; a step where a worker was busy over --backend-busy\n"
+		   "PCT (80) is \"backend saturated: void\": the bounds stay, the search ends there.\n");
 	return rc;
 }
 
@@ -99,6 +106,10 @@ static int own_option(struct find *x, const char *a, const char *v)
 		x->keep = v;
 	else if (!strcmp(a, "--html"))
 		x->html = v;
+	else if (!strcmp(a, "--backend-stats"))
+		return v && lc_guard_url(x->bstats = v) == 0 ? 1 : -1;
+	else if (!strcmp(a, "--backend-busy"))
+		return v && lc_guard_pct(v, &x->bbusy) == 0 ? 1 : -1;
 	else
 		return 0;
 	return 1;
@@ -128,6 +139,10 @@ static int parse(struct find *x, int argc, char **argv)
 			i++;
 			continue;
 		}
+		if (r < 0)
+			return fprintf(stderr, "hxload find: %s %s: %s\n", a, i + 1 < last ? argv[i + 1] : "",
+				       !strcmp(a, "--backend-busy") ? "a percentage, 1 to 100" :
+				       "hxterm's --stats address, http://HOST:PORT/stats.json"), 2;
 		if (!strcmp(a, "-R") || !strcmp(a, "--stages") || !strcmp(a, "-d") || !strcmp(a, "-n") ||
 		    !strcmp(a, "-w") || !strcmp(a, "--label") || !strcmp(a, "--fail-on") || !strcmp(a, "-q") ||
 		    !strcmp(a, "--log") || !strcmp(a, "--interval") || !strcmp(a, "--start-at"))
@@ -247,6 +262,7 @@ static int step(struct find *x, double rate)
 {
 	struct step *s = &x->st[x->n];
 	static struct read_ctx c;
+	static struct lc_guard g;
 	char label[32];
 	uint64_t cpu = 0;
 	double wall = x->step_s + x->warm_s;
@@ -259,7 +275,9 @@ static int step(struct find *x, double rate)
 	snprintf(label, sizeof(label), "step%d", x->n + 1);
 	snprintf(s->file, sizeof(s->file), "%s/step%02d.json", x->keep, x->n + 1);
 	snprintf(s->err, sizeof(s->err), "%s/step%02d.err", x->keep, x->n + 1);
+	lc_guard_before(&g, x->bstats);
 	rc = run_at(x, rate, x->step_s, label, s->file, s->err, &cpu);
+	lc_guard_after(&g, x->bstats, x->bbusy, &s->guard, "find", label);
 	if (rc == 2 || rc < 0 || rc == 127)
 		return fprintf(stderr, "hxload find: step %d failed to run (exit %d)\n", x->n + 1, rc), 2;
 	x->n++;
@@ -285,6 +303,10 @@ static int step(struct find *x, double rate)
 		figures(s, &c.T, &c.m);
 		s->client_cpu = f.client_cpu;
 		s->v = lc_find_judge(x->slo, &f, s->why, sizeof(s->why));
+	}
+	if (s->guard.saturated) {
+		s->v = V_VOID;
+		lc_guard_why(&s->guard, x->bbusy, s->why, sizeof(s->why));
 	}
 	if (!x->json)
 		fprintf(stderr, "hxload find: step %d at %.1f req/s: %s%s%s\n", x->n, rate, lc_find_word(s->v),
@@ -346,6 +368,8 @@ static void runs_at(const struct find *x, double rate, int held, char *out, size
 
 static const char *bound_word(const struct lc_find_search *s)
 {
+	if (s->done == 5)
+		return "backend";
 	if (!s->lo)
 		return "none";
 	if (!s->hi)
@@ -375,6 +399,10 @@ static void verdict_line(FILE *f, const struct find *x)
 	else if (s->done < 0)
 		fprintf(f, "verdict: precision not reached: --max-steps %d ran out before any rate was decided\n",
 			x->max_steps);
+	else if (s->done == 5)
+		fprintf(f, "verdict: backend saturated at %.1f req/s (a worker of --backend-stats busy over %.0f %%: the "
+			"step is void); %.1f req/s held before it: the proxy's limit is not known to be there, a faster "
+			"backend would tell\n", s->void_rate, 100 * x->bbusy, s->lo);
 	else if (!s->lo && s->hi && s->hi_kind != V_MISSED)
 		fprintf(f, "verdict: no rate held: at %.1f req/s %s (%s), never the target's limit: %s\n", s->hi,
 			s->hi_kind == V_CONNS ? "every connection was busy" : "hxload was the limit", m,
@@ -473,9 +501,10 @@ static void report_json(FILE *f, const struct find *x)
 		fprintf(f, "%s{\"rate\": %.1f, \"sent_per_second\": %.1f, \"requests\": %llu, \"p50_ms\": %.3f, "
 		       "\"p99_ms\": %.3f, \"p99.9_ms\": %.3f, \"ttfb_p99_ms\": %.3f, \"server_p99_ms\": %.3f, "
 		       "\"queue_p99_ms\": %.3f, \"late_pct\": %.3f, \"unsent_pct\": %.3f, \"errors_pct\": %.4f, "
-		       "\"client_cpu\": %.3f, \"verdict\": \"%s\", \"why\": ", i ? ", " : "", s->rate, s->sent_ps,
-		       (unsigned long long)s->reqs, s->p50, s->p99, s->p999, s->ttfb99, s->srv99, s->queue99, s->late_pct,
-		       s->unsent_pct, s->err_pct, s->client_cpu, lc_find_word(s->v));
+		       "\"client_cpu\": %.3f, \"backend_busy\": %.3f, \"verdict\": \"%s\", \"why\": ", i ? ", " : "",
+		       s->rate, s->sent_ps, (unsigned long long)s->reqs, s->p50, s->p99, s->p999, s->ttfb99, s->srv99,
+		       s->queue99, s->late_pct, s->unsent_pct, s->err_pct, s->client_cpu, s->guard.share,
+		       lc_find_word(s->v));
 		lc_jstr(f, s->why);
 		fprintf(f, ", \"file\": ");
 		lc_jstr(f, s->file);
@@ -542,6 +571,7 @@ int lc_find_main(int argc, char **argv)
 	x.precision = 0.05;
 	x.max_steps = 30;
 	x.cpu_max = 0.8;
+	x.bbusy = LC_GUARD_BUSY;
 	x.threads = 1;
 	x.conns = 10; /* WHY: hxload's defaults, unless -c and -m say */
 	x.depth = 1;

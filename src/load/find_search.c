@@ -107,6 +107,13 @@ void lc_find_add(struct lc_find_search *s, enum lc_verdict v)
 		return;
 	e = &s->r[s->cur];
 	s->steps++;
+	/* WHY the end, the bounds as they were: above the backend's limit
+	 * every step would be void again, and none says what the proxy holds */
+	if (v == V_VOID) {
+		s->void_rate = e->rate;
+		s->done = 5;
+		return;
+	}
 	if (v == V_HELD) {
 		e->held++;
 	} else {

@@ -8,7 +8,7 @@
 const char *lc_find_word(enum lc_verdict v)
 {
 	return v == V_HELD ? "held" : v == V_CLIENT ? "client's limit" : v == V_CONNS ? "connections' limit" :
-		"missed";
+		v == V_VOID ? "backend saturated: void" : "missed";
 }
 
 static double pct(uint64_t a, uint64_t of)

@@ -7,8 +7,9 @@
 #include "lc_stats.h"
 
 /* a step: the SLO held, or not (the target's limit); or the client could
- * not tell: its CPU or its loop (V_CLIENT), or its connections (V_CONNS) */
-enum lc_verdict { V_HELD, V_MISSED, V_CLIENT, V_CONNS };
+ * not tell: its CPU or its loop (V_CLIENT), or its connections (V_CONNS);
+ * or the backend behind the target saturated (V_VOID, --backend-stats) */
+enum lc_verdict { V_HELD, V_MISSED, V_CLIENT, V_CONNS, V_VOID };
 
 /* a step's figures, as its child run recorded them */
 struct lc_find_fig {
@@ -50,10 +51,11 @@ struct lc_find_search {
 	int nr;
 	int cur;                     /* the rate being decided in r[], -1: none */
 	double lo, hi;               /* the highest rate decided held, the lowest decided not (0: none) */
+	double void_rate;            /* the rate of a step void (the backend saturated), 0: none */
 	enum lc_verdict hi_kind;     /* why <hi> did not hold */
 	int lo_confirmed;            /* <lo> held twice */
 	int done;                    /* 1 precision reached, 2 --max-rate held, 3 the client's limit, 4 none held,
-				      * -1 --max-steps ran out first */
+				      * 5 the backend's limit (a step void), -1 --max-steps ran out first */
 };
 
 void lc_find_init(struct lc_find_search *s, double start, double precision, double max_rate, int max_steps);

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "counter.h"
 #include "timer.h"
 
 struct loop;
@@ -24,7 +25,13 @@ struct loop {
 	struct uring *ring;  /* --io-uring: the ring this loop waits on, else NULL */
 	struct epoll_event *pending; /* a turn's events not run yet (loop_drop), else NULL */
 	int npending;
-	void (*turn_end)(struct loop *l); /* after each turn's events and timers (QUIC's sendmmsg), or NULL */
+	/* after each turn's events and timers (QUIC's sendmmsg), or NULL: 1 when
+	 * it did work (the busy time then reads the clock again) */
+	int (*turn_end)(struct loop *l);
+	/* the saturation guard's figures, read by the stats thread */
+	uint64_t wake_us;    /* when the last wait ended */
+	counter busy_us;     /* time spent out of the wait (the loop's work), summed */
+	counter ready;       /* events and timers ready at the last wake-up */
 };
 
 /* Return convention of the loop's functions: 0, or -1 with errno set. */

@@ -9,6 +9,7 @@
 #include "alog.h"
 #include "clock.h"
 #include "config.h"
+#include "loop.h"
 #include "stats.h"
 #include "stats_out.h"
 #include "worker.h"
@@ -119,6 +120,28 @@ static void time_hist(struct sbuf *b, const char *name, const char *labels, cons
 /* the sums of a [SP_MAX][n] field */
 #define TOT_P(T, field, n) ((const uint64_t(*)[n])(const void *)TOT(T, field))
 
+/* the saturation guard's rows: each worker's time out of its wait, what was ready at its last wake-up */
+static void metrics_busy(struct sbuf *b)
+{
+	head(b, "hxterm_thread_busy_seconds_total", "counter",
+	     "Time each worker thread spent in its loop's work, not waiting for events (epoll or io_uring): its rate is "
+	     "the busy share, 0 to 1.");
+	for (int t = 0; t < cfg.threads; t++)
+		stats_put(b, "hxterm_thread_busy_seconds_total{thread=\"%d\"} %.6f\n", t,
+		    ctr_get(&worker_loop(t)->busy_us) / 1e6);
+	head(b, "hxterm_thread_cpu_seconds_total", "counter",
+	     "CPU time of each worker thread, user and system (the kernel's work in its syscalls, which --io-uring "
+	     "does in the wait): its rate is a busy share that counts no wait for the CPU.");
+	for (int t = 0; t < cfg.threads; t++)
+		stats_put(b, "hxterm_thread_cpu_seconds_total{thread=\"%d\"} %.6f\n", t, worker_cpu_s(t));
+	head(b, "hxterm_thread_run_queue", "gauge",
+	     "Events and timers (due responses: t=, d= waits) ready when each worker thread last woke up: work that "
+	     "queued while it was busy.");
+	for (int t = 0; t < cfg.threads; t++)
+		stats_put(b, "hxterm_thread_run_queue{thread=\"%d\"} %llu\n", t,
+		    (unsigned long long)ctr_get(&worker_loop(t)->ready));
+}
+
 static void metrics_requests(struct sbuf *b, const struct tot *T)
 {
 	const uint64_t(*resp)[10] = TOT_P(T, resp, 10), (*gen)[ST_TIME_B + 1] = TOT_P(T, gen, ST_TIME_B + 1);
@@ -133,6 +156,7 @@ static void metrics_requests(struct sbuf *b, const struct tot *T)
 	for (int t = 0; t < cfg.threads; t++)
 		stats_put(b, "hxterm_thread_requests_total{thread=\"%d\"} %llu\n", t,
 		    (unsigned long long)ctr_get(&worker_stats(t)->requests));
+	metrics_busy(b);
 	head(b, "hxterm_generation_seconds", "histogram",
 	     "From the request head in to the response head out (X-rsp's real time), by protocol.");
 	for (int p = 0; p < SP_MAX; p++) {
@@ -351,9 +375,12 @@ void stats_json(struct sbuf *b)
 	json_rows(b, &T);
 	stats_put(b, ", \"per_thread\": [");
 	for (int t = 0; t < cfg.threads; t++)
-		stats_put(b, "%s{\"requests\": %llu, \"tcp_connections\": %llu, \"accepted\": %llu}", t ? ", " : "",
+		stats_put(b, "%s{\"requests\": %llu, \"tcp_connections\": %llu, \"accepted\": %llu, \"busy_s\": %.6f, "
+		    "\"cpu_s\": %.6f, \"run_queue\": %llu}", t ? ", " : "",
 		    (unsigned long long)ctr_get(&worker_stats(t)->requests),
 		    (unsigned long long)ctr_get(&worker_stats(t)->conns),
-		    (unsigned long long)ctr_get(&worker_stats(t)->accepted));
+		    (unsigned long long)ctr_get(&worker_stats(t)->accepted),
+		    ctr_get(&worker_loop(t)->busy_us) / 1e6, worker_cpu_s(t),
+		    (unsigned long long)ctr_get(&worker_loop(t)->ready));
 	stats_put(b, "]}\n");
 }

@@ -25,7 +25,7 @@ static const char body[] =
 /* after Chart.js and chart_js: the history, then each second what came after it */
 static const char script[] =
 "const H = {protos: [], samples: [], keep: 600}, ms = v => v === null || v === undefined ? '-' : v.toFixed(3);\n"
-"let last = 0, S0 = null, busy = false;\n"
+"let last = 0, S0 = null, P0 = null, busy = false;\n"
 "/* WHY busy: a read slower than a second must not fetch the same samples twice */\n"
 "async function load() {\n"
 "  if (busy) return;\n"
@@ -36,7 +36,7 @@ static const char script[] =
 "    H.samples.push(...h.samples.filter(x => x.t > last));\n"
 "    if (H.samples.length > H.keep) H.samples.splice(0, H.samples.length - H.keep);\n"
 "    if (H.samples.length) last = H.samples[H.samples.length - 1].t;\n"
-"    S0 = await (await fetch('/stats.json', {cache: 'no-store'})).json();\n"
+"    P0 = S0; S0 = await (await fetch('/stats.json', {cache: 'no-store'})).json();\n"
 "    draw();\n"
 "  } catch (e) { document.getElementById('meta').textContent = 'cannot read /history.json or /stats.json: ' + e; }\n"
 "  busy = false;\n"
@@ -61,6 +61,10 @@ static const char script[] =
 "  h += '<tr><td colspan=\"5\" style=\"text-align:left\">generation time, last minute: p50 <span id=\"gen-p50\">' +\n"
 "    ms(m.gen && m.gen[0]) + '</span> ms, p99 <span id=\"gen-p99\">' + ms(m.gen && m.gen[1]) +\n"
 "    '</span> ms; timer lateness, last minute: p50 ' + ms(m.late && m.late[0]) + ' ms, p99 ' + ms(m.late && m.late[1]) + ' ms</td></tr>';\n"
+"  h += '<tr><td colspan=\"5\" style=\"text-align:left\">workers busy (out of their wait, since the last read) and ' +\n"
+"    'run queue (ready at the last wake-up): ' + s.per_thread.map((w, i) => 'thread ' + i + ' <span id=\"busy-' + i +\n"
+"    '\">' + (P0 && s.uptime_s > P0.uptime_s ? (100 * Math.min(1, (w.busy_s - P0.per_thread[i].busy_s) /\n"
+"    (s.uptime_s - P0.uptime_s))).toFixed(0) : '-') + '</span> %, ' + w.run_queue).join('; ') + '</td></tr>';\n"
 "  document.getElementById('summary').innerHTML = h;\n"
 "  const o = {x: 'lin', xlabel: 'seconds ago', xunit: 's', last: true};\n"
 "  lines('rps', used.map(i => ({name: H.protos[i], pts: S.map(x => [ago(x), x.rps[i]])})).concat([{name: 'all',\n"

@@ -12,6 +12,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "alog.h"
@@ -40,6 +41,7 @@ struct listener {
 struct wthread {
 	struct worker w;
 	pthread_t th;
+	atomic_int cpu_clock; /* the thread's CPU-time clock, for the stats thread; 0 until known */
 	struct listener lst[2 * CFG_MAX_LISTEN];
 	int nlst;
 	struct nofd reserve; /* out of descriptors: the connections are answered with it */
@@ -329,11 +331,16 @@ int workers_start(void)
 		if (worker_init(&workers[i], i) < 0)
 			return -1;
 	atomic_store(&running, cfg.threads);
-	for (int i = 0; i < cfg.threads; i++)
+	for (int i = 0; i < cfg.threads; i++) {
+		clockid_t c;
+
 		if (pthread_create(&workers[i].th, NULL, worker_main, &workers[i])) {
 			log_err("cannot start thread %d", i);
 			return -1;
 		}
+		if (pthread_getcpuclockid(workers[i].th, &c) == 0)
+			atomic_store(&workers[i].cpu_clock, c);
+	}
 	return 0;
 }
 
@@ -381,5 +388,22 @@ void workers_stop(void)
 const struct wstats *worker_stats(int i)
 {
 	return workers && i < cfg.threads ? &workers[i].w.st : NULL;
+}
+
+/* WHY a clock id, not the thread: a clock of a thread gone answers an
+ * error, where pthread_getcpuclockid on one joined is undefined */
+double worker_cpu_s(int i)
+{
+	struct timespec ts;
+	clockid_t c = workers && i < cfg.threads ? atomic_load(&workers[i].cpu_clock) : 0;
+
+	if (!c || clock_gettime(c, &ts) < 0)
+		return 0;
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+const struct loop *worker_loop(int i)
+{
+	return workers && i < cfg.threads ? &workers[i].w.loop : NULL;
 }
 

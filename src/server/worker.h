@@ -3,6 +3,7 @@
 #define HX_WORKER_H
 
 struct wstats;
+struct loop;
 
 /* Opens every listener, starts cfg.threads workers. Returns 0 or -1 after
  * printing why on stderr. */
@@ -19,5 +20,10 @@ int workers_idle(void);
 void workers_join(void);
 /* worker <i>'s counters (another thread reads them: relaxed loads), or NULL */
 const struct wstats *worker_stats(int i);
+/* worker <i>'s CPU time in seconds (user and system: its syscalls' kernel
+ * work too, which --io-uring does in the wait), 0 when unknown */
+double worker_cpu_s(int i);
+/* worker <i>'s loop, for its busy time and ready count (relaxed loads), or NULL */
+const struct loop *worker_loop(int i);
 
 #endif

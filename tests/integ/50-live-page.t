@@ -45,6 +45,8 @@ my @p99 = ($gm // '') =~ /<i data-series="p99" data-x="-?[\d.]+" data-value="([\
 ok(@p99 >= 25 && !grep({ $_ <= 0 } @p99), 'the generation chart: a p99 each second (' . scalar(@p99) . ')');
 like($dom, qr/<th>req\/s \(last second\)<\/th><th>req\/s \(last minute\)<\/th>/, 'the table\'s columns say their window');
 like($dom, qr/generation time, last minute: p50 <span id="gen-p50">[\d.]+<\/span> ms/, '... and so does the generation time');
+my ($b0) = $dom =~ /thread 0 <span id="busy-0">(\d+)<\/span> %, (\d+)/;
+ok(defined $b0 && $b0 <= 100, "the worker's busy share from two reads: " . ($b0 // '-') . ' % (0 to 100)');
 my ($tip) = $dom =~ /<canvas id="rps"[^>]*data-tooltip="([^"]*)"/;
 like($tip // '', qr/^-?[\d.]+ s \| h1: [\d.]+ \/s$/, "hovering the last h1 point: '" . ($tip // '') . "'");
 is($out, 0, 'no request left the page');

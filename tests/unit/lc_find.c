@@ -116,7 +116,7 @@ static void steps(void)
  * none); <flip> the verdict of the steps it lists (1-based), or one step
  * in <noise> per mille at random */
 struct oracle {
-	double cap, client;
+	double cap, client, backend; /* backend: the steps above it are void */
 	int flip[8];
 	int noise;
 	unsigned seed;
@@ -125,7 +125,8 @@ struct oracle {
 
 static enum lc_verdict ask(struct oracle *o, const struct lc_find_search *s, double r)
 {
-	enum lc_verdict v = o->client && r > o->client ? V_CLIENT : r <= o->cap ? V_HELD : V_MISSED;
+	enum lc_verdict v = o->backend && r > o->backend ? V_VOID : o->client && r > o->client ? V_CLIENT :
+		r <= o->cap ? V_HELD : V_MISSED;
 	int k = s->steps + 1;
 
 	for (int i = 0; i < 8 && o->flip[i]; i++)
@@ -197,6 +198,10 @@ static void search(void)
 	drive(&t, &(struct oracle){ .cap = 20000, .client = 8000 }, 1000, 0.05, 0, 30);
 	ok(t.done == 3 && t.hi_kind == V_CLIENT && t.lo <= 8000 && t.lo >= 4000,
 	   "the client's limit at 8,000: the search stops there, %.1f held (done %d)", t.lo, t.done);
+	drive(&t, &(struct oracle){ .cap = 20000, .backend = 8000 }, 1000, 0.05, 0, 30);
+	ok(t.done == 5 && !t.hi && t.lo <= 8000 && t.lo >= 4000 && t.void_rate > 8000,
+	   "the backend saturated over 8,000: the step void, no bound moved (held %.1f, missed %.1f), the search "
+	   "ends at %.1f (done %d)", t.lo, t.hi, t.void_rate, t.done);
 	drive(&t, &(struct oracle){ .cap = 100 }, 1000, 0.05, 0, 30);
 	ok(t.lo >= 95 && t.lo <= 100 && t.done == 1, "a start over the limit: bisected down to %.1f", t.lo);
 	drive(&t, &(struct oracle){ .cap = 0 }, 1000, 0.05, 0, 30);

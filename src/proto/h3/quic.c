@@ -99,15 +99,16 @@ static void cid_del(struct cidmap *m, const ngtcp2_cid *cid)
 /* ---------- sending ---------- */
 
 /* the packets queued by this wakeup's connections go, in one sendmmsg */
-static void quic_send_batch(struct worker *w)
+static int quic_send_batch(struct worker *w)
 {
 	struct qw_batch *b = qw(w)->batch;
 
 	if (!b->n)
-		return;
+		return 0;
 	qw_flush(b);
 	ctr_add(w->st.quic_send_errors, b->lost);
 	b->lost = 0;
+	return 1;
 }
 
 /* CONNECTION_CLOSE with <ccerr> (unless the peer closed), and <c> freed at the end of the turn */
@@ -682,9 +683,9 @@ static void quic_flush(struct worker *w)
 }
 
 /* the loop's turn ends: what timers and other events wrote goes */
-static void quic_turn_end(struct loop *l)
+static int quic_turn_end(struct loop *l)
 {
-	quic_send_batch(worker_of(l));
+	return quic_send_batch(worker_of(l));
 }
 
 static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p, size_t len,
