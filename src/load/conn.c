@@ -55,6 +55,7 @@ void lc_conn_up(struct lc_conn *c, int resumed)
 		hist_add(&t->st.h[H_TLS], t->loop.now_us - from);
 		t->st.resumed += resumed != 0;
 	}
+	lc_hs_up(c, resumed);
 	if (c->proto == LC_H3)
 		conn_count(c);
 }
@@ -67,6 +68,8 @@ static void conn_fresh(struct lc_conn *c)
 	c->up_us = 0;
 	c->open_us = c->t->loop.now_us = lc_now_us();
 	c->t->fresh++;
+	if (lc_o->hs)
+		lc_hs_pick(c);
 	for (int i = 0; i < lc_o->depth; i++)
 		c->ex[i].id = -1;
 }

@@ -72,6 +72,8 @@ static int expected(unsigned status)
 void lc_head(struct lc_conn *c, struct lc_ex *e, unsigned status)
 {
 	e->status = (uint16_t)status;
+	if (lc_o->hs)
+		lc_hs_head(c);
 	/* WHY the thread's first only: the report quotes one answer, and the
 	 * hot path pays one test per response, no copy */
 	if (unlikely(!c->t->why.status && e->counted && !expected(status))) {
@@ -331,6 +333,8 @@ void lc_error(struct lc_conn *c, enum lc_err kind)
 	/* WHY by what it takes: with requests in flight, each one lost counts
 	 * (lc_lost); without, the connection itself failed */
 	c->err_kind = (uint8_t)kind;
+	if (lc_o->hs)
+		lc_hs_fail(c);
 	if (kind == E_CONNECT && errno == EADDRNOTAVAIL)
 		lc_source_exhausted();
 	if (!c->inflight && lc_now_us() >= t->record_from_us && !t->closed_us) {

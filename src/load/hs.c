@@ -1,0 +1,130 @@
+/* hxload --handshakes: the mix parsed, each new connection's kind, what its handshake cost recorded. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lc_conn.h"
+#include "lc_hs.h"
+
+const char *const lc_hs_names[HS_KINDS] = { "full", "resumed", "0rtt" };
+
+int lc_hs_parse(const char *arg, unsigned w[HS_KINDS], char *why, size_t len)
+{
+	const char *p = arg;
+	unsigned long sum = 0;
+
+	for (int k = 0; k < HS_KINDS; k++) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = *p >= '0' && *p <= '9' ? strtoul(p, &end, 10) : (end = (char *)p, 0);
+		if (end == p || errno || v > 1000000 || (k < HS_KINDS - 1 ? *end != ':' : *end != 0))
+			return snprintf(why, len, "--handshakes '%s': expected FULL:RESUMED:0RTT, three whole "
+					"numbers of 0 to 1000000 (shares: 70:25:5)", arg), -1;
+		w[k] = (unsigned)v;
+		sum += v;
+		p = end + 1;
+	}
+	if (!sum)
+		return snprintf(why, len, "--handshakes '%s': every share is 0; give at least one", arg), -1;
+	return 0;
+}
+
+/* WHY the smooth weighted round robin (nginx's): each kind gains its share,
+ * the one furthest ahead goes and pays the sum, so that every <sum> connections
+ * hold each kind exactly its share, spread out */
+void lc_hs_pick(struct lc_conn *c)
+{
+	struct lc_thread *t = c->t;
+	int64_t sum = 0;
+	int best = 0;
+
+	for (int k = 0; k < HS_KINDS; k++) {
+		t->hs_cur[k] += lc_o->hs_mix[k];
+		sum += lc_o->hs_mix[k];
+		if (t->hs_cur[k] > t->hs_cur[best])
+			best = k;
+	}
+	t->hs_cur[best] -= sum;
+	c->hs_kind = (uint8_t)best;
+	c->hs_got = HS_KINDS;
+	c->hs_early = c->hs_headed = 0;
+}
+
+int lc_hs_ticket(const struct lc_conn *c)
+{
+	return !lc_o->hs || c->hs_kind != HS_FULL;
+}
+
+int lc_hs_early(const struct lc_conn *c)
+{
+	return !lc_o->hs || c->hs_kind == HS_0RTT;
+}
+
+static struct lc_hs_stats *hs_of(struct lc_conn *c)
+{
+	struct lc_thread *t = c->t;
+
+	return lc_o->hs && lc_in_window(t, t->loop.now_us) ? &t->st.hs : NULL;
+}
+
+void lc_hs_up(struct lc_conn *c, int resumed)
+{
+	struct lc_hs_stats *s = hs_of(c);
+	int got = !resumed ? HS_FULL : c->hs_early ? HS_0RTT : HS_RESUMED;
+
+	c->hs_got = (uint8_t)got;
+	if (!s)
+		return;
+	s->asked[c->hs_kind]++;
+	s->got[got]++;
+	if (c->hs_kind != HS_FULL && got == HS_FULL) {
+		s->declined++;
+		s->no_ticket += !c->hs_offered;
+	}
+	if (c->hs_kind == HS_0RTT && got == HS_RESUMED)
+		s->no_early++;
+	if (c->up_us)
+		hist_add(&s->h[got][HSP_CONNECT], c->up_us - c->open_us);
+	hist_add(&s->h[got][HSP_TLS], lc_now_us() - (c->up_us ? c->up_us : c->open_us));
+}
+
+void lc_hs_head(struct lc_conn *c)
+{
+	struct lc_hs_stats *s = hs_of(c);
+
+	if (!s || c->hs_headed || c->hs_got >= HS_KINDS)
+		return;
+	c->hs_headed = 1;
+	hist_add(&s->h[c->hs_got][HSP_FIRST], lc_now_us() - c->open_us);
+}
+
+void lc_hs_fail(struct lc_conn *c)
+{
+	struct lc_hs_stats *s = hs_of(c);
+
+	if (!s || c->hs_got != HS_KINDS)
+		return;
+	c->hs_got = HS_KINDS + 1; /* WHY: counted once */
+	s->asked[c->hs_kind]++;
+	s->failed++;
+	s->alerts[c->alert > 0 && c->alert < 256 ? c->alert : 256]++;
+}
+
+void lc_hs_add(struct lc_hs_stats *T, const struct lc_hs_stats *s)
+{
+	for (int k = 0; k < HS_KINDS; k++) {
+		T->asked[k] += s->asked[k];
+		T->got[k] += s->got[k];
+		for (int p = 0; p < HSP_MAX; p++)
+			hist_merge(&T->h[k][p], &s->h[k][p]);
+	}
+	T->declined += s->declined;
+	T->no_ticket += s->no_ticket;
+	T->no_early += s->no_early;
+	T->failed += s->failed;
+	for (int a = 0; a < 257; a++)
+		T->alerts[a] += s->alerts[a];
+}
