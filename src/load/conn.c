@@ -195,7 +195,7 @@ static void conn_renew(struct lc_conn *c)
 	/* WHY budget against fresh: --close opens no connection that no
 	 * request is left for (it has no pipelined requests to give back, so
 	 * a fresh one never waits idle for them) */
-	if (lc_run_over(c->t) || !c->t->budget || (lc_o->close && c->t->budget <= c->t->fresh))
+	if (lc_run_over(c->t) || !c->t->budget || (lc_o->close && c->t->budget <= c->t->fresh) || lc_hs_idle(c->t))
 		return;
 	if (conn_open(c) < 0) {
 		lc_error(c, E_CONNECT);

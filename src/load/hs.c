@@ -53,6 +53,11 @@ void lc_hs_pick(struct lc_conn *c)
 	c->hs_early = c->hs_headed = 0;
 }
 
+int lc_hs_idle(const struct lc_thread *t)
+{
+	return lc_o->hs && lc_open_loop() && t->due_n <= t->fresh;
+}
+
 int lc_hs_ticket(const struct lc_conn *c)
 {
 	return !lc_o->hs || c->hs_kind != HS_FULL;

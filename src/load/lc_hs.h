@@ -26,6 +26,7 @@ struct lc_hs_stats {
 extern const char *const lc_hs_names[HS_KINDS];
 
 struct lc_conn;
+struct lc_thread;
 struct lc_stats;
 struct lc_meta;
 
@@ -37,6 +38,10 @@ void lc_hs_pick(struct lc_conn *c);
 int lc_hs_ticket(const struct lc_conn *c);
 /* 1 when <c> may send early data (not --handshakes, or asked 0-RTT) */
 int lc_hs_early(const struct lc_conn *c);
+/* --handshakes at a rate (-R): 1 while every send time due has a
+ * connection opening for it (a new one waits for the next: its handshake
+ * starts when its request is due); 0 otherwise */
+int lc_hs_idle(const struct lc_thread *t);
 /* <c>'s handshake ended, resumed or not (c->hs_early: its early data taken) */
 void lc_hs_up(struct lc_conn *c, int resumed);
 /* <c>'s first answer head came */

@@ -54,6 +54,12 @@ for my $cert (qw(ec rsa)) {
         ok(($r->{handshakes}{kinds}{full}{tls_ms}{n} // 0) == 70 && ($r->{handshakes}{kinds}{full}{connect_ms}{n} // 0) == 70
            && ($r->{handshakes}{kinds}{resumed}{first_byte_ms}{n} // 0) == 30, '... each kind timed apart');
     }
+    if ($cert eq 'ec') {
+        # at a rate: a connection opens when its request is due, 200 in 1 s
+        my ($r, $rc, $out) = run('70:30:0', '--h1 -n 1000 -R 200 -d 1 -c 10', $tls);
+        ok($rc == 0 && kinds($r, 'asked') eq '140/60/0' && ($r->{connections}{opened} // 0) == 200,
+           "-R 200 -d 1: 200 connections, asked 140 full, 60 resumed (" . kinds($r, 'asked') . ')') or diag($out);
+    }
     my (undef, $e0) = metrics($sp);
     my ($r, $rc, $out) = run('70:25:5', '--h3', $tls);
     my (undef, $e1) = metrics($sp);
