@@ -35,20 +35,24 @@ int lc_hs_parse(const char *arg, unsigned w[HS_KINDS], char *why, size_t len)
 /* WHY the smooth weighted round robin (nginx's): each kind gains its share,
  * the one furthest ahead goes and pays the sum, so that every <sum> connections
  * hold each kind exactly its share, spread out */
-void lc_hs_pick(struct lc_conn *c)
+int lc_hs_next(int64_t cur[HS_KINDS], const unsigned w[HS_KINDS])
 {
-	struct lc_thread *t = c->t;
 	int64_t sum = 0;
 	int best = 0;
 
 	for (int k = 0; k < HS_KINDS; k++) {
-		t->hs_cur[k] += lc_o->hs_mix[k];
-		sum += lc_o->hs_mix[k];
-		if (t->hs_cur[k] > t->hs_cur[best])
+		cur[k] += w[k];
+		sum += w[k];
+		if (cur[k] > cur[best])
 			best = k;
 	}
-	t->hs_cur[best] -= sum;
-	c->hs_kind = (uint8_t)best;
+	cur[best] -= sum;
+	return best;
+}
+
+void lc_hs_pick(struct lc_conn *c)
+{
+	c->hs_kind = (uint8_t)lc_hs_next(c->t->hs_cur, lc_o->hs_mix);
 	c->hs_got = HS_KINDS;
 	c->hs_early = c->hs_headed = 0;
 }

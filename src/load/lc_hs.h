@@ -32,6 +32,8 @@ struct lc_meta;
 
 /* --handshakes 'F:R:Z' into <w>: 0, or -1 with a reason in <why> */
 int lc_hs_parse(const char *arg, unsigned w[HS_KINDS], char *why, size_t len);
+/* the next kind of the mix <w>, <cur> each kind's credit (zeroed at first) */
+int lc_hs_next(int64_t cur[HS_KINDS], const unsigned w[HS_KINDS]);
 /* a new connection of <c>: its kind, the next of the mix (an exact interleave, not drawn) */
 void lc_hs_pick(struct lc_conn *c);
 /* 1 when <c> offers a session ticket (not --handshakes, or asked resumed or 0-RTT) */
