@@ -1,13 +1,39 @@
 /* hxload --handshakes: the mix parsed, each new connection's kind, what its handshake cost recorded. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "lc_conn.h"
 #include "lc_hs.h"
 
 const char *const lc_hs_names[HS_KINDS] = { "full", "resumed", "0rtt" };
+
+/* hxload's CPU and the clock at the first connection: its own CPU is
+ * judged from then (the start's key loading and threads left out) */
+static _Atomic int started;
+static uint64_t cpu0_us, wall0_us;
+
+static uint64_t lc_hs_cpu_us(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0;
+	return (uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec +
+	       (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec;
+}
+
+double lc_hs_busy(void)
+{
+	uint64_t now = lc_now_us();
+
+	if (!atomic_load(&started) || now <= wall0_us + 100000)
+		return -1;
+	return (double)(lc_hs_cpu_us() - cpu0_us) / ((double)(now - wall0_us) * lc_o->threads);
+}
 
 int lc_hs_parse(const char *arg, unsigned w[HS_KINDS], char *why, size_t len)
 {
@@ -52,6 +78,10 @@ int lc_hs_next(int64_t cur[HS_KINDS], const unsigned w[HS_KINDS])
 
 void lc_hs_pick(struct lc_conn *c)
 {
+	if (!atomic_exchange(&started, 1)) {
+		cpu0_us = lc_hs_cpu_us();
+		wall0_us = lc_now_us();
+	}
 	c->hs_kind = (uint8_t)lc_hs_next(c->t->hs_cur, lc_o->hs_mix);
 	c->hs_got = HS_KINDS;
 	c->hs_early = c->hs_headed = 0;

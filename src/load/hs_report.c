@@ -1,6 +1,5 @@
 /* hxload --handshakes' report: handshakes/s and the parts' percentiles by kind, declined tickets, alerts, CPU per handshake. */
 #include <stdio.h>
-#include <sys/resource.h>
 
 #include "common.h"
 #include "lc_hs.h"
@@ -15,20 +14,6 @@ static uint64_t done(const struct lc_hs_stats *s)
 	return s->got[HS_FULL] + s->got[HS_RESUMED] + s->got[HS_0RTT];
 }
 
-/* hxload's own CPU over the run, as a share of its threads' time: near 1,
- * the client was the limit */
-static double client_busy(const struct lc_meta *m)
-{
-	struct rusage ru;
-	double us;
-
-	if (m->runs > 1 || m->secs <= 0 || getrusage(RUSAGE_SELF, &ru) < 0)
-		return -1;
-	us = (double)ru.ru_utime.tv_sec * 1e6 + (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec * 1e6 +
-	     (double)ru.ru_stime.tv_usec;
-	return us / (m->secs * 1e6 * lc_o->threads);
-}
-
 static void alerts_text(FILE *f, const struct lc_hs_stats *s)
 {
 	fprintf(f, "hs fail  %llu handshakes failed:", (unsigned long long)s->failed);
@@ -41,7 +26,7 @@ static void alerts_text(FILE *f, const struct lc_hs_stats *s)
 
 static void cpu_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m, uint64_t n)
 {
-	double busy = client_busy(m);
+	double busy = m->runs > 1 ? -1 : lc_hs_busy();
 
 	if (T->srv_cpu_us && n)
 		fprintf(f, "hs cpu   server %.1f us per handshake\n", (double)T->srv_cpu_us / (double)n);
@@ -113,7 +98,7 @@ void lc_hs_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	fprintf(f, ", \"handshakes\": {\"n\": %llu, \"per_second\": %.1f, \"asked_resumed_got_full\": %llu, "
 		"\"no_ticket\": %llu, \"asked_0rtt_got_resumed\": %llu, \"failed\": %llu, \"client_busy\": %.3f",
 		(unsigned long long)n, n / m->secs, (unsigned long long)s->declined, (unsigned long long)s->no_ticket,
-		(unsigned long long)s->no_early, (unsigned long long)s->failed, client_busy(m));
+		(unsigned long long)s->no_early, (unsigned long long)s->failed, m->runs > 1 ? -1 : lc_hs_busy());
 	if (T->srv_cpu_us && n)
 		fprintf(f, ", \"server_cpu_us\": %.1f", (double)T->srv_cpu_us / (double)n);
 	fprintf(f, ", \"alerts\": {");

@@ -50,6 +50,9 @@ void lc_hs_up(struct lc_conn *c, int resumed);
 void lc_hs_head(struct lc_conn *c);
 /* <c> failed before its handshake ended (c->alert: the server's alert) */
 void lc_hs_fail(struct lc_conn *c);
+/* hxload's CPU since the first connection as a share of its threads'
+ * time (near 1: the client was the limit); -1 under 0.1 s or none */
+double lc_hs_busy(void);
 void lc_hs_add(struct lc_hs_stats *T, const struct lc_hs_stats *s);
 /* the report's handshake lines, JSON object; nothing without --handshakes */
 void lc_hs_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m);
