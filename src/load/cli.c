@@ -421,7 +421,7 @@ static const struct opt rows[] = {
 	  .help = "handshake load: each connection one request, then closed;\n"
 	  "full : resumed : 0-RTT handshakes in these shares, in turn\n"
 	  "(70:25:5: exactly so in each 100), tickets from the run's\n"
-	  "own; reported by kind (0-RTT: --h3 only)" },
+	  "own; reported by kind (0-RTT: --h1 or --h3)" },
 	{ "h3-no-credit", 0, FLAG(h3_no_credit),
 	  .help = "HTTP/3: stream windows of 1 KiB never extended, a client\n"
 	  "that stops reading at the QUIC level (a target's or a\n"
@@ -574,8 +574,8 @@ static void check_args(void)
 		lc_die("%s", "--cert, --key and --cacert need an https:// URL");
 	if (lc_opts.hs && !lc_target.tls)
 		lc_die("%s", "--handshakes needs an https:// URL (TLS or QUIC)");
-	if (lc_opts.hs && lc_opts.hs_mix[HS_0RTT] && lc_opts.force != LC_H3)
-		lc_die("%s", "--handshakes: 0-RTT over TCP is not built (h3 only): --h3, or a 0 share for it");
+	if (lc_opts.hs && lc_opts.hs_mix[HS_0RTT] && (lc_opts.force != LC_H3 && lc_opts.force != LC_H1))
+		lc_die("%s", "--handshakes: 0-RTT is built for --h1 and --h3 (not h2): name one, or a 0 share for it");
 	if (lc_opts.hs && lc_opts.no_resume && (lc_opts.hs_mix[HS_RESUMED] || lc_opts.hs_mix[HS_0RTT]))
 		lc_die("%s", "--handshakes with resumed or 0-RTT shares: no --no-resume");
 	if (lc_opts.key && !lc_opts.cert)

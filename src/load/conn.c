@@ -271,6 +271,8 @@ static int conn_ready(struct lc_conn *c)
 		if (!(c->x.ssl = lc_tls_new(c)))
 			return -1;
 		c->state = LS_TLS;
+		if (lc_hs_early_send(c) < 0)
+			return -1;
 	}
 	if (c->state == LS_TLS) {
 		int r = SSL_do_handshake(c->x.ssl);
@@ -282,6 +284,13 @@ static int conn_ready(struct lc_conn *c)
 				return 0;
 			lc_error(c, E_TLS);
 			return -1;
+		}
+		if (lc_hs_early_end(c)) {
+			/* WHY: the early request never reached the server: sent
+			 * again after the handshake, as if not taken */
+			lc_retry(c, &c->ex[0]);
+			c->inflight = c->taken = 0;
+			c->t->fresh++;
 		}
 		lc_conn_up(c, SSL_session_reused(c->x.ssl));
 		if (alpn_check(c) < 0)

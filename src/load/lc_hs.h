@@ -53,6 +53,11 @@ void lc_hs_fail(struct lc_conn *c);
 /* hxload's CPU since the first connection as a share of its threads'
  * time (near 1: the client was the limit); -1 under 0.1 s or none */
 double lc_hs_busy(void);
+/* 0-RTT over TCP (--h1): <c>'s request written as early data before its
+ * handshake, when its session lets it: 0, or -1 (lost) */
+int lc_hs_early_send(struct lc_conn *c);
+/* ... its handshake done: counted taken (0), or refused (1: the caller sends it again) */
+int lc_hs_early_end(struct lc_conn *c);
 void lc_hs_add(struct lc_hs_stats *T, const struct lc_hs_stats *s);
 /* the report's handshake lines, JSON object; nothing without --handshakes */
 void lc_hs_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m);
