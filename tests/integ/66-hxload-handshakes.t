@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# hxload --handshakes: full, resumed and 0-RTT handshakes in exact shares on h1 (0-RTT as TLS early data) and h2 over TLS and on h3, against hxterm with an ECDSA P-256 and an RSA-2048 certificate (hxterm's own counters agree), a server that declines tickets (openssl s_server) counted as "asked resumed, got full", bad mixes refused.
+# hxload --handshakes: full, resumed and 0-RTT handshakes in exact shares on h1 (0-RTT as TLS early data) and h2 over TLS and on h3, against hxterm with an ECDSA P-256 and an RSA-2048 certificate (hxterm's own counters agree), a server that declines tickets (openssl s_server) counted as "asked resumed, got full", early data refused (HAProxy between two hxterm, one ticket key, one taking early data) sent again, bad mixes refused.
 use strict;
 use warnings;
 use FindBin;
@@ -101,6 +101,37 @@ SKIP: {
     ok(($r->{handshakes}{asked_0rtt_got_resumed} // 0) == 10 && kinds($r, 'asked') eq '0/10/10',
        's_server without -early_data: asked 0-RTT, got resumed: 10 of 10') or diag($out);
     kill 'TERM', $spid;
+}
+
+# early data refused: two hxterm with one ticket key, one with --early-data, behind HAProxy in TCP
+# mode taking turns: a ticket of the first with early data offered to the second is resumed, its
+# early data refused, and the request sent again after the handshake (no error)
+SKIP: {
+    skip('no haproxy', 3) unless -x '/usr/sbin/haproxy';
+    open my $k, '>', "$dir/k.keys" or die;
+    print $k "# keys\n", `head -c 80 /dev/urandom | base64 -w0`, "\n";
+    close $k;
+    my @ports = map { free_port() } 1 .. 3;
+    my @hx = map { spawn_bg("$dir/hx$_.out", $ENV{HXTERM} // 'build/hxterm', '-q', '-t', '1', '--no-h3', '-L',
+                            "127.0.0.1:" . free_port() . ":$ports[$_]", '--ticket-keys', "$dir/k.keys", '--cert',
+                            "$dir/ec.pem", '--key', "$dir/ec.key", $_ ? () : '--early-data') } 0, 1;
+    open my $h, '>', "$dir/hap.cfg" or die;
+    print $h "global\n  nbthread 1\ndefaults\n  mode tcp\n  timeout connect 2s\n  timeout client 10s\n"
+        . "  timeout server 10s\nlisten l\n  bind 127.0.0.1:$ports[2]\n  balance roundrobin\n"
+        . "  server a 127.0.0.1:$ports[0]\n  server b 127.0.0.1:$ports[1]\n";
+    close $h;
+    my $hap = spawn_bg("$dir/hap.out", 'haproxy', '-f', "$dir/hap.cfg", '-db');
+    skip('hxterm or haproxy did not start', 3) unless wait_port($ports[0]) && wait_port($ports[1]) && wait_port($ports[2]);
+    my $out = `timeout 30 $hxload -q --json -t 1 -c 1 -n 40 --handshakes 0:0:1 --h1 https://127.0.0.1:$ports[2]/ 2>&1`;
+    my ($line) = grep { /^\{"hxload"/ } split /\n/, $out;
+    my $r = eval { decode_json($line // '') } // {};
+    my $c = $r->{connections} // {};
+    ok(($c->{early_rejected} // 0) >= 1, "early data refused on $c->{early_rejected} connections, taken on $c->{early}")
+        or diag($out);
+    ok(($r->{requests} // 0) == 40 && ($r->{status}{200} // 0) == 40 && !($r->{errors_total} // 1),
+       '... all 40 requests answered 200, no error');
+    is($r->{schedule}{retried} // -1, $c->{early_rejected} // -2, '... the refused ones sent again after the handshake');
+    kill 'TERM', $hap, @hx;
 }
 
 # bad input: one line, exit 2
