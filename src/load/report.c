@@ -454,7 +454,7 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	fprintf(f, "\n");
 	if (T->retried)
 		fprintf(f, "retried  %llu requests the server refused unprocessed (REFUSED_STREAM, at or above a "
-			"GOAWAY's stream id), sent again: no error\n", (unsigned long long)T->retried);
+			"GOAWAY's stream id, TLS early data refused), sent again: no error\n", (unsigned long long)T->retried);
 	if (T->by_proto[LC_H3])
 		h3_text(f, T);
 	if (T->srv_cpu_us)
