@@ -62,7 +62,7 @@ HXTERM_OBJ := $(call obj,conf proto $(PROTO_DIRS) server)
 HXLOAD_OBJ := $(call obj,load)
 LIB        := $(BUILD)/libhx.a
 
-UNIT     := opt cond fmt plan h1_parse h1_chunk body timer resp gen hist oq pp qinit loop qmem qh3mem hpack qpack hsrv
+UNIT     := opt cond fmt plan h1_parse h1_chunk body timer resp gen hist oq pool pp qinit loop qmem qh3mem hpack qpack hsrv
 # hxload's pure parts (its schedule, JSON reader, --fail-on, URL reader, t statistics,
 # find's step judgement and search),
 # linked with its objects but main (libload.a)
@@ -153,7 +153,8 @@ INTEG_LOAD := $(patsubst %,tests/integ/%.t,14-hxload 22-hxload-proxy 32-compare 
 	54-compare-noise 60-hxload-h3 66-hxload-handshakes)
 
 # the tests of HTTP/3 alone: QUIC does its own I/O on UDP, never on the ring
-INTEG_QUIC := $(patsubst %,tests/integ/%.t,13-quic-garbage 33-quic-admission 38-h3-bulk 39-h3-resume 57-udp-drops 59-h3-sendmmsg 60-hxload-h3)
+INTEG_QUIC := $(patsubst %,tests/integ/%.t,13-quic-garbage 33-quic-admission 38-h3-bulk 39-h3-resume 57-udp-drops 58-h3-stream-grants \
+	59-h3-sendmmsg 60-hxload-h3)
 
 # the tests that run once, in the plain build's first pass: real proxies in
 # front, the memory held by thousands of idle connections; what they check

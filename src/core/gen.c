@@ -203,7 +203,7 @@ __attribute__((cold, noinline)) static void ex_multipart(struct exch *x)
 	x->echo = b;
 	x->echo_cap = MAX(x->echo_cap, (uint32_t)sizeof(struct parts));
 	x->echo_len = (uint32_t)sizeof(struct parts);
-	parts_make((struct parts *)(void *)b, rs->spans, rs->nspans, rs->full);
+	parts_make((struct parts *)(void *)b, rs->spans, rs->nspans, rs->full, rs->multi_random);
 }
 
 /* a made body's start, once the head is built: several ranges' heads, an
@@ -224,8 +224,7 @@ size_t ex_slice_made(const struct exch *x, uint64_t off, size_t want, const char
 	case BODY_MULTI: /* WHY the test: none made for HEAD, nor without memory (cut at 0) */
 		if (!x->echo || x->echo_len < sizeof(struct parts))
 			return 0;
-		return parts_slice((const struct parts *)(const void *)x->echo, rs->spans, rs->nspans,
-				   rs->multi_random, off, want, ptr);
+		return parts_slice((const struct parts *)(const void *)x->echo, off, want, ptr);
 	case BODY_GRPC:
 		return grpc_slice(&x->sse, off, want, ptr);
 	default:

@@ -67,12 +67,14 @@ struct hresp {
 	uint64_t from;       /* the offset of the first in the whole body (a Range's), else 0 */
 	uint8_t nspans;      /* BODY_MULTI: the multipart/byteranges parts */
 	uint8_t multi_random; /* ... of random bytes (R=1) */
-	struct hspan spans[8];
+	const struct hspan *spans; /* ... (their copy in struct parts is what lasts) */
 	uint64_t full;       /* ... of a body this long */
 	uint64_t pad;        /* header padding bytes still to emit */
 	struct ist text;     /* body for BODY_TEXT (E=2: the request body, set before resp_build) */
-	struct hfield f[RESP_MAX_FIELDS];
-	char buf[832];       /* formatted values of f[]: a 255-byte --name, every timing field, the cache's */
+	/* the head's fields and <spans>, in the thread's scratch (resp.c):
+	 * valid until the thread's next resp_build, so read at once. WHY:
+	 * 1.9 KB of every open stream and connection for a head sent once */
+	const struct hfield *f;
 };
 
 #endif

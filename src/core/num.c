@@ -54,14 +54,14 @@ static int num_simple(const char *s, size_t len, struct rng *r, uint64_t *out,
 		return *err = "number too large", -1;
 	v *= mult;
 	*out = rnd ? rng_range(r, 0, v) : v;
-	return 0;
+	return rnd;
 }
 
 int num_plain(const char *s, size_t len, uint64_t *out, const char **err)
 {
 	if (memchr(s, 'r', len))
 		return *err = "suffix r is not allowed inside a range", -1;
-	return num_simple(s, len, NULL, out, err);
+	return num_simple(s, len, NULL, out, err) < 0 ? -1 : 0;
 }
 
 static int num_range(const char *s, size_t len, const char *dash,
@@ -103,9 +103,9 @@ static int num_single(const char *s, size_t len, struct rng *r, uint64_t *out,
 	const char *c;
 
 	if ((c = memchr(s, '~', len)))
-		return num_lognorm(s, len, c, r, out, err);
+		return num_lognorm(s, len, c, r, out, err) < 0 ? -1 : 1;
 	if ((c = memchr(s, '-', len)))
-		return num_range(s, len, c, r, out, err);
+		return num_range(s, len, c, r, out, err) < 0 ? -1 : 1;
 	return num_simple(s, len, r, out, err);
 }
 
@@ -199,6 +199,6 @@ int num_draw(const char *s, size_t len, struct rng *r, uint64_t *out,
 	if (num_digits(s, len, out))
 		return 0;
 	if (memchr(s, '+', len) || memchr(s, ':', len))
-		return num_weighted(s, len, r, out, err);
+		return num_weighted(s, len, r, out, err) < 0 ? -1 : 1;
 	return num_single(s, len, r, out, err);
 }

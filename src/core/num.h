@@ -8,7 +8,9 @@
 #include "rng.h"
 
 /* Draws one value of the number language: digits with k/m/g/r suffixes,
- * A-B, P~Q and v:w+v:w+v. Returns 0, or -1 with a reason in <err>. */
+ * A-B, P~Q and v:w+v:w+v. Returns 0 for a plain number, 1 for a random
+ * form (drawn again, another value may come), or -1 with a reason in
+ * <err>. */
 int num_draw(const char *s, size_t len, struct rng *r, uint64_t *out,
 	     const char **err);
 

@@ -28,11 +28,14 @@ uint64_t parts_len(const struct hspan *sp, unsigned n, uint64_t full)
 	return at + sizeof(CLOSE_DELIM) - 1;
 }
 
-void parts_make(struct parts *m, const struct hspan *sp, unsigned n, uint64_t full)
+void parts_make(struct parts *m, const struct hspan *sp, unsigned n, uint64_t full, int random)
 {
 	uint64_t at = 0;
 	size_t t = 0;
 
+	memcpy(m->sp, sp, n * sizeof(*sp));
+	m->n = n;
+	m->random = random;
 	for (unsigned i = 0; i < n; i++) {
 		size_t h = part_head(m->head + t, &sp[i], full);
 
@@ -48,10 +51,10 @@ void parts_make(struct parts *m, const struct hspan *sp, unsigned n, uint64_t fu
 	m->at[n + 1] = at + sizeof(CLOSE_DELIM) - 1;
 }
 
-size_t parts_slice(const struct parts *m, const struct hspan *sp, unsigned n, int random, uint64_t off, size_t want,
-		   const char **ptr)
+size_t parts_slice(const struct parts *m, uint64_t off, size_t want, const char **ptr)
 {
-	unsigned i = 0;
+	const struct hspan *sp = m->sp;
+	unsigned i = 0, n = m->n;
 	uint64_t in, hl;
 
 	if (off >= m->at[n + 1])
@@ -65,5 +68,5 @@ size_t parts_slice(const struct parts *m, const struct hspan *sp, unsigned n, in
 		return (size_t)MIN((uint64_t)want, hl - in);
 	}
 	in -= hl;
-	return body_slice(sp[i].from + in, (size_t)MIN((uint64_t)want, sp[i].len - in), random, ptr);
+	return body_slice(sp[i].from + in, (size_t)MIN((uint64_t)want, sp[i].len - in), m->random, ptr);
 }

@@ -384,30 +384,19 @@ static int plan_word(struct plan *p, const char *k, size_t klen, const char *v, 
 	return 0;
 }
 
-/* whether <v> is a random form of the number language (A-B, P~Q, v:w+v,
- * an r suffix) rather than digits and k/m/g */
-static int num_random(const char *v, size_t vlen)
-{
-	for (size_t i = 0; i < vlen; i++)
-		if (v[i] == 'r' || v[i] == '-' || v[i] == '~' || v[i] == ':' || v[i] == '+')
-			return 1;
-	return 0;
-}
-
-/* s= and d= as written when random: a WebSocket and sse=1 draw them again
- * for each message. WHY only then: a plain number drawn again is the
- * plan's, and most s= would otherwise take an extension. Returns 0, -1
- * when too long, -2 out of memory */
-static int plan_spec(struct plan *p, char key, const char *v, size_t vlen)
+/* s= and d= as written when <random>: a WebSocket and sse=1 draw them
+ * again for each message. WHY only then: a plain number drawn again is
+ * the plan's, and most s= would otherwise take an extension. Returns 0,
+ * -1 when too long, -2 out of memory */
+static int plan_spec(struct plan *p, char key, const char *v, size_t vlen, int random)
 {
 	struct plan_ext *e;
 	char *d;
 
 	if (key != 's' && key != 'd')
 		return 0;
-	if (!num_random(v, vlen)) {
-		if (unlikely(p->ext != NULL)) /* WHY: a plain s= after a random one */
-			(key == 's' ? p->ext->spec_s : p->ext->spec_d)[0] = 0;
+	if (!random) { /* WHY: a plain s= after a random one */
+		(key == 's' ? p->ext->spec_s : p->ext->spec_d)[0] = 0;
 		return 0;
 	}
 	if (vlen >= PLAN_SPEC)
@@ -507,10 +496,11 @@ static int plan_item(struct plan *p, const char *it, size_t len, struct rng *r,
 	}
 	if (unlikely(kind == K_VARY))
 		return plan_vary(p, v, vlen) < 0 ? plan_fail(p, it, len, "expected a header name, 1 to 31 token characters") : 0;
-	if (num_draw(v, vlen, r, &n, &err) < 0 ||
+	if ((kind = num_draw(v, vlen, r, &n, &err)) < 0 ||
 	    plan_number(p, it[0], n, lim, &err) < 0)
 		return plan_fail(p, it, len, err);
-	if ((kind = plan_spec(p, it[0], v, vlen)) < 0)
+	/* WHY behind one test: most values are plain, in a plan with no extension */
+	if (unlikely(kind | (p->ext != NULL)) && (kind = plan_spec(p, it[0], v, vlen, kind)) < 0)
 		return plan_fail(p, it, len, kind == -1 ? "longer than 47 bytes" : "out of memory");
 	return 0;
 }

@@ -123,6 +123,6 @@ uint64_t sse_event(struct ex_sse *s, const struct plan *p, char *slots, uint32_t
 	*b = '\n';
 	s->id++;
 	rng_seed(&r, s->seed + s->id);
-	return p->ext && p->ext->spec_d[0] && num_draw(p->ext->spec_d, strlen(p->ext->spec_d), &r, &d, &err) == 0 ? d :
+	return p->ext && p->ext->spec_d[0] && num_draw(p->ext->spec_d, strlen(p->ext->spec_d), &r, &d, &err) >= 0 ? d :
 											   p->drip_ms;
 }

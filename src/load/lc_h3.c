@@ -160,7 +160,7 @@ static int refused(struct q *q)
 {
 	ngtcp2_connection_close_error ce;
 	int crypto, want_cert;
-	char said[160], why[201], msg[700];
+	char said[160], why[201], msg[1024];
 	size_t n;
 
 	ngtcp2_conn_get_connection_close_error(q->conn, &ce);

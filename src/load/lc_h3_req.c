@@ -21,15 +21,21 @@ static int h3_header(nghttp3_conn *h3, int64_t id, int32_t token, nghttp3_rcbuf 
 		     nghttp3_rcbuf *value, uint8_t flags, void *cud, void *sud)
 {
 	struct lc_ex *e = sud;
-	nghttp3_vec n = nghttp3_rcbuf_get_buf(name), v = nghttp3_rcbuf_get_buf(value);
+	nghttp3_vec n, v = nghttp3_rcbuf_get_buf(value);
 
-	(void)h3, (void)id, (void)token, (void)flags, (void)cud;
-	if (!e)
+	(void)h3, (void)id, (void)flags;
+	/* WHY the token first: QPACK named the field already, and of the
+	 * fields looked for only :status has one (no memcmp for the others) */
+	if (!e || (token >= 0 && token != NGHTTP3_QPACK_TOKEN__STATUS))
 		return 0;
-	if (n.len == 7 && !memcmp(n.base, ":status", 7) && v.len == 3)
-		lc_head(((struct q *)cud)->c, e,
-			(unsigned)((v.base[0] - '0') * 100 + (v.base[1] - '0') * 10 + (v.base[2] - '0')));
-	else if (n.len == 5 && !memcmp(n.base, "x-rsp", 5))
+	if (token == NGHTTP3_QPACK_TOKEN__STATUS) {
+		if (v.len == 3)
+			lc_head(((struct q *)cud)->c, e,
+				(unsigned)((v.base[0] - '0') * 100 + (v.base[1] - '0') * 10 + (v.base[2] - '0')));
+		return 0;
+	}
+	n = nghttp3_rcbuf_get_buf(name);
+	if (n.len == 5 && !memcmp(n.base, "x-rsp", 5))
 		lc_xrsp(e, (const char *)v.base, v.len);
 	else if (n.len == 13 && !memcmp(n.base, "x-hxterm-made", 13))
 		lc_made(e, (const char *)v.base, v.len);
@@ -72,7 +78,11 @@ static int h3_close(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, void
 	(void)h3;
 	if (!e)
 		return 0;
-	if (code != NGHTTP3_H3_NO_ERROR) {
+	/* WHY a retry: H3_REQUEST_REJECTED says the server processed none of
+	 * it (RFC 9114 4.1.1, 8.1), as h2's REFUSED_STREAM */
+	if (code == NGHTTP3_H3_REQUEST_REJECTED) {
+		lc_retry(q->c, e);
+	} else if (code != NGHTTP3_H3_NO_ERROR) {
 		lc_fail(q->c, e, E_RESET);
 	} else {
 		lc_record(q->c, e);

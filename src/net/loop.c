@@ -138,4 +138,6 @@ void loop_turn(struct loop *l, uint64_t max_wait_us)
 	 * would sleep for a timer that came due during the events */
 	loop_clock(l);
 	loop_timers(l);
+	if (l->turn_end)
+		l->turn_end(l);
 }

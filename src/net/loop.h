@@ -24,6 +24,7 @@ struct loop {
 	struct uring *ring;  /* --io-uring: the ring this loop waits on, else NULL */
 	struct epoll_event *pending; /* a turn's events not run yet (loop_drop), else NULL */
 	int npending;
+	void (*turn_end)(struct loop *l); /* after each turn's events and timers (QUIC's sendmmsg), or NULL */
 };
 
 /* Return convention of the loop's functions: 0, or -1 with errno set. */

@@ -26,15 +26,20 @@ static __thread struct pool pools[QH_CLASSES] = {
 };
 _Static_assert(QH_CLASSES == 7 && QH_MIN == 64, "pools[]: one size per class");
 
+/* WHY by the highest bit and not a loop over the classes: 11 blocks an h3
+ * request on hxload's side, the loop was a third of qh_malloc (callgrind) */
 static unsigned class_of(size_t size)
 {
 	size_t need = size + sizeof(union qh_hdr);
+	unsigned c;
 
-	for (unsigned c = 0; c < QH_CLASSES; c++)
-		if (need <= (size_t)QH_MIN << c)
-			return c;
-	return QH_DIRECT;
+	if (need <= QH_MIN)
+		return 0;
+	/* the class whose size is the power of two at or above <need> */
+	c = (unsigned)(sizeof(unsigned long) * 8) - (unsigned)__builtin_clzl((unsigned long)need - 1) - 6;
+	return c < QH_CLASSES ? c : QH_DIRECT;
 }
+_Static_assert(QH_MIN == 1 << 6, "class_of(): 6 is log2(QH_MIN)");
 
 /* bytes the caller may use in the block behind <h> */
 static size_t room(union qh_hdr *h)

@@ -15,6 +15,43 @@
 
 static void xs_timer_cb(struct loop *l, struct timer *t);
 
+/* no header text yet: hb points here, never written (WHY not NULL: the
+ * request's strings are made from it, and NULL + 0 is undefined) */
+static char hb_none[1];
+
+/* a thread's spare XS_HB_SIZE buffers, each's first bytes the next's
+ * address. WHY a pool: a stream's head is 1 KiB it needs only until the
+ * answer's head is sent; inline it was 1 KiB of every open stream */
+static __thread void *hb_pool;
+static __thread unsigned hb_npool;
+
+/* the stream's header text given back: pooled when of the pool's size */
+static void hb_put(struct xstream *s)
+{
+	if (!s->hb_cap)
+		return;
+	if (likely(s->hb_cap == XS_HB_SIZE && hb_npool < XS_HB_KEEP)) {
+		*(void **)(void *)s->hb = hb_pool;
+		hb_pool = s->hb;
+		hb_npool++;
+	} else {
+		free(s->hb);
+	}
+	s->hb = hb_none;
+	s->hb_cap = 0;
+}
+
+void xs_thread_free(void)
+{
+	while (hb_pool) {
+		void *b = hb_pool;
+
+		memcpy(&hb_pool, b, sizeof(void *));
+		free(b);
+	}
+	hb_npool = 0;
+}
+
 void xs_init(struct xstream *s, struct worker *w, const struct xs_ops *ops, enum st_proto sp, uint32_t nreq,
 	     struct cpeer peer)
 {
@@ -28,9 +65,9 @@ void xs_init(struct xstream *s, struct worker *w, const struct xs_ops *ops, enum
 	s->peer = peer;
 	s->body_read = 0;
 	ex_new(&s->ex);
-	s->hb = s->hb_inline;
+	s->hb = hb_none;
 	s->hb_len = 0;
-	s->hb_cap = XS_HB_INLINE;
+	s->hb_cap = 0;
 	s->path_len = s->xhx_len = 0;
 	s->path_off = s->xhx_off = 0;
 	memset(&s->ex.rq, 0, sizeof(s->ex.rq));
@@ -41,23 +78,48 @@ void xs_release(struct xstream *s)
 {
 	loop_cancel(s->loop, &s->tm);
 	ex_done(&s->ex);
-	if (s->hb != s->hb_inline)
-		free(s->hb);
-	s->hb = s->hb_inline;
+	hb_put(s);
 }
 
-static int hb_grow(struct xstream *s, size_t need)
+void xs_head_sent(struct xstream *s)
+{
+	/* WHY kept for E=1: its body is the head's text, sent after */
+	if (!ex_echo(&s->ex))
+		hb_put(s);
+}
+
+/* room for <need> bytes of header text past the pool's buffer: twice as
+ * much each time */
+static int hb_grow_big(struct xstream *s, size_t need)
 {
 	size_t cap = MAX(need, (size_t)s->hb_cap * 2);
 	char *nb = malloc(cap);
 
 	if (!nb)
 		return -1;
-	memcpy(nb, s->hb, s->hb_len);
-	if (s->hb != s->hb_inline)
-		free(s->hb);
+	if (s->hb_len)
+		memcpy(nb, s->hb, s->hb_len);
+	hb_put(s);
 	s->hb = nb;
 	s->hb_cap = (uint32_t)cap;
+	return 0;
+}
+
+/* room for <need> bytes of header text: the pool's buffer first */
+static int hb_grow(struct xstream *s, size_t need)
+{
+	char *nb = hb_pool;
+
+	if (unlikely(s->hb_cap || need > XS_HB_SIZE))
+		return hb_grow_big(s, need);
+	if (likely(nb != NULL)) {
+		hb_pool = *(void **)(void *)nb;
+		hb_npool--;
+	} else if (!(nb = malloc(XS_HB_SIZE))) {
+		return -1;
+	}
+	s->hb = nb;
+	s->hb_cap = XS_HB_SIZE;
 	return 0;
 }
 
@@ -319,12 +381,14 @@ size_t xs_field_count(const struct xstream *s)
 
 size_t xs_fields(struct xstream *s, struct hfield *out, size_t max, char *lbuf)
 {
+	const struct hfield *rf = s->ex.rs.f; /* WHY a local: <out> may alias it for all the compiler knows */
+	int nf = s->ex.rs.nf;
 	struct hfield f;
 	size_t n = 0;
 
-	for (int i = 0; i < s->ex.rs.nf && n < max; i++)
-		if (!forbidden(&s->ex.rs.f[i]))
-			out[n++] = lower(&s->ex.rs.f[i], &lbuf);
+	for (int i = 0; i < nf && n < max; i++)
+		if (!forbidden(&rf[i]))
+			out[n++] = lower(&rf[i], &lbuf);
 	while (n < max && resp_pad_next(&s->ex.rs, &f)) {
 		f.name = f.lname; /* WHY: a multiplexed head has lower-case names only */
 		out[n++] = f;

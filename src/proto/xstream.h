@@ -14,7 +14,8 @@
 #include "plan-t.h"
 #include "rng.h"
 
-#define XS_HB_INLINE 1024 /* request header bytes kept without malloc */
+#define XS_HB_SIZE 1024 /* a request head's first buffer, from the thread's pool */
+#define XS_HB_KEEP 256  /* pooled buffers a thread keeps, the others freed */
 
 /* exchange flags */
 #define XS_HEADERS   0x01 /* request headers complete */
@@ -80,7 +81,9 @@ struct xstream {
 	uint32_t nreq;       /* its number on the connection, from 1 */
 	struct cpeer peer;   /* who: X-Client, the access log */
 	uint64_t body_read;  /* request body bytes received */
-	/* request header text "name: value\r\n"..., and what we read of it */
+	/* request header text "name: value\r\n"..., and what we read of it:
+	 * taken at the first field, given back once the head is sent (E=1:
+	 * at the stream's end) */
 	char *hb;
 	uint32_t hb_len, hb_cap;
 	uint32_t path_off, path_len, xhx_off, xhx_len;
@@ -88,7 +91,6 @@ struct xstream {
 	uint32_t inm_off, inm_len, im_off, im_len, ims_off, ims_len, ius_off, ius_len;
 	uint32_t range_off, range_len, ifr_off, ifr_len;
 	struct exch ex;      /* the request, its plan, the response and its cursor */
-	char hb_inline[XS_HB_INLINE];
 };
 
 void xs_init(struct xstream *s, struct worker *w, const struct xs_ops *ops, enum st_proto sp, uint32_t nreq,
@@ -128,6 +130,11 @@ void xs_respond(struct xstream *s);
  * returns their count, or -1 out of memory. Release with xs_nv_done(). */
 long xs_head_nv(struct xstream *s, struct xs_nv **nv);
 void xs_nv_done(struct xs_nv *nv);
+/* The head went to the engine (it copied or encoded it): the request's
+ * text is given back unless the body echoes it (E=1) */
+void xs_head_sent(struct xstream *s);
+/* the thread's pooled header buffers freed (at a worker's end) */
+void xs_thread_free(void);
 
 /* The trailers as nv pairs into <nv> (PLAN_MAX_FIELDS of them), their
  * lower-cased names into <lbuf> (PLAN_DEC_SIZE bytes). Returns the count. */

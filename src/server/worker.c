@@ -23,6 +23,7 @@
 #include "plan.h"
 #include "session.h"
 #include "worker.h"
+#include "xstream.h"
 
 #define ACCEPT_BURST 64
 #define EMFILE_PAUSE_MS 100 /* out of descriptors: accept again after this */
@@ -193,7 +194,9 @@ static void *worker_main(void *arg)
 			listeners_set(t, 1);
 	}
 	sess_thread_free(w);
-	plan_ext_thread_free(); /* WHY after the streams: they gave theirs back */
+	/* WHY after the streams: they gave theirs back */
+	plan_ext_thread_free();
+	xs_thread_free();
 	alog_thread_flush(w);
 	if (cfg.splice)
 		spl_free(&w->spl);

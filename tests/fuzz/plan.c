@@ -21,12 +21,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	plan_init(&p);
 	if (plan_apply(&p, copy, size, &r, &lim) < 0) {
 		/* the reason is one line */
-		char *nl = strchr(p.err, '\n');
+		const char *nl = strchr(plan_err(&p), '\n');
 
 		if (!nl || nl[1])
 			abort();
 	} else if (p.size > lim.max_size || p.wait_ms > lim.max_wait ||
-		   p.nhdr > PLAN_MAX_FIELDS || p.dec_used > PLAN_DEC_SIZE) {
+		   p.nhdr > PLAN_MAX_FIELDS || p.ntrl > PLAN_MAX_FIELDS || (p.ext && p.ext->dec_used > PLAN_DEC_SIZE) ||
+		   ((p.nhdr || p.ntrl) && !p.ext)) {
 		abort();
 	}
 	free(copy);

@@ -72,6 +72,9 @@ ok(defined $h->{udp_drops} && $h->{udp_drops} < $h->{datagrams_in} / 100, "... $
 ok(($h->{stream_limited} // 0) > 0 && ($h->{stream_limited_us} // 0) > 0 && ($h->{max_streams_raised} // 0) > 0,
    "... -m 16 on 8 streams: $h->{stream_limited} waits on MAX_STREAMS ($h->{stream_limited_us} us), raised $h->{max_streams_raised} times");
 is($h->{window_stream} // 0, 8 << 20, '... the stream window advertised, 8 MiB');
+my $txt = `timeout 30 $hxload --h3 -c 2 -m 4 -n 2000 'https://127.0.0.1:$tls/?s=100' 2>&1`;
+like($txt, qr/^h3 +[\d.]+ datagrams in, [\d.]+ out a request; GRO \d+ % of reads, GSO \d+ % of sends; \d+ UDP drops; \d+ waits on MAX_STREAMS/m,
+     'the text report has the h3 line');
 kill 'TERM', $b;
 waitpid($b, 0);
 done_testing();

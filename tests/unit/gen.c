@@ -244,13 +244,16 @@ int main(void)
 		ex_plan(&x, &gc, &r);
 		memcpy(b_text, a_text, sizeof(a_text));
 		ex_adopt(&y, &x, b_text);
+		ex_done(&x);
 		memset(&x, 0xa5, sizeof(x)); /* the old exchange is gone */
 		memset(a_text, '#', sizeof(a_text) - 1);
 		ex_respond(&y, &gc, T_NS);
 		ok(y.rs.body == 7 && y.rq.target.ptr == b_text + 4, "the adopted plan and request hold");
 		ok(y.plan.nhdr == 1 && y.plan.ext->hdr[0].vlen == 3 && !memcmp(y.plan.ext->hdr[0].val, "one", 3),
 		   "its H= field points into its own copy");
+		ex_done(&y);
 	}
+	plan_ext_thread_free();
 	body_free();
 	return done_testing();
 }

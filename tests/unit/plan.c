@@ -212,6 +212,7 @@ static void keys(void)
 	ok(apply(&p, "H=nocolon") < 0, "H without a colon is refused");
 	ok(apply(&p, "H=X:%zz") < 0, "a bad %%-escape is refused");
 	ok(apply(&p, "H=X:%4") < 0, "a truncated %%-escape is refused");
+	plan_done(&p);
 }
 
 static void errors(void)
@@ -237,6 +238,7 @@ static void errors(void)
 	ok(apply(&p, "s") < 0, "a known key without value is refused");
 	ok(apply(&p, "z=2m") < 0, "padding above 1m is refused");
 	ok(apply(&p, "s=1:50+2:70") < 0, "bad weights are refused");
+	plan_done(&p);
 }
 
 /* ---------- X-Hxterm-Ignored with 1,000 unknown keys ---------- */
@@ -341,6 +343,7 @@ static void ignored_many(void)
 			}
 		}
 	ok(!bad, "each run of 1 to 4 of them (4,000 queries): every key named in order, or ,+more where one could not fit");
+	plan_done(&p);
 }
 
 /* the extension: taken only when a key asks for it, given back, the

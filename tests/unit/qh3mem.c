@@ -1,4 +1,4 @@
-/* Unit tests of nghttp3's pooled memory: every size class and the direct one, reuse, realloc across classes, calloc's zeroes and overflow. */
+/* Unit tests of nghttp3's pooled memory: every size class and the direct one, reuse, the classes' bounds, realloc across classes, calloc's zeroes and overflow. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +40,28 @@ static void reuse(void)
 	m->free(a, NULL);
 }
 
+/* each class holds the sizes up to its block less the header, the next
+ * byte goes up a class: a block freed at the bound comes back for that
+ * size, never for one byte more */
+static void bounds(void)
+{
+	int good = 1;
+
+	for (size_t blk = 64; blk <= 4096; blk *= 2) {
+		size_t k = blk - 16;
+		void *a = m->malloc(k, NULL), *b;
+
+		m->free(a, NULL);
+		b = m->malloc(k + 1, NULL);
+		good &= b != a;
+		m->free(b, NULL);
+		b = m->malloc(k, NULL);
+		good &= b == a;
+		m->free(b, NULL);
+	}
+	ok(good, "the classes' bounds: 48, 112 ... 4080 bytes each in their own, one byte more in the next");
+}
+
 static void grow(void)
 {
 	unsigned char *p = m->realloc(NULL, 40, NULL), *q;
@@ -70,6 +92,7 @@ int main(void)
 
 	sizes();
 	reuse();
+	bounds();
 	grow();
 	d = m->malloc(200, NULL);
 	memset(d, 0xff, 200);

@@ -41,21 +41,32 @@ static const struct xs_ops h2s_ops;
 
 /* ---------- streams ---------- */
 
+/* streams a worker keeps on its free list, the others freed. WHY a cap: a
+ * connection of thousands of streams left them all behind, for ever */
+#ifndef H2S_KEEP
+#define H2S_KEEP 256
+#endif
+static __thread unsigned h2s_nfree; /* on the worker's free_s */
+
 struct h2s *h2s_get(struct h2c *c, int32_t id)
 {
 	struct worker *w = c->t.w;
 	struct list *n = list_pop(&h2w(w)->free_s);
-	struct h2s *s = n ? list_elem(n, struct h2s, node) : malloc(sizeof(*s));
+	struct h2s *s = n ? list_elem(n, struct h2s, node) : NULL;
 
-	if (!s)
+	if (n)
+		h2s_nfree--;
+	if (unlikely(s && s->size != c->eng->ssize)) { /* WHY: another engine's (h2diff runs both) */
+		free(s);
+		s = NULL;
+	}
+	if (!s && !(s = malloc(c->eng->ssize)))
 		return NULL;
+	s->size = (uint32_t)c->eng->ssize;
 	s->c = c;
 	s->id = id;
 	s->wss = NULL;
 	s->since = w->loop.now_ms;
-	list_init(&s->ready);
-	s->st = 0;
-	s->cl = UINT64_MAX;
 	if (c->scan_at <= w->loop.now_ms)
 		c->scan_at = w->loop.now_ms + H2_SCAN_MS;
 	c->total++;
@@ -82,10 +93,13 @@ void h2s_put(struct h2s *s)
 	wss_free(s->wss);
 	s->wss = NULL;
 	s->c->nstreams--;
-	if (!list_empty(&s->ready))
-		list_del(&s->ready);
 	list_del(&s->node);
+	if (h2s_nfree + 1 > H2S_KEEP) {
+		free(s);
+		return;
+	}
 	list_add(&h2w(w)->free_s, &s->node);
+	h2s_nfree++;
 }
 
 /* ---------- what the engines report ---------- */
@@ -253,13 +267,21 @@ static void h2s_respond(struct xstream *x)
 	struct h2s *s = h2s_of(x);
 	struct xs_nv *nv;
 	long n = xs_head_nv(x, &nv);
+	int body;
 
 	if (n < 0)
 		return h2s_fail(x);
 	ctr_add(&s->c->t.w->st.requests, 1);
-	if (s->c->eng->respond(s, nv, (size_t)n, ex_has_body(&x->ex) || s->wss) < 0)
-		h2s_fail(x);
+	body = ex_has_body(&x->ex) || s->wss;
+	if (s->c->eng->respond(s, nv, (size_t)n, body) < 0) {
+		xs_nv_done(nv);
+		return h2s_fail(x);
+	}
 	xs_nv_done(nv);
+	/* WHY only with a body: without, the engine may have ended and freed
+	 * the stream (its text went back with it) */
+	if (body)
+		xs_head_sent(x);
 }
 
 static void h2s_resume(struct xstream *x)
@@ -472,6 +494,9 @@ static void h2c_recycle(struct h2c *c)
 	close(c->t.ev.fd);
 	loop_drop(&c->t.w->loop, &c->t.ev);
 	c->t.x.rio = NULL;
+	/* WHY: what it had staged will never go; a queue with bytes staged
+	 * keeps its block (oq_give), and the struct may be freed now */
+	oq_reset(&c->oq);
 	h2c_buffers_put(c);
 	if (!tc_keep(&h2w(c->t.w)->free, &c->t))
 		free(c);

@@ -52,15 +52,10 @@ struct h2s {
 	struct h2c *c;
 	struct list node;    /* on the connection's streams or the free list */
 	int32_t id;
+	uint32_t size;       /* bytes allocated: its engine's ssize */
 	uint64_t since;      /* ms: its last progress, for its stall deadline */
 	struct wss *wss;     /* an extended CONNECT's WebSocket, or NULL */
-	/* our engine's state of the stream (nghttp2's session keeps its own) */
-	struct list ready;   /* on the engine's list of streams with DATA to send */
-	int64_t win_out;     /* what the peer's window lets us send */
-	int64_t win_in;      /* what our window lets the peer send */
-	uint64_t cl;         /* the request's content-length, UINT64_MAX: none */
-	uint8_t st;          /* H2S_* */
-	struct xstream x;
+	struct xstream x;    /* (an engine's own state follows, h2_eng.ssize) */
 };
 
 struct h2c {
@@ -87,6 +82,7 @@ struct h2c {
 /* A framing engine: the shell calls it for everything the wire carries.
  * int functions give 0, or -1 (out of memory, or the connection is done). */
 struct h2_eng {
+	size_t ssize;        /* its stream's size: struct h2s, or a wrapper starting with one */
 	int (*open)(struct h2c *c);                  /* its state and our SETTINGS */
 	void (*close)(struct h2c *c);
 	/* an h2c Upgrade: the client's HTTP2-Settings; <s> is stream 1 */

@@ -54,11 +54,12 @@ static int hx_upgrade(struct h2c *c, struct h2s *s, const uint8_t *settings, siz
 		return -1;
 	h->last_sid = 1;
 	hx_stream_init(h, s);
-	s->st = H2S_RCLOSED;
+	HXS(s)->st = H2S_RCLOSED;
 	return 0;
 }
 
 const struct h2_eng h2_eng_hx = {
+	.ssize = sizeof(struct hxs),
 	.open = hx_open,
 	.close = hx_close,
 	.upgrade = hx_upgrade,

@@ -331,6 +331,7 @@ static int ng_send(struct h2c *c)
 }
 
 const struct h2_eng h2_eng_ng = {
+	.ssize = sizeof(struct h2s),
 	.open = ng_open,
 	.close = ng_close,
 	.upgrade = ng_upgrade,

@@ -31,10 +31,27 @@ enum { FR_DATA, FR_HEADERS, FR_PRIORITY, FR_RST, FR_SETTINGS, FR_PUSH, FR_PING, 
 /* WHY: xstream's never-indexed flag is nghttp2's, and our encoder's */
 _Static_assert(HPK_NO_INDEX == NGHTTP2_NV_FLAG_NO_INDEX, "never-indexed flag");
 
-/* h2s.st */
+/* hxs.st */
 #define H2S_RCLOSED 0x01     /* END_STREAM received */
 #define H2S_LCLOSED 0x02     /* END_STREAM staged: the stream goes once the peer's side is closed */
 #define H2S_RESET   0x04     /* RST_STREAM staged: the stream goes at the next send */
+
+/* a stream of our engine: the shell's, then our state of it (nghttp2's
+ * session keeps its own, h2_eng.ssize). WHY apart: nghttp2's streams
+ * carry none of it */
+struct hxs {
+	struct h2s s;
+	struct list ready;   /* on the engine's list of streams with DATA to send */
+	int64_t win_out;     /* what the peer's window lets us send */
+	int64_t win_in;      /* what our window lets the peer send */
+	uint64_t cl;         /* the request's content-length, UINT64_MAX: none */
+	uint8_t st;          /* H2S_* */
+};
+
+static inline struct hxs *HXS(struct h2s *s)
+{
+	return container_of(s, struct hxs, s);
+}
 
 /* h2x.gone */
 #define HX_SENT     0x01     /* our GOAWAY is staged: new streams are ignored */
@@ -179,17 +196,17 @@ static inline struct h2s *hx_find(struct h2x *h, int32_t sid)
 {
 	struct h2s *s = hx_find_any(h, sid);
 
-	return s && !(s->st & H2S_RESET) ? s : NULL;
+	return s && !(HXS(s)->st & H2S_RESET) ? s : NULL;
 }
 
 /* our END_STREAM is staged: the stream goes now or once the peer's side closes */
 static inline void hx_local_end(struct h2x *h, struct h2s *s)
 {
-	s->st |= H2S_LCLOSED;
-	if (!list_empty(&s->ready))
-		list_del(&s->ready);
-	if (s->st & H2S_RCLOSED)
-		list_add(&h->ready, &s->ready); /* swept at the next send */
+	HXS(s)->st |= H2S_LCLOSED;
+	if (!list_empty(&HXS(s)->ready))
+		list_del(&HXS(s)->ready);
+	if (HXS(s)->st & H2S_RCLOSED)
+		list_add(&h->ready, &HXS(s)->ready); /* swept at the next send */
 }
 
 /* WHY inline: each stream goes through them (bench/cg) */
@@ -204,17 +221,21 @@ static inline void hx_closed_add(struct h2x *h, int32_t sid, int rd)
 /* a stream of ours gone, remembered as closed */
 static inline void hx_gone(struct h2x *h, struct h2s *s, int rd)
 {
-	hx_closed_add(h, s->id, rd || (s->st & H2S_RCLOSED));
+	hx_closed_add(h, s->id, rd || (HXS(s)->st & H2S_RCLOSED));
+	if (!list_empty(&HXS(s)->ready))
+		list_del(&HXS(s)->ready);
 	h2s_put(s);
 }
 
 /* a new stream's windows and state */
 static inline void hx_stream_init(struct h2x *h, struct h2s *s)
 {
-	s->win_out = h->peer_iwin;
+	HXS(s)->win_out = h->peer_iwin;
 	/* WHY: until our SETTINGS are acknowledged, the peer may use 65535 */
-	s->win_in = !h->acks_owed ? cfg.h2_window : MAX(cfg.h2_window, 65535);
-	s->st = 0;
+	HXS(s)->win_in = !h->acks_owed ? cfg.h2_window : MAX(cfg.h2_window, 65535);
+	HXS(s)->st = 0;
+	HXS(s)->cl = UINT64_MAX;
+	list_init(&HXS(s)->ready);
 }
 
 /* ---------- h2x_base.c: control frames, errors, streams ---------- */

@@ -65,13 +65,13 @@ void hx_rst(struct h2s *s, uint32_t code)
 {
 	struct h2x *h = HX(s->c);
 
-	if (s->st & H2S_RESET)
+	if (HXS(s)->st & H2S_RESET)
 		return;
 	hx_rst_id(h, s->id, code);
-	s->st |= H2S_RESET;
-	if (!list_empty(&s->ready))
-		list_del(&s->ready);
-	list_add(&h->ready, &s->ready);
+	HXS(s)->st |= H2S_RESET;
+	if (!list_empty(&HXS(s)->ready))
+		list_del(&HXS(s)->ready);
+	list_add(&h->ready, &HXS(s)->ready);
 }
 
 /* an empty frame that does nothing: too many a second end the connection */

@@ -79,14 +79,14 @@ static int length_ok(struct h2s *s, const uint8_t *val, size_t vl)
 {
 	uint64_t n = 0;
 
-	if (!vl || vl > 19 || s->cl != UINT64_MAX)
+	if (!vl || vl > 19 || HXS(s)->cl != UINT64_MAX)
 		return 0;
 	for (size_t i = 0; i < vl; i++) {
 		if (val[i] < '0' || val[i] > '9')
 			return 0;
 		n = n * 10 + (uint64_t)(val[i] - '0');
 	}
-	s->cl = n;
+	HXS(s)->cl = n;
 	return 1;
 }
 
@@ -127,7 +127,7 @@ static int field(struct hv *v, struct h2s *s, const nghttp2_nv *nv, int trailers
 static int pseudo_complete(const struct hv *v, struct h2s *s)
 {
 	if (v->connect && !(v->seen & PS_PROTO)) {
-		s->cl = UINT64_MAX; /* WHY: a tunnel's length is not the request's */
+		HXS(s)->cl = UINT64_MAX; /* WHY: a tunnel's length is not the request's */
 		return (v->seen & (PS_SCHEME | PS_PATH | PS_AUTH)) == PS_AUTH;
 	}
 	if ((v->seen & (PS_METHOD | PS_SCHEME | PS_PATH)) != (PS_METHOD | PS_SCHEME | PS_PATH) ||
@@ -143,12 +143,12 @@ void hx_remote_end(struct h2x *h, struct h2s *s)
 {
 	int32_t sid = s->id;
 
-	s->st |= H2S_RCLOSED;
-	if (s->cl != UINT64_MAX && s->x.body_read != s->cl)
+	HXS(s)->st |= H2S_RCLOSED;
+	if (HXS(s)->cl != UINT64_MAX && s->x.body_read != HXS(s)->cl)
 		return hx_rst(s, H2E_PROTOCOL);
 	h2s_end_in(s);
-	if ((s = hx_find(h, sid)) && (s->st & H2S_LCLOSED) && list_empty(&s->ready))
-		list_add(&h->ready, &s->ready); /* swept at the next send */
+	if ((s = hx_find(h, sid)) && (HXS(s)->st & H2S_LCLOSED) && list_empty(&HXS(s)->ready))
+		list_add(&h->ready, &HXS(s)->ready); /* swept at the next send */
 }
 
 /* A piece of the header block under way (h->hb_*), decoded as it comes, as
@@ -224,7 +224,7 @@ static int memo_try(struct h2x *h, struct h2s *s, const uint8_t *in, size_t n, i
 	if (m->gen == h->gen && xm_hit(&m->x, in, n)) {
 		xm_replay(&m->x, &s->x);
 		h->hv = m->hv;
-		s->cl = m->cl;
+		HXS(s)->cl = m->cl;
 		return 1;
 	}
 	m->gen = h->gen;
@@ -241,7 +241,7 @@ static void memo_end(struct h2x *h, struct h2s *s)
 		return;
 	xm_end(&m->x, !h->hb_bad);
 	m->hv = h->hv;
-	m->cl = s->cl;
+	m->cl = HXS(s)->cl;
 }
 
 int hx_block_part(struct h2x *h, const uint8_t *in, size_t n, int last)
@@ -293,15 +293,15 @@ void hx_block_done(struct h2x *h)
 		if (h->hb_bad) /* WHY no END_STREAM then: nghttp2 stops at the field */
 			return hx_rst(s, H2E_PROTOCOL);
 		if (end)
-			s->st |= H2S_RCLOSED;
-		if (!pseudo_complete(&h->hv, s) || (end && s->cl != UINT64_MAX && s->cl))
+			HXS(s)->st |= H2S_RCLOSED;
+		if (!pseudo_complete(&h->hv, s) || (end && HXS(s)->cl != UINT64_MAX && HXS(s)->cl))
 			return hx_rst(s, H2E_PROTOCOL);
 		return h2s_head_in(s, end); /* WHY last: it may answer, and the stream be done */
 	}
 	/* trailers of the request */
 	if (h->hb_bad)
 		return hx_rst(s, H2E_PROTOCOL);
-	if (s->st & H2S_RCLOSED)
+	if (HXS(s)->st & H2S_RCLOSED)
 		return hx_rst(s, H2E_STREAM_CLOSED);
 	if (!end)
 		return hx_rst(s, H2E_PROTOCOL);

@@ -14,10 +14,10 @@ static int block_kind(struct h2x *h, int32_t sid, int selfdep)
 
 	if (!(sid & 1))
 		return hx_conn_err(h, H2E_PROTOCOL), HB_IGNORED;
-	if (s && (s->st & H2S_RCLOSED)) /* WHY before a reset under way: as nghttp2's session */
+	if (s && (HXS(s)->st & H2S_RCLOSED)) /* WHY before a reset under way: as nghttp2's session */
 		return hx_conn_err(h, H2E_STREAM_CLOSED), HB_IGNORED;
 	if (s)
-		return s->st & H2S_RESET ? HB_IGNORED : HB_TRAILERS;
+		return HXS(s)->st & H2S_RESET ? HB_IGNORED : HB_TRAILERS;
 	if (sid <= h->last_sid) {
 		if (h2_sids_skipped(&c->sids, sid))
 			hx_conn_err(h, H2E_PROTOCOL); /* WHY: a new stream below an open one (RFC 9113 5.1.1) */
@@ -68,10 +68,10 @@ static void refill(struct h2x *h, struct h2s *s)
 		hx_ctl(h, FR_WINDOW, 0, 0, p, 4);
 		h->win_in = cfg.h2_conn_window;
 	}
-	if (s && !(s->st & H2S_RCLOSED) && s->win_in < cfg.h2_window / 2) {
-		hx_put32(p, (uint32_t)(cfg.h2_window - s->win_in));
+	if (s && !(HXS(s)->st & H2S_RCLOSED) && HXS(s)->win_in < cfg.h2_window / 2) {
+		hx_put32(p, (uint32_t)(cfg.h2_window - HXS(s)->win_in));
 		hx_ctl(h, FR_WINDOW, 0, s->id, p, 4);
-		s->win_in = cfg.h2_window;
+		HXS(s)->win_in = cfg.h2_window;
 	}
 }
 
@@ -92,20 +92,20 @@ static void fr_data(struct h2x *h, const uint8_t *p, uint32_t len)
 	if (hx_idle(h, sid))
 		return hx_conn_err(h, H2E_PROTOCOL);
 	s = hx_find_any(h, sid);
-	if ((s && (s->st & H2S_RCLOSED)) || (!s && hx_closed_rd(h, sid)))
+	if ((s && (HXS(s)->st & H2S_RCLOSED)) || (!s && hx_closed_rd(h, sid)))
 		return hx_conn_err(h, H2E_STREAM_CLOSED);
-	if (!s || (s->st & H2S_RESET))
+	if (!s || (HXS(s)->st & H2S_RESET))
 		return refill(h, NULL);
 	if (unpad(h, &p, &len) < 0)
 		return;
-	if (flow > s->win_in) {
+	if (flow > HXS(s)->win_in) {
 		hx_rst(s, H2E_FLOW);
 		return refill(h, NULL);
 	}
-	s->win_in -= flow;
+	HXS(s)->win_in -= flow;
 	if (!len && !(h->fflags & FL_END_STREAM) && hx_glitch(h))
 		return;
-	if (s->cl != UINT64_MAX && s->x.body_read + len > s->cl)
+	if (HXS(s)->cl != UINT64_MAX && s->x.body_read + len > HXS(s)->cl)
 		return hx_rst(s, H2E_PROTOCOL);
 	if (len)
 		h2s_data_in(s, p, len);
@@ -201,8 +201,8 @@ static int setting(struct h2x *h, uint16_t id, uint32_t v)
 		list_each_safe(n, tmp, &h->c->streams) {
 			struct h2s *s = list_elem(n, struct h2s, node);
 
-			s->win_out += (int64_t)v - h->peer_iwin;
-			if (s->win_out > WIN_MAX)
+			HXS(s)->win_out += (int64_t)v - h->peer_iwin;
+			if (HXS(s)->win_out > WIN_MAX)
 				return hx_conn_err(h, H2E_FLOW), -1;
 		}
 		h->peer_iwin = v;
@@ -349,9 +349,9 @@ static void fr_window(struct h2x *h, const uint8_t *p, uint32_t len)
 		return;
 	if (!inc) /* WHY a connection error: as nghttp2's session */
 		return hx_conn_err(h, H2E_PROTOCOL);
-	if (s->win_out + inc > WIN_MAX)
+	if (HXS(s)->win_out + inc > WIN_MAX)
 		return hx_rst(s, H2E_FLOW);
-	s->win_out += inc;
+	HXS(s)->win_out += inc;
 }
 
 static void frame(struct h2x *h, const uint8_t *p, uint32_t len)

@@ -46,8 +46,8 @@ int hx_respond(struct h2s *s, const struct xs_nv *nv, size_t n, int body)
 		hx_local_end(h, s);
 		return 0;
 	}
-	if (list_empty(&s->ready))
-		list_add(h->ready.prev, &s->ready);
+	if (list_empty(&HXS(s)->ready))
+		list_add(h->ready.prev, &HXS(s)->ready);
 	return 0;
 }
 
@@ -62,8 +62,8 @@ void hx_resume(struct h2s *s)
 {
 	struct h2x *h = HX(s->c);
 
-	if (list_empty(&s->ready) && !(s->st & (H2S_LCLOSED | H2S_RESET)))
-		list_add(h->ready.prev, &s->ready);
+	if (list_empty(&HXS(s)->ready) && !(HXS(s)->st & (H2S_LCLOSED | H2S_RESET)))
+		list_add(h->ready.prev, &HXS(s)->ready);
 }
 
 /* the body ended: its trailers <nv>, or an empty DATA with END_STREAM
@@ -93,7 +93,7 @@ static void body_frame(struct h2x *h, struct h2s *s, size_t max)
 	case H2N_RESET:
 		return hx_rst(s, H2E_INTERNAL);
 	case H2N_WAIT:
-		list_del(&s->ready); /* WHY: back on the list by ops->resume */
+		list_del(&HXS(s)->ready); /* WHY: back on the list by ops->resume */
 		return;
 	case H2N_END:
 		return body_end(h, s, nv, xs_trailers_nv(&s->x, nv, lbuf), 0);
@@ -105,7 +105,7 @@ static void body_frame(struct h2x *h, struct h2s *s, size_t max)
 	}
 	hx_fr_head(hd, a.len, FR_DATA, r == H2N_LAST && !nt ? FL_END_STREAM : 0, s->id);
 	h2s_stage_body(h->c, s, hd, &a);
-	s->win_out -= (int64_t)a.len;
+	HXS(s)->win_out -= (int64_t)a.len;
 	h->win_out -= (int64_t)a.len;
 	if (r == H2N_LAST)
 		body_end(h, s, nv, nt, 1);
@@ -125,12 +125,12 @@ static int ws_frame(struct h2x *h, struct h2s *s, size_t max)
 	hd = (uint8_t *)q->sc + q->sc_used;
 	n = wss_out(s->wss, hd + 9, MIN(max, room - 9), &eof);
 	if (!n && !eof) {
-		list_del(&s->ready); /* WHY: back on the list by ws_kick */
+		list_del(&HXS(s)->ready); /* WHY: back on the list by ws_kick */
 		return 0;
 	}
 	hx_fr_head(hd, n, FR_DATA, eof ? FL_END_STREAM : 0, s->id);
 	oq_claim(q, 9 + n);
-	s->win_out -= (int64_t)n;
+	HXS(s)->win_out -= (int64_t)n;
 	h->win_out -= (int64_t)n;
 	if (eof)
 		hx_local_end(h, s);
@@ -140,7 +140,7 @@ static int ws_frame(struct h2x *h, struct h2s *s, size_t max)
 /* a stream done with, or reset: back to the shell */
 static int sweep(struct h2s *s)
 {
-	if (!(s->st & H2S_RESET) && (s->st & (H2S_LCLOSED | H2S_RCLOSED)) != (H2S_LCLOSED | H2S_RCLOSED))
+	if (!(HXS(s)->st & H2S_RESET) && (HXS(s)->st & (H2S_LCLOSED | H2S_RCLOSED)) != (H2S_LCLOSED | H2S_RCLOSED))
 		return 0;
 	hx_gone(HX(s->c), s, 0);
 	return 1;
@@ -153,18 +153,18 @@ static int data_out(struct h2x *h)
 	struct list *n, *tmp;
 
 	list_each_safe(n, tmp, &h->ready) {
-		struct h2s *s = list_elem(n, struct h2s, ready);
+		struct h2s *s = &list_elem(n, struct hxs, ready)->s;
 		size_t max;
 
 		if (sweep(s))
 			return 1;
-		if (s->win_out <= 0 || h->win_out <= 0)
+		if (HXS(s)->win_out <= 0 || h->win_out <= 0)
 			continue;
-		max = (size_t)MIN(MIN(s->win_out, h->win_out), (int64_t)h->peer_frame);
+		max = (size_t)MIN(MIN(HXS(s)->win_out, h->win_out), (int64_t)h->peer_frame);
 		if (!h2c_room(h->c, max))
 			return -1;
-		list_del(&s->ready);
-		list_add(h->ready.prev, &s->ready); /* WHY: to the back, for the next stream's turn */
+		list_del(&HXS(s)->ready);
+		list_add(h->ready.prev, &HXS(s)->ready); /* WHY: to the back, for the next stream's turn */
 		if (s->wss)
 			return ws_frame(h, s, max) < 0 ? -1 : 1;
 		body_frame(h, s, max);
@@ -232,6 +232,6 @@ void hx_drain(struct h2c *c)
 
 int64_t hx_window(struct h2c *c, struct h2s *s)
 {
-	return s ? s->win_out : HX(c)->win_out;
+	return s ? HXS(s)->win_out : HX(c)->win_out;
 }
 

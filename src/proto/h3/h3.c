@@ -19,12 +19,30 @@ static nghttp3_callbacks h3_cbs;
 static const struct xs_ops h3s_ops;
 static const struct h3_eng *eng; /* chosen once, by h3_init() */
 
+/* streams a worker keeps on its free list, the others freed. WHY a cap: a
+ * burst of thousands of streams left them all behind, for ever (as h2's) */
+#ifndef H3S_KEEP
+#define H3S_KEEP 256
+#endif
+static __thread unsigned h3s_nfree; /* on the worker's free_qs */
+
+static void h3s_keep(struct worker *w, struct h3s *s)
+{
+	if (h3s_nfree >= H3S_KEEP) {
+		free(s);
+		return;
+	}
+	list_add(&qw(w)->free_qs, &s->node);
+	h3s_nfree++;
+}
+
 static struct h3s *h3s_new(struct h3c *c, int64_t id)
 {
 	struct worker *w = c->w;
 	struct list *n = list_pop(&qw(w)->free_qs);
-	struct h3s *s = n ? list_elem(n, struct h3s, node) : malloc(sizeof(*s));
+	struct h3s *s = n ? list_elem(n, struct h3s, node) : malloc(eng->ssize);
 
+	h3s_nfree -= !!n;
 	if (!s)
 		return NULL;
 	s->c = c;
@@ -44,7 +62,7 @@ static struct h3s *h3s_new(struct h3c *c, int64_t id)
 	 * then come to the engine, not to nghttp3, which never saw its response */
 	if (eng->own_acks && ngtcp2_conn_set_stream_user_data(c->conn, id, s)) {
 		xs_release(&s->x);
-		list_add(&qw(w)->free_qs, &s->node);
+		h3s_keep(w, s);
 		return NULL;
 	}
 	list_add(&c->streams, &s->node);
@@ -65,13 +83,14 @@ static void h3s_free(struct h3s *s)
 	list_del(&s->node);
 	c->nstreams--;
 	c->nfaults -= s->fault;
-	list_add(&qw(c->w)->free_qs, &s->node);
+	h3s_keep(c->w, s);
 }
 
 static void h3_release(struct worker *w)
 {
 	for (struct list *n; (n = list_pop(&qw(w)->free_qs));)
 		free(list_elem(n, struct h3s, node));
+	h3s_nfree = 0;
 }
 
 static void h3_free_streams(struct h3c *c)
@@ -131,13 +150,21 @@ static void h3s_respond(struct xstream *x)
 	struct h3s *s = h3s_of(x);
 	struct xs_nv *nv;
 	long n = xs_head_nv(x, &nv);
+	int body;
 
 	if (n < 0)
 		return h3s_fail(x);
 	ctr_add(&s->c->w->st.requests, 1);
-	if (eng->respond(s, nv, (size_t)n, ex_has_body(&x->ex)))
-		h3s_fail(x);
+	body = ex_has_body(&x->ex);
+	if (eng->respond(s, nv, (size_t)n, body)) {
+		xs_nv_done(nv);
+		return h3s_fail(x);
+	}
 	xs_nv_done(nv);
+	/* WHY only with a body: without, the stream may end at once (its
+	 * text goes back with it) */
+	if (body)
+		xs_head_sent(x);
 }
 
 static void h3s_resume(struct xstream *x)

@@ -11,6 +11,7 @@
 /* one engine, chosen once (h3.c) */
 struct h3_eng {
 	const char *name;
+	size_t ssize;   /* its stream's size: struct h3s, or a wrapper starting with one */
 	/* its streams' acknowledgements and windows come to it (the h3s is
 	 * their ngtcp2 user data), and a request met before may be answered
 	 * from the memo, without nghttp3 */

@@ -14,6 +14,12 @@
 #define FR_DATA    0x00
 #define FR_HEADERS 0x01
 
+/* the framing state of <s>, one of ours (h3s_hx) */
+static inline struct h3tx *TX(struct h3s *s)
+{
+	return &container_of(s, struct h3s_hx, s)->tx;
+}
+
 static struct h3piece *piece(struct h3tx *t, uint32_t i)
 {
 	return &t->pc[i % H3T_PIECES];
@@ -29,7 +35,7 @@ static void push(struct h3tx *t, const uint8_t *p, size_t len)
 
 static void h3tx_init(struct h3s *s)
 {
-	struct h3tx *t = &s->tx;
+	struct h3tx *t = TX(s);
 
 	list_init(&t->ready);
 	t->first = t->cur = t->end = 0;
@@ -43,7 +49,7 @@ static void h3tx_init(struct h3s *s)
 
 static void h3tx_release(struct h3s *s)
 {
-	struct h3tx *t = &s->tx;
+	struct h3tx *t = TX(s);
 
 	list_del(&t->ready);
 	free(t->big[0]);
@@ -54,7 +60,7 @@ static void h3tx_release(struct h3s *s)
 /* on the connection's ready streams, behind the others, unless it may not send */
 static void ready(struct h3s *s)
 {
-	struct h3tx *t = &s->tx;
+	struct h3tx *t = TX(s);
 
 	if (list_empty(&t->ready) && !(t->st & (H3T_SHUT | H3T_BLOCKED | H3T_FINSENT)))
 		list_add(s->c->ready.prev, &t->ready);
@@ -99,10 +105,10 @@ static int headers(struct h3tx *t, const struct xs_nv *nv, size_t n)
 
 static int h3tx_respond(struct h3s *s, const struct xs_nv *nv, size_t n, int body)
 {
-	if (headers(&s->tx, nv, n) < 0)
+	if (headers(TX(s), nv, n) < 0)
 		return -1;
 	if (!body)
-		s->tx.st |= H3T_FIN;
+		TX(s)->st |= H3T_FIN;
 	ready(s);
 	return 0;
 }
@@ -114,16 +120,16 @@ static void body_end(struct h3s *s)
 	char lbuf[PLAN_DEC_SIZE];
 	size_t nt = xs_trailers_nv(&s->x, nv, lbuf);
 
-	if (nt && headers(&s->tx, nv, nt) < 0)
+	if (nt && headers(TX(s), nv, nt) < 0)
 		return s->x.ops->fail(&s->x);
-	s->tx.st |= H3T_FIN;
+	TX(s)->st |= H3T_FIN;
 }
 
 /* One DATA frame of the generator's next slices, as many as the ring
  * holds, keeping a piece for the trailers; or the end, a pause, a fault */
 static void fill(struct h3s *s)
 {
-	struct h3tx *t = &s->tx;
+	struct h3tx *t = TX(s);
 	uint32_t room = H3T_PIECES - (t->end - t->first);
 	nghttp3_vec v[H3T_PIECES];
 	struct ex_action a;
@@ -155,27 +161,27 @@ static void fill(struct h3s *s)
 
 static void h3tx_wake(struct h3s *s)
 {
-	s->tx.st &= (uint8_t)~H3T_WAIT;
+	TX(s)->st &= (uint8_t)~H3T_WAIT;
 	ready(s);
 }
 
 static void h3tx_shut(struct h3s *s)
 {
-	s->tx.st |= H3T_SHUT;
-	list_del(&s->tx.ready);
+	TX(s)->st |= H3T_SHUT;
+	list_del(&TX(s)->ready);
 }
 
 static void h3tx_unblock(struct h3s *s)
 {
-	if (s->tx.st & H3T_BLOCKED) {
-		s->tx.st &= (uint8_t)~H3T_BLOCKED;
+	if (TX(s)->st & H3T_BLOCKED) {
+		TX(s)->st &= (uint8_t)~H3T_BLOCKED;
 		ready(s);
 	}
 }
 
 static void h3tx_acked(struct h3s *s, uint64_t len)
 {
-	struct h3tx *t = &s->tx;
+	struct h3tx *t = TX(s);
 
 	t->acked += len;
 	while (t->first < t->cur && t->acked >= piece(t, t->first)->len) {
@@ -201,8 +207,8 @@ static int tx_next(void *arg, int64_t *sid, int *fin, ngtcp2_vec *v, size_t max)
 	struct h3c *c = arg;
 
 	while (!list_empty(&c->ready)) {
-		struct h3s *s = list_elem(c->ready.next, struct h3s, tx.ready);
-		struct h3tx *t = &s->tx;
+		struct h3s *s = &list_elem(c->ready.next, struct h3s_hx, tx.ready)->s;
+		struct h3tx *t = TX(s);
 		size_t k = 0;
 
 		/* WHY at one piece left too: the head and the first DATA frame
@@ -231,7 +237,7 @@ static int tx_next(void *arg, int64_t *sid, int *fin, ngtcp2_vec *v, size_t max)
 static void tx_wrote(void *arg, size_t n)
 {
 	struct h3c *c = arg;
-	struct h3tx *t = &c->tx_cur->tx;
+	struct h3tx *t = TX(c->tx_cur);
 
 	while (t->cur < t->end && n >= piece(t, t->cur)->len - t->cur_off) {
 		n -= piece(t, t->cur)->len - t->cur_off;
@@ -249,7 +255,7 @@ static void tx_wrote(void *arg, size_t n)
 static void tx_stop(void *arg, int shut)
 {
 	struct h3c *c = arg;
-	struct h3tx *t = &c->tx_cur->tx;
+	struct h3tx *t = TX(c->tx_cur);
 
 	t->st |= shut ? H3T_SHUT : H3T_BLOCKED;
 	list_del(&t->ready);
@@ -262,6 +268,7 @@ static void h3tx_src(struct h3c *c, struct qw_src *src)
 
 const struct h3_eng h3_eng_hx = {
 	.name = "hx",
+	.ssize = sizeof(struct h3s_hx),
 	.own_acks = 1,
 	.init = h3tx_init,
 	.release = h3tx_release,

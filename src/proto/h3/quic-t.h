@@ -82,8 +82,15 @@ struct h3s {
 	uint8_t bound;       /* nghttp3 has it as the stream's user data */
 	uint8_t bad;         /* malformed: 1 reset, 2 nghttp3 told too */
 	uint32_t nfields;
-	struct h3tx tx;      /* --h3-engine hx: what we frame and send */
 	struct xstream x;
+};
+
+/* a stream of our engine (--h3-engine hx, h3_tx.c): what we frame and
+ * send after the shell's part. WHY apart: 960 B nghttp3's streams never
+ * use (each engine says its stream's size, h3_eng.ssize) */
+struct h3s_hx {
+	struct h3s s;
+	struct h3tx tx;
 };
 
 /* h3c flags */
@@ -122,6 +129,7 @@ struct h3c {
 	struct h3s *tx_cur;  /* the stream the last qw_src next() offered */
 	struct h3s *rd;      /* the request stream nghttp3 is reading, made before it */
 	uint32_t nwalk;      /* streams whose first HEADERS frame is not walked whole */
+	uint32_t grant;      /* the peer's request streams closed, not yet given back (quic_grant) */
 };
 
 struct cidmap;
@@ -138,8 +146,7 @@ struct qw {
 	struct cidmap *cids; /* connection IDs to connections */
 	struct list free_qs;
 	uint8_t *txbuf;      /* packets built for one sendmsg (GSO) */
-	struct qw_batch *batch; /* the packets of a wakeup's connections, for one sendmmsg */
-	uint8_t batching;    /* quic_flush runs: quic_write queues in <batch> */
+	struct qw_batch *batch; /* the packets of a turn's connections, for one sendmmsg */
 	struct h3c *pend;    /* connections read in this wakeup's receive batches, to write */
 	struct xmemo memo;   /* the last whole request nghttp3 accepted (h3.c) */
 	uint8_t memo_ok;     /* the one being recorded was accepted, and ended */

@@ -169,10 +169,10 @@ void quic_write(struct h3c *c)
 		return;
 	if (app->src)
 		app->src(c, &src);
-	/* WHY the batch in quic_flush: the packets of every connection read in
-	 * a wakeup go in one sendmmsg */
-	rv = qw_burst_in(qw(c->w)->batching ? qw(c->w)->batch : NULL, c->conn, c->h3, app->src ? &src : NULL, &o,
-			 now);
+	/* WHY a batch: the packets of every connection written in a turn of
+	 * the loop (read in its receive batches, or woken by a timer) go in
+	 * one sendmmsg, at quic_flush or at the turn's end */
+	rv = qw_burst_in(qw(c->w)->batch, c->conn, c->h3, app->src ? &src : NULL, &o, now);
 	if (o.lost)
 		ctr_add(c->w->st.quic_send_errors, o.lost);
 	if (rv > 0)
@@ -291,6 +291,21 @@ static void h3c_drain_end(struct h3c *c)
 	h3c_close_soon(c, SC_DRAIN);
 }
 
+/* A request stream of the peer closed: its credit goes back in batches.
+ * WHY: one MAX_STREAMS per closed stream was a frame (and often a packet,
+ * and an ACK from the peer) a request. The peer's credit is let fall to
+ * half of --h3-streams, counting the streams it has open, so a client
+ * that keeps fewer than half open sees a grant every half that many
+ * requests, and one that keeps more gets its streams back at once. */
+static void quic_grant(struct h3c *c)
+{
+	c->grant++;
+	if (c->nstreams + c->grant < (cfg.h3_streams + 1) / 2)
+		return;
+	ngtcp2_conn_extend_max_streams_bidi(c->conn, c->grant);
+	c->grant = 0;
+}
+
 static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t code,
 			   void *user, void *suser)
 {
@@ -298,6 +313,7 @@ static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64
 	struct h3s *own = suser && ((struct h3s *)suser)->own ? suser : NULL; /* WHY first: nghttp3 frees the others */
 	int rv;
 
+	(void)conn;
 	if (!c->h3)
 		return 0;
 	rv = qh3_close(c->h3, flags, id, code);
@@ -306,7 +322,7 @@ static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64
 	if (own)
 		app->own_closed(own);
 	if (!(id & 2)) /* a bidi stream of the client: let it open another */
-		ngtcp2_conn_extend_max_streams_bidi(conn, 1);
+		quic_grant(c);
 	/* WHY at once: the last exchange of a drain is done (acknowledged, or
 	 * ngtcp2 would not close the stream); waiting for the client to leave
 	 * kept the process up for --drain-timeout */
@@ -656,15 +672,19 @@ static void quic_flush(struct worker *w)
 {
 	struct h3c *c;
 
-	qw(w)->batching = 1;
 	while ((c = qw(w)->pend)) {
 		qw(w)->pend = c->pend;
 		c->flags &= ~QC_PEND;
 		quic_write(c);
 		quic_done(c);
 	}
-	qw(w)->batching = 0;
 	quic_send_batch(w);
+}
+
+/* the loop's turn ends: what timers and other events wrote goes */
+static void quic_turn_end(struct loop *l)
+{
+	quic_send_batch(worker_of(l));
 }
 
 static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p, size_t len,
@@ -803,6 +823,7 @@ int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t port)
 		return -1;
 	if (!q->batch->buf && !(q->batch->buf = malloc(QW_BATCH_BYTES)))
 		return -1;
+	w->loop.turn_end = quic_turn_end;
 	fd = listen_udp(la, port);
 	if (fd < 0) {
 		char name[160];
