@@ -285,6 +285,16 @@ static int set_pid(const char *arg, char *why, size_t len)
 	return 0;
 }
 
+/* --handshakes F:R:Z: one request per connection, the kinds in turn */
+static int set_handshakes(const char *arg, char *why, size_t len)
+{
+	if (lc_hs_parse(arg, lc_opts.hs_mix, why, len) < 0)
+		return -1;
+	lc_opts.hs = lc_opts.close = 1;
+	lc_opts.zero_rtt |= lc_opts.hs_mix[HS_0RTT] > 0;
+	return 0;
+}
+
 static int set_fail_on(const char *arg, char *why, size_t len)
 {
 	const char *err;
@@ -407,6 +417,11 @@ static const struct opt rows[] = {
 	  .help = "HTTP/3: a resumed connection's first requests go in 0-RTT,\n"
 	  "before the handshake ends (the server says early=1 in\n"
 	  "X-rsp; refused, they are sent again after it)" },
+	{ "handshakes", 0, FN(set_handshakes), .arg = "<F:R:Z>",
+	  .help = "handshake load: each connection one request, then closed;\n"
+	  "full : resumed : 0-RTT handshakes in these shares, in turn\n"
+	  "(70:25:5: exactly so in each 100), tickets from the run's\n"
+	  "own; reported by kind (0-RTT: --h1 or --h3)" },
 	{ "h3-no-credit", 0, FLAG(h3_no_credit),
 	  .help = "HTTP/3: stream windows of 1 KiB never extended, a client\n"
 	  "that stops reading at the QUIC level (a target's or a\n"
@@ -557,6 +572,12 @@ static void check_args(void)
 		lc_die("%s", "--proxy-protocol is for TCP: not with --h3");
 	if ((lc_opts.cert || lc_opts.key || lc_opts.cacert) && !lc_target.tls)
 		lc_die("%s", "--cert, --key and --cacert need an https:// URL");
+	if (lc_opts.hs && !lc_target.tls)
+		lc_die("%s", "--handshakes needs an https:// URL (TLS or QUIC)");
+	if (lc_opts.hs && lc_opts.hs_mix[HS_0RTT] && (lc_opts.force != LC_H3 && lc_opts.force != LC_H1))
+		lc_die("%s", "--handshakes: 0-RTT is built for --h1 and --h3 (not h2): name one, or a 0 share for it");
+	if (lc_opts.hs && lc_opts.no_resume && (lc_opts.hs_mix[HS_RESUMED] || lc_opts.hs_mix[HS_0RTT]))
+		lc_die("%s", "--handshakes with resumed or 0-RTT shares: no --no-resume");
 	if (lc_opts.key && !lc_opts.cert)
 		lc_die("%s", "--key needs --cert");
 	if (lc_opts.start_at > 0) {

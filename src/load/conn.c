@@ -55,6 +55,7 @@ void lc_conn_up(struct lc_conn *c, int resumed)
 		hist_add(&t->st.h[H_TLS], t->loop.now_us - from);
 		t->st.resumed += resumed != 0;
 	}
+	lc_hs_up(c, resumed);
 	if (c->proto == LC_H3)
 		conn_count(c);
 }
@@ -67,6 +68,8 @@ static void conn_fresh(struct lc_conn *c)
 	c->up_us = 0;
 	c->open_us = c->t->loop.now_us = lc_now_us();
 	c->t->fresh++;
+	if (lc_o->hs)
+		lc_hs_pick(c);
 	for (int i = 0; i < lc_o->depth; i++)
 		c->ex[i].id = -1;
 }
@@ -192,7 +195,7 @@ static void conn_renew(struct lc_conn *c)
 	/* WHY budget against fresh: --close opens no connection that no
 	 * request is left for (it has no pipelined requests to give back, so
 	 * a fresh one never waits idle for them) */
-	if (lc_run_over(c->t) || !c->t->budget || (lc_o->close && c->t->budget <= c->t->fresh))
+	if (lc_run_over(c->t) || !c->t->budget || (lc_o->close && c->t->budget <= c->t->fresh) || lc_hs_idle(c->t))
 		return;
 	if (conn_open(c) < 0) {
 		lc_error(c, E_CONNECT);
@@ -268,6 +271,8 @@ static int conn_ready(struct lc_conn *c)
 		if (!(c->x.ssl = lc_tls_new(c)))
 			return -1;
 		c->state = LS_TLS;
+		if (lc_hs_early_send(c) < 0)
+			return -1;
 	}
 	if (c->state == LS_TLS) {
 		int r = SSL_do_handshake(c->x.ssl);
@@ -279,6 +284,13 @@ static int conn_ready(struct lc_conn *c)
 				return 0;
 			lc_error(c, E_TLS);
 			return -1;
+		}
+		if (lc_hs_early_end(c)) {
+			/* WHY: the early request never reached the server: sent
+			 * again after the handshake, as if not taken */
+			lc_retry(c, &c->ex[0]);
+			c->inflight = c->taken = 0;
+			c->t->fresh++;
 		}
 		lc_conn_up(c, SSL_session_reused(c->x.ssl));
 		if (alpn_check(c) < 0)

@@ -69,6 +69,9 @@ struct lc_conn {
 	uint32_t taken;              /* exchanges started on this connection */
 	uint64_t open_us, up_us;     /* connect() called, TCP connected */
 	int alert;                   /* the server's fatal TLS alert, 0: none */
+	uint8_t hs_kind, hs_got;     /* --handshakes: the kind asked, the kind it was (HS_KINDS: not yet) */
+	uint8_t hs_early, hs_headed; /* ... its early data taken; its first head timed */
+	uint8_t hs_offered;          /* ... a ticket was offered */
 	/* in-flight exchanges: a FIFO on HTTP/1, slots on h2/h3 (-m of them) */
 	struct lc_ex *ex;
 	uint32_t ex_head;
@@ -104,6 +107,7 @@ struct lc_thread {
 	int nsess;
 	uint8_t *qtick[LC_TICKETS];  /* h3: sessions to resume (lc_h3.c's blobs), the newest last */
 	int nqtick;
+	int64_t hs_cur[3];           /* --handshakes: each kind's credit in the interleave (hs.c) */
 	/* open loop: intended send times waiting for a free slot */
 	uint64_t next_due_us, due_k;  /* the next send time, this thread's k-th */
 	uint64_t *due;

@@ -42,6 +42,7 @@ static int handshake_done_cb(ngtcp2_conn *conn, void *user)
 	    !(gnutls_session_get_flags(q->tls) & GNUTLS_SFLAGS_EARLY_DATA) ? lc_h3_early_refused(q) : 0)
 		return NGTCP2_ERR_CALLBACK_FAILURE;
 	q->c->t->st.early += q->early && q->ready && !ngtcp2_conn_get_early_data_rejected(q->conn);
+	q->c->hs_early = q->early && q->ready && !ngtcp2_conn_get_early_data_rejected(q->conn);
 	q->c->got_bytes = 1; /* WHY: the server answered; a stream it resets is no silent close */
 	lc_conn_up(q->c, gnutls_session_is_resumed(q->tls));
 	return 0;
@@ -167,6 +168,8 @@ static int refused(struct q *q)
 		 (ce.error_code & ~(uint64_t)0xff) == NGTCP2_CRYPTO_ERROR;
 	want_cert = crypto && (ce.error_code & 0xff) == 116; /* certificate required */
 	if (crypto)
+		q->c->alert = (int)(ce.error_code & 0xff);
+	if (crypto)
 		snprintf(said, sizeof(said), "alert %s", lc_tls_alert_name((int)(ce.error_code & 0xff)));
 	else if (!q->ready)
 		snprintf(said, sizeof(said), "%s error 0x%llx", ce.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION ?
@@ -276,10 +279,12 @@ static int q_new(struct q *q, struct lc_conn *c)
 	ngtcp2_cid dcid, scid;
 	ngtcp2_settings st;
 	ngtcp2_transport_params tp;
-	uint8_t *b = lc_h3_ticket_peek(c->t);
+	uint8_t *b = lc_hs_ticket(c) ? lc_h3_ticket_peek(c->t) : NULL;
+	int early = lc_h3_ticket_early(b) && lc_hs_early(c);
 	ngtcp2_path path = { { (ngtcp2_sockaddr *)&q->local, q->locallen },
 			     { (ngtcp2_sockaddr *)&lc_tg->addr, lc_tg->alen }, NULL };
 
+	c->hs_offered = b != NULL;
 	dcid.datalen = 18;
 	scid.datalen = 17;
 	gnutls_rnd(GNUTLS_RND_RANDOM, dcid.data, dcid.datalen);
@@ -299,10 +304,10 @@ static int q_new(struct q *q, struct lc_conn *c)
 		return -1;
 	/* WHY NO_END_OF_EARLY_DATA: QUIC has none (RFC 9001 8.3); in the
 	 * transcript it made the next ticket's binder wrong, decrypt_error */
-	if (qtls_session(&qtls, &q->tls, 0, lc_h3_ticket_early(b) ? GNUTLS_ENABLE_EARLY_DATA | GNUTLS_NO_END_OF_EARLY_DATA : 0,
+	if (qtls_session(&qtls, &q->tls, 0, early ? GNUTLS_ENABLE_EARLY_DATA | GNUTLS_NO_END_OF_EARLY_DATA : 0,
 			 &q->conn, &q->ref) ||
 	    (lc_tg->sni[0] && gnutls_server_name_set(q->tls, GNUTLS_NAME_DNS, lc_tg->sni, strlen(lc_tg->sni))) ||
-	    (!lc_o->no_resume && lc_h3_resume(q, b, lc_h3_ticket_early(b))))
+	    (!lc_o->no_resume && lc_h3_resume(q, b, early)))
 		return -1;
 	if (lc_o->cacert)
 		gnutls_session_set_verify_cert(q->tls, lc_tg->sni[0] ? lc_tg->sni : lc_tg->host, 0);

@@ -43,6 +43,8 @@ struct lc_opts {
 	int close;                   /* --close: one request per connection */
 	int no_resume;               /* --no-resume: a full TLS handshake every time */
 	int zero_rtt;                /* --0rtt: h3 requests of a resumed connection in 0-RTT */
+	int hs;                      /* --handshakes: new connections of a full : resumed : 0-RTT mix */
+	unsigned hs_mix[3];          /* ... its shares (lc_hs.h's kinds) */
 	int h3_no_credit;            /* --h3-no-credit: stream windows never extended */
 	int h3_no_body;              /* --h3-no-body: the request body never sent */
 	struct lc_field {            /* --h3-fields: a connection's first request, as given */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "hist.h"
+#include "lc_hs.h"
 #include "lc_opts.h"
 
 /* gRPC's status codes, 0 (OK) to 16 (UNAUTHENTICATED), then "none" (a
@@ -63,6 +64,7 @@ struct lc_stats {
 		uint64_t raised;             /* the server's MAX_STREAMS raised */
 	} h3;
 	uint64_t hits, misses;       /* answers a cache gave again, and the first of each (lc_hit) */
+	struct lc_hs_stats hs;       /* --handshakes (hs.c) */
 };
 
 /* the flow-control windows hxload's h3 advertises: a stream's, the connection's */

@@ -67,9 +67,10 @@ static void on_info(const SSL *ssl, int where, int ret)
 
 static int offer_ticket(struct lc_conn *c, SSL *ssl)
 {
-	SSL_SESSION *s = lc_o->no_resume ? NULL : ticket_take(c->t);
+	SSL_SESSION *s = lc_o->no_resume || !lc_hs_ticket(c) ? NULL : ticket_take(c->t);
 	int ok = !s || SSL_set_session(ssl, s);
 
+	c->hs_offered = s != NULL;
 	if (s)
 		SSL_SESSION_free(s);
 	return ok ? 0 : -1;

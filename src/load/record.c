@@ -57,7 +57,9 @@ int lc_take(struct lc_conn *c, struct lc_ex *e)
 			     .path = path_pick(t), .counted = lc_in_window(t, due) };
 	if (e->counted) {
 		t->st.sent++;
-		t->st.late += lc_open_loop() && now > due + LC_LATE_US;
+		/* WHY the open: --handshakes opens a connection when its request
+		 * is due, and the handshake before the send is no lateness */
+		t->st.late += lc_open_loop() && (lc_o->hs ? c->open_us : now) > due + LC_LATE_US;
 	}
 	return 1;
 }
@@ -72,6 +74,8 @@ static int expected(unsigned status)
 void lc_head(struct lc_conn *c, struct lc_ex *e, unsigned status)
 {
 	e->status = (uint16_t)status;
+	if (lc_o->hs)
+		lc_hs_head(c);
 	/* WHY the thread's first only: the report quotes one answer, and the
 	 * hot path pays one test per response, no copy */
 	if (unlikely(!c->t->why.status && e->counted && !expected(status))) {
@@ -341,6 +345,8 @@ void lc_error(struct lc_conn *c, enum lc_err kind)
 	/* WHY by what it takes: with requests in flight, each one lost counts
 	 * (lc_lost); without, the connection itself failed */
 	c->err_kind = (uint8_t)kind;
+	if (lc_o->hs)
+		lc_hs_fail(c);
 	if (kind == E_CONNECT && errno == EADDRNOTAVAIL)
 		lc_source_exhausted();
 	if (!c->inflight && lc_now_us() >= t->record_from_us && !t->closed_us) {

@@ -57,6 +57,7 @@ void lc_stats_add(struct lc_stats *T, const struct lc_stats *s)
 		T->errors[e] += s->errors[e];
 	for (size_t k = 0; k < lc_ncounters; k++)
 		LC_CTR(T, k) += LC_CTR(s, k);
+	lc_hs_add(&T->hs, &s->hs);
 }
 
 uint64_t lc_stats_errors(const struct lc_stats *s)
@@ -371,6 +372,7 @@ void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, 
 	why_json(f, m);
 	server_cpu_json(f, T);
 	named_cpu_json(f, T, m);
+	lc_hs_json(f, T, m);
 	for (int i = 0; i < H_RPC; i++)
 		if (i == H_LAT || T->h[i].n)
 			pct_json(f, lc_hist_names[i], &T->h[i]);
@@ -452,7 +454,7 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	fprintf(f, "\n");
 	if (T->retried)
 		fprintf(f, "retried  %llu requests the server refused unprocessed (REFUSED_STREAM, at or above a "
-			"GOAWAY's stream id), sent again: no error\n", (unsigned long long)T->retried);
+			"GOAWAY's stream id, TLS early data refused), sent again: no error\n", (unsigned long long)T->retried);
 	if (T->by_proto[LC_H3])
 		h3_text(f, T);
 	if (T->srv_cpu_us)
@@ -505,4 +507,5 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 			"p50 %.3f, p90 %.3f, p99 %.3f, p99.9 %.3f, max %.3f ms\n", m->probe.rate,
 			(unsigned long long)m->probe.requests, (unsigned long long)m->probe.errors, m->probe.p50,
 			m->probe.p90, m->probe.p99, m->probe.p999, m->probe.max);
+	lc_hs_text(f, T, m);
 }

@@ -18,6 +18,8 @@ static void dispatch(struct lc_thread *t)
 
 		if (c->state == LS_READY && c->inflight < (uint32_t)lc_o->depth)
 			lc_conn_step(c);
+		else if (lc_o->hs && !c->state && !lc_hs_idle(t))
+			lc_conn_open(c);
 	}
 }
 
@@ -139,7 +141,7 @@ void *lc_thread_main(void *arg)
 	uint64_t next_tick = 0;
 
 	lc_self = t;
-	for (int i = 0; i < t->nconns; i++)
+	for (int i = 0; i < t->nconns && !lc_hs_idle(t); i++)
 		lc_conn_open(&t->conns[i]);
 	while (!lc_fatal()) {
 		loop_turn(&t->loop, next_wake(t, next_tick));
