@@ -11,14 +11,7 @@ use HxTest;
 
 my $N = 3000;
 my $need = 2 * $N + 500; # WHY twice: HAProxy holds a client and a server side per connection
-my $soft = `sh -c 'ulimit -n'` + 0;
-my $hard = `sh -c 'ulimit -Hn'`;
-$hard = $hard =~ /unlimited/ ? 1 << 20 : $hard + 0;
-# WHY a new exec: hxterm and HAProxy take the open-file limit they are given
-if ($soft < $need && $hard >= $need && !$ENV{HX_NOFILE_RAISED}) {
-    $ENV{HX_NOFILE_RAISED} = 1;
-    exec 'sh', '-c', "ulimit -n $hard && exec \"\$0\" \"\$@\"", $^X, $0, @ARGV;
-}
+my $hard = nofile_raise($need);
 plan skip_all => "the open-file limit ($hard) is below the $need this test holds" if $hard < $need;
 
 my $hxload = $ENV{HXLOAD} // 'build/hxload';
@@ -36,7 +29,7 @@ my $port = start_hx('-t', '1', '--stats', "127.0.0.1:$sp");
 my $url = "http://127.0.0.1:$port/?s=1k";
 
 # the load beside 3000 held, and hxterm's own count of them while they are
-open my $run, '-|', "$hxload -q --json -c 4 -R 1000 -d 1500ms --verify --idle $N --pid hxterm=@{[hx_pid()]} '$url' 2>&1"
+open my $run, '-|', "$hxload -q --json -c 4 -R 1000 -d 1500ms --verify --idle $N --pid hxterm=@{[hx_pid()]} '$url' 2>$dir/err"
     or die "hxload: $!";
 my $active = 0;
 for (1 .. 20) {
@@ -44,9 +37,11 @@ for (1 .. 20) {
     ($active) = `curl -s http://127.0.0.1:$sp/stats.json` =~ /"connections_active": (\d+)/;
     last if ($active //= 0) >= $N;
 }
-my $j = eval { JSON::PP::decode_json(do { local $/; <$run> }) };
+my $out = do { local $/; <$run> };
 close $run;
-ok($j && $j->{idle}, 'the JSON has an idle object') or BAIL_OUT('no idle object');
+my $j = eval { JSON::PP::decode_json($out) };
+ok($j && $j->{idle}, 'the JSON has an idle object') or diag("stdout: $out; stderr: ", `cat $dir/err`);
+BAIL_OUT('no idle object') unless $j && $j->{idle};
 my $i = $j->{idle};
 cmp_ok($active, '>=', $N, "hxterm counted $N connections active while they were held ($active)");
 is($i->{answered}, $N, "$N answered their one request");
