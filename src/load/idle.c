@@ -15,6 +15,7 @@
 #include "lc_conn.h"
 #include "lc_idle.h"
 #include "lc_idle_int.h"
+#include "lc_source.h"
 
 #define CONNECTING_MAX 256 /* connects in progress at once: a listen backlog's worth */
 #define OPEN_WAIT_US 20000000 /* each answered, or given up on */
@@ -32,6 +33,7 @@ static void conn_gone(struct idle_conn *c, uint64_t now)
 	close(c->fd);
 	c->fd = -1;
 	if (c->st != IC_ANSWERED) {
+		idle_why(s, 0);
 		c->st = IC_FAILED;
 		atomic_fetch_add(&s->failed, 1);
 		return;
@@ -51,8 +53,11 @@ static int conn_open(struct idle_conn *c)
 		return -1;
 	if (lc_tg->addr.ss_family != AF_UNIX)
 		setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if ((connect(c->fd, (struct sockaddr *)&lc_tg->addr, lc_tg->alen) < 0 && errno != EINPROGRESS) ||
+	/* WHY after the load's: --source hands each idle connection its own turn */
+	if (lc_source_bind(c->fd, (uint32_t)(lc_o->conns + (c - s->conns))) < 0 ||
+	    (connect(c->fd, (struct sockaddr *)&lc_tg->addr, lc_tg->alen) < 0 && errno != EINPROGRESS) ||
 	    epoll_ctl(s->ep, EPOLL_CTL_ADD, c->fd, &ev) < 0) {
+		idle_why(s, errno);
 		close(c->fd);
 		c->fd = -1;
 		return -1;
@@ -69,6 +74,8 @@ static void open_more(struct idle_state *s)
 		struct idle_conn *c = &s->conns[s->opened++];
 
 		if (conn_open(c) < 0) {
+			if (!s->why[0])
+				idle_why(s, errno);
 			c->st = IC_FAILED;
 			atomic_fetch_add(&s->failed, 1);
 		}
@@ -86,6 +93,7 @@ static void conn_event(struct idle_state *s, struct idle_conn *c, uint32_t event
 			return;
 		s->connecting--;
 		if (err || (events & (EPOLLERR | EPOLLHUP)) || idle_send_request(c) < 0) {
+			idle_why(s, err ? err : errno ? errno : ECONNRESET);
 			conn_gone(c, now);
 			return;
 		}
@@ -183,6 +191,7 @@ int lc_idle_start(void)
 	       lc_now_us() < t0 + OPEN_WAIT_US && !lc_interrupted())
 		usleep(10000);
 	s->open_s = (lc_now_us() - t0) / 1e6;
+	s->unanswered = s->n - (int)(atomic_load(&s->answered) + atomic_load(&s->failed));
 	idle_rss(s, RSS_OPENED);
 	return 0;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "lc_conn.h"
 #include "lc_idle.h"
 #include "lc_idle_int.h"
@@ -13,10 +14,16 @@ void idle_closed(struct idle_state *s, uint64_t idle_us)
 {
 	unsigned b = (unsigned)(idle_us / 1000000);
 
-	if (!s->closed++)
+	if (!s->closed++ || idle_us < s->first_us)
 		s->first_us = idle_us;
-	s->last_us = idle_us;
+	s->last_us = MAX(s->last_us, idle_us);
 	s->buckets[b < IDLE_BUCKETS ? b : IDLE_BUCKETS - 1]++;
+}
+
+void idle_why(struct idle_state *s, int err)
+{
+	if (!s->why[0])
+		snprintf(s->why, sizeof(s->why), "%s", err ? strerror(err) : "closed by the peer before its answer");
 }
 
 /* VmRSS in KiB, 0 when it cannot be read */
@@ -75,8 +82,12 @@ void lc_idle_text(FILE *f)
 				fprintf(f, " %d%s:%u", b, b == IDLE_BUCKETS - 1 ? "+" : "", s->buckets[b]);
 		fprintf(f, ")");
 	}
+	if (s->unanswered)
+		fprintf(f, "; %d not answered by the load's start (%.0f s)", s->unanswered, s->open_s);
 	if (s->pings)
 		fprintf(f, "; %llu PINGs", (unsigned long long)s->pings);
+	if (s->why[0])
+		fprintf(f, "; the first failed: %s", s->why);
 	fprintf(f, "\n");
 	for (int i = 0; i < s->nrss; i++)
 		fprintf(f, "rss      %s (pid %d): %.1f MB at rest, %.1f MB with them open, %.1f MB at the end: "
@@ -92,9 +103,12 @@ void lc_idle_json(FILE *f)
 	if (!s->n)
 		return;
 	fprintf(f, ", \"idle\": {\"n\": %d, \"open_seconds\": %.3f, \"answered\": %u, \"failed\": %u, \"closed\": %u, "
-		"\"held\": %d, \"pings\": %llu, \"first_close_s\": %.3f, \"last_close_s\": %.3f, \"closed_by_second\": [",
+		"\"held\": %d, \"unanswered_at_start\": %d, \"pings\": %llu, \"first_close_s\": %.3f, \"last_close_s\": %.3f, ",
 		s->n, s->open_s, atomic_load(&s->answered), atomic_load(&s->failed), s->closed, s->held,
-		(unsigned long long)s->pings, s->first_us / 1e6, s->last_us / 1e6);
+		s->unanswered, (unsigned long long)s->pings, s->first_us / 1e6, s->last_us / 1e6);
+	if (s->why[0]) /* WHY no escaping: strerror's text or ours, no quote nor backslash */
+		fprintf(f, "\"first_failure\": \"%s\", ", s->why);
+	fprintf(f, "\"closed_by_second\": [");
 	for (int b = 0; b < IDLE_BUCKETS; b++)
 		fprintf(f, "%s%u", b ? ", " : "", s->buckets[b]);
 	fprintf(f, "], \"rss\": [");

@@ -38,6 +38,8 @@ struct idle_state {
 	uint64_t first_us, last_us;  /* idle time of the first and the last close */
 	uint64_t pings;              /* --idle-ping: PINGs sent */
 	int held;                    /* still open at the end */
+	int unanswered;              /* neither answered nor failed when the load started */
+	char why[128];               /* the first failure's cause, or "" */
 	int nrss;                    /* rows: hxload itself, then each --pid */
 	struct { char name[32]; int pid; uint64_t kib[RSS_N]; } rss[LC_MAX_PIDS + 1];
 };
@@ -50,6 +52,8 @@ int idle_read(struct idle_conn *c, const char *p, size_t n, uint64_t now);
 void idle_ping_all(struct idle_state *s, uint64_t now);
 /* idle_report.c */
 void idle_closed(struct idle_state *s, uint64_t idle_us);
+/* the first connection that failed: its errno, said once in the report */
+void idle_why(struct idle_state *s, int err);
 void idle_rss(struct idle_state *s, int when);
 
 #endif
