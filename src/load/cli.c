@@ -437,7 +437,7 @@ static const struct opt rows[] = {
 	  .help = "another process on this machine (a proxy): its CPU time\n"
 	  "in the window, per request and per MiB (repeatable, 8)" },
 	{ "idle", 0, NUM(idle, 0, 1000000, 0), .arg = "<n>",
-	  .help = "n more connections (http://, h2c://) that each send one\n"
+	  .help = "n more connections (h1, h2; clear or TLS) that each send one\n"
 	  "request, then stay idle to the end: how many the server or\n"
 	  "a proxy closed and after how long idle, each process's RSS\n"
 	  "(hxload's, --pid's) per idle connection" },

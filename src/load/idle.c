@@ -30,6 +30,8 @@ static void conn_gone(struct idle_conn *c, uint64_t now)
 	struct idle_state *s = &lc_idle;
 
 	epoll_ctl(s->ep, EPOLL_CTL_DEL, c->fd, NULL);
+	if (c->ssl)
+		idle_tls_free(c);
 	close(c->fd);
 	c->fd = -1;
 	if (c->st != IC_ANSWERED) {
@@ -82,6 +84,28 @@ static void open_more(struct idle_state *s)
 	}
 }
 
+/* connected (TLS: once the handshake is done): its one request */
+static int conn_request(struct idle_conn *c)
+{
+	int r;
+
+	if (c->st == IC_TLS) {
+		if ((r = idle_tls_step(c)) <= 0) {
+			if (r < 0)
+				idle_why(&lc_idle, EPROTO);
+			return r;
+		}
+	} else if (c->st != IC_CONNECTING) {
+		return 0;
+	}
+	if (idle_send_request(c) < 0) {
+		idle_why(&lc_idle, errno ? errno : ECONNRESET);
+		return -1;
+	}
+	c->st = IC_SENT;
+	return 0;
+}
+
 static void conn_event(struct idle_state *s, struct idle_conn *c, uint32_t events, uint64_t now)
 {
 	if (c->st == IC_CONNECTING) {
@@ -92,29 +116,26 @@ static void conn_event(struct idle_state *s, struct idle_conn *c, uint32_t event
 		if (!err && !(events & (EPOLLERR | EPOLLHUP)) && !(events & EPOLLOUT))
 			return;
 		s->connecting--;
-		if (err || (events & (EPOLLERR | EPOLLHUP)) || idle_send_request(c) < 0) {
-			idle_why(s, err ? err : errno ? errno : ECONNRESET);
+		if (err || (events & (EPOLLERR | EPOLLHUP)) || (lc_tg->tls && idle_tls_start(c) < 0)) {
+			idle_why(s, err ? err : ECONNRESET);
 			conn_gone(c, now);
 			return;
 		}
-		c->st = IC_SENT;
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.ptr = c };
 		epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
 		open_more(s);
 	}
-	for (;;) {
-		ssize_t n = read(c->fd, scratch, sizeof(scratch));
-
-		if (n > 0) {
-			if (idle_read(c, scratch, (size_t)n, now) < 0)
-				break;
-			continue;
-		}
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return;
-		break; /* EOF or an error: the peer closed it */
+	if (conn_request(c) < 0) {
+		conn_gone(c, now);
+		return;
 	}
-	conn_gone(c, now);
+	if (c->st == IC_TLS) /* WHY: SSL_read would end the handshake, and no request sent */
+		return;
+	for (long n; (n = idle_recv(c, scratch, sizeof(scratch))) != -1;)
+		if (n == 0 || idle_read(c, scratch, (size_t)n, now) < 0) {
+			conn_gone(c, now); /* the peer closed it, or said it would */
+			return;
+		}
 }
 
 static void *idle_main(void *arg)
@@ -164,21 +185,21 @@ int lc_idle_start(void)
 
 	if (!lc_o->idle)
 		return 0;
-	if (lc_tg->tls || (lc_tg->proto != LC_H1 && lc_tg->proto != LC_H2 && lc_tg->proto != LC_AUTO)) {
-		fprintf(stderr, "hxload: --idle: http:// (HTTP/1.1 keep-alive) and h2c:// only, not TLS nor h3 yet\n");
+	if (lc_tg->proto != LC_H1 && lc_tg->proto != LC_H2 && lc_tg->proto != LC_AUTO) {
+		fprintf(stderr, "hxload: --idle: HTTP/1.1 keep-alive and h2 (h2c, TLS) only, not h3 nor WebSocket yet\n");
 		return -1;
 	}
 	if (nofile_raise(lc_o->idle + lc_o->conns + 64) < 0)
 		return -1;
 	s->n = lc_o->idle;
-	s->h2 = lc_tg->proto == LC_H2;
+	s->h2 = lc_tg->proto == LC_H2 && !lc_tg->tls;
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (s->ep < 0 || !(s->conns = calloc((size_t)s->n, sizeof(*s->conns)))) {
 		fprintf(stderr, "hxload: --idle %d: out of memory\n", s->n);
 		return -1;
 	}
 	for (int i = 0; i < s->n; i++)
-		s->conns[i].fd = -1;
+		s->conns[i].fd = -1, s->conns[i].h2 = (uint8_t)s->h2;
 	idle_rss(s, RSS_REST);
 	t0 = lc_now_us();
 	s->start_us = t0;
@@ -207,8 +228,11 @@ void lc_idle_stop(void)
 	pthread_join(s->th, NULL);
 	s->running = 0;
 	for (int i = 0; i < s->n; i++)
-		if (s->conns[i].fd >= 0)
+		if (s->conns[i].fd >= 0) {
+			if (s->conns[i].ssl)
+				idle_tls_free(&s->conns[i]);
 			close(s->conns[i].fd);
+		}
 	s->held = (int)(atomic_load(&s->answered) - s->closed);
 	free(s->conns);
 	s->conns = NULL;

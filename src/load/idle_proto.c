@@ -1,6 +1,5 @@
-/* hxload --idle's wire: the one HTTP/1.1 or h2c request of each held connection, the frames that come back, the PINGs. */
+/* hxload --idle's wire: the one HTTP/1.1 or h2 request of each held connection, the frames that come back, the PINGs. */
 #include <string.h>
-#include <sys/socket.h>
 
 #include "common.h"
 #include "lc_conn.h"
@@ -53,21 +52,15 @@ static size_t h2_request(uint8_t *p)
 	return hb;
 }
 
-static int send_all(int fd, const void *p, size_t n)
-{
-	/* WHY no retry: a fresh socket's send buffer takes a request head whole */
-	return send(fd, p, n, MSG_NOSIGNAL) == (ssize_t)n ? 0 : -1;
-}
-
 int idle_send_request(struct idle_conn *c)
 {
 	uint8_t buf[4096];
 
-	if (!lc_idle.h2)
-		return send_all(c->fd, lc_tg->paths[0].req, lc_tg->paths[0].reqlen);
+	if (!c->h2)
+		return idle_send(c, lc_tg->paths[0].req, lc_tg->paths[0].reqlen);
 	if (strlen(lc_tg->paths[0].path) + strlen(lc_tg->authority) > sizeof(buf) - 128)
 		return -1;
-	return send_all(c->fd, buf, h2_request(buf));
+	return idle_send(c, buf, h2_request(buf));
 }
 
 static void answered(struct idle_conn *c, uint64_t now)
@@ -90,7 +83,7 @@ static int h2_frame(struct idle_conn *c, uint64_t now)
 	if (type == 1)
 		answered(c, now);
 	else if (type == 4 && !(flags & 1))
-		return send_all(c->fd, ack, frame_head(ack, 0, 4, 1, 0));
+		return idle_send(c, ack, frame_head(ack, 0, 4, 1, 0));
 	else if (type == 7)
 		return -1;
 	return 0;
@@ -98,7 +91,7 @@ static int h2_frame(struct idle_conn *c, uint64_t now)
 
 int idle_read(struct idle_conn *c, const char *p, size_t n, uint64_t now)
 {
-	if (!lc_idle.h2) {
+	if (!c->h2) {
 		answered(c, now);
 		return 0;
 	}
@@ -127,11 +120,9 @@ void idle_ping_all(struct idle_state *s, uint64_t now)
 {
 	uint8_t f[17] = { 0 };
 
-	if (!s->h2)
-		return;
 	frame_head(f, 8, 6, 0, 0);
 	memcpy(f + 9, &now, 8);
 	for (int i = 0; i < s->n; i++)
-		if (s->conns[i].st == IC_ANSWERED && !send_all(s->conns[i].fd, f, sizeof(f)))
+		if (s->conns[i].st == IC_ANSWERED && s->conns[i].h2 && !idle_send(&s->conns[i], f, sizeof(f)))
 			s->pings++;
 }

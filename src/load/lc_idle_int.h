@@ -11,21 +11,25 @@
 
 #define IDLE_BUCKETS 64 /* closes per second of idleness; the last takes the rest */
 
-enum { IC_NONE, IC_CONNECTING, IC_SENT, IC_ANSWERED, IC_CLOSED, IC_FAILED };
+enum { IC_NONE, IC_CONNECTING, IC_TLS, IC_SENT, IC_ANSWERED, IC_CLOSED, IC_FAILED };
 enum { RSS_REST, RSS_OPENED, RSS_END, RSS_N };
 
 /* one held connection: a few bytes, no buffer */
+typedef struct ssl_st SSL;
+
 struct idle_conn {
 	int fd;
 	uint8_t st;                  /* IC_* */
+	uint8_t h2;                  /* h2c://, or ALPN chose h2 */
 	uint8_t hn;                  /* h2: bytes of the frame header in <hb> */
 	uint8_t hb[9];
 	uint32_t skip;               /* h2: the frame's payload bytes still to skip */
 	uint64_t since_us;           /* its answer came: idle from then */
+	SSL *ssl;                    /* https://, else NULL */
 };
 
 struct idle_state {
-	int n, h2, ep, running;
+	int n, h2, ep, running;      /* h2: h2c:// */
 	int opened, connecting;      /* the idle thread's */
 	struct idle_conn *conns;
 	pthread_t th;
@@ -50,6 +54,12 @@ extern struct idle_state lc_idle;
 int idle_send_request(struct idle_conn *c);
 int idle_read(struct idle_conn *c, const char *p, size_t n, uint64_t now);
 void idle_ping_all(struct idle_state *s, uint64_t now);
+/* idle_tls.c: the handshake; bytes in and out, TLS or not */
+int idle_tls_start(struct idle_conn *c);
+int idle_tls_step(struct idle_conn *c);
+int idle_send(struct idle_conn *c, const void *p, size_t n);
+long idle_recv(struct idle_conn *c, char *buf, size_t n);
+void idle_tls_free(struct idle_conn *c);
 /* idle_report.c */
 void idle_closed(struct idle_state *s, uint64_t idle_us);
 /* the first connection that failed: its errno, said once in the report */

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# hxload --idle: 3000 idle h1 connections held beside a checked load (hxterm counts them open, RSS per connection sane), closed by HAProxy's timeout client at ~2 s and counted so; h2c PINGs keep them past hxterm's idle timeout; bad counts refused.
+# hxload --idle: 3000 idle h1 connections held beside a checked load (hxterm counts them open, RSS per connection sane), 100 held over TLS, all closed by HAProxy's timeout client at ~2 s and counted so; h2c PINGs keep them past hxterm's idle timeout; bad counts refused.
 use strict;
 use warnings;
 use FindBin;
@@ -25,7 +25,7 @@ for my $bad ('-1', 'x') {
 }
 
 my $sp = free_port();
-my $port = start_hx('-t', '1', '--stats', "127.0.0.1:$sp");
+my $port = start_hx('-tls', '-t', '1', '--stats', "127.0.0.1:$sp");
 my $url = "http://127.0.0.1:$port/?s=1k";
 
 # the load beside 3000 held, and hxterm's own count of them while they are
@@ -54,6 +54,11 @@ ok($hx && $hx->{kib_per_connection} >= 0.2 && $hx->{kib_per_connection} <= 20,
    sprintf 'hxterm: %.2f KiB per idle connection (0.2 to 20)', $hx ? $hx->{kib_per_connection} : -1);
 ok($self && $self->{kib_per_connection} < 2,
    sprintf 'hxload itself: %.2f KiB per idle connection (< 2)', $self ? $self->{kib_per_connection} : -1);
+
+# over TLS (ALPN picks h2): each held
+my $t = hxload_json("-c 1 -R 200 -d 500ms --idle 100 https://127.0.0.1:@{[hx_tls_port()]}/?s=100");
+ok($t && $t->{idle}{answered} == 100 && $t->{idle}{held} == 100,
+   sprintf 'https: 100 answered and held (%d, %d)', $t->{idle}{answered} // -1, $t->{idle}{held} // -1);
 
 # through HAProxy, timeout client 2s: every idle one closed by it, ~2 s idle
 SKIP: {
