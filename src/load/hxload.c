@@ -11,6 +11,7 @@
 #include "common.h"
 #include "lc_cmd.h"
 #include "lc_conn.h"
+#include "lc_idle.h"
 #include "lc_tls.h"
 
 #include <openssl/ssl.h>
@@ -344,6 +345,8 @@ int lc_run_main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	if (!(ts = calloc((size_t)lc_o->threads, sizeof(*ts))))
 		lc_die("%s", "out of memory");
+	if (lc_idle_start() < 0)
+		return 2;
 	lc_probe_start();
 	lc_metrics_start();
 	if (lc_o->start_at > 0)
@@ -361,6 +364,7 @@ int lc_run_main(int argc, char **argv)
 		pthread_join(ts[i].th, NULL);
 		lc_stats_add(&T, &ts[i].st);
 	}
+	lc_idle_stop();
 	lc_metrics_stop();
 	if (lc_hlog_close() < 0)
 		fprintf(stderr, "hxload: --hlog '%s': cannot write it all\n", lc_o->hlog);

@@ -59,6 +59,8 @@ struct lc_opts {
 		int pid;
 	} pids[LC_MAX_PIDS];
 	int npids;
+	int idle;                    /* --idle: connections held idle beside the load */
+	uint64_t idle_ping_us;       /* --idle-ping: h2 PINGs on them, 0: none */
 	enum lc_proto force;         /* --h1 / --h2 / --h3 */
 	const char *method;
 	uint64_t body;               /* --body: request body bytes */

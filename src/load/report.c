@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "common.h"
+#include "lc_idle.h"
 #include "lc_stats.h"
 
 #define G(k, name) name,
@@ -373,6 +374,7 @@ void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, 
 	server_cpu_json(f, T);
 	named_cpu_json(f, T, m);
 	lc_hs_json(f, T, m);
+	lc_idle_json(f);
 	for (int i = 0; i < H_RPC; i++)
 		if (i == H_LAT || T->h[i].n)
 			pct_json(f, lc_hist_names[i], &T->h[i]);
@@ -465,6 +467,7 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	for (int i = 0; i < m->npids; i++)
 		fprintf(f, "cpu      %s (pid %d): %.3f s, %.2f us per request, %.1f us per MiB\n", m->cpu[i].name,
 			m->cpu[i].pid, m->cpu[i].us / 1e6, per_req(T, m->cpu[i].us), per_mib(T, m->cpu[i].us));
+	lc_idle_text(f);
 	if (T->verified)
 		fprintf(f, "verified %llu bodies, %llu bytes, byte for byte\n", (unsigned long long)T->verified,
 			(unsigned long long)T->verified_bytes);

@@ -22,15 +22,7 @@ use constant MAX_HXLOAD_KIB => 2;
 
 my ($N1, $N2, $NT, $NL) = (7000, 7000, 1000, 10000);
 my $need = $N1 + $N2 + $NT + 200;
-my $soft = `sh -c 'ulimit -n'` + 0;
-my $hard = `sh -c 'ulimit -Hn'`;
-$hard = $hard =~ /unlimited/ ? 1 << 20 : $hard + 0;
-# WHY a new exec: hxterm takes the open-file limit it is given, and 15,000
-# held connections need more than a shell's usual 1024
-if ($soft < $need && $hard >= $need && !$ENV{HX_NOFILE_RAISED}) {
-    $ENV{HX_NOFILE_RAISED} = 1;
-    exec 'sh', '-c', "ulimit -n $hard && exec \"\$0\" \"\$@\"", $^X, $0, @ARGV;
-}
+my $hard = nofile_raise($need);
 plan skip_all => "the open-file limit ($hard) is below the $need this test holds" if $hard < $need;
 plan skip_all => 'python3-h2 is not installed' if system('/usr/bin/python3 -c "import h2" 2>/dev/null');
 

@@ -11,7 +11,7 @@ use File::Temp ();
 use JSON::PP ();
 use Exporter 'import';
 
-our @EXPORT = qw(start_hx stop_hx hx_port hx_pid hx_tls_port raw_exchange connect_hx read_all
+our @EXPORT = qw(nofile_raise start_hx stop_hx hx_port hx_pid hx_tls_port raw_exchange connect_hx read_all
                  parse_responses pattern_ok random_ok pattern get_hdr curl_hx free_port spawn_bg wait_port
                  haproxy_http nginx_run chromium hxload_json recipe);
 
@@ -23,6 +23,22 @@ my $LINE = ".123456789.123456789.123456789.123456789.12345678\n";
 sub sanitized {
     my $bin = $ENV{HXTERM} // 'build/hxterm';
     return scalar(`nm -D $bin 2>/dev/null` =~ /__(?:asan|tsan)_init/);
+}
+
+# The open-file limit raised to <need> for this test and what it starts:
+# re-executes the script under the hard limit when the soft one is lower
+# (hxterm, HAProxy take the limit they are given); the hard limit, which
+# may still be below <need> (the caller skips then)
+sub nofile_raise {
+    my ($need) = @_;
+    my $soft = `sh -c 'ulimit -n'` + 0;
+    my $hard = `sh -c 'ulimit -Hn'`;
+    $hard = $hard =~ /unlimited/ ? 1 << 20 : $hard + 0;
+    if ($soft < $need && $hard >= $need && !$ENV{HX_NOFILE_RAISED}) {
+        $ENV{HX_NOFILE_RAISED} = 1;
+        exec 'sh', '-c', "ulimit -n $hard && exec \"\$0\" \"\$@\"", $^X, $0, @ARGV;
+    }
+    return $hard;
 }
 
 sub free_port {
