@@ -33,10 +33,8 @@ my $v = "http://127.0.0.1:$vp";
 
 # curl -i: (status, headers {lc name => value}, body); a hit: X-Varnish has two ids
 sub get {
-    my ($out) = curl_hx('-i', @_);
-    my ($head, $body) = split /\r\n\r\n/, $out, 2;
-    my ($st) = $head =~ /^HTTP\/\S+ (\d+)/;
-    my %h = map { /^([^:]+):\s*(.*)$/ ? (lc $1 => $2) : () } split /\r\n/, $head;
+    my ($st, $h, $body) = curl_head(@_);
+    my %h = %$h;
     $h{hit} = ($h{'x-varnish'} // '') =~ /^\d+ \d+$/ ? 1 : 0;
     return ($st // 0, \%h, $body // '');
 }

@@ -36,10 +36,8 @@ my $a = "http://127.0.0.1:$tp";
 
 # the cache lookup's code in Via ([cHs f ]: H a fresh hit, M a miss, S stale)
 sub get {
-    my ($out) = curl_hx('-i', @_);
-    my ($head, $body) = split /\r\n\r\n/, $out, 2;
-    my ($st) = $head =~ /^HTTP\/\S+ (\d+)/;
-    my %h = map { /^([^:]+):\s*(.*)$/ ? (lc $1 => $2) : () } split /\r\n/, $head;
+    my ($st, $h, $body) = curl_head(@_);
+    my %h = %$h;
     ($h{c}) = ($h{via} // '') =~ /\[c(.)/;
     $h{c} //= '-';
     return ($st // 0, \%h, $body // '');

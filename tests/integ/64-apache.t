@@ -30,10 +30,8 @@ pass("apache2 is up with doc/proxies.md's config (pid $apid)");
 my $a = "http://127.0.0.1:$ap";
 
 sub get {
-    my ($out) = curl_hx('-i', @_);
-    my ($head, $body) = split /\r\n\r\n/, $out, 2;
-    my ($st) = $head =~ /^HTTP\/\S+ (\d+)/;
-    my %h = map { /^([^:]+):\s*(.*)$/ ? (lc $1 => $2) : () } split /\r\n/, $head;
+    my ($st, $h, $body) = curl_head(@_);
+    my %h = %$h;
     ($h{cache}) = ($h{'x-cache'} // '') =~ /^(\w+)/;
     return ($st // 0, \%h, $body // '');
 }

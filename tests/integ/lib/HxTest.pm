@@ -12,7 +12,7 @@ use JSON::PP ();
 use Exporter 'import';
 
 our @EXPORT = qw(nofile_raise start_hx stop_hx hx_port hx_pid hx_tls_port raw_exchange connect_hx read_all
-                 parse_responses pattern_ok random_ok pattern get_hdr curl_hx free_port spawn_bg wait_port
+                 parse_responses pattern_ok random_ok pattern get_hdr curl_hx curl_head free_port spawn_bg wait_port
                  haproxy_http nginx_run chromium hxload_json recipe);
 
 my $bin = $ENV{HXTERM} // 'build/hxterm';
@@ -347,6 +347,15 @@ sub curl_hx {
     my $out = <$fh> // '';
     close $fh;
     return ($out, $? >> 8);
+}
+
+# curl -i with <args>: (status, headers {lowercased name => value}, body)
+sub curl_head {
+    my ($out) = curl_hx('-i', @_);
+    my ($head, $body) = split /\r\n\r\n/, $out, 2;
+    my ($st) = ($head // '') =~ /^HTTP\/\S+ (\d+)/;
+    my %h = map { /^([^:]+):\s*(.*)$/ ? (lc $1 => $2) : () } split /\r\n/, $head // '';
+    return ($st // 0, \%h, $body // '');
 }
 
 # runs hxload with <args> (a shell string) and --json; returns its decoded
