@@ -160,7 +160,7 @@ INTEG_QUIC := $(patsubst %,tests/integ/%.t,13-quic-garbage 33-quic-admission 38-
 # is not the server's I/O path nor a race a sanitizer would see, and each
 # pass of them costs CI time
 INTEG_ONCE := $(patsubst %,tests/integ/%.t,55-h2-idle 56-idle-conns 61-caddy 62-varnish 63-trafficserver 64-apache \
-	65-nghttpx)
+	65-nghttpx 68-tokens)
 
 # WHY not all again: these start no hxterm of their own (the layering, the
 # docs, the package), so HX_ARGS changes nothing in them; nor hxload's own;

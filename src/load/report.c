@@ -13,7 +13,9 @@ const char *const lc_grpc_names[LC_GRPC_CODES + 1] = { LC_GRPC_LIST(G) };
 const char *const lc_err_names[E_MAX] = { "connect", "tls", "timeout", "reset", "protocol", "body" };
 /* the JSON names; the text rows drop "_ms" */
 const char *const lc_hist_names[H_MAX] = { "latency", "server", "other", "hit", "queue", "ttfb", "body",
-					   "body_paced", "body_other", "connect", "tls", "event", "requests_per_connection" };
+					   "body_paced", "body_other", "connect", "tls", "event", "first_event",
+					   "last_event", "gap_sent", "gap_recv", "requests_per_connection",
+					   "events_per_second_x1000" };
 
 #define C(g, n, f) { g, n, offsetof(struct lc_stats, f) }
 const char *const lc_iv_names[IV_MAX] = { "latency", "server", "other", "body_other", "queue" };
@@ -351,7 +353,9 @@ void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, 
 	counters_json(f, T, "connections");
 	fprintf(f, "}, \"verify\": {\"share\": %.4f", T->reqs ? (double)T->verified / (double)T->reqs : 0);
 	counters_json(f, T, "verify");
-	fprintf(f, "}, \"events\": {\"n\": %llu", (unsigned long long)T->h[H_EVENT].n);
+	fprintf(f, "}, \"events\": {\"n\": %llu, \"streams\": %llu, \"per_second_p50\": %.3f, \"per_second_mean\": %.3f",
+		(unsigned long long)T->h[H_EVENT].n, (unsigned long long)T->h[H_FIRST_EV].n,
+		hist_quantile(&T->h[H_EV_RATE], 0.5) / 1e3, hist_mean(&T->h[H_EV_RATE]) / 1e3);
 	counters_json(f, T, "events");
 	fprintf(f, "}, \"grpc\": {\"calls\": %llu", (unsigned long long)grpc_calls(T));
 	counters_json(f, T, "grpc");
@@ -500,6 +504,12 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 			"of that%s)\n", (unsigned long long)T->h[H_EVENT].n, (unsigned long long)T->bunched,
 			100.0 * (double)T->bunched / (double)T->h[H_EVENT].n,
 			T->bunched ? ": something on the path held them back" : "");
+	if (T->h[H_GAP_SENT].n)
+		fprintf(f, "streams  %llu: events/s p50 %.1f; gaps p50 %.3f ms sent, %.3f received; p99 %.3f sent, "
+			"%.3f received (first_event, last_event: from the send; the event row: what the path held "
+			"each back)\n", (unsigned long long)T->h[H_FIRST_EV].n, hist_quantile(&T->h[H_EV_RATE], 0.5) / 1e3,
+			hist_quantile(&T->h[H_GAP_SENT], 0.5) / 1e3, hist_quantile(&T->h[H_GAP_RECV], 0.5) / 1e3,
+			hist_quantile(&T->h[H_GAP_SENT], 0.99) / 1e3, hist_quantile(&T->h[H_GAP_RECV], 0.99) / 1e3);
 	if (m->probe.ok)
 		fprintf(f, "probe    %g req/s on its own connection, beside the load: %llu requests, %llu errors; latency "
 			"p50 %.3f, p90 %.3f, p99 %.3f, p99.9 %.3f, max %.3f ms\n", m->probe.rate,
