@@ -54,7 +54,7 @@ SKIP: {
     # the same rows in ab. WHY HAProxy's defaults there: 2.6 holds each
     # event until the next comes (and the head until the first), which the
     # rows show; the assertion is on the rows, a later HAProxy may not hold
-    my $ab = `timeout 60 $hxload ab --json --sse --rounds 2 -c 2 -R 4 -d 0.7 'http://127.0.0.1:$port/?$q' 'http://127.0.0.1:$hp/?$q' 2>$dir/ab.err`;
+    my $ab = `timeout 60 $hxload ab --json --sse --keep $dir/keep --rounds 2 -c 2 -R 4 -d 0.7 'http://127.0.0.1:$port/?$q' 'http://127.0.0.1:$hp/?$q' 2>$dir/ab.err`;
     my $f = (eval { decode_json($ab) } // {})->{figures} // {};
     my ($fe, $ev) = map { $f->{$_} // {} } 'first_event_ms.p50', 'event_ms.p50';
     ok(defined $fe->{diff} && $fe->{diff} > -20 && defined $ev->{diff} && exists $f->{'gap_recv_ms.p99'}
