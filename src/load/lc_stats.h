@@ -75,6 +75,10 @@ struct lc_stats {
 	uint64_t hits, misses;       /* answers a cache gave again, and the first of each (lc_hit) */
 };
 
+/* --sse: the events object's figures (after its "{"), the text report's lines */
+void lc_sse_json(FILE *f, const struct lc_stats *T);
+void lc_sse_text(FILE *f, const struct lc_stats *T);
+
 /* the flow-control windows hxload's h3 advertises: a stream's, the connection's */
 #define LC_H3_WINDOW (8u << 20)
 #define LC_H3_NO_CREDIT_WINDOW 1024u /* --h3-no-credit's */

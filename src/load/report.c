@@ -353,9 +353,8 @@ void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, 
 	counters_json(f, T, "connections");
 	fprintf(f, "}, \"verify\": {\"share\": %.4f", T->reqs ? (double)T->verified / (double)T->reqs : 0);
 	counters_json(f, T, "verify");
-	fprintf(f, "}, \"events\": {\"n\": %llu, \"streams\": %llu, \"per_second_p50\": %.3f, \"per_second_mean\": %.3f",
-		(unsigned long long)T->h[H_EVENT].n, (unsigned long long)T->h[H_FIRST_EV].n,
-		hist_quantile(&T->h[H_EV_RATE], 0.5) / 1e3, hist_mean(&T->h[H_EV_RATE]) / 1e3);
+	fprintf(f, "}, \"events\": {");
+	lc_sse_json(f, T);
 	counters_json(f, T, "events");
 	fprintf(f, "}, \"grpc\": {\"calls\": %llu", (unsigned long long)grpc_calls(T));
 	counters_json(f, T, "grpc");
@@ -498,18 +497,7 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 		fprintf(f, "cache    hits %llu, misses %llu (%.1f %% hits: X-Hxterm-Made and X-rsp repeated); the server "
 			"and other rows are the misses', the hit row the hits' latency\n", (unsigned long long)T->hits,
 			(unsigned long long)T->misses, 100.0 * hit_share(T));
-	if (T->h[H_EVENT].n)
-		fprintf(f, "events   %llu (--sse; the event row: from the send time each carries to its coming): "
-			"%llu came bunched (%.1f %%: sent 1 ms or more after the one before, came within a tenth "
-			"of that%s)\n", (unsigned long long)T->h[H_EVENT].n, (unsigned long long)T->bunched,
-			100.0 * (double)T->bunched / (double)T->h[H_EVENT].n,
-			T->bunched ? ": something on the path held them back" : "");
-	if (T->h[H_GAP_SENT].n)
-		fprintf(f, "streams  %llu: events/s p50 %.1f; gaps p50 %.3f ms sent, %.3f received; p99 %.3f sent, "
-			"%.3f received (first_event, last_event: from the send; the event row: what the path held "
-			"each back)\n", (unsigned long long)T->h[H_FIRST_EV].n, hist_quantile(&T->h[H_EV_RATE], 0.5) / 1e3,
-			hist_quantile(&T->h[H_GAP_SENT], 0.5) / 1e3, hist_quantile(&T->h[H_GAP_RECV], 0.5) / 1e3,
-			hist_quantile(&T->h[H_GAP_SENT], 0.99) / 1e3, hist_quantile(&T->h[H_GAP_RECV], 0.99) / 1e3);
+	lc_sse_text(f, T);
 	if (m->probe.ok)
 		fprintf(f, "probe    %g req/s on its own connection, beside the load: %llu requests, %llu errors; latency "
 			"p50 %.3f, p90 %.3f, p99 %.3f, p99.9 %.3f, max %.3f ms\n", m->probe.rate,

@@ -1,4 +1,5 @@
 /* hxload --sse and grpc://: a body read as it comes, as server-sent events (each one's delay, the ones that came bunched) or as gRPC messages (counted). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <zlib.h>
@@ -165,4 +166,27 @@ void lc_grpc_feed(struct lc_ex *e, const char *p, size_t n)
 		if (!e->gr_head && !e->gr_left)
 			e->gr_head = 5;
 	}
+}
+
+void lc_sse_json(FILE *f, const struct lc_stats *T)
+{
+	fprintf(f, "\"n\": %llu, \"streams\": %llu, \"per_second_p50\": %.3f, \"per_second_mean\": %.3f",
+		(unsigned long long)T->h[H_EVENT].n, (unsigned long long)T->h[H_FIRST_EV].n,
+		hist_quantile(&T->h[H_EV_RATE], 0.5) / 1e3, hist_mean(&T->h[H_EV_RATE]) / 1e3);
+}
+
+void lc_sse_text(FILE *f, const struct lc_stats *T)
+{
+	if (T->h[H_EVENT].n)
+		fprintf(f, "events   %llu (--sse; the event row: from the send time each carries to its coming): "
+			"%llu came bunched (%.1f %%: sent 1 ms or more after the one before, came within a tenth "
+			"of that%s)\n", (unsigned long long)T->h[H_EVENT].n, (unsigned long long)T->bunched,
+			100.0 * (double)T->bunched / (double)T->h[H_EVENT].n,
+			T->bunched ? ": something on the path held them back" : "");
+	if (T->h[H_GAP_SENT].n)
+		fprintf(f, "streams  %llu: events/s p50 %.1f; gaps p50 %.3f ms sent, %.3f received; p99 %.3f sent, "
+			"%.3f received (first_event, last_event: from the send; the event row: what the path held "
+			"each back)\n", (unsigned long long)T->h[H_FIRST_EV].n, hist_quantile(&T->h[H_EV_RATE], 0.5) / 1e3,
+			hist_quantile(&T->h[H_GAP_SENT], 0.5) / 1e3, hist_quantile(&T->h[H_GAP_RECV], 0.5) / 1e3,
+			hist_quantile(&T->h[H_GAP_SENT], 0.99) / 1e3, hist_quantile(&T->h[H_GAP_RECV], 0.99) / 1e3);
 }
