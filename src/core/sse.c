@@ -56,6 +56,8 @@ static uint64_t events_bytes(const struct ex_sse *s, const struct plan *p)
 {
 	uint64_t sum = (p->flags & PF_SSEDONE) && s->id <= s->last ? SSE_DONE_LEN : 0;
 
+	if (!plan_spec_s(p)[0]) /* WHY: one size, no draws (the caller bounded the count) */
+		return sum + (s->id <= s->last ? (s->last - s->id + 1) * event_len(p, s->data) : 0);
 	for (uint64_t id = s->id; id <= s->last && sum <= SSE_MAX_BYTES; id++)
 		sum += event_len(p, MIN(event_data(s, p, id), (uint64_t)SSE_MAX_BYTES));
 	return sum;
