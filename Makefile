@@ -66,7 +66,7 @@ UNIT     := opt cond fmt plan h1_parse h1_chunk body timer resp gen hist oq pool
 # hxload's pure parts (its schedule, JSON reader, --fail-on, URL reader, t statistics,
 # find's step judgement and search),
 # linked with its objects but main (libload.a)
-UNIT_LOAD := lc_hits lc_shape lc_json lc_check lc_url lc_stats_t lc_stat lc_find lc_hs
+UNIT_LOAD := lc_hits lc_shape lc_json lc_check lc_url lc_stats_t lc_stat lc_find lc_hs lc_sse
 UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT) $(UNIT_LOAD))
 LOAD_LIB := $(BUILD)/libload.a
 
@@ -161,7 +161,7 @@ INTEG_QUIC := $(patsubst %,tests/integ/%.t,13-quic-garbage 33-quic-admission 38-
 # is not the server's I/O path nor a race a sanitizer would see, and each
 # pass of them costs CI time
 INTEG_ONCE := $(patsubst %,tests/integ/%.t,55-h2-idle 56-idle-conns 61-caddy 62-varnish 63-trafficserver 64-apache \
-	65-nghttpx)
+	65-nghttpx 68-tokens)
 
 # WHY not all again: these start no hxterm of their own (the layering, the
 # docs, the package), so HX_ARGS changes nothing in them; nor hxload's own;

@@ -28,10 +28,10 @@ static int ex_plan_events(struct exch *x, const struct gen_conf *gc, struct rng 
 	struct plan *p = &x->plan;
 	uint64_t bytes = 0;
 	int grpc = !(p->flags & PF_SSE);
-	const char *why = grpc ? grpc_plan(&x->sse, p, &x->rq, &gc->lim, &bytes) :
-				 sse_plan(&x->sse, p, &x->rq, &gc->lim, &bytes);
+	const char *why;
 
-	x->sse.seed = rng_u64(r);
+	x->sse.seed = rng_u64(r); /* WHY first: sse_plan sums the sizes drawn from it */
+	why = grpc ? grpc_plan(&x->sse, p, &x->rq, &gc->lim, &bytes) : sse_plan(&x->sse, p, &x->rq, &gc->lim, &bytes);
 	if (grpc) /* WHY no slots: grpc_slice() makes the messages as they are pulled */
 		bytes = 0;
 	if (!why && bytes > x->echo_cap) {
@@ -206,6 +206,18 @@ __attribute__((cold, noinline)) static void ex_multipart(struct exch *x)
 	parts_make((struct parts *)(void *)b, rs->spans, rs->nspans, rs->full, rs->multi_random);
 }
 
+/* sse=1's first event, at once or ttft= after the head (a pause first) */
+static void ex_first_event(struct exch *x)
+{
+	if (x->plan.ttft_ms) {
+		x->piece_left = 0;
+		x->drip_ms = x->plan.ttft_ms;
+		return;
+	}
+	x->drip_ms = sse_event(&x->sse, &x->plan, x->echo, x->echo_len);
+	x->piece_left = x->sse.cur;
+}
+
 /* a made body's start, once the head is built: several ranges' heads, an
  * event stream's first event (a gRPC call's messages need none) */
 __attribute__((cold, noinline)) static void ex_respond_text(struct exch *x)
@@ -213,7 +225,7 @@ __attribute__((cold, noinline)) static void ex_respond_text(struct exch *x)
 	if (x->rs.src == BODY_MULTI)
 		ex_multipart(x);
 	else if ((x->plan.flags & PF_SSE) && x->rs.body)
-		x->drip_ms = sse_event(&x->sse, &x->plan, x->echo, x->echo_len);
+		ex_first_event(x);
 }
 
 size_t ex_slice_made(const struct exch *x, uint64_t off, size_t want, const char **ptr)
@@ -256,8 +268,10 @@ void ex_resume(struct exch *x)
 {
 	x->paused = 0;
 	x->piece_left = x->plan.piece;
-	if (unlikely(x->plan.flags & PF_SSE))
+	if (unlikely(x->plan.flags & PF_SSE)) {
 		x->drip_ms = sse_event(&x->sse, &x->plan, x->echo, x->echo_len);
+		x->piece_left = x->sse.cur; /* WHY: sizes drawn per event */
+	}
 }
 
 void ex_skip(struct exch *x, uint64_t n)

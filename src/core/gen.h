@@ -269,7 +269,9 @@ static inline size_t ex_slice(const struct exch *x, uint64_t off, size_t want, c
 /* DATA frame or chunk size (k=), 0 when the protocol chooses */
 static inline uint64_t ex_frame(const struct exch *x)
 {
-	return (x->plan.flags & PF_CHUNK) ? x->plan.chunk : 0;
+	if (!(x->plan.flags & PF_CHUNK))
+		return 0;
+	return unlikely(x->plan.chunk == SSE_CHUNK_EVENT) ? x->sse.cur : x->plan.chunk; /* sse=1: an event a chunk */
 }
 
 /* whether the rest of the body may be sent zero-copy (no S=0, no pieces,

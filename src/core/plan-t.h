@@ -37,6 +37,7 @@
 #define PF_CC        0x02000000 /* cc=: Cache-Control directives (enum plan_cc) */
 #define PF_AGE       0x04000000 /* age=N: Age: N */
 #define PF_RETRY     0x08000000 /* retry=MS: sse=1's retry: line */
+#define PF_SSEDONE   0x40000000 /* done=1: sse=1's last event followed by data: [DONE] */
 
 /* cc= directives, each a bit of plan.cc, in the order Cache-Control says them */
 enum plan_cc { CC_PUBLIC = 1, CC_PRIVATE = 2, CC_NOSTORE = 4, CC_MUSTREV = 8, CC_IMMUTABLE = 16, CC_NOTRANSFORM = 32 };
@@ -92,6 +93,7 @@ struct plan {
 	uint64_t age;        /* age= */
 	uint64_t count;      /* n: WebSocket messages of ws=gen, events of sse=1 */
 	uint64_t retry_ms;   /* retry= (PF_RETRY): sse=1's retry: line */
+	uint64_t ttft_ms;    /* ttft=: sse=1's first event this long after the head */
 	struct plan_ext *ext; /* NULL until a key needs it */
 	uint8_t cc;          /* cc= (PF_CC): enum plan_cc bits */
 	uint8_t ws;          /* ws=: WS_NONE, WS_ECHO, WS_GEN */

@@ -38,7 +38,7 @@ void plan_init(struct plan *p)
 	p->nhdr = p->ntrl = 0;
 	p->size = p->wait_ms = p->chunk = p->announce = p->body_max = 0;
 	p->piece = p->drip_ms = p->pause_ms = p->idle_ms = p->fault_at = 0;
-	p->pad = 0;
+	p->pad = p->ttft_ms = 0;
 	p->ws = WS_NONE;
 	p->count = 1;
 	p->ign_len = 0;
@@ -384,6 +384,29 @@ static int plan_word(struct plan *p, const char *k, size_t klen, const char *v, 
 	return 0;
 }
 
+/* sse=1's words: ttft=MS (the first event's delay, drawn once) and done=1
+ * (a last "data: [DONE]"). Returns 1 when taken, 0 when not one of them,
+ * -1 with <*err> when its value is bad */
+static int plan_sse_word(struct plan *p, const char *k, size_t klen, const char *v, size_t vlen, struct rng *r,
+			 const struct plan_limits *lim, const char **err)
+{
+	uint64_t n;
+
+	if (klen == 4 && !memcmp(k, "ttft", 4)) {
+		if (num_draw(v, vlen, r, &n, err) < 0 || n > lim->max_wait)
+			return *err = "expected ttft=MS (any number form), at most --max-wait", -1;
+		p->ttft_ms = n;
+		return 1;
+	}
+	if (klen == 4 && !memcmp(k, "done", 4)) {
+		if (num_plain(v, vlen, &n, err) < 0 || n > 1)
+			return *err = "expected done=1 (a last data: [DONE]) or done=0", -1;
+		p->flags = n ? p->flags | PF_SSEDONE : p->flags & ~PF_SSEDONE;
+		return 1;
+	}
+	return 0;
+}
+
 /* s= and d= as written when <random>: a WebSocket and sse=1 draw them
  * again for each message. WHY only then: a plain number drawn again is
  * the plan's, and most s= would otherwise take an extension. Returns 0,
@@ -481,6 +504,8 @@ static int plan_item(struct plan *p, const char *it, size_t len, struct rng *r,
 	if (unlikely(eq - it != 1)) {
 		if (eq - it == 2 && it[0] == 'w' && it[1] == 's')
 			return plan_ws(p, eq + 1, len - 3) < 0 ? plan_fail(p, it, len, "expected ws=echo or ws=gen") : 0;
+		if (eq - it == 4 && (kind = plan_sse_word(p, it, 4, eq + 1, len - 5, r, lim, &err)) != 0)
+			return kind < 0 ? plan_fail(p, it, len, err) : 0;
 		if (eq - it >= 2 && plan_word(p, it, (size_t)(eq - it), eq + 1, len - (size_t)(eq - it) - 1, &err) != 0)
 			return err ? plan_fail(p, it, len, err) : 0;
 		return plan_unknown(p, it, len, lim);

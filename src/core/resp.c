@@ -199,8 +199,9 @@ static uint64_t planned_pace(const struct plan *p, uint64_t body)
 
 	if (!(p->flags & PF_PIECE) || !p->piece || !p->drip_ms || !n)
 		return 0;
-	/* WHY none for events d= apart drawn per event: not known at the head */
-	if ((p->flags & PF_SSE) && plan_spec_d(p)[0])
+	/* WHY none for events d= apart or s= sized drawn per event, or after
+	 * ttft=: not known at the head (or not one d= per piece) */
+	if ((p->flags & PF_SSE) && (plan_spec_d(p)[0] || plan_spec_s(p)[0] || p->ttft_ms))
 		return 0;
 	if ((p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at < n)
 		n = p->fault_at;

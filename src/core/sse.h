@@ -22,9 +22,13 @@ struct ex_sse {
 		 * field's tag and length); the rest is the pattern */
 		unsigned char head[16];
 	};
-	uint64_t seed;               /* d= drawn per event from it */
-	uint32_t len, data;          /* one event's (message's) bytes, its data's (s=) */
+	uint64_t seed;               /* d= and s= drawn per event from it */
+	uint32_t len, data;          /* one event's (message's) bytes, its data's (s=); sse=1: as planned */
+	uint32_t off, cur;           /* sse=1: the next event's slot, the bytes of the last one formatted */
 };
+
+/* sse=1's chunk size: an event a chunk (HTTP/1.1), however many bytes each */
+#define SSE_CHUNK_EVENT UINT64_MAX
 
 /* The stream <p> asks for <rq>: its events from Last-Event-ID on, each a
  * piece with its chunk, <*bytes> their slots' size: NULL, or the one-line
@@ -32,7 +36,7 @@ struct ex_sse {
 const char *sse_plan(struct ex_sse *s, struct plan *p, const struct hreq *rq, const struct plan_limits *lim,
 		     uint64_t *bytes);
 /* The next event goes: its slot of <slots> (<n> bytes) formatted, stamped
- * now; returns the pause after it (d=, drawn) in ms */
+ * now, its bytes in s->cur; returns the pause after it (d=, drawn) in ms */
 uint64_t sse_event(struct ex_sse *s, const struct plan *p, char *slots, uint32_t n);
 
 #endif

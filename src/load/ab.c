@@ -164,6 +164,8 @@ static void figs_init(struct ab *x, const struct json *first)
 	fig_add(x, "requests_per_second", "req/s", 1);
 	for (size_t i = 0; i < ARRAY_SIZE(ms); i++)
 		fig_add(x, ms[i].path, ms[i].name, 0);
+	for (size_t i = 0; json_get(first, "first_event_ms") && i < ARRAY_SIZE(lc_sse_figs); i++)
+		fig_add(x, lc_sse_figs[i].path, lc_sse_figs[i].name, 0); /* WHY: --sse, a gateway's TTFT and gaps */
 	for (size_t i = 0; cpu && cpu->type == JSON_OBJ && i < cpu->n; i++) {
 		snprintf(p, sizeof(p), "cpu.%s.us_per_request", cpu->key[i]);
 		snprintf(n, sizeof(n), "%s CPU us/req", cpu->key[i]);

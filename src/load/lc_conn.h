@@ -42,6 +42,8 @@ struct lc_ex {
 	uint8_t sse_st, sse_m;       /* --sse: where the parser is in a line, how much of "data: " it saw */
 	uint64_t sse_ts;             /* ... the send time (epoch us) being read */
 	uint64_t sse_prev_ts, sse_prev_at; /* ... the last event's send time and coming (epoch us) */
+	uint64_t sse_first_us, sse_last_us; /* ... the first and the last event's coming (lc_now_us) */
+	uint32_t sse_n;              /* ... events come */
 	void *sse_z;                 /* ... a gzip body's inflater (a proxy's compression), or NULL */
 	uint8_t grpc_st;             /* grpc://: the grpc-status + 1, 0: none came */
 	uint8_t gr_head;             /* ... bytes of the message prefix still to read (0: in a message) */
@@ -202,6 +204,8 @@ void lc_sse_feed(struct lc_ex *e, const char *p, size_t n);
 void lc_sse_gzip(struct lc_ex *e);
 /* ... and the inflater freed when the exchange ends */
 void lc_sse_done(struct lc_ex *e);
+/* --sse: a stream answered whole: its first and last event's times, its events per second */
+void lc_sse_end(const struct lc_ex *e);
 /* grpc://: <n> body bytes of <e> read as length-prefixed messages */
 void lc_grpc_feed(struct lc_ex *e, const char *p, size_t n);
 /* the thread running (its figures, for what is fed bytes without it) */

@@ -23,10 +23,20 @@ extern const char *const lc_grpc_names[LC_GRPC_CODES + 1];
 enum lc_err { E_CONNECT, E_TLS, E_TIMEOUT, E_RESET, E_PROTOCOL, E_BODY, E_MAX };
 
 /* the distributions every run records, in microseconds (H_RPC: a count;
- * H_EVENT: --sse, each event from the send time it carries to its coming;
+ * H_EVENT: --sse, each event from the send time it carries to its coming
+ * (what the path held it back); H_FIRST_EV, H_LAST_EV: from the send to a
+ * stream's first and last event; H_GAP_SENT, H_GAP_RECV: between an event
+ * and the one before, by their send times and by their comings; H_EV_RATE:
+ * a stream's events per second after its first, in thousandths;
  * H_HIT: the latency of a cache's hits, H_SRV and H_OTH then the misses') */
-enum lc_hist { H_LAT, H_SRV, H_OTH, H_HIT, H_QUEUE, H_TTFB, H_BODY, H_PACED, H_BOTH, H_CONNECT, H_TLS, H_EVENT, H_RPC,
-	       H_MAX };
+enum lc_hist { H_LAT, H_SRV, H_OTH, H_HIT, H_QUEUE, H_TTFB, H_BODY, H_PACED, H_BOTH, H_CONNECT, H_TLS, H_EVENT,
+	       H_FIRST_EV, H_LAST_EV, H_GAP_SENT, H_GAP_RECV, H_RPC, H_EV_RATE, H_MAX };
+
+/* --sse: the figures hxload ab compares when the runs have events (sse.c) */
+struct lc_sse_fig {
+	const char *path, *name;
+};
+extern const struct lc_sse_fig lc_sse_figs[8];
 
 /* everything a run records; a thread's, the run's, or several runs' merged */
 struct lc_stats {
@@ -66,6 +76,10 @@ struct lc_stats {
 	uint64_t hits, misses;       /* answers a cache gave again, and the first of each (lc_hit) */
 	struct lc_hs_stats hs;       /* --handshakes (hs.c) */
 };
+
+/* --sse: the events object's figures (after its "{"), the text report's lines */
+void lc_sse_json(FILE *f, const struct lc_stats *T);
+void lc_sse_text(FILE *f, const struct lc_stats *T);
 
 /* the flow-control windows hxload's h3 advertises: a stream's, the connection's */
 #define LC_H3_WINDOW (8u << 20)

@@ -278,6 +278,8 @@ void lc_record(struct lc_conn *c, struct lc_ex *e)
 	lc_success();
 	if (unlikely(e->sse_z != NULL))
 		lc_sse_done(e);
+	if (unlikely(e->sse_n != 0) && e->counted)
+		lc_sse_end(e);
 	t->done++;
 	t->progress = t->done;
 	if (!e->counted)

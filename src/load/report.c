@@ -14,7 +14,9 @@ const char *const lc_grpc_names[LC_GRPC_CODES + 1] = { LC_GRPC_LIST(G) };
 const char *const lc_err_names[E_MAX] = { "connect", "tls", "timeout", "reset", "protocol", "body" };
 /* the JSON names; the text rows drop "_ms" */
 const char *const lc_hist_names[H_MAX] = { "latency", "server", "other", "hit", "queue", "ttfb", "body",
-					   "body_paced", "body_other", "connect", "tls", "event", "requests_per_connection" };
+					   "body_paced", "body_other", "connect", "tls", "event", "first_event",
+					   "last_event", "gap_sent", "gap_recv", "requests_per_connection",
+					   "events_per_second_x1000" };
 
 #define C(g, n, f) { g, n, offsetof(struct lc_stats, f) }
 const char *const lc_iv_names[IV_MAX] = { "latency", "server", "other", "body_other", "queue" };
@@ -353,7 +355,8 @@ void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, 
 	counters_json(f, T, "connections");
 	fprintf(f, "}, \"verify\": {\"share\": %.4f", T->reqs ? (double)T->verified / (double)T->reqs : 0);
 	counters_json(f, T, "verify");
-	fprintf(f, "}, \"events\": {\"n\": %llu", (unsigned long long)T->h[H_EVENT].n);
+	fprintf(f, "}, \"events\": {");
+	lc_sse_json(f, T);
 	counters_json(f, T, "events");
 	fprintf(f, "}, \"grpc\": {\"calls\": %llu", (unsigned long long)grpc_calls(T));
 	counters_json(f, T, "grpc");
@@ -499,12 +502,7 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 		fprintf(f, "cache    hits %llu, misses %llu (%.1f %% hits: X-Hxterm-Made and X-rsp repeated); the server "
 			"and other rows are the misses', the hit row the hits' latency\n", (unsigned long long)T->hits,
 			(unsigned long long)T->misses, 100.0 * hit_share(T));
-	if (T->h[H_EVENT].n)
-		fprintf(f, "events   %llu (--sse; the event row: from the send time each carries to its coming): "
-			"%llu came bunched (%.1f %%: sent 1 ms or more after the one before, came within a tenth "
-			"of that%s)\n", (unsigned long long)T->h[H_EVENT].n, (unsigned long long)T->bunched,
-			100.0 * (double)T->bunched / (double)T->h[H_EVENT].n,
-			T->bunched ? ": something on the path held them back" : "");
+	lc_sse_text(f, T);
 	if (m->probe.ok)
 		fprintf(f, "probe    %g req/s on its own connection, beside the load: %llu requests, %llu errors; latency "
 			"p50 %.3f, p90 %.3f, p99 %.3f, p99.9 %.3f, max %.3f ms\n", m->probe.rate,

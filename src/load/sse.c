@@ -1,4 +1,5 @@
 /* hxload --sse and grpc://: a body read as it comes, as server-sent events (each one's delay, the ones that came bunched) or as gRPC messages (counted). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <zlib.h>
@@ -33,14 +34,39 @@ static void event(struct lc_ex *e, uint64_t ts)
 	uint64_t at = epoch_us();
 	struct lc_stats *st = &lc_self->st;
 
+	e->sse_last_us = lc_now_us();
+	if (!e->sse_n++)
+		e->sse_first_us = e->sse_last_us;
 	if (e->counted) {
 		hist_add(&st->h[H_EVENT], at > ts ? at - ts : 0);
+		if (e->sse_prev_ts && ts >= e->sse_prev_ts) { /* WHY the test: a stream resumed may restart its stamps */
+			hist_add(&st->h[H_GAP_SENT], ts - e->sse_prev_ts);
+			hist_add(&st->h[H_GAP_RECV], at > e->sse_prev_at ? at - e->sse_prev_at : 0);
+		}
 		if (e->sse_prev_ts && ts >= e->sse_prev_ts + BUNCH_MIN_US &&
 		    (at - e->sse_prev_at) * BUNCH_SHARE < ts - e->sse_prev_ts)
 			st->bunched++;
 	}
 	e->sse_prev_ts = ts;
 	e->sse_prev_at = at;
+}
+
+const struct lc_sse_fig lc_sse_figs[8] = {
+	{ "first_event_ms.p50", "first event p50" }, { "first_event_ms.p99", "first event p99" },
+	{ "gap_recv_ms.p50", "gap received p50" }, { "gap_recv_ms.p99", "gap received p99" },
+	{ "event_ms.p50", "event held p50" }, { "event_ms.p99", "event held p99" },
+	{ "last_event_ms.p50", "last event p50" }, { "events.per_second_p50", "events/s p50" },
+};
+
+void lc_sse_end(const struct lc_ex *e)
+{
+	struct lc_stats *st = &lc_self->st;
+	uint64_t span = e->sse_last_us - e->sse_first_us;
+
+	hist_add(&st->h[H_FIRST_EV], e->sse_first_us > e->sent_us ? e->sse_first_us - e->sent_us : 0);
+	hist_add(&st->h[H_LAST_EV], e->sse_last_us > e->sent_us ? e->sse_last_us - e->sent_us : 0);
+	if (e->sse_n > 1 && span)
+		hist_add(&st->h[H_EV_RATE], (uint64_t)(e->sse_n - 1) * 1000000000ULL / span);
 }
 
 /* the events in <n> plain bytes at <p> */
@@ -140,4 +166,27 @@ void lc_grpc_feed(struct lc_ex *e, const char *p, size_t n)
 		if (!e->gr_head && !e->gr_left)
 			e->gr_head = 5;
 	}
+}
+
+void lc_sse_json(FILE *f, const struct lc_stats *T)
+{
+	fprintf(f, "\"n\": %llu, \"streams\": %llu, \"per_second_p50\": %.3f, \"per_second_mean\": %.3f",
+		(unsigned long long)T->h[H_EVENT].n, (unsigned long long)T->h[H_FIRST_EV].n,
+		hist_quantile(&T->h[H_EV_RATE], 0.5) / 1e3, hist_mean(&T->h[H_EV_RATE]) / 1e3);
+}
+
+void lc_sse_text(FILE *f, const struct lc_stats *T)
+{
+	if (T->h[H_EVENT].n)
+		fprintf(f, "events   %llu (--sse; the event row: from the send time each carries to its coming): "
+			"%llu came bunched (%.1f %%: sent 1 ms or more after the one before, came within a tenth "
+			"of that%s)\n", (unsigned long long)T->h[H_EVENT].n, (unsigned long long)T->bunched,
+			100.0 * (double)T->bunched / (double)T->h[H_EVENT].n,
+			T->bunched ? ": something on the path held them back" : "");
+	if (T->h[H_GAP_SENT].n)
+		fprintf(f, "streams  %llu: events/s p50 %.1f; gaps p50 %.3f ms sent, %.3f received; p99 %.3f sent, "
+			"%.3f received (first_event, last_event: from the send; the event row: what the path held "
+			"each back)\n", (unsigned long long)T->h[H_FIRST_EV].n, hist_quantile(&T->h[H_EV_RATE], 0.5) / 1e3,
+			hist_quantile(&T->h[H_GAP_SENT], 0.5) / 1e3, hist_quantile(&T->h[H_GAP_RECV], 0.5) / 1e3,
+			hist_quantile(&T->h[H_GAP_SENT], 0.99) / 1e3, hist_quantile(&T->h[H_GAP_RECV], 0.99) / 1e3);
 }

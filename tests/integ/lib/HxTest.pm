@@ -116,8 +116,9 @@ sub haproxy_http {
     my $haproxy = -x '/usr/sbin/haproxy' ? '/usr/sbin/haproxy' : return undef;
     my $cfgf = "$dir/haproxy-$listen.cfg";
     my $srv = $o->{server} ? " $o->{server}" : '';
+    my $def = $o->{defaults} ? "    $o->{defaults}\n" : '';
     open my $cfg, '>', $cfgf or die "$cfgf: $!";
-    print $cfg "global\n    maxconn 2000\n    nbthread 1\ndefaults\n    mode http\n    timeout connect 5s\n"
+    print $cfg "global\n    maxconn 2000\n    nbthread 1\ndefaults\n    mode http\n${def}    timeout connect 5s\n"
              . "    timeout client 30s\n    timeout server 30s\nfrontend fe\n    bind 127.0.0.1:$listen\n"
              . "    default_backend be\nbackend be\n    server s1 127.0.0.1:$backend$srv\n";
     close $cfg;
