@@ -41,6 +41,8 @@ int main(void)
 	is_mem(buf, (size_t)(e - buf), "0.001", "fmt_ms3 rounds to the microsecond");
 	e = fmt_ms3(buf, 300123456);
 	is_mem(buf, (size_t)(e - buf), "300.123", "fmt_ms3(300.123456 ms)");
+	e = fmt_ms3(buf, 45000);
+	is_mem(buf, (size_t)(e - buf), "0.045", "fmt_ms3 keeps the fraction's zeros");
 	e = fmt_ms3(buf, 5000000);
 	is_mem(buf, (size_t)(e - buf), "5.000", "fmt_ms3(5 ms)");
 	e = fmt_ms3(buf, -5);
