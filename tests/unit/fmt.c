@@ -1,6 +1,7 @@
 /* Unit tests of the integer and time formatters. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fmt.h"
 #include "tap.h"
@@ -28,6 +29,14 @@ int main(void)
 	for (int i = 0; i < 19; i++, v *= 10) {
 		check_u64(v - 1);
 		check_u64(v);
+	}
+	for (size_t n = 0; n <= 40; n++) {
+		static const char src[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH";
+		char out[48];
+
+		memset(out, '#', sizeof(out));
+		e = fmt_mem(out, src, n);
+		ok(e == out + n && !memcmp(out, src, n) && out[n] == '#', "fmt_mem of %zu bytes", n);
 	}
 	e = fmt_hex(buf, 0);
 	is_mem(buf, (size_t)(e - buf), "0", "fmt_hex(0)");
