@@ -63,8 +63,14 @@ char *fmt_ms3(char *p, int64_t ns)
 	if (ns < 0)
 		ns = 0;
 	us = ((uint64_t)ns + 500) / 1000;
-	p = fmt_u64(p, us / 1000);
-	frac = (unsigned)(us % 1000);
+	/* WHY apart: most times are under a millisecond, "0." and no divisions */
+	if (us < 1000) {
+		*p++ = '0';
+		frac = (unsigned)us;
+	} else {
+		p = fmt_u64(p, us / 1000);
+		frac = (unsigned)(us % 1000);
+	}
 	p[0] = '.';
 	p[1] = (char)('0' + frac / 100);
 	memcpy(p + 2, fmt_digits2 + (frac % 100) * 2, 2);
