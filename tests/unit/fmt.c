@@ -30,9 +30,9 @@ int main(void)
 		check_u64(v - 1);
 		check_u64(v);
 	}
-	for (size_t n = 0; n <= 40; n++) {
-		static const char src[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH";
-		char out[48];
+	for (size_t n = 0; n <= 70; n++) {
+		static const char src[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-_+=*&^%$#";
+		char out[80];
 
 		memset(out, '#', sizeof(out));
 		e = fmt_mem(out, src, n);
