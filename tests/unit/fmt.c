@@ -1,6 +1,7 @@
 /* Unit tests of the integer and time formatters. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fmt.h"
 #include "tap.h"
@@ -29,6 +30,14 @@ int main(void)
 		check_u64(v - 1);
 		check_u64(v);
 	}
+	for (size_t n = 0; n <= 70; n++) {
+		static const char src[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-_+=*&^%$#";
+		char out[80];
+
+		memset(out, '#', sizeof(out));
+		e = fmt_mem(out, src, n);
+		ok(e == out + n && !memcmp(out, src, n) && out[n] == '#', "fmt_mem of %zu bytes", n);
+	}
 	e = fmt_hex(buf, 0);
 	is_mem(buf, (size_t)(e - buf), "0", "fmt_hex(0)");
 	e = fmt_hex(buf, 0x1f);
@@ -41,6 +50,8 @@ int main(void)
 	is_mem(buf, (size_t)(e - buf), "0.001", "fmt_ms3 rounds to the microsecond");
 	e = fmt_ms3(buf, 300123456);
 	is_mem(buf, (size_t)(e - buf), "300.123", "fmt_ms3(300.123456 ms)");
+	e = fmt_ms3(buf, 45000);
+	is_mem(buf, (size_t)(e - buf), "0.045", "fmt_ms3 keeps the fraction's zeros");
 	e = fmt_ms3(buf, 5000000);
 	is_mem(buf, (size_t)(e - buf), "5.000", "fmt_ms3(5 ms)");
 	e = fmt_ms3(buf, -5);

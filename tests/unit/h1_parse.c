@@ -1,5 +1,6 @@
 /* Unit tests of the request head parser: valid, partial at every byte, malformed. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "h1_parse.h"
 #include "tap.h"
@@ -85,6 +86,15 @@ static void malformed(void)
 	is_int(status_of("GET / HTTP/1.1\r\nHost: a\r\n folded\r\n\r\n"), 400, "obs-fold");
 	is_int(status_of("GET / HTTP/1.1\r\nHost: a\x01\r\n\r\n"), 400, "control char in value");
 	is_int(status_of("GET / HTTP/1.1\r\nHost: a\rb\r\n\r\n"), 400, "bare CR in value");
+	/* a CR anywhere in a line is named as such, wherever it falls */
+	static const char *const cr[] = {
+		"GET / HTTP/1.1\r\nHost: a\rb\r\n\r\n", "GET / HTTP/1.1\r\nHo\rst: a\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost:\r a\r\n\r\n", "GET /\r HTTP/1.1\r\nHost: a\r\n\r\n",
+		"G\rET / HTTP/1.1\r\nHost: a\r\n\r\n", "GET / HTTP/1.1\r\r\nHost: a\r\n\r\n",
+	};
+	for (size_t i = 0; i < sizeof(cr) / sizeof(cr[0]); i++)
+		ok(parse(cr[i]) < 0 && err.status == 400 && strstr(err.why, "bare CR"), "bare CR named (%zu): %s",
+		   i, err.why ? err.why : "-");
 	is_int(status_of("GET / HTTP/1.1\r\nNoColon\r\n\r\n"), 400, "header without colon");
 	is_int(status_of("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n"
 			 "Transfer-Encoding: chunked\r\n\r\n"), 400, "CL and TE: smuggling refused");
