@@ -187,7 +187,9 @@ static int setting(struct h2x *h, uint16_t id, uint32_t v)
 
 	switch (id) {
 	case NGHTTP2_SETTINGS_HEADER_TABLE_SIZE:
-		hpk_table_size(&h->def, v);
+		if (!hx_work(h))
+			return -1;
+		hpk_table_size(&h->w->def, v);
 		break;
 	case NGHTTP2_SETTINGS_ENABLE_PUSH:
 	case NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL:
