@@ -8,7 +8,9 @@ static void hx_close(struct h2c *c)
 
 	if (!h)
 		return;
-	nghttp2_hd_inflate_del(h->inf);
+	if (h->inf)
+		nghttp2_hd_inflate_del(h->inf);
+	free(h->table.p);
 	if (h->w)
 		h2c_work_put(c, h->w);
 	free(h->fb.p);

@@ -108,7 +108,8 @@ struct hxw {
 
 struct h2x {
 	struct h2c *c;
-	nghttp2_hd_inflater *inf;
+	nghttp2_hd_inflater *inf; /* NULL while the connection rests */
+	struct buf table;        /* then the decoder's table, as a header block that rebuilds it */
 	struct hxw *w;           /* NULL while the connection rests */
 	uint32_t enc_max, enc_low; /* while it rests: the encoder's table size, its update owed */
 	uint8_t enc_update;
@@ -220,8 +221,8 @@ static inline void hx_local_end(struct h2x *h, struct h2s *s)
 		list_add(&h->ready, &HXS(s)->ready); /* swept at the next send */
 }
 
-/* the work state, taken back after a rest: NULL, out of memory (the
- * connection errs) */
+/* the work state (and HPACK decoder), taken back after a rest (h2x_rest.c):
+ * NULL, out of memory (the connection errs) */
 struct hxw *hx_work_take(struct h2x *h);
 static inline struct hxw *hx_work(struct h2x *h)
 {
@@ -316,7 +317,9 @@ void hx_goaway(struct h2c *c, uint32_t code);
 void hx_drain(struct h2c *c);
 int64_t hx_window(struct h2c *c, struct h2s *s);
 
-/* h2x_base.c: the work state back once the connection rested (h2_eng.rest) */
+/* ---------- h2x_rest.c: what a resting connection gives back ---------- */
+
+/* the work state and decoder back once the connection rested (h2_eng.rest) */
 uint64_t hx_rest(struct h2c *c);
 
 #endif

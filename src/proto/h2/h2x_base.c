@@ -52,55 +52,6 @@ int hx_closed_rd(const struct h2x *h, int32_t sid)
 	return 0;
 }
 
-struct hxw *hx_work_take(struct h2x *h)
-{
-	struct hxw *w = h2c_work_get(h->c);
-
-	if (!w) {
-		hx_conn_err(h, H2E_INTERNAL);
-		return NULL;
-	}
-	hpk_init(&w->def, cfg.h2_enc_table);
-	/* WHY 0 then the size: the entries the decoder holds of ours are gone
-	 * with the slots, so they are evicted by a size update (RFC 7541 4.2) */
-	w->def.max = h->enc_max;
-	w->def.low = h->enc_low;
-	w->def.update = h->enc_update;
-	w->memo.x.valid = w->memo.x.rec = 0;
-	w->closed_n = 0;
-	h->w = w;
-	return w;
-}
-
-/* the work state back to the pool, the buffers freed, once the connection
- * rested HX_REST_MS (no stream open, nothing to send) */
-uint64_t hx_rest(struct h2c *c)
-{
-	struct h2x *h = HX(c);
-	uint64_t now = c->t.w->loop.now_ms, at = c->t.last_act + HX_REST_MS;
-
-	if (!h->w && !h->ctl.p && !h->enc.p && !h->fb.p)
-		return UINT64_MAX;
-	if (now < at)
-		return at;
-	if (h->hb_sid || h->ctl.n || h->fb.n)
-		return now + HX_REST_MS; /* a header block or a frame under way */
-	if (h->w) {
-		struct hpk_enc *e = &h->w->def;
-
-		h->enc_max = e->max;
-		h->enc_low = e->used ? 0 : e->low;
-		h->enc_update = e->update || e->used;
-		h2c_work_put(c, h->w);
-		h->w = NULL;
-	}
-	free(h->ctl.p);
-	free(h->enc.p);
-	free(h->fb.p);
-	h->ctl = h->enc = h->fb = (struct buf){ 0 };
-	return UINT64_MAX;
-}
-
 /* RST_STREAM for a stream we do not hold (refused, or gone) */
 void hx_rst_id(struct h2x *h, int32_t sid, uint32_t code)
 {
