@@ -15,7 +15,7 @@ static int table_fold(struct h2x *h)
 	for (size_t i = 62; i <= n; i++) {
 		const nghttp2_nv *nv = nghttp2_hd_inflate_get_table_entry(h->inf, i);
 
-		len += 1 + 2 * 5 + nv->namelen + nv->valuelen;
+		len += 1 + 2 * 6 + nv->namelen + nv->valuelen; /* a length: at most 6 bytes (5.1) */
 	}
 	if (!(p = malloc(len)))
 		return -1;
