@@ -616,9 +616,19 @@ static void h2c_nomem(struct h2c *c)
 	c->t.flags |= H2C_DEAD;
 }
 
+void *h2c_work_get(struct h2c *c)
+{
+	return pool_get(&h2w(c->t.w)->work);
+}
+
+void h2c_work_put(struct h2c *c, void *p)
+{
+	pool_put(&h2w(c->t.w)->work, p);
+}
+
 static void h2c_run(struct h2c *c)
 {
-	uint64_t d;
+	uint64_t d, rest = UINT64_MAX;
 
 	if (!(c->t.flags & H2C_DEAD) && unlikely(h2c_buffers_take(c) < 0))
 		h2c_nomem(c);
@@ -630,13 +640,16 @@ static void h2c_run(struct h2c *c)
 		h2c_free(c);
 		return;
 	}
-	if (!c->nstreams && !oq_pending(&c->oq))
+	if (!c->nstreams && !oq_pending(&c->oq)) {
 		h2c_buffers_put(c);
+		if (c->eng->rest)
+			rest = c->eng->rest(c);
+	}
 	/* the recv it waits for, once this turn is over: idle, into a buffer
 	 * the ring picks when bytes come (h2c_room_in) */
 	if (c->t.x.rio)
 		rio_arm(c->t.x.rio, c->in, c->in ? c->in_size : URING_BUF);
-	d = h2c_wake_at(c);
+	d = MIN(h2c_wake_at(c), rest);
 	if (d != UINT64_MAX && (!timer_queued(&c->t.tm) || c->t.tm.expire > d * 1000))
 		timer_arm(&c->t.w->loop.timers, &c->t.tm, d * 1000);
 }
@@ -831,6 +844,7 @@ void h2_thread_free(struct worker *w)
 		free(c);
 	pool_drain(&hw->in);
 	pool_drain(&hw->sc);
+	pool_drain(&hw->work);
 	while ((n = list_pop(&hw->free_s)))
 		free(list_elem(n, struct h2s, node));
 	free(w->ps[P_H2]);
@@ -849,6 +863,7 @@ int h2_thread_init(struct worker *w)
 	list_init(&hw->zombies);
 	hw->in = (struct pool){ .size = (size_t)cfg.iobuf, .keep = H2_BUF_KEEP };
 	hw->sc = (struct pool){ .size = oq_mem_size(H2_SC_SIZE), .keep = H2_BUF_KEEP };
+	hw->work = (struct pool){ .size = MAX(engines[0]->wsize, engines[1]->wsize), .keep = H2_BUF_KEEP };
 	w->ps[P_H2] = hw;
 	return 0;
 }

@@ -19,6 +19,7 @@ struct h2w {
 	struct list zombies; /* closed, with ring operations in flight */
 	struct pool in;      /* input buffers, held while a connection reads or has streams */
 	struct pool sc;      /* output queues' blocks, held while it sends or has streams */
+	struct pool work;    /* engines' work states, held while requests flow (h2_eng.rest) */
 };
 
 static inline struct h2w *h2w(const struct worker *w)

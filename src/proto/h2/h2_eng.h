@@ -83,6 +83,7 @@ struct h2c {
  * int functions give 0, or -1 (out of memory, or the connection is done). */
 struct h2_eng {
 	size_t ssize;        /* its stream's size: struct h2s, or a wrapper starting with one */
+	size_t wsize;        /* its work state's size (h2c_work_get), 0: none */
 	int (*open)(struct h2c *c);                  /* its state and our SETTINGS */
 	void (*close)(struct h2c *c);
 	/* an h2c Upgrade: the client's HTTP2-Settings; <s> is stream 1 */
@@ -97,6 +98,9 @@ struct h2_eng {
 	int (*info)(struct h2s *s);                  /* a 100 Continue */
 	void (*resume)(struct h2s *s);               /* its body can go on */
 	int64_t (*window)(struct h2c *c, struct h2s *s); /* the peer's: <s>, or the connection's */
+	/* no stream open, nothing to send: what it holds may go back; when
+	 * to call it again (ms, UINT64_MAX: never), or NULL */
+	uint64_t (*rest)(struct h2c *c);
 };
 
 extern const struct h2_eng h2_eng_ng, h2_eng_hx;
@@ -106,6 +110,11 @@ int h2_ng_init(void);
 void h2_ng_free(void);
 
 /* ---- what the shell offers the engines ---- */
+
+/* an engine's work state (h2_eng.wsize bytes, not zeroed), from the
+ * thread's pool while requests flow: NULL out of memory / given back */
+void *h2c_work_get(struct h2c *c);
+void h2c_work_put(struct h2c *c, void *p);
 
 /* a stream opens (-1: out of memory) / is gone */
 struct h2s *h2s_get(struct h2c *c, int32_t id);

@@ -8,7 +8,11 @@ static void hx_close(struct h2c *c)
 
 	if (!h)
 		return;
-	nghttp2_hd_inflate_del(h->inf);
+	if (h->inf)
+		nghttp2_hd_inflate_del(h->inf);
+	free(h->table.p);
+	if (h->w)
+		h2c_work_put(c, h->w);
 	free(h->fb.p);
 	free(h->ctl.p);
 	free(h->enc.p);
@@ -31,7 +35,9 @@ static int hx_open(struct h2c *c)
 	h->peer_last = WIN_MAX;
 	h->win_out = 65535;
 	h->win_in = cfg.h2_conn_window;
-	hpk_init(&h->def, cfg.h2_enc_table);
+	/* WHY as hpk_init() has it: the work state starts from these */
+	h->enc_max = h->enc_low = MIN(4096, cfg.h2_enc_table);
+	h->enc_update = h->enc_max != 4096;
 	if (nghttp2_hd_inflate_new(&h->inf))
 		return -1;
 	h2_settings(set);
@@ -60,6 +66,7 @@ static int hx_upgrade(struct h2c *c, struct h2s *s, const uint8_t *settings, siz
 
 const struct h2_eng h2_eng_hx = {
 	.ssize = sizeof(struct hxs),
+	.wsize = sizeof(struct hxw),
 	.open = hx_open,
 	.close = hx_close,
 	.upgrade = hx_upgrade,
@@ -73,4 +80,5 @@ const struct h2_eng h2_eng_hx = {
 	.info = hx_info,
 	.resume = hx_resume,
 	.window = hx_window,
+	.rest = hx_rest,
 };

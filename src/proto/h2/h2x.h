@@ -91,10 +91,28 @@ struct memo {
 	struct xmemo x;
 };
 
+/* WHY apart: what only matters while requests flow (5.9 KB) goes back to
+ * the thread's pool once the connection rested HX_REST_MS (an idle h2c
+ * connection 8.26 -> ~2 KiB, bench/mem-h2); not at each "no stream open",
+ * which would drop the memo between a client's one-at-a-time requests */
+#define HX_REST_MS 100
+struct hxw {
+	struct hpk_enc def;      /* the response heads' encoder */
+	struct memo memo;
+	uint32_t closed_n;       /* streams closed since it was taken */
+	struct {
+		int32_t id;
+		uint8_t rd;      /* it had ended its side (END_STREAM, RST_STREAM) */
+	} closed[HX_CLOSED];
+};
+
 struct h2x {
 	struct h2c *c;
-	nghttp2_hd_inflater *inf;
-	struct hpk_enc def;      /* the response heads' encoder */
+	nghttp2_hd_inflater *inf; /* NULL while the connection rests */
+	struct buf table;        /* then the decoder's table, as a header block that rebuilds it */
+	struct hxw *w;           /* NULL while the connection rests */
+	uint32_t enc_max, enc_low; /* while it rests: the encoder's table size, its update owed */
+	uint8_t enc_update;
 	uint32_t pre;            /* bytes of the client preface matched */
 	uint8_t fh[9];           /* the frame header being read */
 	uint8_t fh_n;
@@ -113,11 +131,6 @@ struct h2x {
 	uint8_t settings;        /* the client's first SETTINGS came */
 	uint8_t acks_owed;       /* our SETTINGS not yet acknowledged (0: they were) */
 	uint8_t nopri;           /* the peer's SETTINGS_NO_RFC7540_PRIORITIES, 2: not said */
-	uint32_t closed_n;       /* streams closed, ever */
-	struct {
-		int32_t id;
-		uint8_t rd;      /* it had ended its side (END_STREAM, RST_STREAM) */
-	} closed[HX_CLOSED];
 	struct buf ctl;          /* frames for the next send, in their order */
 	struct buf enc;          /* a header block to split into frames */
 	int32_t last_sid;        /* the highest stream the client opened */
@@ -130,7 +143,6 @@ struct h2x {
 	uint64_t glitch_sec;
 	struct list ready;       /* streams with DATA to send, or to sweep */
 	uint32_t gen;            /* the decoder's table generation */
-	struct memo memo;
 };
 
 #define HX(c) ((struct h2x *)(c)->sess)
@@ -209,13 +221,25 @@ static inline void hx_local_end(struct h2x *h, struct h2s *s)
 		list_add(&h->ready, &HXS(s)->ready); /* swept at the next send */
 }
 
+/* the work state (and HPACK decoder), taken back after a rest (h2x_rest.c):
+ * NULL, out of memory (the connection errs) */
+struct hxw *hx_work_take(struct h2x *h);
+static inline struct hxw *hx_work(struct h2x *h)
+{
+	return likely(h->w != NULL) ? h->w : hx_work_take(h);
+}
+
 /* WHY inline: each stream goes through them (bench/cg) */
 static inline void hx_closed_add(struct h2x *h, int32_t sid, int rd)
 {
-	uint32_t k = h->closed_n++ % HX_CLOSED;
+	struct hxw *w = hx_work(h);
+	uint32_t k;
 
-	h->closed[k].id = sid;
-	h->closed[k].rd = (uint8_t)rd;
+	if (!w)
+		return;
+	k = w->closed_n++ % HX_CLOSED;
+	w->closed[k].id = sid;
+	w->closed[k].rd = (uint8_t)rd;
 }
 
 /* a stream of ours gone, remembered as closed */
@@ -292,5 +316,10 @@ int hx_alive(struct h2c *c);
 void hx_goaway(struct h2c *c, uint32_t code);
 void hx_drain(struct h2c *c);
 int64_t hx_window(struct h2c *c, struct h2s *s);
+
+/* ---------- h2x_rest.c: what a resting connection gives back ---------- */
+
+/* the work state and decoder back once the connection rested (h2_eng.rest) */
+uint64_t hx_rest(struct h2c *c);
 
 #endif

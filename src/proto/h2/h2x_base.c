@@ -38,13 +38,16 @@ void hx_conn_err(struct h2x *h, uint32_t code)
 int hx_closed_rd(const struct h2x *h, int32_t sid)
 {
 	uint32_t keep = cfg.h2_streams > h->c->nstreams ? cfg.h2_streams - h->c->nstreams : 0;
+	const struct hxw *w = h->w;
 
-	keep = MIN(MIN(keep, h->closed_n), HX_CLOSED);
+	if (!w)
+		return 0; /* WHY: a rest forgets them, as a timed-out closed state may (RFC 9113 5.1) */
+	keep = MIN(MIN(keep, w->closed_n), HX_CLOSED);
 	for (uint32_t i = 0; i < keep; i++) {
-		uint32_t k = (h->closed_n - 1 - i) % HX_CLOSED;
+		uint32_t k = (w->closed_n - 1 - i) % HX_CLOSED;
 
-		if (h->closed[k].id == sid)
-			return h->closed[k].rd;
+		if (w->closed[k].id == sid)
+			return w->closed[k].rd;
 	}
 	return 0;
 }

@@ -214,7 +214,7 @@ static int table_neutral(const uint8_t *in, size_t n)
  * other block moves the table's generation on. */
 static int memo_try(struct h2x *h, struct h2s *s, const uint8_t *in, size_t n, int last)
 {
-	struct memo *m = &h->memo;
+	struct memo *m = &h->w->memo;
 
 	m->x.rec = 0;
 	if (!(last && h->hb_kind == HB_OPEN && s && !h->hb_conts && n <= XM_BLOCK && table_neutral(in, n))) {
@@ -235,7 +235,7 @@ static int memo_try(struct h2x *h, struct h2s *s, const uint8_t *in, size_t n, i
 /* the recorded block may be replayed if its fields broke no rule */
 static void memo_end(struct h2x *h, struct h2s *s)
 {
-	struct memo *m = &h->memo;
+	struct memo *m = &h->w->memo;
 
 	if (!m->x.rec)
 		return;
@@ -249,6 +249,8 @@ int hx_block_part(struct h2x *h, const uint8_t *in, size_t n, int last)
 	int kind = h->hb_kind;
 	struct h2s *s = kind == HB_OPEN || kind == HB_TRAILERS ? hx_find(h, h->hb_sid) : NULL;
 
+	if (!hx_work(h))
+		return -1;
 	if (memo_try(h, s, in, n, last))
 		return 0;
 	for (;;) {
@@ -264,7 +266,7 @@ int hx_block_part(struct h2x *h, const uint8_t *in, size_t n, int last)
 		n -= (size_t)r;
 		if ((fl & NGHTTP2_HD_INFLATE_EMIT) && s && !h->hb_bad) {
 			h->hb_bad = (uint8_t)field(&h->hv, s, &nv, kind == HB_TRAILERS);
-			xm_field(&h->memo.x, nv.name, nv.namelen, nv.value, nv.valuelen);
+			xm_field(&h->w->memo.x, nv.name, nv.namelen, nv.value, nv.valuelen);
 		}
 		if (fl & NGHTTP2_HD_INFLATE_FINAL) {
 			nghttp2_hd_inflate_end_headers(h->inf);

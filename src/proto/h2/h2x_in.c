@@ -187,7 +187,9 @@ static int setting(struct h2x *h, uint16_t id, uint32_t v)
 
 	switch (id) {
 	case NGHTTP2_SETTINGS_HEADER_TABLE_SIZE:
-		hpk_table_size(&h->def, v);
+		if (!hx_work(h))
+			return -1;
+		hpk_table_size(&h->w->def, v);
 		break;
 	case NGHTTP2_SETTINGS_ENABLE_PUSH:
 	case NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL:
@@ -277,6 +279,8 @@ static void fr_settings(struct h2x *h, const uint8_t *p, uint32_t len)
 		if (!h->acks_owed)
 			return hx_conn_err(h, H2E_PROTOCOL); /* an ACK of nothing */
 		h->acks_owed--; /* WHY once: we send one SETTINGS, a second ACK was refused above */
+		if (!hx_work(h))
+			return;
 		if (nghttp2_hd_inflate_change_table_size(h->inf, cfg.h2_table))
 			return hx_conn_err(h, H2E_INTERNAL);
 		h->gen++;

@@ -10,10 +10,10 @@ static int headers_out(struct h2x *h, int32_t sid, const struct xs_nv *nv, size_
 	size_t bound = hpk_bound(f, n), off = 0, len;
 	uint8_t type = FR_HEADERS, *at;
 
-	if (hx_buf_room(&h->ctl, 9 + bound + 9 * (bound / h->peer_frame + 1)) < 0)
+	if (!hx_work(h) || hx_buf_room(&h->ctl, 9 + bound + 9 * (bound / h->peer_frame + 1)) < 0)
 		return -1;
 	at = h->ctl.p + h->ctl.n;
-	len = hpk_encode(&h->def, at + 9, f, n);
+	len = hpk_encode(&h->w->def, at + 9, f, n);
 	if (len <= h->peer_frame) { /* WHY the usual case: encoded in place, one frame */
 		hx_fr_head(at, len, FR_HEADERS, flags | FL_END_HEADERS, sid);
 		h->ctl.n += (uint32_t)(9 + len);
