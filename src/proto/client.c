@@ -61,6 +61,7 @@ struct cinfo *cinfo_new(int fd, const struct sockaddr_storage *peer, const struc
 	cpeer_addr(fd, peer, &sock);
 	ci->src = pi && !pi->local ? pi->src : sock;
 	ci->len = 0;
+	ci->echo_only = 0;
 	sa_name(&ci->src, a, sizeof(a));
 	put(ci, "addr=%s", a, strlen(a));
 	if (pi) {
@@ -79,5 +80,7 @@ struct cinfo *cinfo_new(int fd, const struct sockaddr_storage *peer, const struc
 struct ist cinfo_make(struct cpeer p)
 {
 	*p.ci = cinfo_new(p.fd, p.addr, NULL, NULL);
+	if (*p.ci)
+		(*p.ci)->echo_only = 1;
 	return cinfo_text(*p.ci);
 }

@@ -13,6 +13,7 @@
 struct cinfo {
 	struct sockaddr_storage src;   /* the client: PROXY's source, or the socket's peer */
 	uint16_t len;                  /* of text */
+	uint8_t echo_only;             /* made for an E=1 request: said to those alone */
 	char text[700];                /* X-Client's value */
 };
 
@@ -49,12 +50,14 @@ static inline struct ist cinfo_text(const struct cinfo *ci)
 struct ist cinfo_make(struct cpeer p);
 
 /* X-Client for the exchange <x> planned on a connection: its cinfo's text,
- * made now when E=1 asks and the connection has none; empty when neither.
- * WHY inline: asked for every request, mostly of a connection with none */
+ * made now when E=1 asks and the connection has none; empty when neither,
+ * and for a request without E=1 after one made it (WHY: X-Client on every
+ * answer of a keep-alive connection once E=1 had passed on it, a state
+ * leak). WHY inline: asked for every request, mostly of a connection with none */
 static inline struct ist cinfo_for(struct cpeer p, const struct exch *x)
 {
 	if (p.ci && *p.ci)
-		return cinfo_text(*p.ci);
+		return !(*p.ci)->echo_only || ex_echo(x) ? cinfo_text(*p.ci) : cinfo_text(NULL);
 	return p.ci && ex_echo(x) ? cinfo_make(p) : cinfo_text(NULL);
 }
 

@@ -81,5 +81,13 @@ shutdown($c, 1);
 @r = parse_responses($buf);
 ok(@r == 1 && length $r[0]{body} == 1000000 && $end eq 'eof', 'a client that half-closes still gets it all');
 
+# X-Client goes to the E=1 request alone, not to the connection's later ones
+# (it once stuck to every answer after an E=1 had passed)
+$buf = raw_exchange("GET /?s=1 HTTP/1.1\r\nHost: x\r\n\r\nGET /?E=1 HTTP/1.1\r\nHost: x\r\n\r\n"
+                    . "GET /?s=2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+@r = parse_responses($buf);
+is(join(' ', map { scalar grep { lc $_->[0] eq 'x-client' } @{ $_->{headers} } } @r), '0 1 0',
+   'X-Client on the E=1 answer only, not before or after it on the same connection');
+
 is(stop_hx(), 0, 'clean stop');
 done_testing();

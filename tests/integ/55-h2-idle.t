@@ -21,6 +21,7 @@ N = 2000
 NG = "--h2-engine nghttp2" in os.environ.get("HX_ARGS", "")
 LIMIT = 24 if NG else 4
 heads = {}  # the last answer's fields on each stream
+bodies = {}  # ... and its body
 syms = subprocess.run(["nm", "-D", BIN], capture_output=True, text=True).stdout
 SAN = "__asan_init" in syms or "__tsan_init" in syms  # a sanitizer's shadow memory: RSS says nothing
 
@@ -37,12 +38,13 @@ def client():
     return sock, conn
 
 
-def ask(sock, conn, paths, first_sid):
-    """<paths> on streams from <first_sid>, sent at once: {sid: (status, body bytes)}"""
+def ask(sock, conn, paths, first_sid, extra=()):
+    """<paths> on streams from <first_sid>, sent at once, each with the fields
+    <extra>: {sid: (status, body bytes)}"""
     sids = [first_sid + 2 * i for i in range(len(paths))]
     for sid, p in zip(sids, paths):
-        conn.send_headers(sid, [(":method", "GET"), (":scheme", "http"), (":authority", "x"), (":path", p)],
-                          end_stream=True)
+        conn.send_headers(sid, [(":method", "GET"), (":scheme", "http"), (":authority", "x"), (":path", p)]
+                          + list(extra), end_stream=True)
     sock.sendall(conn.data_to_send())
     got = {sid: [None, 0] for sid in sids}
     ended = set()
@@ -54,6 +56,7 @@ def ask(sock, conn, paths, first_sid):
                 heads[ev.stream_id] = dict(ev.headers)
             elif isinstance(ev, h2.events.DataReceived):
                 got[ev.stream_id][1] += len(ev.data)
+                bodies[ev.stream_id] = bodies.get(ev.stream_id, b"") + ev.data
             elif isinstance(ev, (h2.events.StreamEnded, h2.events.StreamReset)):
                 ended.add(ev.stream_id)
         until.seen = list(evs)
@@ -68,6 +71,11 @@ rest = rss_kb(proc.pid)
 sock, conn = client()
 r = ask(sock, conn, ["/?s=100"], 1)
 ok(r == {1: ("200", 100)}, "the first request of the connection that goes idle (%s)" % r)
+# fields the client's encoder puts in its dynamic table: sent again after the
+# rest, they come as references that the server's rebuilt decoder must resolve
+EXTRA = [("x-before-rest", "v" * 40), ("x-other", "kept-in-the-table")]
+ask(sock, conn, ["/?E=1"], 3, EXTRA)
+echo1 = bodies.get(3, b"")
 
 loop, held, good = open_idle(port, N)
 ok(good == N, "%d idle h2c connections held after one request each (%d)" % (N, good))
@@ -77,13 +85,18 @@ kib = (idle - rest) / float(max(good, 1))
 ok(SAN or kib < LIMIT, "%.2f KiB a connection while idle (< %d)" % (kib, LIMIT))
 
 # the connection that went idle takes its buffers back: a 1 MiB body, then 40 pipelined
-r = ask(sock, conn, ["/?s=1m"], 3)
-ok(r == {3: ("200", 1 << 20)}, "a 1 MiB answer after idle (%s)" % r)
+r = ask(sock, conn, ["/?s=1m"], 5)
+ok(r == {5: ("200", 1 << 20)}, "a 1 MiB answer after idle (%s)" % r)
 # WHY: at rest our engine dropped its encoder's entries and folded its decoder; both tables rebuilt
-ok(sorted(heads[3]) == sorted(heads[1]) and heads[3].get("content-type") == heads[1].get("content-type"),
-   "the answer after the rest has the fields of the first (%s)" % sorted(heads[3]))
-r = ask(sock, conn, ["/?s=%d" % (1000 + i) for i in range(40)], 5)
-ok(all(r[5 + 2 * i] == ("200", 1000 + i) for i in range(40)), "40 pipelined requests after idle, all answered")
+ok(sorted(heads[5]) == sorted(heads[1]) and heads[5].get("content-type") == heads[1].get("content-type"),
+   "the answer after the rest has the fields of the first (%s; %s)" % (sorted(heads[5]), sorted(heads[1])))
+ask(sock, conn, ["/?E=1"], 7, EXTRA)
+echo2 = bodies.get(7, b"")
+ok(b"x-before-rest: " + b"v" * 40 in echo2 and b"x-other: kept-in-the-table" in echo2 and echo2 == echo1,
+   "the request's fields from the client's table, read after the rest as before it (E=1: %d and %d bytes)"
+   % (len(echo1), len(echo2)))
+r = ask(sock, conn, ["/?s=%d" % (1000 + i) for i in range(40)], 9)
+ok(all(r[9 + 2 * i] == ("200", 1000 + i) for i in range(40)), "40 pipelined requests after idle, all answered")
 sock.close()
 
 close_all(loop, held)
