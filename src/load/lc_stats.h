@@ -31,6 +31,10 @@ enum lc_err { E_CONNECT, E_TLS, E_TIMEOUT, E_RESET, E_PROTOCOL, E_BODY, E_MAX };
  * H_HIT: the latency of a cache's hits, H_SRV and H_OTH then the misses') */
 enum lc_hist { H_LAT, H_SRV, H_OTH, H_HIT, H_QUEUE, H_TTFB, H_BODY, H_PACED, H_BOTH, H_CONNECT, H_TLS, H_EVENT,
 	       H_FIRST_EV, H_LAST_EV, H_GAP_SENT, H_GAP_RECV, H_RPC, H_EV_RATE, H_MAX };
+/* the rows a run of an older hxload may lack (read as empty): the hit row,
+ * --sse's token rows. WHY here: a new row is added to the enum and to this */
+#define LC_HIST_LATER ((1u << H_HIT) | (1u << H_FIRST_EV) | (1u << H_LAST_EV) | (1u << H_GAP_SENT) | \
+		       (1u << H_GAP_RECV) | (1u << H_EV_RATE))
 
 /* --sse: the figures hxload ab compares when the runs have events (sse.c) */
 struct lc_sse_fig {

@@ -96,8 +96,7 @@ int lc_run_read(const struct json *r, struct lc_stats *s)
 	for (int i = 0; i < H_MAX; i++) {
 		const struct json *h = json_get(hs, lc_hist_names[i]);
 
-		/* WHY: a run of an hxload before the hit row or --sse's token rows */
-		if (!h && (i == H_HIT || (i >= H_FIRST_EV && i <= H_GAP_RECV) || i == H_EV_RATE))
+		if (!h && (LC_HIST_LATER >> i & 1))
 			continue;
 		if (!h || lc_hist_read(&s->h[i], h) < 0)
 			return -1;
