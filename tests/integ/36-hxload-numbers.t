@@ -35,7 +35,11 @@ for my $u ("http://127.0.0.1:$port/?s=256k", "h2c://127.0.0.1:$port/?s=256k", "-
 # 2. the whole response split: a 10k body in 1k pieces, 10 ms apart, no proxy
 {
     my ($j) = run("-c 2 -n 20 'http://127.0.0.1:$port/?s=10k&p=1k&d=10'");
-    ok($j->{body_paced_ms}{min} == 90 && $j->{body_paced_ms}{max} == 90, "body_paced: the server's 9 pauses of 10 ms (X-rsp pace=)");
+    # WHY min >= 80, not 90: a client late to read the head (a loaded host) counts
+    # part of the pacing in ttfb, and body_paced is never more than the body
+    ok($j->{body_paced_ms}{min} >= 80 && $j->{body_paced_ms}{p50} == 90 && $j->{body_paced_ms}{max} == 90,
+       "body_paced: the server's 9 pauses of 10 ms (X-rsp pace=)")
+        or diag("body_paced $j->{body_paced_ms}{min}..$j->{body_paced_ms}{max} ms, body $j->{body_ms}{min}..$j->{body_ms}{max} ms");
     ok($j->{other_ms}{p50} < 20, "other (the head's time beyond the server) stays small: p50 $j->{other_ms}{p50} ms, not the body's 90");
     ok($j->{body_other_ms}{p50} < 20, "body_other (the body beyond the pacing): p50 $j->{body_other_ms}{p50} ms");
     is(hsum($j, 'latency'), hsum($j, 'ttfb') + hsum($j, 'body'), 'closed loop: latency = ttfb + body, request by request (their sums)');

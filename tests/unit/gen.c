@@ -10,9 +10,11 @@
 #define T_NS ((int64_t)5000000000000) /* the fake clock */
 #define T_US ((uint64_t)T_NS / 1000)
 
+static uint64_t fake_now = T_US;
+
 static uint64_t fake_us(void)
 {
-	return T_US;
+	return fake_now;
 }
 
 static const struct gen_conf gc = { fake_us, NULL, 0, { 1 << 30, 100000, 0 }, { "box", 3 } };
@@ -40,7 +42,8 @@ static const char *run(uint64_t max)
 
 	ex_respond(&x, &gc, T_NS);
 	for (int i = 0; i < 60 && o < sizeof(out) - 24; i++) {
-		switch (ex_next(&x, max, now, &a)) {
+		fake_now = now;
+		switch (ex_next(&x, max, &gc, &a)) {
 		case EXA_DATA:
 			o += (size_t)snprintf(out + o, sizeof(out) - o, "D%llu ", (unsigned long long)a.len);
 			continue;
@@ -67,7 +70,7 @@ static size_t pull(uint64_t max, char *out, size_t cap)
 
 	ex_respond(&x, &gc, T_NS);
 	for (int i = 0; i < 100000; i++) {
-		enum ex_act act = ex_next(&x, max, T_US, &a);
+		enum ex_act act = ex_next(&x, max, &gc, &a);
 
 		if (act == EXA_PAUSE) {
 			ex_resume(&x);
@@ -164,21 +167,24 @@ int main(void)
 	/* a pause, a fault and the end repeat until acted upon */
 	start("/?s=8&p=4&d=50");
 	ex_respond(&x, &gc, T_NS);
-	ex_next(&x, 100, T_US, &a);
-	ok(ex_next(&x, 100, T_US, &a) == EXA_PAUSE && a.until_us == T_US + 50000, "the pause ends 50 ms on");
-	ok(ex_next(&x, 100, T_US + 9000, &a) == EXA_PAUSE && a.until_us == T_US + 50000,
+	ex_next(&x, 100, &gc, &a);
+	ok(ex_next(&x, 100, &gc, &a) == EXA_PAUSE && a.until_us == T_US + 50000, "the pause ends 50 ms on");
+	fake_now = T_US + 9000;
+	ok(ex_next(&x, 100, &gc, &a) == EXA_PAUSE && a.until_us == T_US + 50000,
 	   "asked again, the same pause with the same end");
 	ex_resume(&x);
-	ok(ex_next(&x, 100, T_US + 50000, &a) == EXA_DATA && a.off == 4 && a.len == 4, "then the next piece");
-	ok(ex_next(&x, 100, 0, &a) == EXA_END && ex_next(&x, 100, 0, &a) == EXA_END, "the end repeats");
+	fake_now = T_US + 50000;
+	ok(ex_next(&x, 100, &gc, &a) == EXA_DATA && a.off == 4 && a.len == 4, "then the next piece");
+	ok(ex_next(&x, 100, &gc, &a) == EXA_END && ex_next(&x, 100, &gc, &a) == EXA_END, "the end repeats");
+	fake_now = T_US;
 
 	/* the bytes are the pattern, continuous across slices */
 	start("/?s=120");
 	ex_respond(&x, &gc, T_NS);
-	ex_next(&x, 70, T_US, &a);
+	ex_next(&x, 70, &gc, &a);
 	n = ex_slice(&x, a.off, (size_t)a.len, &p);
 	ok(n == 70 && !memcmp(p, ".123456789", 10) && p[49] == '\n' && p[50] == '.', "the first slice is the line pattern");
-	ex_next(&x, 70, T_US, &a);
+	ex_next(&x, 70, &gc, &a);
 	n = ex_slice(&x, a.off, (size_t)a.len, &p);
 	ok(a.off == 70 && n == 50 && !memcmp(p, ".123456789", 10) && p[29] == '\n',
 	   "the next one goes on where it stopped (offset 70 is column 20)");
@@ -222,7 +228,7 @@ int main(void)
 	ex_respond(&x, &gc, T_NS);
 	ok(ex_zero_copy_ok(&x) && ex_frame(&x) == 0, "a plain body may go zero-copy");
 	ex_skip(&x, 99000);
-	ok(ex_left(&x) == 1000 && ex_next(&x, 5000, T_US, &a) == EXA_DATA && a.off == 99000 && a.len == 1000,
+	ok(ex_left(&x) == 1000 && ex_next(&x, 5000, &gc, &a) == EXA_DATA && a.off == 99000 && a.len == 1000,
 	   "ex_skip: the bytes an adapter sent itself are not handed out again");
 
 	/* trailers */

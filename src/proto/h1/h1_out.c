@@ -180,7 +180,7 @@ enum h1_out h1_stage_body(struct h1c *c)
 	for (;;) {
 		if (oq_iov_room(q) < 5 || oq_sc_room(q) < 48 || q->bytes >= STAGE_MAX)
 			return H1O_FLUSH;
-		enum ex_act act = ex_left(c->ex) ? ex_next(c->ex, step_max(c), c->t.w->loop.now_us, &a) :
+		enum ex_act act = ex_left(c->ex) ? ex_next(c->ex, step_max(c), &cfg.gen, &a) :
 				  ex_end(c->ex);
 
 		switch (act) {

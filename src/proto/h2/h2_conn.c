@@ -309,7 +309,7 @@ enum h2_next h2s_next(struct h2s *s, size_t max, struct ex_action *a)
 	struct h2c *c = s->c;
 	uint64_t frame = ex_frame(x);
 
-	switch (ex_next(x, frame ? MIN(frame, (uint64_t)max) : max, c->t.w->loop.now_us, a)) {
+	switch (ex_next(x, frame ? MIN(frame, (uint64_t)max) : max, &cfg.gen, a)) {
 	case EXA_RESET:
 		ctr_add(&c->t.w->st.faults[SF_RESET], 1);
 		return H2N_RESET;
