@@ -25,15 +25,24 @@
  * connection is one of the figures; reads go to the thread's scratch */
 static char scratch[16384];
 
-static void conn_gone(struct idle_conn *c, uint64_t now)
+/* its TLS or QUIC state and its socket */
+static void conn_free(struct idle_conn *c)
+{
+	if (c->ssl)
+		idle_tls_free(c);
+	if (c->q)
+		idle_h3_free(c);
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+void idle_gone(struct idle_conn *c, uint64_t now)
 {
 	struct idle_state *s = &lc_idle;
 
 	epoll_ctl(s->ep, EPOLL_CTL_DEL, c->fd, NULL);
-	if (c->ssl)
-		idle_tls_free(c);
-	close(c->fd);
-	c->fd = -1;
+	conn_free(c);
 	if (c->st != IC_ANSWERED) {
 		idle_why(s, 0);
 		c->st = IC_FAILED;
@@ -50,6 +59,16 @@ static int conn_open(struct idle_conn *c)
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP, .data.ptr = c };
 	int one = 1;
 
+	if (s->h3) {
+		if (idle_h3_open(c, s->ep, (uint32_t)(lc_o->conns + (c - s->conns))) < 0) {
+			idle_why(s, errno);
+			conn_free(c);
+			return -1;
+		}
+		c->st = IC_CONNECTING;
+		s->connecting++;
+		return 0;
+	}
 	c->fd = socket(lc_tg->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (c->fd < 0)
 		return -1;
@@ -108,6 +127,10 @@ static int conn_request(struct idle_conn *c)
 
 static void conn_event(struct idle_state *s, struct idle_conn *c, uint32_t events, uint64_t now)
 {
+	if (s->h3) {
+		idle_h3_event(c);
+		return;
+	}
 	if (c->st == IC_CONNECTING) {
 		int err = 0;
 		socklen_t el = sizeof(err);
@@ -118,7 +141,7 @@ static void conn_event(struct idle_state *s, struct idle_conn *c, uint32_t event
 		s->connecting--;
 		if (err || (events & (EPOLLERR | EPOLLHUP)) || (lc_tg->tls && idle_tls_start(c) < 0)) {
 			idle_why(s, err ? err : ECONNRESET);
-			conn_gone(c, now);
+			idle_gone(c, now);
 			return;
 		}
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.ptr = c };
@@ -126,14 +149,14 @@ static void conn_event(struct idle_state *s, struct idle_conn *c, uint32_t event
 		open_more(s);
 	}
 	if (conn_request(c) < 0) {
-		conn_gone(c, now);
+		idle_gone(c, now);
 		return;
 	}
 	if (c->st == IC_TLS) /* WHY: SSL_read would end the handshake, and no request sent */
 		return;
 	for (long n; (n = idle_recv(c, scratch, sizeof(scratch))) != -1;)
 		if (n == 0 || idle_read(c, scratch, (size_t)n, now) < 0) {
-			conn_gone(c, now); /* the peer closed it, or said it would */
+			idle_gone(c, now); /* the peer closed it, or said it would */
 			return;
 		}
 }
@@ -146,11 +169,15 @@ static void *idle_main(void *arg)
 
 	open_more(s);
 	while (!atomic_load(&s->stop)) {
-		int n = epoll_wait(s->ep, evs, 256, 100);
+		int n = epoll_wait(s->ep, evs, 256, s->h3 ? idle_h3_wait_ms(100) : 100);
 		uint64_t now = lc_now_us();
 
 		for (int i = 0; i < n; i++)
 			conn_event(s, evs[i].data.ptr, evs[i].events, now);
+		if (s->h3) { /* WHY here: a handshake's end frees a place for the next */
+			idle_h3_timers(s);
+			open_more(s);
+		}
 		if (lc_o->idle_ping_us && now >= next_ping) {
 			idle_ping_all(s, now);
 			next_ping = now + lc_o->idle_ping_us;
@@ -185,14 +212,15 @@ int lc_idle_start(void)
 
 	if (!lc_o->idle)
 		return 0;
-	if (lc_tg->proto != LC_H1 && lc_tg->proto != LC_H2 && lc_tg->proto != LC_AUTO) {
-		fprintf(stderr, "hxload: --idle: HTTP/1.1 keep-alive and h2 (h2c, TLS) only, not h3 nor WebSocket yet\n");
+	if (lc_tg->proto == LC_WS) {
+		fprintf(stderr, "hxload: --idle: HTTP/1.1 keep-alive, h2 (h2c, TLS) and h3 only, not WebSocket yet\n");
 		return -1;
 	}
 	if (nofile_raise(lc_o->idle + lc_o->conns + 64) < 0)
 		return -1;
 	s->n = lc_o->idle;
 	s->h2 = lc_tg->proto == LC_H2 && !lc_tg->tls;
+	s->h3 = lc_o->force == LC_H3;
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (s->ep < 0 || !(s->conns = calloc((size_t)s->n, sizeof(*s->conns)))) {
 		fprintf(stderr, "hxload: --idle %d: out of memory\n", s->n);
@@ -228,11 +256,9 @@ void lc_idle_stop(void)
 	pthread_join(s->th, NULL);
 	s->running = 0;
 	for (int i = 0; i < s->n; i++)
-		if (s->conns[i].fd >= 0) {
-			if (s->conns[i].ssl)
-				idle_tls_free(&s->conns[i]);
-			close(s->conns[i].fd);
-		}
+		conn_free(&s->conns[i]);
+	if (s->h3)
+		idle_h3_end();
 	s->held = (int)(atomic_load(&s->answered) - s->closed);
 	free(s->conns);
 	s->conns = NULL;

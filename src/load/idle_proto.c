@@ -52,6 +52,26 @@ static size_t h2_request(uint8_t *p)
 	return hb;
 }
 
+/* HEADERS (type 1, a one-byte length then) on QPACK's static table:
+ * :method GET (17), :scheme https (23) indexed; :authority (0) and :path
+ * (1) literal with the name's index; no Huffman */
+size_t idle_h3_request(uint8_t *p, size_t max)
+{
+	const char *path = lc_tg->paths[0].path;
+	size_t k = 3, pl = strlen(path), al = strlen(lc_tg->authority);
+
+	if (pl + al + 24 > max || pl + al + 24 > 16383)
+		return 0;
+	p[k++] = 0, p[k++] = 0; /* Required Insert Count, Base */
+	p[k++] = 0xc0 | 17, p[k++] = 0xc0 | 23;
+	p[k++] = 0x50 | 0;
+	k += hpack_str(p + k, lc_tg->authority, al);
+	p[k++] = 0x50 | 1;
+	k += hpack_str(p + k, path, pl);
+	p[0] = 0x01, p[1] = (uint8_t)(0x40 | (k - 3) >> 8), p[2] = (uint8_t)(k - 3); /* a 2-byte varint */
+	return k;
+}
+
 int idle_send_request(struct idle_conn *c)
 {
 	uint8_t buf[4096];
@@ -63,7 +83,7 @@ int idle_send_request(struct idle_conn *c)
 	return idle_send(c, buf, h2_request(buf));
 }
 
-static void answered(struct idle_conn *c, uint64_t now)
+void idle_answered(struct idle_conn *c, uint64_t now)
 {
 	if (c->st != IC_SENT)
 		return;
@@ -81,7 +101,7 @@ static int h2_frame(struct idle_conn *c, uint64_t now)
 
 	c->skip = (uint32_t)c->hb[0] << 16 | (uint32_t)c->hb[1] << 8 | c->hb[2];
 	if (type == 1)
-		answered(c, now);
+		idle_answered(c, now);
 	else if (type == 4 && !(flags & 1))
 		return idle_send(c, ack, frame_head(ack, 0, 4, 1, 0));
 	else if (type == 7)
@@ -92,7 +112,7 @@ static int h2_frame(struct idle_conn *c, uint64_t now)
 int idle_read(struct idle_conn *c, const char *p, size_t n, uint64_t now)
 {
 	if (!c->h2) {
-		answered(c, now);
+		idle_answered(c, now);
 		return 0;
 	}
 	while (n) {

@@ -20,10 +20,15 @@ void idle_closed(struct idle_state *s, uint64_t idle_us)
 	s->buckets[b < IDLE_BUCKETS ? b : IDLE_BUCKETS - 1]++;
 }
 
-void idle_why(struct idle_state *s, int err)
+void idle_why_text(struct idle_state *s, const char *why)
 {
 	if (!s->why[0])
-		snprintf(s->why, sizeof(s->why), "%s", err ? strerror(err) : "closed by the peer before its answer");
+		snprintf(s->why, sizeof(s->why), "%s", why);
+}
+
+void idle_why(struct idle_state *s, int err)
+{
+	idle_why_text(s, err ? strerror(err) : "closed by the peer before its answer");
 }
 
 /* VmRSS in KiB, 0 when it cannot be read */

@@ -408,6 +408,11 @@ static int lc_h3_global_init(void)
 	return 0;
 }
 
+const struct qtls *lc_h3_qtls(void)
+{
+	return &qtls;
+}
+
 static void lc_h3_global_free(void)
 {
 	qtls_free(&qtls);

@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "lc_conn.h"
 #include "qmem.h"
+#include "qtls.h"
 #include "qwrite.h"
 #include "timer.h"
 
@@ -39,6 +40,9 @@ static inline ngtcp2_tstamp ts(void)
 {
 	return (ngtcp2_tstamp)clock_ns();
 }
+
+/* the client's credentials (--cacert, --cert), for --idle's connections */
+const struct qtls *lc_h3_qtls(void);
 
 /* lc_h3_req.c: requests and their streams */
 /* the HTTP/3 session on <q>'s connection: its control and QPACK streams */

@@ -26,10 +26,11 @@ struct idle_conn {
 	uint32_t skip;               /* h2: the frame's payload bytes still to skip */
 	uint64_t since_us;           /* its answer came: idle from then */
 	SSL *ssl;                    /* https://, else NULL */
+	struct idle_q *q;            /* h3: its QUIC connection (idle_h3.c), else NULL */
 };
 
 struct idle_state {
-	int n, h2, ep, running;      /* h2: h2c:// */
+	int n, h2, h3, ep, running;  /* h2: h2c://; h3: --h3 */
 	int opened, connecting;      /* the idle thread's */
 	struct idle_conn *conns;
 	pthread_t th;
@@ -53,6 +54,10 @@ extern struct idle_state lc_idle;
 /* idle_proto.c: the one request, what comes back, the PINGs */
 int idle_send_request(struct idle_conn *c);
 int idle_read(struct idle_conn *c, const char *p, size_t n, uint64_t now);
+/* its answer came (the first bytes of it): idle from <now> */
+void idle_answered(struct idle_conn *c, uint64_t now);
+/* h3: the request's HEADERS frame (QPACK, static table and literals) in <p>: its length, 0 when it does not fit */
+size_t idle_h3_request(uint8_t *p, size_t max);
 void idle_ping_all(struct idle_state *s, uint64_t now);
 /* idle_tls.c: the handshake; bytes in and out, TLS or not */
 int idle_tls_start(struct idle_conn *c);
@@ -60,10 +65,23 @@ int idle_tls_step(struct idle_conn *c);
 int idle_send(struct idle_conn *c, const void *p, size_t n);
 long idle_recv(struct idle_conn *c, char *buf, size_t n);
 void idle_tls_free(struct idle_conn *c);
+/* idle_h3.c: QUIC; <c>'s fd set and watched, then 0, or -1 with errno */
+int idle_h3_open(struct idle_conn *c, int ep, uint32_t source);
+/* its socket is readable */
+void idle_h3_event(struct idle_conn *c);
+/* the idle thread's wait: <most> ms, less when a QUIC timer is due sooner */
+int idle_h3_wait_ms(int most);
+void idle_h3_timers(struct idle_state *s);
+void idle_h3_free(struct idle_conn *c);
+/* the thread's timers freed (all connections are) */
+void idle_h3_end(void);
+/* idle.c: <c> closed (by the peer, or failed), its state freed, counted */
+void idle_gone(struct idle_conn *c, uint64_t now);
 /* idle_report.c */
 void idle_closed(struct idle_state *s, uint64_t idle_us);
 /* the first connection that failed: its errno, said once in the report */
 void idle_why(struct idle_state *s, int err);
+void idle_why_text(struct idle_state *s, const char *why);
 void idle_rss(struct idle_state *s, int when);
 
 #endif
