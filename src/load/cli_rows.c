@@ -142,12 +142,12 @@ const struct opt cli_rows[] = {
 	  .help = "another process on this machine (a proxy): its CPU time\n"
 	  "in the window, per request and per MiB (repeatable, 8)" },
 	{ "idle", 0, NUM(idle, 0, 1000000, 0), .arg = "<n>",
-	  .help = "n more connections (h1, h2; clear or TLS) that each send one\n"
+	  .help = "n more connections (h1, h2; clear or TLS; h3) that each send one\n"
 	  "request, then stay idle to the end: how many the server or\n"
 	  "a proxy closed and after how long idle, each process's RSS\n"
 	  "(hxload's, --pid's) per idle connection" },
 	{ "idle-ping", 0, DUR(idle_ping_us, 100000, 0, "100ms or more"), .arg = "<t>",
-	  .help = "h2: a PING on each idle connection every t (default none:\n"
+	  .help = "h2, h3: a PING on each idle connection every t (default none:\n"
 	  "idle means idle, a peer's idle timeout shows)" },
 	{ "label", 0, STR(label), .arg = "<text>",
 	  .help = "a name for this run in the report and the JSON" },

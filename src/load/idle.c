@@ -132,7 +132,8 @@ static int conn_request(struct idle_conn *c)
 static void conn_event(struct idle_state *s, struct idle_conn *c, uint32_t events, uint64_t now)
 {
 	if (s->h3) {
-		idle_h3_event(c);
+		if (idle_h3_event(c) < 0)
+			idle_gone(c, now);
 		return;
 	}
 	if (c->st == IC_CONNECTING) {
@@ -179,7 +180,8 @@ static void *idle_main(void *arg)
 		for (int i = 0; i < n; i++)
 			conn_event(s, evs[i].data.ptr, evs[i].events, now);
 		if (s->h3) { /* WHY here: a handshake's end frees a place for the next */
-			idle_h3_timers(s);
+			for (struct idle_conn *c; (c = idle_h3_timers(s));)
+				idle_gone(c, lc_now_us());
 			open_more(s);
 		}
 		if (lc_o->idle_ping_us && now >= next_ping) {

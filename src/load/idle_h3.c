@@ -144,18 +144,19 @@ static void q_arm(struct idle_q *q)
 }
 
 /* the connection ended: the peer's close (or its idle timeout) once
- * answered, a failure before */
-static void q_end(struct idle_q *q, int rv, uint64_t now)
+ * answered, a failure before (its cause said); -1 for the caller to free it */
+static int q_end(struct idle_q *q, int rv)
 {
 	struct idle_conn *c = q->c;
 
+	timer_cancel(&heap, &q->tm);
 	if (c->st == IC_CONNECTING)
 		lc_idle.connecting--;
 	if (c->st != IC_ANSWERED)
 		idle_why_text(&lc_idle, rv == NGTCP2_ERR_DRAINING ? "closed by the peer before its answer" :
 					rv == NGTCP2_ERR_IDLE_CLOSE ? "QUIC idle timeout before its answer" :
-					rv ? ngtcp2_strerror(rv) : "QUIC: cannot send");
-	idle_gone(c, now);
+					rv ? ngtcp2_strerror(rv) : "QUIC: cannot receive");
+	return -1;
 }
 
 static int q_new(struct idle_q *q, const struct sockaddr *local, socklen_t locallen)
@@ -215,7 +216,7 @@ int idle_h3_open(struct idle_conn *c, int ep, uint32_t source)
 	return 0;
 }
 
-void idle_h3_event(struct idle_conn *c)
+int idle_h3_event(struct idle_conn *c)
 {
 	struct idle_q *q = c->q;
 	int rv;
@@ -229,20 +230,16 @@ void idle_h3_event(struct idle_conn *c)
 		if (n <= 0) { /* WHY 0 too: ngtcp2 0.12 asserts on an empty datagram */
 			if (n == 0)
 				continue;
-			q_end(q, 0, lc_now_us());
-			return;
+			return q_end(q, 0);
 		}
 		if ((rv = ngtcp2_conn_read_pkt(q->conn, ngtcp2_conn_get_path(q->conn), &pi, io, (size_t)n,
-					       (ngtcp2_tstamp)clock_ns()))) {
-			q_end(q, rv, lc_now_us());
-			return;
-		}
+					       (ngtcp2_tstamp)clock_ns())))
+			return q_end(q, rv);
 	}
-	if ((rv = q_write(q)) < 0) {
-		q_end(q, rv, lc_now_us());
-		return;
-	}
+	if ((rv = q_write(q)) < 0)
+		return q_end(q, rv);
 	q_arm(q);
+	return 0;
 }
 
 int idle_h3_wait_ms(int most)
@@ -255,23 +252,25 @@ int idle_h3_wait_ms(int most)
 }
 
 /* the connections whose time came: ngtcp2's timers (losses, ACKs, its idle
- * timeout, the keep-alive PINGs, counted once answered) */
-void idle_h3_timers(struct idle_state *s)
+ * timeout, the keep-alive PINGs, counted once answered); stops at one that
+ * ended and returns it, NULL when none is due */
+struct idle_conn *idle_h3_timers(struct idle_state *s)
 {
 	struct timer *t;
 
 	while ((t = timer_pop(&heap, now_us()))) {
 		struct idle_q *q = container_of(t, struct idle_q, tm);
-		int rv = ngtcp2_conn_handle_expiry(q->conn, (ngtcp2_tstamp)clock_ns()), n;
+		int rv = ngtcp2_conn_handle_expiry(q->conn, (ngtcp2_tstamp)clock_ns()), n = 0;
 
 		if (rv || (n = q_write(q)) < 0) {
-			q_end(q, rv ? rv : n, lc_now_us());
-			continue;
+			q_end(q, rv ? rv : n);
+			return q->c;
 		}
 		if (q->c->st == IC_ANSWERED && lc_o->idle_ping_us)
 			s->pings += (uint64_t)n;
 		q_arm(q);
 	}
+	return NULL;
 }
 
 void idle_h3_free(struct idle_conn *c)

@@ -1,4 +1,4 @@
-/* hxload --idle's wire: the one HTTP/1.1 or h2 request of each held connection, the frames that come back, the PINGs. */
+/* hxload --idle's wire: the one HTTP/1.1, h2 or h3 request of each held connection, the h2 frames that come back, the PINGs. */
 #include <string.h>
 
 #include "common.h"

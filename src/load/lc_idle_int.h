@@ -67,11 +67,12 @@ long idle_recv(struct idle_conn *c, char *buf, size_t n);
 void idle_tls_free(struct idle_conn *c);
 /* idle_h3.c: QUIC; <c>'s fd set and watched, then 0, or -1 with errno */
 int idle_h3_open(struct idle_conn *c, int ep, uint32_t source);
-/* its socket is readable */
-void idle_h3_event(struct idle_conn *c);
+/* its socket is readable: 0, or -1 when it ended (idle_gone's to free) */
+int idle_h3_event(struct idle_conn *c);
 /* the idle thread's wait: <most> ms, less when a QUIC timer is due sooner */
 int idle_h3_wait_ms(int most);
-void idle_h3_timers(struct idle_state *s);
+/* the due timers run, up to one whose connection ended: it (idle_gone's), or NULL */
+struct idle_conn *idle_h3_timers(struct idle_state *s);
 void idle_h3_free(struct idle_conn *c);
 /* the thread's timers freed (all connections are) */
 void idle_h3_end(void);
