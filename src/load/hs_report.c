@@ -5,6 +5,7 @@
 #include "lc_hs.h"
 #include "lc_stats.h"
 #include "lc_tls.h"
+#include "hist_json.h"
 
 static const char *const part_names[HSP_MAX] = { "connect", "tls", "first_byte" };
 static const char *const kind_words[HS_KINDS] = { "full", "resumed", "0-RTT" };
@@ -12,6 +13,12 @@ static const char *const kind_words[HS_KINDS] = { "full", "resumed", "0-RTT" };
 static uint64_t done(const struct lc_hs_stats *s)
 {
 	return s->got[HS_FULL] + s->got[HS_RESUMED] + s->got[HS_0RTT];
+}
+
+/* --handshakes, or runs of it merged */
+static int shown(const struct lc_hs_stats *s)
+{
+	return lc_o->hs || s->asked[HS_FULL] + s->asked[HS_RESUMED] + s->asked[HS_0RTT];
 }
 
 static void alerts_text(FILE *f, const struct lc_hs_stats *s)
@@ -43,7 +50,7 @@ void lc_hs_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	const struct lc_hs_stats *s = &T->hs;
 	uint64_t n = done(s);
 
-	if (!lc_o->hs)
+	if (!shown(s))
 		return;
 	fprintf(f, "hs       %llu handshakes, %.1f/s; asked full %llu, resumed %llu, 0-RTT %llu; got", (unsigned long long)n,
 		n / m->secs, (unsigned long long)s->asked[HS_FULL], (unsigned long long)s->asked[HS_RESUMED],
@@ -84,7 +91,10 @@ static void kind_json(FILE *f, const struct lc_hs_stats *s, int k, double secs)
 			part_names[p], (unsigned long long)h->n, hist_quantile(h, 0.5) / 1e3,
 			hist_quantile(h, 0.9) / 1e3, hist_quantile(h, 0.99) / 1e3, h->max / 1e3);
 	}
-	fprintf(f, "}");
+	fprintf(f, ", \"raw\": {"); /* WHY: hxload merge adds them up (runs.c) */
+	for (int p = 0; p < HSP_MAX; p++)
+		lc_hist_json(f, part_names[p], &s->h[k][p], !p);
+	fprintf(f, "}}");
 }
 
 void lc_hs_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
@@ -93,7 +103,7 @@ void lc_hs_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	uint64_t n = done(s);
 	int first = 1;
 
-	if (!lc_o->hs)
+	if (!shown(s))
 		return;
 	fprintf(f, ", \"handshakes\": {\"n\": %llu, \"per_second\": %.1f, \"asked_resumed_got_full\": %llu, "
 		"\"no_ticket\": %llu, \"asked_0rtt_got_resumed\": %llu, \"failed\": %llu, \"client_busy\": %.3f",

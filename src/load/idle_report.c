@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "json.h"
 #include "lc_conn.h"
 #include "lc_idle.h"
 #include "lc_idle_int.h"
@@ -66,7 +67,7 @@ void idle_rss(struct idle_state *s, int when)
 /* KiB per connection held: from at rest to all open */
 static double per_conn(const struct idle_state *s, int i)
 {
-	unsigned n = atomic_load(&s->answered);
+	unsigned n = s->rss[i].merged ? s->rss[i].per : atomic_load(&s->answered);
 	uint64_t a = s->rss[i].kib[RSS_REST], b = s->rss[i].kib[RSS_OPENED];
 
 	return n && b > a ? (double)(b - a) / n : 0;
@@ -123,4 +124,62 @@ void lc_idle_json(FILE *f)
 			(unsigned long long)s->rss[i].kib[RSS_REST], (unsigned long long)s->rss[i].kib[RSS_OPENED],
 			(unsigned long long)s->rss[i].kib[RSS_END], per_conn(s, i));
 	fprintf(f, "]}");
+}
+
+static unsigned num(const struct json *o, const char *key)
+{
+	double v = json_num(o, key, 0);
+
+	return v > 0 ? (unsigned)v : 0;
+}
+
+/* the closes' idle times, min and max over the runs that had some */
+static void closes_read(struct idle_state *s, const struct json *o)
+{
+	uint64_t first = (uint64_t)(json_num(o, "first_close_s", 0) * 1e6),
+		 last = (uint64_t)(json_num(o, "last_close_s", 0) * 1e6);
+	const struct json *b = json_get(o, "closed_by_second");
+
+	if (!num(o, "closed"))
+		return;
+	if (!s->closed || first < s->first_us)
+		s->first_us = first;
+	s->last_us = MAX(s->last_us, last);
+	s->closed += num(o, "closed");
+	for (size_t k = 0; b && k < b->n && k < IDLE_BUCKETS; k++)
+		s->buckets[k] += b->kid[k].num > 0 ? (unsigned)b->kid[k].num : 0;
+}
+
+int lc_idle_read(const struct json *run)
+{
+	struct idle_state *s = &lc_idle;
+	const struct json *o = json_get(run, "idle"), *rss = json_get(o, "rss");
+	unsigned answered = num(o, "answered");
+
+	if (!o)
+		return 0;
+	if (!rss || rss->type != JSON_ARR)
+		return -1;
+	s->n += (int)num(o, "n");
+	s->answered += answered;
+	s->failed += num(o, "failed");
+	s->held += (int)num(o, "held");
+	s->unanswered += (int)num(o, "unanswered_at_start");
+	s->pings += num(o, "pings");
+	s->open_s = MAX(s->open_s, json_num(o, "open_seconds", 0));
+	closes_read(s, o);
+	if (!s->why[0] && *json_str(o, "first_failure"))
+		idle_why_text(s, json_str(o, "first_failure"));
+	for (size_t i = 0; i < rss->n && s->nrss < (int)ARRAY_SIZE(s->rss); i++) {
+		const struct json *r = &rss->kid[i];
+
+		snprintf(s->rss[s->nrss].name, sizeof(s->rss[0].name), "%s", json_str(r, "name"));
+		s->rss[s->nrss].pid = (int)json_num(r, "pid", 0);
+		s->rss[s->nrss].merged = 1;
+		s->rss[s->nrss].per = answered;
+		s->rss[s->nrss].kib[RSS_REST] = (uint64_t)json_num(r, "rest_kib", 0);
+		s->rss[s->nrss].kib[RSS_OPENED] = (uint64_t)json_num(r, "opened_kib", 0);
+		s->rss[s->nrss++].kib[RSS_END] = (uint64_t)json_num(r, "end_kib", 0);
+	}
+	return 0;
 }

@@ -13,4 +13,9 @@ void lc_idle_stop(void);
 void lc_idle_text(FILE *f);
 void lc_idle_json(FILE *f);
 
+struct json;
+/* hxload merge: a run's idle object added to the report's (counts summed,
+ * the closes by second too, the rss rows side by side): 0 or -1 (malformed) */
+int lc_idle_read(const struct json *run);
+
 #endif

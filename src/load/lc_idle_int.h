@@ -46,7 +46,8 @@ struct idle_state {
 	int unanswered;              /* neither answered nor failed when the load started */
 	char why[128];               /* the first failure's cause, or "" */
 	int nrss;                    /* rows: hxload itself, then each --pid */
-	struct { char name[32]; int pid; uint64_t kib[RSS_N]; } rss[LC_MAX_PIDS + 1];
+	/* <merged>: a row of a run read back (hxload merge), its KiB over <per>, its own run's answered */
+	struct { char name[32]; int pid, merged; unsigned per; uint64_t kib[RSS_N]; } rss[LC_MAX_PIDS + 1];
 };
 
 extern struct idle_state lc_idle;

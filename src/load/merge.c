@@ -7,6 +7,7 @@
 #include "common.h"
 #include "json.h"
 #include "lc_cmd.h"
+#include "lc_idle.h"
 #include "lc_stats.h"
 #include "runs.h"
 
@@ -126,7 +127,7 @@ static int merge_one(const struct json *j, void *arg)
 	struct merge_acc *acc = arg;
 	static struct lc_stats s;
 
-	if (lc_run_read(j, &s) < 0)
+	if (lc_run_read(j, &s) < 0 || lc_idle_read(j) < 0)
 		return -1;
 	if (alike(acc->ref, j, acc->file, acc->force) < 0)
 		exit(2);

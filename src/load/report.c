@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "common.h"
+#include "hist_json.h"
 #include "lc_idle.h"
 #include "lc_stats.h"
 
@@ -100,26 +101,6 @@ static void pct_json(FILE *f, const char *name, const struct hist *h)
 	for (size_t i = 0; i < ARRAY_SIZE(quantiles); i++)
 		fprintf(f, ", \"%s\": %.3f", qnames[i], hist_quantile(h, quantiles[i]) / 1e3);
 	fprintf(f, ", \"max\": %.3f}", h->max / 1e3);
-}
-
-/* the raw histogram: what lc_merge reads back */
-static void hist_json(FILE *f, const char *name, const struct hist *h, int first)
-{
-	int any = 0;
-
-	fprintf(f, "%s\"%s\": {\"n\": %llu, \"min\": %llu, \"max\": %llu, \"sum\": %llu, \"sumsq\": %.17g, "
-		"\"buckets\": [", first ? "" : ", ", name, (unsigned long long)h->n,
-		(unsigned long long)(h->n ? h->min : 0), (unsigned long long)h->max,
-		(unsigned long long)h->sum, h->sumsq);
-	for (unsigned i = 0; i < HIST_BUCKETS && h->n; i++) {
-		uint64_t c = h->b[i / HIST_SUB][i % HIST_SUB];
-
-		if (c) {
-			fprintf(f, "%s[%u, %llu]", any ? ", " : "", i, (unsigned long long)c);
-			any = 1;
-		}
-	}
-	fprintf(f, "]}");
 }
 
 static void iso_time(char *buf, size_t n, double t)
@@ -290,7 +271,7 @@ static void intervals_json(FILE *f, const struct lc_series *s, uint64_t start)
 			(unsigned long long)v->reqs, (unsigned long long)v->errors, (unsigned long long)v->bytes,
 			(unsigned long long)v->srv_cpu_us, (unsigned long long)v->hits, (unsigned long long)v->misses);
 		for (int k = 0; k < IV_MAX; k++)
-			hist_json(f, lc_iv_names[k], &v->h[k], 0);
+			lc_hist_json(f, lc_iv_names[k], &v->h[k], 0);
 		fprintf(f, "}");
 	}
 	fprintf(f, "]");
@@ -384,7 +365,7 @@ void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, 
 	if (full) {
 		fprintf(f, ", \"histograms\": {");
 		for (int i = 0; i < H_MAX; i++)
-			hist_json(f, lc_hist_names[i], &T->h[i], !i);
+			lc_hist_json(f, lc_hist_names[i], &T->h[i], !i);
 		fprintf(f, "}");
 	}
 	if (ser && ser->n)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "lc_tls.h"
 #include "runs.h"
 
 static char *slurp(const char *file)
@@ -111,6 +112,45 @@ int lc_run_read(const struct json *r, struct lc_stats *s)
 	}
 	for (size_t k = 0; k < lc_ncounters; k++)
 		LC_CTR(s, k) = u(lc_counters[k].group ? json_get(r, lc_counters[k].group) : r, lc_counters[k].name);
+	return lc_hs_read(&s->hs, r);
+}
+
+/* the alert named <name> in a run's "alerts" (256: "none"), -1 unknown */
+static int alert_of(const char *name)
+{
+	if (!strcmp(name, "none"))
+		return 256;
+	for (int a = 0; a < 256; a++)
+		if (!strcmp(name, lc_tls_alert_name(a)))
+			return a;
+	return -1;
+}
+
+int lc_hs_read(struct lc_hs_stats *s, const struct json *r)
+{
+	static const char *const parts[HSP_MAX] = { "connect", "tls", "first_byte" };
+	const struct json *o = json_get(r, "handshakes"), *a = json_get(o, "alerts");
+
+	memset(s, 0, sizeof(*s));
+	if (!o)
+		return 0;
+	s->declined = u(o, "asked_resumed_got_full");
+	s->no_ticket = u(o, "no_ticket");
+	s->no_early = u(o, "asked_0rtt_got_resumed");
+	s->failed = u(o, "failed");
+	for (size_t i = 0; a && i < a->n; i++)
+		if (alert_of(a->key[i]) >= 0)
+			s->alerts[alert_of(a->key[i])] += (uint64_t)a->kid[i].num;
+	for (int k = 0; k < HS_KINDS; k++) {
+		const struct json *kj = json_get(json_get(o, "kinds"), lc_hs_names[k]), *raw = json_get(kj, "raw");
+
+		s->asked[k] = u(kj, "asked");
+		s->got[k] = u(kj, "got");
+		/* WHY no raw is no error: a run of an older hxload, its counts only */
+		for (int p = 0; p < HSP_MAX && raw; p++)
+			if (lc_hist_read(&s->h[k][p], json_get(raw, parts[p])) < 0)
+				return -1;
+	}
 	return 0;
 }
 

@@ -11,11 +11,14 @@
  * the file unreadable, holding no run, or <each> refusing one. */
 int lc_runs_each(const char *who, const char *file, int (*each)(const struct json *run, void *arg), void *arg);
 
-/* a histogram as --json writes it ({n, min, max, sum, sumsq, buckets}): 0 or -1 */
+/* a histogram as --json writes it (hist_json.h): 0 or -1 */
 int lc_hist_read(struct hist *h, const struct json *o);
 
 /* a run's first unexpected answer into <w>, unless <w> holds one already */
 void lc_why_read(const struct json *r, struct lc_why *w);
+
+/* a run's --handshakes object into <s> (zeroed when it has none): 0 or -1 (a histogram malformed) */
+int lc_hs_read(struct lc_hs_stats *s, const struct json *r);
 
 /* a run's counters and histograms into <s>: 0 or -1 (fields missing) */
 int lc_run_read(const struct json *r, struct lc_stats *s);
