@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# hxload --shard I/N and --shards N (JOB_COMPLETION_INDEX): shards started together take every N-th send time of one schedule; hxload merge of them is the whole run (due, sent, answered, the rate), its percentiles the pooled --log samples'; -c and -n are divided.
+# hxload --shard I/N and --shards N (JOB_COMPLETION_INDEX): shards started together take every N-th send time of one schedule; hxload merge of them is the whole run (due, sent, answered, the rate), its percentiles the pooled --log samples'; -c and -n are divided; merge adds up --handshakes' and --idle's objects.
 use strict;
 use warnings;
 use FindBin;
@@ -12,7 +12,7 @@ use HxTest;
 
 my $hxload = $ENV{HXLOAD} // "$FindBin::Bin/../../build/hxload";
 my $dir = tempdir(CLEANUP => 1);
-my $port = start_hx('-t', '1');
+my $port = start_hx('-tls', '-t', '1');
 my $url = "http://127.0.0.1:$port/?s=100";
 my $at = sprintf('%.3f', time + 1.5);
 
@@ -69,5 +69,21 @@ for ([ '--shard 2/2', 'expected I/N' ], [ '--shard 1', 'expected I/N' ], [ '--sh
     my $out = `$hxload $o '$url' 2>&1`;
     ok(($? >> 8) == 2 && $out =~ /\Q$why\E/, "$o: refused ($why)") or diag($out);
 }
+# --handshakes and --idle side by side: merge adds their objects up (counts and histograms)
+my $hs = "timeout 30 $hxload -q --json -c 1 -n 20 --handshakes 1:1:0 --idle 20 https://127.0.0.1:@{[hx_tls_port()]}/?s=100";
+system("$hs >$dir/h0.json 2>/dev/null & $hs >$dir/h1.json 2>/dev/null & wait");
+my @h = map { my $t = do { local $/; open my $f, '<', "$dir/h$_.json" or die; <$f> }; decode_json($t) } 0, 1;
+my $hm = decode_json(scalar `$hxload merge --json --force $dir/h0.json $dir/h1.json`);
+my $k = $hm->{handshakes}{kinds} // {};
+is(join('/', map { $k->{$_}{asked} // -1 } qw(full resumed 0rtt)), '20/20/0', 'merged handshakes: 20 full and 20 resumed asked');
+is($k->{full}{tls_ms}{n} + $k->{resumed}{tls_ms}{n}, 40, 'merged: 40 TLS times in the histograms');
+my $p50 = sub { $_[0]{handshakes}{kinds}{full}{tls_ms}{p50} };
+my ($lo, $hi) = sort { $a <=> $b } map { $p50->($_) } @h;
+ok($p50->($hm) >= $lo * 0.98 && $p50->($hm) <= $hi * 1.02,
+   sprintf 'merged full TLS p50 %.3f ms between the runs\' (%.3f, %.3f)', $p50->($hm), $lo, $hi);
+my $im = $hm->{idle} // {};
+ok(($im->{n} // 0) == 40 && ($im->{answered} // 0) == 40 && ($im->{held} // 0) == 40, 'merged idle: 40 opened, answered, held');
+is(join(' ', map { sprintf '%.3f', $_->{kib_per_connection} } @{ $im->{rss} // [] }),
+   join(' ', map { sprintf '%.3f', $_->{idle}{rss}[0]{kib_per_connection} } @h), 'merged idle: each run\'s RSS row, its own KiB');
 is(stop_hx(), 0, 'hxterm stops cleanly');
 done_testing();
