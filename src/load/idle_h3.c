@@ -32,6 +32,7 @@ struct idle_q {
 	struct timer tm;
 	int64_t req_id, ctl_id;      /* -1 until the handshake is done */
 	uint16_t req_off, ctl_off;   /* bytes of <req> and <ctl> written */
+	uint8_t ended;               /* closed (by the peer, its idle timeout) or failed */
 	struct qmem qm;
 };
 
@@ -150,6 +151,7 @@ static int q_end(struct idle_q *q, int rv)
 	struct idle_conn *c = q->c;
 
 	timer_cancel(&heap, &q->tm);
+	q->ended = 1;
 	if (c->st == IC_CONNECTING)
 		lc_idle.connecting--;
 	if (c->st != IC_ANSWERED)
@@ -273,11 +275,27 @@ struct idle_conn *idle_h3_timers(struct idle_state *s)
 	return NULL;
 }
 
+/* the run is over: CONNECTION_CLOSE (no error), so that the server frees
+ * it now, as a TCP peer does at its FIN, not at its idle timeout */
+static void q_bye(struct idle_q *q)
+{
+	ngtcp2_connection_close_error ce;
+	ngtcp2_pkt_info pi;
+	ngtcp2_ssize n;
+
+	ngtcp2_connection_close_error_set_application_error(&ce, 0x100 /* H3_NO_ERROR */, NULL, 0);
+	n = ngtcp2_conn_write_connection_close(q->conn, NULL, &pi, io, sizeof(io), &ce, (ngtcp2_tstamp)clock_ns());
+	if (n > 0 && send(q->c->fd, io, (size_t)n, 0) < 0)
+		return; /* WHY: best effort, the server's idle timeout ends it else */
+}
+
 void idle_h3_free(struct idle_conn *c)
 {
 	struct idle_q *q = c->q;
 
 	timer_cancel(&heap, &q->tm);
+	if (q->conn && !q->ended && c->st == IC_ANSWERED)
+		q_bye(q);
 	if (q->conn) {
 		ngtcp2_conn_del(q->conn);
 		qmem_release(&q->qm);

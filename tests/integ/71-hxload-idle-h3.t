@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# hxload --idle --h3: 500 idle QUIC connections beside the load, all answered; hxterm's QUIC idle timeout (1 s) ends each after ~1 s idle, counted as closed by the peer; --idle-ping's keep-alives hold them past it.
+# hxload --idle --h3: 500 idle QUIC connections beside the load, all answered; hxterm's QUIC idle timeout (1 s) ends each after ~1 s idle, counted as closed by the peer; --idle-ping's keep-alives hold them past it, and hxload closes them at the end (hxterm's counters agree).
 use strict;
 use warnings;
 use FindBin;
@@ -12,7 +12,8 @@ my $need = $N + 200;
 my $hard = nofile_raise($need);
 plan skip_all => "the open-file limit ($hard) is below the $need this test holds" if $hard < $need;
 
-start_hx('-tls', '-t', '1', '--idle-timeout', '1000');
+my $sp = free_port();
+start_hx('-tls', '-t', '1', '--idle-timeout', '1000', '--stats', "127.0.0.1:$sp");
 my $url = "https://127.0.0.1:@{[hx_tls_port()]}/?s=100";
 
 # no PING: hxterm's idle timeout ends them, the peer's doing
@@ -40,5 +41,18 @@ ok(($pi->{answered} // 0) == $N && ($pi->{held} // 0) == $N && ($pi->{closed} //
    sprintf 'PING every 300 ms: %d answered, %d held, %d closed', $pi->{answered} // -1, $pi->{held} // -1,
    $pi->{closed} // -1);
 cmp_ok($pi->{pings} // 0, '>=', 2 * $N, "... at least 2 keep-alives each ($pi->{pings})");
+
+# hxterm's side: the first run's ended by its idle timeout, the second's by hxload's CONNECTION_CLOSE at the end
+my ($m, $active);
+for (1 .. 40) { # WHY: the stats thread may answer before the worker read every close
+    $m = `curl -s http://127.0.0.1:$sp/metrics`;
+    ($active) = $m =~ /^hxterm_connections_active\{proto="h3"\} (\d+)$/m;
+    last if defined $active && $active == 0;
+    select(undef, undef, undef, 0.05);
+}
+my %closes = $m =~ /^hxterm_connection_closes_total\{proto="h3",reason="(\w+)"\} (\d+)$/mg;
+ok(($closes{idle} // 0) >= $N && ($closes{peer} // 0) >= $N,
+   sprintf 'hxterm: %d h3 closed idle, %d by the peer (each >= %d)', $closes{idle} // -1, $closes{peer} // -1, $N);
+is($active, 0, 'hxterm: no h3 connection left open');
 
 done_testing();
