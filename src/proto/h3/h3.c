@@ -24,25 +24,37 @@ static const struct h3_eng *eng; /* chosen once, by h3_init() */
 #ifndef H3S_KEEP
 #define H3S_KEEP 256
 #endif
-static __thread unsigned h3s_nfree; /* on the worker's free_qs */
+
+/* HTTP/3's state in each worker, apart from the transport's (quic_app_w) */
+struct h3w {
+	struct list free_qs; /* streams to reuse */
+	unsigned nfree;      /* on it */
+	struct xmemo memo;   /* the last whole request nghttp3 accepted */
+	uint8_t memo_ok;     /* the one being recorded was accepted, and ended */
+};
+
+static inline struct h3w *h3w(const struct worker *w)
+{
+	return quic_app_w(w);
+}
 
 static void h3s_keep(struct worker *w, struct h3s *s)
 {
-	if (h3s_nfree >= H3S_KEEP) {
+	if (h3w(w)->nfree >= H3S_KEEP) {
 		free(s);
 		return;
 	}
-	list_add(&qw(w)->free_qs, &s->node);
-	h3s_nfree++;
+	list_add(&h3w(w)->free_qs, &s->node);
+	h3w(w)->nfree++;
 }
 
 static struct h3s *h3s_new(struct h3c *c, int64_t id)
 {
 	struct worker *w = c->w;
-	struct list *n = list_pop(&qw(w)->free_qs);
+	struct list *n = list_pop(&h3w(w)->free_qs);
 	struct h3s *s = n ? list_elem(n, struct h3s, node) : malloc(eng->ssize);
 
-	h3s_nfree -= !!n;
+	h3w(w)->nfree -= !!n;
 	if (!s)
 		return NULL;
 	s->c = c;
@@ -86,11 +98,32 @@ static void h3s_free(struct h3s *s)
 	h3s_keep(c->w, s);
 }
 
-static void h3_release(struct worker *w)
+static int h3_thread_init(struct worker *w)
 {
-	for (struct list *n; (n = list_pop(&qw(w)->free_qs));)
+	struct h3w *hw = calloc(1, sizeof(*hw));
+
+	if (!hw)
+		return -1;
+	list_init(&hw->free_qs);
+	if (quic_thread_init(w, hw) < 0) {
+		free(hw);
+		return -1;
+	}
+	return 0;
+}
+
+/* the worker's free streams and its HTTP/3 state, then the transport's */
+static void h3_thread_free(struct worker *w)
+{
+	struct h3w *hw;
+
+	if (!w->ps[P_H3])
+		return;
+	hw = h3w(w);
+	for (struct list *n; (n = list_pop(&hw->free_qs));)
 		free(list_elem(n, struct h3s, node));
-	h3s_nfree = 0;
+	free(hw);
+	quic_thread_free(w);
 }
 
 static void h3_free_streams(struct h3c *c)
@@ -261,7 +294,7 @@ static int recv_header(nghttp3_conn *h3, int64_t id, int32_t token, nghttp3_rcbu
 		return 0;
 	s->nfields++;
 	xs_header(&s->x, n.base, n.len, v.base, v.len);
-	xm_field(&qw(((struct h3c *)cud)->w)->memo, n.base, n.len, v.base, v.len);
+	xm_field(&h3w(((struct h3c *)cud)->w)->memo, n.base, n.len, v.base, v.len);
 	return 0;
 }
 
@@ -291,10 +324,10 @@ static int end_headers(nghttp3_conn *h3, int64_t id, int fin, void *cud, void *s
 	if (!s)
 		return 0;
 	if (malformed(s)) {
-		qw(c->w)->memo_ok = 0;
+		h3w(c->w)->memo_ok = 0;
 		return 0;
 	}
-	qw(c->w)->memo_ok = fin; /* WHY fin: the memo keeps whole requests, a head and its end */
+	h3w(c->w)->memo_ok = fin; /* WHY fin: the memo keeps whole requests, a head and its end */
 	xs_headers_done(&s->x, &c->w->rng);
 	h3s_request_in(s, fin);
 	return 0;
@@ -455,19 +488,19 @@ static int lone_headers(const uint8_t *p, size_t n, const uint8_t **blk, size_t 
 	return 1;
 }
 
-/* The worker's memo (qw.memo) holds the last such request nghttp3
+/* The worker's memo (h3w.memo) holds the last such request nghttp3
  * accepted, and its fields: the same bytes again are answered from it,
  * and nghttp3 never sees that stream (its decoder, its checks, its stream
  * state: 5,100 instructions an h3 request, bench/cg). 1: answered so, 0: nghttp3
  * reads it (and it is recorded), -1: out of memory. */
 static int memo_read(struct h3c *c, int64_t id, const uint8_t *blk, size_t blen, size_t len)
 {
-	struct xmemo *m = &qw(c->w)->memo;
+	struct xmemo *m = &h3w(c->w)->memo;
 	struct h3s *s;
 
 	if (!xm_hit(m, blk, blen)) {
 		xm_record(m, blk, blen);
-		qw(c->w)->memo_ok = 0;
+		h3w(c->w)->memo_ok = 0;
 		return 0;
 	}
 	if (!(s = h3s_new(c, id)))
@@ -551,7 +584,7 @@ static nghttp3_ssize request_read(struct h3c *c, int64_t id, uint64_t off, const
 
 static int h3_recv_stream(struct h3c *c, int64_t id, uint64_t off, const uint8_t *data, size_t len, int fin, int early)
 {
-	struct xmemo *m = &qw(c->w)->memo;
+	struct xmemo *m = &h3w(c->w)->memo;
 	const uint8_t *blk;
 	size_t blen;
 	nghttp3_ssize n;
@@ -567,7 +600,7 @@ static int h3_recv_stream(struct h3c *c, int64_t id, uint64_t off, const uint8_t
 	if (!r) {
 		n = !(id & 3) ? request_read(c, id, off, data, len, fin) : nghttp3_conn_read_stream(c->h3, id, data, len, fin);
 		if (m->rec)
-			xm_end(m, n >= 0 && qw(c->w)->memo_ok);
+			xm_end(m, n >= 0 && h3w(c->w)->memo_ok);
 		if (n >= 0)
 			consume(c, id, (size_t)n);
 		else if (n == NGHTTP3_ERR_MALFORMED_HTTP_MESSAGING && !(id & 3))
@@ -589,7 +622,6 @@ static int h3_init(void)
 		.faults = h3_faults,
 		.free_streams = h3_free_streams,
 		.own_closed = h3_own_closed,
-		.release = h3_release,
 	};
 
 	/* WHY here alone: the engine is chosen once, and nothing else asks */
@@ -605,9 +637,9 @@ const struct proto proto_h3 = {
 	.name = "h3",
 	.init = h3_init,
 	.free = quic_free,
-	.thread_init = quic_thread_init,
+	.thread_init = h3_thread_init,
 	.close_all = quic_close_all,
-	.thread_free = quic_thread_free,
+	.thread_free = h3_thread_free,
 	.listen = quic_listen,
 	.drain = quic_drain,
 	.live = quic_live,

@@ -14,7 +14,6 @@
 #include "qpack.h"
 #include "session-t.h"
 #include "timer-t.h"
-#include "xmemo.h"
 #include "xstream.h"
 
 #define QUIC_SCIDLEN 18
@@ -144,12 +143,10 @@ struct qw {
 	uint32_t nhalf;      /* of them, half-open (--quic-retry-threshold) */
 	uint32_t peak;       /* the most since memory was last handed back */
 	struct cidmap *cids; /* connection IDs to connections */
-	struct list free_qs;
 	uint8_t *txbuf;      /* packets built for one sendmsg (GSO) */
 	struct qw_batch *batch; /* the packets of a turn's connections, for one sendmmsg */
 	struct h3c *pend;    /* connections read in this wakeup's receive batches, to write */
-	struct xmemo memo;   /* the last whole request nghttp3 accepted (h3.c) */
-	uint8_t memo_ok;     /* the one being recorded was accepted, and ended */
+	void *app;           /* the application's per-thread state (h3.c's h3w), opaque here */
 };
 
 static inline struct qw *qw(const struct worker *w)

@@ -874,7 +874,6 @@ void quic_thread_free(struct worker *w)
 {
 	if (!qw(w))
 		return;
-	app->release(w);
 	for (int i = 0; i < qw(w)->nudp; i++)
 		close(qw(w)->udp[i].ev.fd);
 	free(qw(w)->udp);
@@ -925,14 +924,14 @@ void quic_free(void)
 	qtls_free(&qtls);
 }
 
-int quic_thread_init(struct worker *w)
+int quic_thread_init(struct worker *w, void *a)
 {
 	struct qw *q = calloc(1, sizeof(*q));
 
 	if (!q)
 		return -1;
 	list_init(&q->conns);
-	list_init(&q->free_qs);
+	q->app = a;
 	w->ps[P_H3] = q;
 	return 0;
 }

@@ -21,8 +21,6 @@ struct quic_app {
 	void (*free_streams)(struct h3c *c);
 	/* ngtcp2 closed a stream the application answered alone (h3s.own) */
 	void (*own_closed)(struct h3s *s);
-	/* the worker's free streams, at its end */
-	void (*release)(struct worker *w);
 	/* streams whose ngtcp2 user data is their h3s (engine->own_acks): the
 	 * peer acknowledged <len> more bytes, or its window opened */
 	void (*acked)(struct h3s *s, uint64_t len);
@@ -33,10 +31,17 @@ struct quic_app {
 
 #define QUIC_SCAN_MS 1000
 
+/* the application's per-thread state, as given to quic_thread_init() */
+static inline void *quic_app_w(const struct worker *w)
+{
+	return qw(w)->app;
+}
+
 /* the transport's set-up, with the application above it; 0 or -1 */
 int quic_setup(const struct quic_app *app);
 void quic_free(void);
-int quic_thread_init(struct worker *w);
+/* the transport's per-thread state, with <app> the application's (quic_app_w) */
+int quic_thread_init(struct worker *w, void *app);
 void quic_thread_free(struct worker *w);
 void quic_close_all(struct worker *w);
 int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t port);
