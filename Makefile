@@ -54,8 +54,10 @@ endif
 LAYERS   := core net conf proto server load
 CPPFLAGS += $(patsubst %,-Isrc/%,$(LAYERS))
 # WHY a folder per protocol with its own headers: only its files see them
-# (HTTP/3: the QUIC transport, the shell, its two framing engines)
-PROTO_DIRS := proto/h1 proto/h2 proto/h3 proto/ws
+# (HTTP/3: the shell, its two framing engines), but for the QUIC transport's
+# (proto/quic), which HTTP/3 sits on (scripts/layers: SITS_ON)
+CPPFLAGS += -Isrc/proto/quic
+PROTO_DIRS := proto/h1 proto/h2 proto/quic proto/h3 proto/ws
 obj = $(patsubst src/%.c,$(BUILD)/src/%.o,$(wildcard $(patsubst %,src/%/*.c,$(1))))
 LIB_OBJ    := $(call obj,core net)
 HXTERM_OBJ := $(call obj,conf proto $(PROTO_DIRS) server)

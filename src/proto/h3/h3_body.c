@@ -15,7 +15,7 @@ size_t h3s_gather(struct h3s *s, nghttp3_vec *vec, size_t veccnt, struct ex_acti
 		/* one vec each: what follows contiguously at the cursor */
 		size_t want = ex_slice(x, x->out_off, (size_t)MIN(budget, (uint64_t)body_slice_max()), &ptr);
 
-		if (ex_next(x, want, s->c->w->loop.now_us, a) != EXA_DATA)
+		if (ex_next(x, want, s->c->q.w->loop.now_us, a) != EXA_DATA)
 			break;
 		vec[n++] = (nghttp3_vec){ (uint8_t *)ptr, (size_t)a->len };
 		budget -= a->len;
