@@ -67,7 +67,7 @@ is(scalar(@t), 0, '... and read elsewhere through lc_o alone') or diag(join("\n"
 
 # the HTTP/3 engine: chosen once, asked nowhere else
 my @eng = grep { !m{^\Q$top\E/src/conf/} } split /\n/, `grep -rn 'h3_engine' $top/src`;
-is(scalar(@eng), 1, 'cfg.h3_engine is read in one place (h3.c: each connection takes its engine)') or diag(join("\n", @eng));
+is(scalar(@eng), 1, 'cfg.h3_engine is read in one place (h3_app.c: each connection takes its engine)') or diag(join("\n", @eng));
 
 # the global symbols that the objects of <layers> define
 sub defined_by {

@@ -1,4 +1,4 @@
-/* HTTP/3 on the QUIC transport, a row of the protocol table: the application table it gives the transport (every stream event comes up here), its streams and their requests (nghttp3 reads them, or the memo), the generator's responses handed to the connection's engine (h3_tx.c or h3_ng.c). */
+/* HTTP/3 on the QUIC transport: its streams and their requests (nghttp3 reads them, or the memo), the generator's responses handed to the connection's engine (h3_tx.c or h3_ng.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,8 +6,8 @@
 #include "clock.h"
 #include "config.h"
 #include "fmt.h"
-#include "qh3.h"
 #include "qh3mem.h"
+#include "h3.h"
 #include "h3_eng.h"
 #include "quic.h"
 #include "qvarint.h"
@@ -16,30 +16,14 @@
 #include "xmemo.h"
 #include "xstream.h"
 
-static nghttp3_callbacks h3_cbs;
+static nghttp3_callbacks h3_cbs; /* set once, h3_callbacks() */
 static const struct xs_ops h3s_ops;
-static const struct h3_eng *engines[2]; /* ours, nghttp3's: the row's (h3_init); each connection takes one */
-
-_Static_assert(offsetof(struct h3c, q) == 0, "the transport's part first: it allocates and frees the whole");
 
 /* streams a worker keeps on its free list, the others freed. WHY a cap: a
  * burst of thousands of streams left them all behind, for ever (as h2's) */
 #ifndef H3S_KEEP
 #define H3S_KEEP 256
 #endif
-
-/* HTTP/3's state in each worker, apart from the transport's (quic_app_w) */
-struct h3w {
-	struct list free_qs[2]; /* streams to reuse, by engine (h3_eng.slot): their sizes differ */
-	unsigned nfree[2];   /* on them */
-	struct xmemo memo;   /* the last whole request nghttp3 accepted */
-	uint8_t memo_ok;     /* the one being recorded was accepted, and ended */
-};
-
-static inline struct h3w *h3w(const struct worker *w)
-{
-	return quic_app_w(w);
-}
 
 static void h3s_keep(struct worker *w, const struct h3_eng *eng, struct h3s *s)
 {
@@ -86,7 +70,7 @@ static struct h3s *h3s_new(struct h3c *c, int64_t id)
 	return s;
 }
 
-static void h3s_free(struct h3s *s)
+void h3s_free(struct h3s *s)
 {
 	struct h3c *c = s->c;
 	const struct h3_eng *eng = c->eng;
@@ -101,37 +85,6 @@ static void h3s_free(struct h3s *s)
 	c->nstreams--;
 	c->nfaults -= s->fault;
 	h3s_keep(c->q.w, eng, s);
-}
-
-static int h3_thread_init(struct worker *w)
-{
-	struct h3w *hw = calloc(1, sizeof(*hw));
-
-	if (!hw)
-		return -1;
-	list_init(&hw->free_qs[0]);
-	list_init(&hw->free_qs[1]);
-	if (quic_thread_init(w, hw) < 0) {
-		free(hw);
-		return -1;
-	}
-	return 0;
-}
-
-/* the worker's free streams and its HTTP/3 state, then the transport's */
-static void h3_thread_free(struct worker *w)
-{
-	struct h3w *hw;
-
-	if (!w->ps[P_H3])
-		return;
-	hw = h3w(w);
-	for (int i = 0; i < 2; i++)
-		for (struct list *n; (n = list_pop(&hw->free_qs[i]));)
-			free(list_elem(n, struct h3s, node));
-	free(hw);
-	quic_thread_free(w);
-	qh3mem_drain();
 }
 
 /* the stream <id> that nghttp3 reads (not one answered from the memo), by a
@@ -233,7 +186,7 @@ static void h3s_request_in(struct h3s *s, int end)
 }
 
 /* x= resets the stream, X= closes the connection, once the bytes before went out */
-static void h3_faults(struct quic_conn *q)
+void h3_faults(struct quic_conn *q)
 {
 	struct h3c *c = h3c_of(q);
 	struct list *n, *tmp;
@@ -389,7 +342,7 @@ static int reset_stream(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, 
 	return quic_stream_reset(&c->q, id, code) ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
 }
 
-static void h3_callbacks(void)
+void h3_callbacks(void)
 {
 	h3_cbs = (nghttp3_callbacks){
 		.stream_close = stream_close,
@@ -410,7 +363,7 @@ static void h3_callbacks(void)
  * held by the peer's flow control (--send-timeout); each stream is reset
  * with H3_REQUEST_CANCELLED, the connection closed when its own window is
  * shut (counted as a timeout). A t= wait or a d= pause is no stall. */
-static void h3_scan(struct quic_conn *q)
+void h3_scan(struct quic_conn *q)
 {
 	struct h3c *c = h3c_of(q);
 	uint64_t now = q->w->loop.now_ms;
@@ -451,7 +404,7 @@ static void h3_scan(struct quic_conn *q)
 }
 
 /* the HTTP/3 session, at the end of the handshake or with 0-RTT's first stream: control and QPACK streams */
-static int h3_setup(struct h3c *c)
+int h3_setup(struct h3c *c)
 {
 	nghttp3_settings st;
 	int64_t ctrl, enc, dec;
@@ -578,7 +531,7 @@ static nghttp3_ssize request_read(struct h3c *c, int64_t id, uint64_t off, const
 	return n;
 }
 
-static int h3_recv_stream(struct quic_conn *q, int64_t id, uint64_t off, const uint8_t *data, size_t len, int fin,
+int h3_recv_stream(struct quic_conn *q, int64_t id, uint64_t off, const uint8_t *data, size_t len, int fin,
 			  int early)
 {
 	struct h3c *c = h3c_of(q);
@@ -608,206 +561,3 @@ static int h3_recv_stream(struct quic_conn *q, int64_t id, uint64_t off, const u
 	c->flags &= ~H3C_EARLY;
 	return r < 0 ? -1 : 0;
 }
-
-/* ---------- the transport's events (quic_app) ---------- */
-
-/* a connection made: it takes the engine --h3-engine names, as h2's shell does */
-static void h3_open(struct quic_conn *q)
-{
-	struct h3c *c = h3c_of(q);
-
-	/* WHY here alone: the option is read where a connection takes its engine */
-	c->eng = engines[cfg.h3_engine == H3ENG_HX ? 0 : 1];
-	list_init(&c->streams);
-	list_init(&c->ready);
-	st_conn_open(&q->w->st, SP_H3);
-}
-
-/* WHY not at the 1-RTT key: a half-open connection held its HTTP/3
- * session (about 47 KB of nghttp3's and ngtcp2's) for nothing */
-static int h3_start(struct quic_conn *q)
-{
-	struct h3c *c = h3c_of(q);
-
-	return !c->h3 && h3_setup(c) < 0 ? -1 : 0;
-}
-
-/* a stream whose response we frame (--h3-engine hx) has its h3s as its
- * user data: its acknowledgements and windows are the engine's */
-static int h3_acked(struct quic_conn *q, int64_t id, uint64_t len, void *sud)
-{
-	struct h3c *c = h3c_of(q);
-
-	if (sud) {
-		c->eng->acked(sud, len);
-		return 0;
-	}
-	return c->h3 && nghttp3_conn_add_ack_offset(c->h3, id, len) ? -1 : 0;
-}
-
-static int h3_unblock(struct quic_conn *q, int64_t id, void *sud)
-{
-	struct h3c *c = h3c_of(q);
-
-	if (sud) {
-		c->eng->unblock(sud);
-		return 0;
-	}
-	return c->h3 && nghttp3_conn_unblock_stream(c->h3, id) ? -1 : 0;
-}
-
-/* WHY not nghttp3 for a stream it never saw (answered from the memo): it
- * would cancel the stream on its QPACK decoder stream */
-static int h3_reset_in(struct quic_conn *q, int64_t id, uint64_t code, void *sud)
-{
-	struct h3c *c = h3c_of(q);
-
-	ctr_add(&q->w->st.h3_rst_recv[st_h3e(code)], 1);
-	if (sud && ((struct h3s *)sud)->own)
-		return 0;
-	return c->h3 && nghttp3_conn_shutdown_stream_read(c->h3, id) ? -1 : 0;
-}
-
-/* the end of a drain: the final GOAWAY, with the real id (the first
- * request stream not processed; written before the CONNECTION_CLOSE), so a
- * client retries whatever it sent after the notice without a doubt */
-static void h3_drain_end(struct h3c *c)
-{
-	if (c->h3)
-		nghttp3_conn_shutdown(c->h3);
-	quic_close_soon(&c->q, SC_DRAIN);
-}
-
-/* A request stream of the peer closed: its credit goes back in batches.
- * WHY: one MAX_STREAMS per closed stream was a frame (and often a packet,
- * and an ACK from the peer) a request. The peer's credit is let fall to
- * half of --h3-streams, counting the streams it has open, so a client
- * that keeps fewer than half open sees a grant every half that many
- * requests, and one that keeps more gets its streams back at once. */
-static void h3_grant(struct h3c *c)
-{
-	c->grant++;
-	if (c->nstreams + c->grant < (cfg.h3_streams + 1) / 2)
-		return;
-	quic_grant(&c->q, c->grant);
-	c->grant = 0;
-}
-
-/* "Who closes an h3 stream": here alone. nghttp3 frees those it read (its
- * stream_close), the memo's are freed here. */
-static int h3_closed(struct quic_conn *q, int64_t id, int has_code, uint64_t code, void *sud)
-{
-	struct h3c *c = h3c_of(q);
-	struct h3s *own = sud && ((struct h3s *)sud)->own ? sud : NULL; /* WHY first: nghttp3 frees the others */
-	int rv;
-
-	if (!c->h3)
-		return 0;
-	rv = nghttp3_conn_close_stream(c->h3, id, has_code ? code : NGHTTP3_H3_NO_ERROR);
-	if (rv && rv != NGHTTP3_ERR_STREAM_NOT_FOUND)
-		return -1;
-	if (own)
-		h3s_free(own);
-	if (!(id & 2)) /* a bidi stream of the client: let it open another */
-		h3_grant(c);
-	/* WHY at once: the last exchange of a drain is done (acknowledged, or
-	 * ngtcp2 would not close the stream); waiting for the client to leave
-	 * kept the process up for --drain-timeout */
-	if (q->w->draining && !c->nstreams)
-		h3_drain_end(c);
-	return 0;
-}
-
-static int h3_max_streams(struct quic_conn *q, uint64_t max)
-{
-	struct h3c *c = h3c_of(q);
-
-	if (c->h3)
-		nghttp3_conn_set_max_client_streams_bidi(c->h3, max);
-	return 0;
-}
-
-static int h3_busy(struct quic_conn *q)
-{
-	return h3c_of(q)->nstreams != 0;
-}
-
-/* nghttp3's streams first (its control and QPACK streams are small and
- * must not wait behind bodies), then the engine's own, if it frames */
-static void h3_sources(struct quic_conn *q, struct qw_srcs *srcs)
-{
-	struct h3c *c = h3c_of(q);
-
-	srcs->n = 0;
-	if (!c->h3)
-		return;
-	qh3_src(&srcs->s[srcs->n++], c->h3);
-	if (c->eng->src)
-		c->eng->src(c, &srcs->s[srcs->n++]);
-}
-
-static void h3_drain(struct quic_conn *q)
-{
-	struct h3c *c = h3c_of(q);
-
-	if (!c->nstreams) {
-		h3_drain_end(c);
-		quic_write(q);
-		quic_done(q);
-	} else if (c->h3) {
-		nghttp3_conn_submit_shutdown_notice(c->h3);
-		quic_write(q);
-	}
-}
-
-static void h3_gone(struct quic_conn *q, enum st_close why)
-{
-	struct h3c *c = h3c_of(q);
-
-	st_conn_close(&q->w->st, SP_H3, c->total, why);
-	while (!list_empty(&c->streams))
-		h3s_free(list_elem(c->streams.next, struct h3s, node));
-	if (c->h3)
-		nghttp3_conn_del(c->h3);
-}
-
-/* ---------- the protocol ---------- */
-
-static const struct quic_app h3_app = {
-	.conn_size = sizeof(struct h3c),
-	.open = h3_open,
-	.start = h3_start,
-	.recv = h3_recv_stream,
-	.acked = h3_acked,
-	.unblock = h3_unblock,
-	.reset = h3_reset_in,
-	.closed = h3_closed,
-	.max_streams = h3_max_streams,
-	.busy = h3_busy,
-	.scan = h3_scan,
-	.sources = h3_sources,
-	.wrote = h3_faults,
-	.drain = h3_drain,
-	.gone = h3_gone,
-	.no_error = NGHTTP3_H3_NO_ERROR,
-};
-
-static int h3_init(void)
-{
-	engines[0] = &h3_eng_hx;
-	engines[1] = &h3_eng_ng;
-	h3_callbacks();
-	return quic_setup(&h3_app);
-}
-
-const struct proto proto_h3 = {
-	.name = "h3",
-	.init = h3_init,
-	.free = quic_free,
-	.thread_init = h3_thread_init,
-	.close_all = quic_close_all,
-	.thread_free = h3_thread_free,
-	.listen = quic_listen,
-	.drain = quic_drain,
-	.live = quic_live,
-};
