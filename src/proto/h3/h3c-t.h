@@ -6,7 +6,7 @@
 
 #include "list.h"
 #include "qpack.h"
-#include "quic-t.h"
+#include "quic_conn-t.h"
 #include "timer-t.h"
 #include "xstream.h"
 

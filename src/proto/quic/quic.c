@@ -16,6 +16,7 @@
 #include "log.h"
 #include "qinit.h"
 #include "quic.h"
+#include "quic_reply.h"
 #include "client.h"
 #include "qtls.h"
 #include "tls_auth.h"
@@ -33,8 +34,6 @@ _Static_assert(CFG_MAX_LISTEN <= ST_LISTEN_B, "a drop counter for each UDP liste
 
 static struct qtls qtls;
 static const struct quic_app *app; /* the application above (proto/h3), given by quic_setup() */
-static uint8_t reset_secret[32];
-static uint8_t retry_secret[32];
 
 /* ---------- connection IDs: per-thread hash of CID -> connection ---------- */
 
@@ -190,17 +189,6 @@ void quic_write(struct quic_conn *c)
 
 /* ---------- ngtcp2 callbacks ---------- */
 
-static void rand_cb(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx)
-{
-	struct rng *r = ctx->native_handle;
-
-	for (size_t i = 0; i < len; i += 8) {
-		uint64_t v = rng_u64(r);
-
-		memcpy(dest + i, &v, MIN((size_t)8, len - i));
-	}
-}
-
 static int new_cid_cb(ngtcp2_conn *conn, ngtcp2_cid *cid, uint8_t *token, size_t len,
 		      void *user)
 {
@@ -208,10 +196,9 @@ static int new_cid_cb(ngtcp2_conn *conn, ngtcp2_cid *cid, uint8_t *token, size_t
 	ngtcp2_rand_ctx ctx = { &c->w->rng };
 
 	(void)conn;
-	rand_cb(cid->data, len, &ctx);
+	quic_rand_cb(cid->data, len, &ctx);
 	cid->datalen = len;
-	if (ngtcp2_crypto_generate_stateless_reset_token(token, reset_secret,
-							 sizeof(reset_secret), cid))
+	if (quic_reset_token(token, cid))
 		return NGTCP2_ERR_CALLBACK_FAILURE;
 	return cid_add(qw(c->w)->cids, cid, c) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
 }
@@ -312,7 +299,7 @@ static int handshake_done_cb(ngtcp2_conn *conn, void *user)
 static const ngtcp2_callbacks quic_cbs = {
 	.recv_client_initial = ngtcp2_crypto_recv_client_initial_cb,
 	QTLS_CALLBACKS,
-	.rand = rand_cb,
+	.rand = quic_rand_cb,
 	.get_new_connection_id = new_cid_cb,
 	.remove_connection_id = remove_cid_cb,
 	.recv_stream_data = recv_stream_cb,
@@ -344,8 +331,7 @@ static void qc_params(ngtcp2_transport_params *tp, const ngtcp2_pkt_hd *hd,
 		tp->retry_scid_present = 1;
 	}
 	tp->stateless_reset_token_present = 1;
-	ngtcp2_crypto_generate_stateless_reset_token(tp->stateless_reset_token, reset_secret,
-						     sizeof(reset_secret), scid);
+	quic_reset_token(tp->stateless_reset_token, scid);
 }
 
 static void qc_timer_cb(struct loop *l, struct timer *t);
@@ -371,7 +357,7 @@ static struct quic_conn *qc_new(struct worker *w, struct udp_ep *ep, const ngtcp
 	c->tm = (struct timer){ 0, 0, qc_timer_cb };
 	c->odcid = hd->dcid;
 	scid.datalen = QUIC_SCIDLEN;
-	rand_cb(scid.data, scid.datalen, &rctx);
+	quic_rand_cb(scid.data, scid.datalen, &rctx);
 	ngtcp2_settings_default(&st);
 	st.initial_ts = (ngtcp2_tstamp)clock_ns();
 	st.rand_ctx = rctx;
@@ -498,99 +484,6 @@ static void qc_timer_cb(struct loop *l, struct timer *t)
 
 /* ---------- receiving ---------- */
 
-static void send_raw(struct udp_ep *ep, const uint8_t *p, size_t len,
-		     const struct sockaddr_storage *peer, socklen_t peerlen)
-{
-	while (sendto(ep->ev.fd, p, len, 0, (const struct sockaddr *)peer, peerlen) < 0 &&
-	       errno == EINTR)
-		;
-}
-
-static void send_vn(struct worker *w, struct udp_ep *ep, const ngtcp2_version_cid *vc,
-		    const struct sockaddr_storage *peer, socklen_t peerlen)
-{
-	static const uint32_t sv[] = { NGTCP2_PROTO_VER_V1, NGTCP2_PROTO_VER_V2_DRAFT };
-	uint8_t buf[256];
-	ngtcp2_ssize n = ngtcp2_pkt_write_version_negotiation(
-		buf, sizeof(buf), (uint8_t)rng_u64(&w->rng), vc->scid, vc->scidlen,
-		vc->dcid, vc->dcidlen, sv, ARRAY_SIZE(sv));
-
-	if (n > 0)
-		send_raw(ep, buf, (size_t)n, peer, peerlen);
-}
-
-/* a short-header packet for no connection of ours: stateless reset */
-static void send_reset(struct worker *w, struct udp_ep *ep, const ngtcp2_version_cid *vc,
-		       size_t pktlen, const struct sockaddr_storage *peer, socklen_t peerlen)
-{
-	uint8_t buf[64], token[NGTCP2_STATELESS_RESET_TOKENLEN], rnd[40];
-	ngtcp2_cid cid;
-	ngtcp2_rand_ctx rctx = { &w->rng };
-	ngtcp2_ssize n;
-	/* WHY: smaller than what came, so that two servers cannot loop */
-	size_t rlen = MIN(sizeof(rnd), pktlen > 22 + 1 ? pktlen - 22 - 1 : 0);
-
-	if (rlen < 5 || vc->dcidlen > NGTCP2_MAX_CIDLEN)
-		return;
-	ngtcp2_cid_init(&cid, vc->dcid, vc->dcidlen);
-	if (ngtcp2_crypto_generate_stateless_reset_token(token, reset_secret, sizeof(reset_secret), &cid))
-		return;
-	rand_cb(rnd, rlen, &rctx);
-	n = ngtcp2_pkt_write_stateless_reset(buf, sizeof(buf), token, rnd, rlen);
-	if (n > 0)
-		send_raw(ep, buf, (size_t)n, peer, peerlen);
-}
-
-/* --quic-retry: no state for an Initial without a token, a Retry with one */
-static void send_retry(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt_hd *hd,
-		       const struct sockaddr_storage *peer, socklen_t peerlen)
-{
-	uint8_t token[NGTCP2_CRYPTO_MAX_RETRY_TOKENLEN], buf[1500];
-	ngtcp2_cid scid;
-	ngtcp2_rand_ctx rctx = { &w->rng };
-	ngtcp2_ssize tl, n;
-
-	scid.datalen = QUIC_SCIDLEN;
-	rand_cb(scid.data, scid.datalen, &rctx);
-	tl = ngtcp2_crypto_generate_retry_token(token, retry_secret, sizeof(retry_secret), hd->version,
-						(const ngtcp2_sockaddr *)peer, peerlen, &scid, &hd->dcid,
-						(ngtcp2_tstamp)clock_ns());
-	if (tl < 0)
-		return;
-	n = ngtcp2_crypto_write_retry(buf, sizeof(buf), hd->version, &hd->scid, &scid, &hd->dcid,
-				      token, (size_t)tl);
-	if (n > 0)
-		send_raw(ep, buf, (size_t)n, peer, peerlen);
-}
-
-/* Retry first: --quic-retry, or past --quic-retry-threshold half-open */
-static int retry_first(const struct worker *w)
-{
-	return cfg.quic_retry || qw(w)->nhalf >= cfg.quic_retry_half;
-}
-
-/* Returns 1 to go on, 2 with <odcid> set by a valid Retry token, 0 to drop */
-static int address_check(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt_hd *hd,
-			 const struct sockaddr_storage *peer, socklen_t peerlen, ngtcp2_cid *odcid)
-{
-	/* WHY any mode: a client answering a Retry sent under pressure comes
-	 * back with its token after the pressure is gone */
-	if (hd->token.len && hd->token.base[0] == NGTCP2_CRYPTO_TOKEN_MAGIC_RETRY) {
-		if (!ngtcp2_crypto_verify_retry_token(odcid, hd->token.base, hd->token.len, retry_secret,
-						      sizeof(retry_secret), hd->version,
-						      (const ngtcp2_sockaddr *)peer, peerlen, &hd->dcid,
-						      10 * NGTCP2_SECONDS, (ngtcp2_tstamp)clock_ns()))
-			return 2;
-		ctr_add(&w->st.quic_dgram[SQD_DROPPED], 1); /* a token that is not ours, or too old */
-		return 0;
-	}
-	if (!retry_first(w))
-		return 1;
-	ctr_add(&w->st.quic_dgram[SQD_RETRY], 1);
-	send_retry(w, ep, hd, peer, peerlen);
-	return 0;
-}
-
 /* <c> was read in this wakeup's batches: it is written, and closed or re-armed, after them */
 static void quic_pend(struct quic_conn *c)
 {
@@ -642,7 +535,7 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 	rv = ngtcp2_pkt_decode_version_cid(&vc, p, len, QUIC_SCIDLEN);
 	if (rv == NGTCP2_ERR_VERSION_NEGOTIATION) {
 		ctr_add(&w->st.quic_dgram[SQD_VN], 1);
-		send_vn(w, ep, &vc, peer, peerlen);
+		quic_send_vn(w, ep, &vc, peer, peerlen);
 		return;
 	}
 	if (rv) {
@@ -653,7 +546,7 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 	if (!c) {
 		if (!(p[0] & 0x80)) {
 			ctr_add(&w->st.quic_dgram[SQD_RESET], 1);
-			send_reset(w, ep, &vc, len, peer, peerlen);
+			quic_send_reset(w, ep, &vc, len, peer, peerlen);
 			return;
 		}
 		ngtcp2_cid odcid;
@@ -666,7 +559,7 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 			ctr_add(&w->st.quic_dgram[SQD_DROPPED], 1);
 			return;
 		}
-		if (!(ac = address_check(w, ep, &hd, peer, peerlen, &odcid)))
+		if (!(ac = quic_address_check(w, ep, &hd, peer, peerlen, &odcid)))
 			return;
 		if (!(c = qc_new(w, ep, &hd, peer, peerlen, ac == 2 ? &odcid : NULL)))
 			return;
@@ -827,8 +720,7 @@ int quic_setup(const struct quic_app *a)
 	app = a;
 	if (cfg.no_h3)
 		return 0;
-	if (qtls_init(&qtls) || gnutls_rnd(GNUTLS_RND_KEY, reset_secret, sizeof(reset_secret)) ||
-	    gnutls_rnd(GNUTLS_RND_KEY, retry_secret, sizeof(retry_secret))) {
+	if (qtls_init(&qtls) || quic_reply_init()) {
 		log_err("cannot set up QUIC's TLS (GnuTLS)");
 		return -1;
 	}

@@ -4,7 +4,7 @@
 
 #include "proto.h"
 #include "qwrite.h"
-#include "quic-t.h"
+#include "quic_conn-t.h"
 #include "stats.h"
 
 /* What the transport asks of the application above it, given once by

@@ -1,6 +1,6 @@
 /* Types of the QUIC transport (ngtcp2 + GnuTLS): a worker's UDP sockets and connections, a connection (struct quic_conn, the first member of the application's). No HTTP/3 here. */
-#ifndef HX_QUIC_T_H
-#define HX_QUIC_T_H
+#ifndef HX_QUIC_CONN_T_H
+#define HX_QUIC_CONN_T_H
 
 #include <gnutls/gnutls.h>
 #include <ngtcp2/ngtcp2.h>
