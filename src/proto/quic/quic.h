@@ -36,7 +36,8 @@ struct quic_app {
 	int (*busy)(struct quic_conn *q);
 	/* a look at the streams' stalls (it may quic_close_soon) */
 	void (*scan)(struct quic_conn *q);
-	/* the sources of stream data for a burst of writes (net/qwrite) */
+	/* the sources of stream data for a burst of writes (net/qwrite), in
+	 * the order asked: it fills <srcs>, its n too (0: none yet) */
 	void (*sources)(struct quic_conn *q, struct qw_srcs *srcs);
 	/* after each burst of writes */
 	void (*wrote)(struct quic_conn *q);
