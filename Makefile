@@ -54,8 +54,11 @@ endif
 LAYERS   := core net conf proto server load
 CPPFLAGS += $(patsubst %,-Isrc/%,$(LAYERS))
 # WHY a folder per protocol with its own headers: only its files see them
-# (HTTP/3: the QUIC transport, the shell, its two framing engines)
-PROTO_DIRS := proto/h1 proto/h2 proto/h3 proto/ws
+# (HTTP/3: the shell, its two framing engines), but for the QUIC transport's
+# (proto/quic), which HTTP/3 sits on (scripts/layers: SITS_ON)
+SITS_ON_INC := -Isrc/proto/quic
+CPPFLAGS += $(SITS_ON_INC)
+PROTO_DIRS := proto/h1 proto/h2 proto/quic proto/h3 proto/ws
 obj = $(patsubst src/%.c,$(BUILD)/src/%.o,$(wildcard $(patsubst %,src/%/*.c,$(1))))
 LIB_OBJ    := $(call obj,core net)
 HXTERM_OBJ := $(call obj,conf proto $(PROTO_DIRS) server)
@@ -232,7 +235,7 @@ build-fuzz/%: tests/fuzz/%.c $(wildcard src/*/*.c src/*/*.h src/*/*/*.c src/*/*/
 	@mkdir -p build-fuzz
 	$(call say,FUZZ,$@)
 	$(Q)clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DHX_DEBUG \
-		$(patsubst %,-Isrc/%,$(LAYERS)) -D_GNU_SOURCE -DHX_VERSION='"$(VERSION)"' -DHX_CHARTJS='"$(CHARTJS)"' \
+		$(patsubst %,-Isrc/%,$(LAYERS)) $(SITS_ON_INC) -D_GNU_SOURCE -DHX_VERSION='"$(VERSION)"' -DHX_CHARTJS='"$(CHARTJS)"' \
 		-o $@ $< $(fuzz_src_$*) -lm
 
 fuzz: $(patsubst %,build-fuzz/%,$(FUZZ))
