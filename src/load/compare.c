@@ -1,5 +1,4 @@
 /* hxload compare: two settings' runs side by side, each metric's difference with a confidence interval over the runs (or one run a side's blocks of seconds), and a verdict that says when there is none to tell. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include "rng.h"
 #include "lc_cmd.h"
 #include "lc_compare_int.h"
+#include "lc_sub.h"
 #include "runs.h"
 #include "stat.h"
 
@@ -34,8 +34,8 @@ struct method {
 	size_t block[2];             /* one run a side: A's and B's block of seconds */
 };
 
-static double level = 95; /* --level: the confidence of the intervals, all figures together, % */
-static double noise = 2;  /* --noise: the smallest difference that counts, % of A */
+static double level; /* --level: the confidence of the intervals, all figures together, % */
+static double noise;  /* --noise: the smallest difference that counts, % of A */
 
 /* WHY logarithms for the figures in %: a run-to-run change is a factor
  * (a busier machine takes a share of every request), so runs spread evenly
@@ -329,62 +329,71 @@ static void report_json(const struct side *A, const struct side *B, const struct
 	printf("}, \"verdict\": \"%s\"}\n", verdict(M_RPS, &res[M_RPS], how));
 }
 
-static int usage(FILE *f, int rc)
-{
-	fprintf(f, "Usage: hxload compare [--json] [--resamples N] [--level PCT] [--noise PCT] A.json B.json\n"
-		   "       hxload compare [options] A1.json A2.json... vs B1.json B2.json...\n"
-		   "Tells whether B differs from A: for the rate, the latency percentiles, the\n"
-		   "server's time and the rest of the time to first byte (other: network and proxy,\n"
-		   "in ms), and (with --server-pid on both) the server's CPU per request and per\n"
-		   "MiB, the difference and its confidence interval, all figures together at\n"
-		   "--level (95 %%; each at 100 - (100 - level) / figures). With three runs or\n"
-		   "more in all: Welch's t over the runs, whose spread is the run-to-run noise.\n"
-		   "With one run a side: its seconds (--json records one a second) resampled in\n"
-		   "blocks (--resamples, 2000); how much runs differ cannot be estimated then, so\n"
-		   "a difference is called 'runs differ', never faster or slower. A difference\n"
-		   "whose interval holds 0 is called not detectable, one smaller than --noise\n"
-		   "(2 %% of A; 0 to turn off) within noise.\n");
-	return rc;
-}
+/* compare's options */
+struct cmp_opts {
+	int json, nres;
+	double level, noise;
+};
+
+#define F(f) OPT_F(struct cmp_opts, f)
+
+static const struct opt compare_rows[] = {
+	{ "json", 0, .kind = OPT_FLAG, F(json), .help = "one JSON object" },
+	{ "resamples", 0, .kind = OPT_NUM, F(nres), .min = 100, .max = 1000000, .dflt = 2000, .arg = "<n>",
+	  .help = "one run a side: the block bootstrap's resamples (2000)" },
+	{ "level", 0, .kind = OPT_FN, .set_at = lc_set_level, F(level), .arg = "<pct>",
+	  .help = "the intervals' confidence, all figures together (95)" },
+	{ "noise", 0, .kind = OPT_FN, .set_at = lc_set_pct, F(noise), .arg = "<pct>",
+	  .help = "a difference under this % of A is within noise (2; 0: off)" },
+	LC_SUB_END,
+};
+#undef F
+
+static const struct lc_sub compare_cmd = {
+	.name = "compare", .rows = compare_rows,
+	.synopsis = "compare [--json] [--resamples N] [--level PCT] [--noise PCT] A.json B.json\n"
+		    "       hxload compare [options] A1.json A2.json... vs B1.json B2.json...",
+	.about = "Tells whether B differs from A: for the rate, the latency percentiles, the\n"
+		 "server's time and the rest of the time to first byte (other: network and proxy,\n"
+		 "in ms), and (with --server-pid on both) the server's CPU per request and per\n"
+		 "MiB, the difference and its confidence interval, all figures together at\n"
+		 "--level (95 %; each at 100 - (100 - level) / figures). With three runs or\n"
+		 "more in all: Welch's t over the runs, whose spread is the run-to-run noise.\n"
+		 "With one run a side: its seconds (--json records one a second) resampled in\n"
+		 "blocks (--resamples, 2000); how much runs differ cannot be estimated then, so\n"
+		 "a difference is called 'runs differ', never faster or slower. A difference\n"
+		 "whose interval holds 0 is called not detectable, one smaller than --noise\n"
+		 "(2 % of A; 0 to turn off) within noise.",
+	.pos_what = "A.json B.json, or A1.json... vs B1.json...", .npos_min = 2, .npos_max = 1 << 30,
+};
 
 int lc_compare_main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "json", 0, NULL, 'J' }, { "resamples", 1, NULL, 'R' }, { "level", 1, NULL, 'C' },
-		{ "noise", 1, NULL, 'N' }, { "help", 0, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct side A = { .cpu = 1 }, B = { .cpu = 1 };
 	struct result res[M_MAX];
 	struct method how = { 0 };
-	int c, json = 0, nres = 2000, vs = -1, i;
+	struct cmp_opts o = { .level = 95, .noise = 2 };
+	struct lc_sub_args a = { 0 };
+	int rc, vs = -1, i;
 	const char *unit;
 
 	for (int k = 0; k < IV_MAX; k++)
 		A.has[k] = B.has[k] = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		if (c == 'J')
-			json = 1;
-		else if (c == 'R' && (nres = atoi(optarg)) >= 100 && nres <= 1000000)
-			;
-		else if (c == 'C' && (level = atof(optarg)) >= 50 && level < 100)
-			;
-		else if (c == 'N' && (noise = atof(optarg)) >= 0 && noise <= 100)
-			;
-		else
-			return c == 'h' ? usage(stdout, 0) : (fprintf(stderr, "hxload compare: bad option '%s', "
-					  "--resamples out of 100..1000000, --level out of 50..99.99 or --noise out of 0..100 (try -h)\n",
-					  argv[optind - 1]), 2);
-	}
-	for (i = optind; i < argc; i++)
+	if ((rc = lc_sub_parse(&compare_cmd, &o, argc, argv, &a)) >= 0)
+		return rc;
+	level = o.level;
+	noise = o.noise;
+	argv = a.pos;
+	argc = a.npos;
+	for (i = 0; i < argc; i++)
 		if (!strcmp(argv[i], "vs"))
 			vs = i;
 	/* WHY: without "vs", two files are A and B */
-	if (vs < 0 && argc - optind != 2)
-		return usage(stderr, 2);
-	for (i = optind; i < argc; i++) {
-		struct side *s = vs < 0 ? (i == optind ? &A : &B) : i < vs ? &A : &B;
+	if (vs < 0 && argc != 2)
+		return fprintf(stderr, "hxload compare: expected A.json B.json, or A1.json... vs B1.json... "
+				       "(try hxload compare -h)\n"), 2;
+	for (i = 0; i < argc; i++) {
+		struct side *s = vs < 0 ? (i == 0 ? &A : &B) : i < vs ? &A : &B;
 
 		if (i != vs && lc_runs_each("compare", argv[i], compare_side_run, s) < 0)
 			return 2;
@@ -399,12 +408,12 @@ int lc_compare_main(int argc, char **argv)
 		return 2;
 	}
 	unit = A.runs + B.runs >= 3 ? "runs" : "intervals";
-	if (compare(&A, &B, nres, res, &how) < 0) {
+	if (compare(&A, &B, o.nres, res, &how) < 0) {
 		free(A.u);
 		free(B.u);
 		return 2;
 	}
-	if (json)
+	if (o.json)
 		report_json(&A, &B, res, &how, unit);
 	else
 		report_text(&A, &B, res, &how);
