@@ -12,6 +12,7 @@
 #include "common.h"
 #include "lc_cli.h"
 #include "lc_cmd.h"
+#include "lc_reader.h"
 #include "lc_stats.h"
 #include "lc_source.h"
 #include "opt.h"
@@ -253,4 +254,7 @@ void lc_cli(int argc, char **argv)
 	}
 	for (int i = 0; i < lc_target.npaths; i++)
 		build_request(&lc_target.paths[i]);
+	if (lc_opts.verify && (lc_opts.sse || lc_target.grpc))
+		lc_die("%s", "--verify checks hxterm's byte pattern: not with --sse or a grpc:// URL (their bodies are events, messages)");
+	lc_rd = lc_reader_pick(&lc_opts, &lc_target);
 }

@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "h1_parse.h"
 #include "lc_opts.h"
+#include "lc_reader.h"
 #include "lc_stats.h"
 #include "loop.h"
 #include "oq.h"
@@ -36,19 +37,10 @@ struct lc_ex {
 	uint64_t body_left;          /* request body still to send (h2, h3) */
 	uint16_t status;
 	uint16_t path;               /* index in lc_target.paths */
-	uint8_t bad;                 /* body mismatch seen */
 	uint8_t random;              /* not the pattern (R=1 and the like) */
 	uint8_t counted;             /* sent inside the measured window */
-	uint8_t sse_st, sse_m;       /* --sse: where the parser is in a line, how much of "data: " it saw */
-	uint64_t sse_ts;             /* ... the send time (epoch us) being read */
-	uint64_t sse_prev_ts, sse_prev_at; /* ... the last event's send time and coming (epoch us) */
-	uint64_t sse_first_us, sse_last_us; /* ... the first and the last event's coming (lc_now_us) */
-	uint32_t sse_n;              /* ... events come */
-	void *sse_z;                 /* ... a gzip body's inflater (a proxy's compression), or NULL */
-	uint8_t grpc_st;             /* grpc://: the grpc-status + 1, 0: none came */
-	uint8_t gr_head;             /* ... bytes of the message prefix still to read (0: in a message) */
-	uint32_t gr_left;            /* ... the message's bytes still to read */
 	struct lc_why *why;          /* its status was unexpected, the thread's first: its body quoted here */
+	union lc_rd_slot rd;         /* the run's body reader's state (lc_reader.h), zeroed at the start */
 };
 
 struct lc_thread;
@@ -193,21 +185,12 @@ void lc_lost(struct lc_conn *c, struct lc_ex *e);
 /* <e> alone failed for <kind> (a stream reset, a request never submitted):
  * its connection goes on */
 void lc_fail(struct lc_conn *c, struct lc_ex *e, enum lc_err kind);
+/* <n> body bytes of <e>: quoted when its answer is the report's, read by
+ * the run's body reader (lc_rd), counted */
 void lc_verify(struct lc_ex *e, const char *p, size_t n);
 /* h1: the response head at <p> (<n> bytes) of <e>: its status line kept
  * when <e>'s answer is the one the report quotes */
 void lc_status_line(struct lc_ex *e, const char *p, size_t n);
-/* --sse: <n> body bytes of <e> read as events (lc_verify hands them on) */
-void lc_sse_feed(struct lc_ex *e, const char *p, size_t n);
-/* --sse: <e>'s body is gzip (HTTP/1's Content-Encoding): inflated before it
- * is read ... */
-void lc_sse_gzip(struct lc_ex *e);
-/* ... and the inflater freed when the exchange ends */
-void lc_sse_done(struct lc_ex *e);
-/* --sse: a stream answered whole: its first and last event's times, its events per second */
-void lc_sse_end(const struct lc_ex *e);
-/* grpc://: <n> body bytes of <e> read as length-prefixed messages */
-void lc_grpc_feed(struct lc_ex *e, const char *p, size_t n);
 /* the thread running (its figures, for what is fed bytes without it) */
 extern __thread struct lc_thread *lc_self;
 /* reads X-rsp into <e> */

@@ -6,6 +6,7 @@
 
 #include "common.h"
 #include "lc_idle.h"
+#include "lc_reader.h"
 #include "lc_report_int.h"
 #include "lc_stats.h"
 
@@ -23,7 +24,7 @@ const char *const lc_hist_names[H_MAX] = { "latency", "server", "other", "hit", 
 const char *const lc_iv_names[IV_MAX] = { "latency", "server", "other", "body_other", "queue" };
 const int lc_iv_hist[IV_MAX] = { H_LAT, H_SRV, H_OTH, H_BOTH, H_QUEUE };
 
-const struct lc_counter lc_counters[] = {
+static const struct lc_counter lc_counters[] = {
 	C(NULL, "requests", reqs), C(NULL, "bytes", bytes), C(NULL, "non2xx", non2xx),
 	C(NULL, "unexpected", unexpected),
 	C("schedule", "scheduled", scheduled), C("schedule", "sent", sent), C("schedule", "late", late),
@@ -36,12 +37,7 @@ const struct lc_counter lc_counters[] = {
 	C("connections", "errors", conn_errors),
 	C("connections", "h1", by_proto[LC_H1]), C("connections", "h2", by_proto[LC_H2]),
 	C("connections", "h3", by_proto[LC_H3]), C("connections", "ws", by_proto[LC_WS]),
-	C("server_cpu", "us", srv_cpu_us), C("verify", "bodies", verified), C("verify", "bytes", verified_bytes),
-	C("events", "bunched", bunched),
-#define G(k, name) C("grpc", name, grpc[k]),
-	LC_GRPC_LIST(G)
-#undef G
-	C("grpc", "messages", grpc_msgs),
+	C("server_cpu", "us", srv_cpu_us),
 	C("h3", "datagrams_in", h3.dgrams_in), C("h3", "reads", h3.reads), C("h3", "gro_reads", h3.gro_reads),
 	C("h3", "datagrams_out", h3.dgrams_out), C("h3", "sends", h3.sends), C("h3", "gso_sends", h3.gso_sends),
 	C("h3", "udp_drops", h3.udp_drops), C("h3", "stream_limited", h3.limited),
@@ -49,7 +45,27 @@ const struct lc_counter lc_counters[] = {
 	C("cache", "hits", hits), C("cache", "misses", misses),
 };
 #undef C
-const size_t lc_ncounters = ARRAY_SIZE(lc_counters);
+
+/* the counter rows: lc_counters, then each body reader's (lc_reader.h) */
+size_t lc_counters_n(void)
+{
+	size_t n = ARRAY_SIZE(lc_counters);
+
+	for (size_t r = 0; r < lc_nreaders; r++)
+		n += lc_readers[r]->nrows;
+	return n;
+}
+
+const struct lc_counter *lc_counter(size_t k)
+{
+	if (k < ARRAY_SIZE(lc_counters))
+		return &lc_counters[k];
+	k -= ARRAY_SIZE(lc_counters);
+	for (size_t r = 0; r < lc_nreaders; k -= lc_readers[r++]->nrows)
+		if (k < lc_readers[r]->nrows)
+			return &lc_readers[r]->rows[k];
+	return NULL;
+}
 
 void lc_stats_add(struct lc_stats *T, const struct lc_stats *s)
 {
@@ -59,8 +75,8 @@ void lc_stats_add(struct lc_stats *T, const struct lc_stats *s)
 		T->status[i] += s->status[i];
 	for (int e = 0; e < E_MAX; e++)
 		T->errors[e] += s->errors[e];
-	for (size_t k = 0; k < lc_ncounters; k++)
-		LC_CTR(T, k) += LC_CTR(s, k);
+	for (size_t k = 0, n = lc_counters_n(); k < n; k++)
+		LC_CTR(T, lc_counter(k)) += LC_CTR(s, lc_counter(k));
 	lc_hs_add(&T->hs, &s->hs);
 }
 

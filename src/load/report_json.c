@@ -108,9 +108,12 @@ void lc_why_json(FILE *f, const struct lc_why *w)
 /* the counters of <group>, each as ", \"name\": n" */
 static void counters_json(FILE *f, const struct lc_stats *T, const char *group)
 {
-	for (size_t k = 0; k < lc_ncounters; k++)
-		if (group ? lc_counters[k].group && !strcmp(lc_counters[k].group, group) : !lc_counters[k].group)
-			fprintf(f, ", \"%s\": %llu", lc_counters[k].name, (unsigned long long)LC_CTR(T, k));
+	for (size_t k = 0, n = lc_counters_n(); k < n; k++) {
+		const struct lc_counter *c = lc_counter(k);
+
+		if (group ? c->group && !strcmp(c->group, group) : !c->group)
+			fprintf(f, ", \"%s\": %llu", c->name, (unsigned long long)LC_CTR(T, c));
+	}
 }
 
 /* h3: what the client saw of QUIC (zeros when no h3 connection) */
