@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "common.h"
 #include "lc_conn.h"
+#include "lc_record.h"
 #include "lc_hits.h"
 
 static int ieq(struct ist a, const char *lit)

@@ -5,6 +5,8 @@
 
 #include "common.h"
 #include "lc_conn.h"
+#include "lc_record.h"
+#include "lc_thread.h"
 #include "lc_hits.h"
 
 static nghttp2_session_callbacks *cbs;

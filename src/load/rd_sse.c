@@ -9,6 +9,7 @@
 #include "common.h"
 #include "hist.h"
 #include "lc_conn.h"
+#include "lc_thread.h"
 #include "lc_opts.h"
 #include "lc_reader.h"
 

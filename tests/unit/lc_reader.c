@@ -5,6 +5,8 @@
 #include "body.h"
 #include "lc_cli.h"
 #include "lc_conn.h"
+#include "lc_record.h"
+#include "lc_thread.h"
 #include "lc_reader.h"
 #include "tap.h"
 

@@ -5,6 +5,8 @@
 #include <time.h>
 
 #include "lc_conn.h"
+#include "lc_record.h"
+#include "lc_thread.h"
 #include "tap.h"
 
 static struct lc_thread th;
