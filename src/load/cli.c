@@ -15,6 +15,7 @@
 #include "lc_reader.h"
 #include "lc_stats.h"
 #include "lc_source.h"
+#include "lc_sub.h"
 #include "opt.h"
 #include "lc_cli_int.h"
 
@@ -157,21 +158,6 @@ static void keep_cmdline(int argc, char **argv)
 	lc_opts.cmdline[n] = 0;
 }
 
-/* the options the probe's own run drops: the load's shape and outputs */
-static int probe_drops(const struct opt *o)
-{
-	static const char *const longs[] = { "stages", "probe", "json", "html", "log", "interval", "fail-on",
-					     "label", "server-pid", "pid", "start-at", "shard", "shards", "metrics",
-					     "hlog" };
-
-	if (o->sname && strchr("tcmnRdwq", o->sname))
-		return 1;
-	for (size_t i = 0; o->lname && i < ARRAY_SIZE(longs); i++)
-		if (!strcmp(o->lname, longs[i]))
-			return 1;
-	return 0;
-}
-
 char **lc_probe_argv(double start_at)
 {
 	static char num[4][48]; /* WHY static: the args outlive this call */
@@ -187,7 +173,8 @@ char **lc_probe_argv(double start_at)
 		/* WHY: "-c 10" takes the next word, "-c10" and "--x=v" do not */
 		int joined = o && o->arg && val;
 
-		if (o && probe_drops(o)) {
+		/* WHY: the probe runs its own shape and writes its own outputs */
+		if (o && (o->mark & LC_OWN_PROBE)) {
 			i += o->arg && !joined;
 			continue;
 		}

@@ -8,8 +8,9 @@
 #include "lc_opts.h"
 #include "opt.h"
 
-/* the marks of the main rows a command sets itself (refused on its line) */
-enum { LC_OWN_AB = 1, LC_OWN_FIND = 2 };
+/* the marks of the main rows a command sets itself (refused on its line);
+ * LC_OWN_PROBE: those --probe's own run drops (the load's shape and outputs) */
+enum { LC_OWN_AB = 1, LC_OWN_FIND = 2, LC_OWN_PROBE = 4 };
 
 struct lc_sub {
 	const char *name;            /* "ab": its lines begin "hxload ab: " */

@@ -207,11 +207,24 @@ static void usage(void)
 	is_int(rc, 0, "-h: exit 0");
 }
 
+/* the main rows a command sets itself, marked on the rows */
+static void marks(void)
+{
+	const char *v;
+
+	is_int(opt_word(cli_rows, "--label", &v)->mark, LC_OWN_AB | LC_OWN_FIND | LC_OWN_PROBE,
+	       "--label: ab's, find's and the probe's own");
+	is_int(opt_word(cli_rows, "-R", &v)->mark, LC_OWN_FIND | LC_OWN_PROBE, "-R: find's and the probe's, not ab's");
+	is_int(opt_word(cli_rows, "-c", &v)->mark, LC_OWN_PROBE, "-c: the probe's alone");
+	is_int(opt_word(cli_rows, "--h2", &v)->mark, 0, "--h2: nobody's, handed on to every run");
+}
+
 int main(void)
 {
 	main_rows();
 	cmd_setters();
 	sub_parse();
 	usage();
+	marks();
 	return done_testing();
 }
