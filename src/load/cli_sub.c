@@ -17,13 +17,13 @@ void lc_sub_usage(FILE *f, const struct lc_sub *s)
 	opt_usage(f, s->rows, SUB_COL);
 	if (!s->own)
 		return;
-	fprintf(f, "Load options: those of hxload -h, passed to each run, but ");
+	fprintf(f, "Load options: those of hxload -h, checked, then passed to each run, but\n");
 	for (const struct opt *o = cli_rows; o->kind != OPT_END; o++)
 		if (o->mark & s->own) {
 			fprintf(f, "%s%s", sep, opt_name(o, name, sizeof(name)));
 			sep = ", ";
 		}
-	fprintf(f, ": %s sets them (%s).\n", s->name, s->own_why);
+	fprintf(f, ":\n%s sets them (%s).\n", s->name, s->own_why);
 }
 
 static int fail(const struct lc_sub *s, const char *what, const char *w)
