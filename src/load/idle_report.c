@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "lc_conn.h"
 #include "lc_idle.h"
 #include "lc_idle_int.h"
 
