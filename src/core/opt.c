@@ -81,8 +81,7 @@ const struct opt *opt_row(const struct opt *t, int key)
 	return NULL;
 }
 
-/* a row's name as the user writes it: --lname, else -s */
-static const char *opt_name(const struct opt *o, char *buf, size_t len)
+const char *opt_name(const struct opt *o, char *buf, size_t len)
 {
 	if (o->lname)
 		snprintf(buf, len, "--%s", o->lname);
@@ -109,7 +108,7 @@ int opt_set(const struct opt *o, void *base, const char *arg, char *why, size_t 
 		*(const char **)((char *)base + o->off) = arg;
 		return 0;
 	case OPT_FN:
-		return o->set(arg, why, len);
+		return o->set ? o->set(arg, why, len) : o->set_at(o, base, arg, why, len);
 	case OPT_NUM:
 		if (o->parse ? o->parse(arg, &v, &err) < 0 : num_plain(arg, strlen(arg), &v, &err) < 0)
 			return snprintf(why, len, "%s '%s': %s", opt_name(o, name, sizeof(name)), arg, err), -1;
@@ -209,4 +208,26 @@ int opt_takes_arg(const struct opt *t, const char *w)
 			return 1;
 	}
 	return 0;
+}
+
+const struct opt *opt_word(const struct opt *t, const char *w, const char **val)
+{
+	*val = NULL;
+	if (w[0] != '-' || !w[1])
+		return NULL;
+	for (; t->kind != OPT_END; t++) {
+		size_t n = t->lname ? strlen(t->lname) : 0;
+
+		if (!has_opt(t))
+			continue;
+		if (w[1] == '-' && n && !strncmp(w + 2, t->lname, n) && (!w[2 + n] || w[2 + n] == '=')) {
+			*val = w[2 + n] ? w + 3 + n : NULL;
+			return t;
+		}
+		if (w[1] != '-' && t->sname == w[1]) {
+			*val = w[2] ? w + 2 : NULL;
+			return t;
+		}
+	}
+	return NULL;
 }

@@ -37,6 +37,10 @@ struct opt {
 				      * NULL: [min, max] */
 	/* OPT_FN: sets from <arg>: 0, or -1 with one line in <why> */
 	int (*set)(const char *arg, char *why, size_t len);
+	/* OPT_FN, when <set> is NULL: sets the row's field in <base> from <arg>
+	 * (no global, no exit): 0, or -1 with one line in <why> */
+	int (*set_at)(const struct opt *o, void *base, const char *arg, char *why, size_t len);
+	unsigned mark;               /* the program's own marks (hxload: the commands that set it themselves) */
 	/* the dump: its own lines (NULL: the field, as the kind says) */
 	void (*dump)(FILE *f, const struct opt *o, const void *base);
 	int (*hide)(const void *base);  /* the dump leaves it out when this says 1 */
@@ -63,6 +67,11 @@ int opt_set(const struct opt *o, void *base, const char *arg, char *why, size_t 
 void opt_usage(FILE *f, const struct opt *t, int col);
 /* every row's value in <base> as the option that gives it, a line each */
 void opt_dump(FILE *f, const struct opt *t, const void *base);
+/* a row's name as the user writes it: --lname, else -s; <buf> */
+const char *opt_name(const struct opt *o, char *buf, size_t len);
+/* the row of the word <w> of argv ("--x", "--x=v", "-c", "-c10"), or NULL;
+ * <*val>: the value joined to it ("v", "10"), NULL when none */
+const struct opt *opt_word(const struct opt *t, const char *w, const char **val);
 /* the option <w> (a word of argv) takes the next word as its value */
 int opt_takes_arg(const struct opt *t, const char *w);
 

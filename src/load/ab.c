@@ -13,34 +13,58 @@
 #include "common.h"
 #include "lc_cmd.h"
 #include "lc_guard.h"
+#include "lc_sub.h"
 #include "runs.h"
 #include "stats_t.h"
 #include "lc_ab.h"
 
-static int usage(FILE *f, int rc)
-{
-	fprintf(f, "Usage: hxload ab [--rounds N] [--keep DIR] [--closed] [--json] [--html FILE]\n"
-		   "                 [--max-failed PCT] [--from DIR] [--backend-stats URL] [--backend-busy PCT]\n"
-		   "                 [load options: -c -m -t -d -w -R --h2 --pid NAME=PID ...] A_URL B_URL\n"
-		   "What does B add to A? The same load on A (a URL direct) and B (the same through\n"
-		   "the proxy, or another proxy setting), in N rounds (5) ordered ABBA BAAB... so that\n"
-		   "drift cancels, every round's --json kept in DIR (hxload-ab-<time>). Reported: B - A\n"
-		   "for the rate, the latency percentiles, the server's time, other (the time to first\n"
-		   "byte beyond the server: network and proxy), the body beyond the server's pacing,\n"
-		   "the client's queue and each --pid process's CPU per request and per MiB, each\n"
-		   "with its 95 %% confidence interval over the rounds (paired). Open loop at one -R\n"
-		   "for both sides; without -R, half the rate A reaches closed loop in a 2 s probe.\n"
-		   "--closed: both closed loop, for capacity.\n"
-		   "The verdict is on one figure, other p50 (the added latency), at 95 %%; the other\n"
-		   "rows' verdicts are corrected for their number (Holm). Latency rows are over the\n"
-		   "answered requests only. A side whose failed requests (errors, and answers of a\n"
-		   "status --expect (2xx) does not name) pass --max-failed PCT (1) of its requests\n"
-		   "failed: the verdict says so and the exit status is 1. A run that gave no result\n"
-		   "drops its round from the pairs; under 2 rounds left, no table (exit 1).\n"
-		   "--from DIR: no runs, the a1.json b1.json ... a --keep DIR holds read again.\n"
-		   "--backend-stats URL (hxterm's): a round with a worker over --backend-busy PCT (80) is void.\n");
-	return rc;
-}
+#define F(f) OPT_F(struct ab, f)
+
+static const struct opt ab_rows[] = {
+	{ "rounds", 0, .kind = OPT_NUM, F(rounds), .min = 2, .max = AB_MAX_ROUNDS, .dflt = 5, .arg = "<n>",
+	  .help = "rounds, ordered ABBA BAAB... so that drift cancels (5)" },
+	{ "keep", 0, .kind = OPT_STR, F(keep), .arg = "<dir>",
+	  .help = "where every run's --json is kept (hxload-ab-<time>)" },
+	{ "closed", 0, .kind = OPT_FLAG, F(closed),
+	  .help = "both sides closed loop, for capacity (not with -R)" },
+	{ "json", 0, .kind = OPT_FLAG, F(json),
+	  .help = "one JSON object" },
+	{ "html", 0, .kind = OPT_STR, F(html), .arg = "<file>",
+	  .help = "a page: the verdict, the table, A's and B's spectra" },
+	{ "max-failed", 0, .kind = OPT_FN, .set_at = lc_set_share, F(max_failed), .arg = "<pct>",
+	  .help = "a side with more failed requests than this % failed (1)" },
+	{ "from", 0, .kind = OPT_STR, F(from), .arg = "<dir>",
+	  .help = "no runs: the a1.json b1.json ... a --keep DIR holds, read again" },
+	{ "backend-stats", 0, .kind = OPT_FN, .set_at = lc_set_guard_url, F(bstats), .arg = "<url>",
+	  .help = "hxterm's --stats /stats.json: a round with a worker busy\n"
+	  "over --backend-busy is void" },
+	{ "backend-busy", 0, .kind = OPT_FN, .set_at = lc_set_guard_pct, F(bbusy), .arg = "<pct>",
+	  .help = "... that share of a run (80)" },
+	LC_SUB_END,
+};
+#undef F
+
+static const struct lc_sub ab_cmd = {
+	.name = "ab", .rows = ab_rows, .own = LC_OWN_AB, .own_why = "each run is labelled A or B",
+	.synopsis = "ab [--rounds N] [--keep DIR] [--closed] [--json] [--html FILE]\n"
+		    "                 [--max-failed PCT] [--from DIR] [--backend-stats URL] [--backend-busy PCT]\n"
+		    "                 [load options: -c -m -t -d -w -R --h2 --pid NAME=PID ...] A_URL B_URL",
+	.about = "What does B add to A? The same load on A (a URL direct) and B (the same through\n"
+		 "the proxy, or another proxy setting), in N rounds (5) ordered ABBA BAAB... so that\n"
+		 "drift cancels, every round's --json kept in DIR (hxload-ab-<time>). Reported: B - A\n"
+		 "for the rate, the latency percentiles, the server's time, other (the time to first\n"
+		 "byte beyond the server: network and proxy), the body beyond the server's pacing,\n"
+		 "the client's queue and each --pid process's CPU per request and per MiB, each\n"
+		 "with its 95 % confidence interval over the rounds (paired). Open loop at one -R\n"
+		 "for both sides; without -R, half the rate A reaches closed loop in a 2 s probe.\n"
+		 "The verdict is on one figure, other p50 (the added latency), at 95 %; the other\n"
+		 "rows' verdicts are corrected for their number (Holm). Latency rows are over the\n"
+		 "answered requests only. A side whose failed requests (errors, and answers of a\n"
+		 "status --expect (2xx) does not name) pass --max-failed PCT of its requests\n"
+		 "failed: the verdict says so and the exit status is 1. A run that gave no result\n"
+		 "drops its round from the pairs; under 2 rounds left, no table (exit 1).",
+	.pos_what = "A_URL B_URL", .npos_min = 2, .npos_max = 2,
+};
 
 /* one run of side <s> (0: A, 1: B), its JSON to <out>, its stderr to
  * <err>: the exit status */
@@ -65,62 +89,23 @@ static int run_side(struct ab *x, int s, const char *label, const char *out, con
 	return lc_child(args, out, err, NULL);
 }
 
-/* ab's own options out of <argv>; the rest goes to both sides. 0, or the
- * exit status of a usage error */
+/* ab's own rows into <x>, the load options (checked) into x->pass for
+ * both sides. -1: go on, else the exit status */
 static int parse(struct ab *x, int argc, char **argv)
 {
-	int last;
+	static struct lc_opts load;
+	struct lc_sub_args a = { .pass = x->pass, .maxpass = AB_MAX_ARGS, .load = &load };
+	int rc;
 
-	if (argc < 3)
-		return usage(stderr, 2);
-	last = argc - 2; /* WHY: the two URLs end the line, as hxload's one URL does */
-	x->url[0] = argv[last];
-	x->url[1] = argv[last + 1];
-	for (int i = 1; i < last; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return usage(stdout, 0) ? 2 : 1;
-		if (!strcmp(a, "--rounds") && i + 1 < last) {
-			x->rounds = atoi(argv[++i]);
-			if (x->rounds < 2 || x->rounds > AB_MAX_ROUNDS)
-				return fprintf(stderr, "hxload ab: --rounds %s: 2 to 50\n", argv[i]), 2;
-		} else if (!strcmp(a, "--keep") && i + 1 < last) {
-			x->keep = argv[++i];
-		} else if (!strcmp(a, "--html") && i + 1 < last) {
-			x->html = argv[++i];
-		} else if (!strcmp(a, "--from") && i + 1 < last) {
-			x->from = argv[++i];
-		} else if (!strcmp(a, "--max-failed") && i + 1 < last) {
-			char *end;
-
-			x->max_failed = strtod(argv[++i], &end) / 100;
-			if (end == argv[i] || *end || !(x->max_failed >= 0 && x->max_failed <= 1))
-				return fprintf(stderr, "hxload ab: --max-failed %s: a percentage, 0 to 100\n", argv[i]), 2;
-		} else if (!strcmp(a, "--backend-stats") && i + 1 < last) {
-			if (lc_guard_url(x->bstats = argv[++i]) < 0)
-				return fprintf(stderr, "hxload ab: --backend-stats %s: hxterm's --stats address, "
-						       "http://HOST:PORT/stats.json\n", argv[i]), 2;
-		} else if (!strcmp(a, "--backend-busy") && i + 1 < last) {
-			if (lc_guard_pct(argv[++i], &x->bbusy) < 0)
-				return fprintf(stderr, "hxload ab: --backend-busy %s: a percentage, 1 to 100\n", argv[i]), 2;
-		} else if (!strcmp(a, "--json")) {
-			x->json = 1;
-		} else if (!strcmp(a, "--closed")) {
-			x->closed = 1;
-		} else if (!strcmp(a, "--label") || !strcmp(a, "--log") || !strcmp(a, "--interval") ||
-			   !strcmp(a, "--start-at") || !strcmp(a, "-q")) {
-			return fprintf(stderr, "hxload ab: %s is ab's to set (each run is labelled A or B)\n", a), 2;
-		} else {
-			if (x->npass == AB_MAX_ARGS)
-				return fprintf(stderr, "hxload ab: too many options\n"), 2;
-			x->have_rate |= !strcmp(a, "-R") || !strcmp(a, "--stages");
-			x->pass[x->npass++] = a;
-		}
-	}
+	if ((rc = lc_sub_parse(&ab_cmd, x, argc, argv, &a)) >= 0)
+		return rc;
+	x->npass = a.npass;
+	x->url[0] = a.pos[0];
+	x->url[1] = a.pos[1];
+	x->have_rate = load.rate > 0 || load.have_stages;
 	if (x->closed && x->have_rate)
 		return fprintf(stderr, "hxload ab: --closed and -R: one or the other\n"), 2;
-	return 0;
+	return -1;
 }
 
 /* without -R: A closed loop for 2 s, then half its rate on both sides */
@@ -307,11 +292,10 @@ int lc_ab_main(int argc, char **argv)
 	static struct ab x;
 	int rc, rounds_given;
 
-	x.rounds = 5;
 	x.max_failed = 0.01;
 	x.bbusy = LC_GUARD_BUSY;
-	if ((rc = parse(&x, argc, argv)))
-		return rc == 1 ? 0 : rc;
+	if ((rc = parse(&x, argc, argv)) >= 0)
+		return rc;
 	rounds_given = x.rounds != 5;
 	if (x.from) {
 		if ((rc = from_dir(&x, rounds_given)))

@@ -12,8 +12,10 @@
 #include "common.h"
 #include "lc_cli.h"
 #include "lc_cmd.h"
+#include "lc_reader.h"
 #include "lc_stats.h"
 #include "lc_source.h"
+#include "lc_sub.h"
 #include "opt.h"
 #include "lc_cli_int.h"
 
@@ -30,7 +32,7 @@ static void build_request(struct lc_path *p)
 			     lc_target.authority);
 	for (int i = 0; i < lc_opts.nhdrs; i++)
 		n += (size_t)snprintf(r + n, cap - n, "%s\r\n", lc_opts.hdrs[i]);
-	if (lc_opts.close && !cli_have_conn_hdr)
+	if (lc_opts.close && !lc_opts.have_conn_hdr)
 		n += (size_t)snprintf(r + n, cap - n, "Connection: close\r\n");
 	if (lc_opts.body)
 		n += (size_t)snprintf(r + n, cap - n, "Content-Length: %llu\r\n",
@@ -76,7 +78,7 @@ static void check_args(void)
 {
 	if (!*lc_opts.method || strcspn(lc_opts.method, " \t\r\n:/") != strlen(lc_opts.method))
 		lc_die("--method '%s': expected a token (GET, POST, ...)", lc_opts.method);
-	if (cli_have_stages && (have_d || lc_opts.rate > 0))
+	if (lc_opts.have_stages && (have_d || lc_opts.rate > 0))
 		lc_die("%s", "--stages sets the rate and the duration: no -R or -d with it");
 	if (lc_opts.shards > 1) {
 		int i = lc_opts.shard, n = lc_opts.shards;
@@ -156,36 +158,6 @@ static void keep_cmdline(int argc, char **argv)
 	lc_opts.cmdline[n] = 0;
 }
 
-/* the options the probe's own run drops: the load's shape and outputs */
-static int probe_drops(const struct opt *o)
-{
-	static const char *const longs[] = { "stages", "probe", "json", "html", "log", "interval", "fail-on",
-					     "label", "server-pid", "pid", "start-at", "shard", "shards", "metrics",
-					     "hlog" };
-
-	if (o->sname && strchr("tcmnRdwq", o->sname))
-		return 1;
-	for (size_t i = 0; o->lname && i < ARRAY_SIZE(longs); i++)
-		if (!strcmp(o->lname, longs[i]))
-			return 1;
-	return 0;
-}
-
-/* the row of the option word <w> ("--probe", "--probe=50", "-c", "-c10") */
-static const struct opt *row_of(const char *w)
-{
-	for (const struct opt *o = cli_rows; o->kind != OPT_END; o++) {
-		if (o->kind <= OPT_TEXT)
-			continue;
-		if (w[1] == '-' && o->lname && !strncmp(w + 2, o->lname, strlen(o->lname)) &&
-		    (!w[2 + strlen(o->lname)] || w[2 + strlen(o->lname)] == '='))
-			return o;
-		if (w[1] != '-' && o->sname == w[1])
-			return o;
-	}
-	return NULL;
-}
-
 char **lc_probe_argv(double start_at)
 {
 	static char num[4][48]; /* WHY static: the args outlive this call */
@@ -196,12 +168,13 @@ char **lc_probe_argv(double start_at)
 		lc_die("%s", "out of memory");
 	a[n++] = lc_opts.argv[0];
 	for (int i = 1; i < lc_opts.argc; i++) {
-		const char *w = lc_opts.argv[i];
-		const struct opt *o = w[0] == '-' && w[1] ? row_of(w) : NULL;
+		const char *w = lc_opts.argv[i], *val;
+		const struct opt *o = opt_word(cli_rows, w, &val);
 		/* WHY: "-c 10" takes the next word, "-c10" and "--x=v" do not */
-		int joined = o && o->arg && (strchr(w, '=') || (w[1] != '-' && w[2]));
+		int joined = o && o->arg && val;
 
-		if (o && probe_drops(o)) {
+		/* WHY: the probe runs its own shape and writes its own outputs */
+		if (o && (o->mark & LC_OWN_PROBE)) {
 			i += o->arg && !joined;
 			continue;
 		}
@@ -231,8 +204,8 @@ void lc_cli(int argc, char **argv)
 		lc_urls_file(lc_opts.urls);
 	else
 		lc_url_parse(argv[optind], 1), lc_target.paths[0].cum = 1;
-	if (cli_host_hdr)
-		snprintf(lc_target.authority, sizeof(lc_target.authority), "%s", cli_host_hdr);
+	if (lc_opts.host_hdr)
+		snprintf(lc_target.authority, sizeof(lc_target.authority), "%s", lc_opts.host_hdr);
 	check_args();
 	/* WHY a shared start: the probe's run and the load's begin together */
 	if (lc_opts.probe && lc_opts.start_at <= 0) {
@@ -247,9 +220,11 @@ void lc_cli(int argc, char **argv)
 	if (lc_opts.force == LC_H2 && !lc_target.tls)
 		lc_target.proto = LC_H2;
 	lc_url_route();
-	if (lc_sources()) {
+	if (lc_opts.source) {
 		char why[160];
 
+		if (lc_source_parse(lc_opts.source, why, sizeof(why)) < 0)
+			lc_die("%s", why);
 		if (lc_opts.route.unix_path)
 			lc_die("%s", "--source is for TCP and UDP: not with --unix-socket");
 		if (lc_source_check(lc_target.addr.ss_family, why, sizeof(why)) < 0)
@@ -266,4 +241,7 @@ void lc_cli(int argc, char **argv)
 	}
 	for (int i = 0; i < lc_target.npaths; i++)
 		build_request(&lc_target.paths[i]);
+	if (lc_opts.verify && (lc_opts.sse || lc_target.grpc))
+		lc_die("%s", "--verify checks hxterm's byte pattern: not with --sse or a grpc:// URL (their bodies are events, messages)");
+	lc_rd = lc_reader_pick(&lc_opts, &lc_target);
 }

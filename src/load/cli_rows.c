@@ -4,6 +4,7 @@
 #include "common.h"
 #include "lc_cli.h"
 #include "lc_cli_int.h"
+#include "lc_sub.h"
 
 /* ---------- the table: -h's order ---------- */
 
@@ -12,40 +13,40 @@
 #define FLAG(f)           .kind = OPT_FLAG, OPT_F(struct lc_opts, f)
 #define CONST(f, v)       .kind = OPT_CONST, OPT_F(struct lc_opts, f), .val = (v)
 #define STR(f)            .kind = OPT_STR, OPT_F(struct lc_opts, f)
-#define FN(fn)            .kind = OPT_FN, .set = (fn)
+#define FN(fn)            .kind = OPT_FN, .set_at = (fn)
 
 const struct opt cli_rows[] = {
 	{ .kind = OPT_TEXT, .help = "Load:" },
 	{ NULL, 't', NUM(threads, 1, 256, 1), .arg = "<n>",
-	  .help = "threads, each with its own connections (1)" },
+	  .mark = LC_OWN_PROBE, .help = "threads, each with its own connections (1)" },
 	{ NULL, 'c', NUM(conns, 1, 100000, 10), .arg = "<n>",
-	  .help = "connections in all (10); the open-file soft limit is raised\n"
+	  .mark = LC_OWN_PROBE, .help = "connections in all (10); the open-file soft limit is raised\n"
 	  "to them, past the hard one refused" },
 	{ NULL, 'm', NUM(depth, 1, LC_MAX_DEPTH, 1), .arg = "<n>",
-	  .help = "in flight per connection: h2/h3 streams, h1 pipeline depth (1)" },
+	  .mark = LC_OWN_PROBE, .help = "in flight per connection: h2/h3 streams, h1 pipeline depth (1)" },
 	{ NULL, 'd', DUR(duration_us, 1000, 10000000, "1ms or more"), .arg = "<time>",
-	  .help = "duration: seconds, or 500ms, 2m, 1h (10); with -n, whichever\n"
+	  .mark = LC_OWN_FIND | LC_OWN_PROBE, .help = "duration: seconds, or 500ms, 2m, 1h (10); with -n, whichever\n"
 	  "ends first" },
 	{ NULL, 'n', NUM(total, 1, 1000000000000000ULL, 0), .arg = "<n>",
-	  .help = "requests in all" },
+	  .mark = LC_OWN_FIND | LC_OWN_PROBE, .help = "requests in all" },
 	{ NULL, 'R', FN(cli_set_rate), .arg = "<rate>",
-	  .help = "open loop: requests per second, latency measured from each\n"
+	  .mark = LC_OWN_FIND | LC_OWN_PROBE, .help = "open loop: requests per second, latency measured from each\n"
 	  "request's intended send time (no coordinated omission);\n"
 	  "-R A:B ramps linearly from A to B over the duration" },
 	{ "stages", 0, FN(cli_set_stages), .arg = "<s>",
-	  .help = "open loop in stages, 'D@RATE' or 'D@FROM:TO', comma-separated\n"
+	  .mark = LC_OWN_FIND | LC_OWN_PROBE, .help = "open loop in stages, 'D@RATE' or 'D@FROM:TO', comma-separated\n"
 	  "('10s@1000,30s@5000,10s@0'); sets the duration" },
 	{ NULL, 'w', DUR(warmup_us, 0, 0, NULL), .arg = "<time>",
-	  .help = "warm-up, not counted (at the first rate)" },
+	  .mark = LC_OWN_FIND | LC_OWN_PROBE, .help = "warm-up, not counted (at the first rate)" },
 	{ "shard", 0, FN(cli_set_shard), .arg = "<I/N>",
-	  .help = "this run is shard I (0..N-1) of N runs sharing one load: it\n"
+	  .mark = LC_OWN_PROBE, .help = "this run is shard I (0..N-1) of N runs sharing one load: it\n"
 	  "takes every N-th send time of the schedule, its share of -c\n"
 	  "and -n, random streams of its own; with one --start-at the\n"
 	  "shards start together and hxload merge adds them up" },
 	{ "shards", 0, FN(cli_set_shards), .arg = "<n>",
-	  .help = "--shard $JOB_COMPLETION_INDEX/<n> (a Kubernetes Indexed Job)" },
+	  .mark = LC_OWN_PROBE, .help = "--shard $JOB_COMPLETION_INDEX/<n> (a Kubernetes Indexed Job)" },
 	{ "probe", 0, FN(cli_set_probe), .arg = "<rate>",
-	  .help = "a reference probe beside the load: its own connection,\n"
+	  .mark = LC_OWN_PROBE, .help = "a reference probe beside the load: its own connection,\n"
 	  "this many requests a second (open loop), its latency\n"
 	  "reported apart: what a light user sees at the load's rate" },
 	{ "urls", 0, STR(urls), .arg = "<file>",
@@ -55,7 +56,7 @@ const struct opt cli_rows[] = {
 	  .help = "a new connection for each request (h1: Connection: close;\n"
 	  "h2, h3: one stream per connection); sets -m 1" },
 	{ "start-at", 0, FN(cli_set_start_at), .arg = "<t>",
-	  .help = "start at epoch seconds or ISO time (2026-12-01T10:00:00Z,\n"
+	  .mark = LC_OWN_AB | LC_OWN_FIND | LC_OWN_PROBE, .help = "start at epoch seconds or ISO time (2026-12-01T10:00:00Z,\n"
 	  "no zone: local) so several machines start together" },
 	{ .kind = OPT_TEXT, .help = "Requests:" },
 	{ NULL, 'H', FN(cli_set_header), .arg = "'N: V'",
@@ -85,7 +86,7 @@ const struct opt cli_rows[] = {
 	{ "unix-socket", 0, STR(route.unix_path), .arg = "<path>",
 	  .help = "connect to this Unix-domain socket (http://, h2c://,\n"
 	  "https://), the URL naming the Host" },
-	{ "source", 0, FN(cli_set_source), .arg = "<addrs>",
+	{ "source", 0, STR(source), .arg = "<addrs>",
 	  .help = "connect from these local addresses, one per connection\n"
 	  "in turn: ADDR, A-B (IPv4), A.B.C.D/N, comma-separated\n"
 	  "(127.0.0.2-127.0.0.11: more than one port range's worth\n"
@@ -133,13 +134,13 @@ const struct opt cli_rows[] = {
 	  "one's delay from the send time on its data: line (the event\n"
 	  "row), and how many came bunched (a buffering proxy)" },
 	{ "json", 0, FLAG(json),
-	  .help = "one JSON object with every figure and the full histograms,\n"
+	  .mark = LC_OWN_PROBE, .help = "one JSON object with every figure and the full histograms,\n"
 	  "and each second's (or --interval's): what compare resamples" },
 	{ "server-pid", 0, NUM(server_pid, 1, 1 << 30, 0), .arg = "<pid>",
-	  .help = "the target runs on this machine: its CPU time (from\n"
+	  .mark = LC_OWN_PROBE, .help = "the target runs on this machine: its CPU time (from\n"
 	  "/proc) per request and per MiB, in the report" },
 	{ "pid", 0, FN(cli_set_pid), .arg = "<name>=<pid>",
-	  .help = "another process on this machine (a proxy): its CPU time\n"
+	  .mark = LC_OWN_PROBE, .help = "another process on this machine (a proxy): its CPU time\n"
 	  "in the window, per request and per MiB (repeatable, 8)" },
 	{ "idle", 0, NUM(idle, 0, 1000000, 0), .arg = "<n>",
 	  .help = "n more connections (h1, h2; clear or TLS; h3) that each send one\n"
@@ -150,22 +151,22 @@ const struct opt cli_rows[] = {
 	  .help = "h2, h3: a PING on each idle connection every t (default none:\n"
 	  "idle means idle, a peer's idle timeout shows)" },
 	{ "label", 0, STR(label), .arg = "<text>",
-	  .help = "a name for this run in the report and the JSON" },
+	  .mark = LC_OWN_AB | LC_OWN_FIND | LC_OWN_PROBE, .help = "a name for this run in the report and the JSON" },
 	{ "interval", 0, DUR(interval_us, 10000, 0, "10ms or more"), .arg = "<t>",
-	  .help = "one JSON line per interval on stdout while it runs" },
+	  .mark = LC_OWN_AB | LC_OWN_FIND | LC_OWN_PROBE, .help = "one JSON line per interval on stdout while it runs" },
 	{ "metrics", 0, STR(metrics), .arg = "<addr>",
-	  .help = "serve the run's figures in Prometheus text while it runs\n"
+	  .mark = LC_OWN_PROBE, .help = "serve the run's figures in Prometheus text while it runs\n"
 	  "(127.0.0.1:9101; requests, errors, bytes, latency quantiles)" },
 	{ "html", 0, STR(html), .arg = "<file>",
-	  .help = "a self-contained HTML report (charts, no external assets)" },
+	  .mark = LC_OWN_PROBE, .help = "a self-contained HTML report (charts, no external assets)" },
 	{ "hlog", 0, STR(hlog), .arg = "<file>",
-	  .help = "each interval's latency as an HdrHistogram interval log\n"
+	  .mark = LC_OWN_PROBE, .help = "each interval's latency as an HdrHistogram interval log\n"
 	  "(ns; HistogramLogProcessor reads it; tags server, other, queue)" },
 	{ "log", 0, STR(log), .arg = "<file>",
-	  .help = "one line per request: send time (epoch us), latency (us),\n"
+	  .mark = LC_OWN_AB | LC_OWN_FIND | LC_OWN_PROBE, .help = "one line per request: send time (epoch us), latency (us),\n"
 	  "status, server time (us, - when absent)" },
-	{ "fail-on", 0, FN(cli_set_fail_on), .arg = "<s>",
-	  .help = "exit 3 when a threshold is crossed: comma-separated\n"
+	{ "fail-on", 0, FN(lc_set_check), OPT_F(struct lc_opts, fail_on), .arg = "<s>",
+	  .mark = LC_OWN_FIND | LC_OWN_PROBE, .help = "exit 3 when a threshold is crossed: comma-separated\n"
 	  "METRIC OP VALUE, METRIC one of p50 p90 p99 p99.9 p99.99\n"
 	  "max mean (latency: us, ms (default), s), errors, non2xx\n"
 	  "(a count, or % of requests), rps, late, unsent; OP one of\n"
@@ -175,7 +176,7 @@ const struct opt cli_rows[] = {
 	  "default 2xx): when over half the answers are others, the\n"
 	  "report opens with it, quoting the first, and the exit is 1" },
 	{ NULL, 'q', FLAG(quiet),
-	  .help = "no progress line" },
+	  .mark = LC_OWN_AB | LC_OWN_FIND | LC_OWN_PROBE, .help = "no progress line" },
 	{ "version", 'v', .kind = OPT_VERSION,
 	  .help = "the version" },
 	{ "help", 'h', .kind = OPT_HELP,

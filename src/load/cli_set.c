@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <math.h>
 #include <time.h>
 
 #include "common.h"
@@ -15,19 +16,18 @@
 #include "lc_source.h"
 #include "num.h"
 #include "lc_cli_int.h"
+#include "lc_guard.h"
+#include "lc_sub.h"
 
-const char *cli_host_hdr;        /* -H 'Host: ...' */
-int cli_have_conn_hdr;           /* -H 'Connection: ...' */
-static double num_arg(const char *opt, const char *arg, double min, double max)
+/* <arg> a number in [min, max] into <*v>: 0, or -1 with the line in <why> */
+static int num_in(const char *opt, const char *arg, double min, double max, double *v, char *why, size_t len)
 {
 	char *end;
-	double v = strtod(arg, &end);
 
-	if (*end || end == arg || v < min || v > max) {
-		fprintf(stderr, "hxload: %s '%s': expected a number in [%g, %g]\n", opt, arg, min, max);
-		exit(2);
-	}
-	return v;
+	*v = strtod(arg, &end);
+	if (*end || end == arg || !(*v >= min && *v <= max))
+		return snprintf(why, len, "%s '%s': expected a number in [%g, %g]", opt, arg, min, max), -1;
+	return 0;
 }
 
 /* a duration: seconds, or 500ms, 2m, 1h (the rows' parse) */
@@ -40,116 +40,121 @@ int cli_dur_parse(const char *s, uint64_t *us, const char **err)
 
 /* ---------- the setters of the rows that are more than a number, a flag or a string ---------- */
 
-int cli_have_stages;
-
-int cli_set_rate(const char *arg, char *why, size_t len)
+CLI_SETTER(cli_set_rate)
 {
+	struct lc_opts *b = base;
 	const char *colon = strchr(arg, ':');
+	char a[64];
 
-	(void)why, (void)len;
-	if (colon) {
-		char a[64];
-
-		snprintf(a, sizeof(a), "%.*s", (int)(colon - arg), arg);
-		lc_opts.rate = num_arg("-R", a, 0.001, 1e9);
-		lc_opts.rate_to = num_arg("-R", colon + 1, 0.001, 1e9);
-	} else {
-		lc_opts.rate = lc_opts.rate_to = num_arg("-R", arg, 0.001, 1e9);
-	}
-	return 0;
+	(void)o;
+	if (!colon)
+		return num_in("-R", arg, 0.001, 1e9, &b->rate, why, len) < 0 ? -1 : (b->rate_to = b->rate, 0);
+	snprintf(a, sizeof(a), "%.*s", (int)(colon - arg), arg);
+	if (num_in("-R", a, 0.001, 1e9, &b->rate, why, len) < 0)
+		return -1;
+	return num_in("-R", colon + 1, 0.001, 1e9, &b->rate_to, why, len);
 }
 
-static int shard_of(const char *i, const char *n, const char *what, char *why, size_t len)
+static int shard_of(struct lc_opts *b, const char *i, const char *n, const char *what, char *why, size_t len)
 {
 	char *e1, *e2;
-	long a = strtol(i, &e1, 10), b = strtol(n, &e2, 10);
+	long a = strtol(i, &e1, 10), bn = strtol(n, &e2, 10);
 
-	if (!*i || !*n || (*e1 && *e1 != '/') || *e2 || a < 0 || b < 1 || b > 10000 || a >= b)
+	if (!*i || !*n || (*e1 && *e1 != '/') || *e2 || a < 0 || bn < 1 || bn > 10000 || a >= bn)
 		return snprintf(why, len, "%s: expected I/N, 0 <= I < N <= 10000", what), -1;
-	lc_opts.shard = (int)a;
-	lc_opts.shards = (int)b;
+	b->shard = (int)a;
+	b->shards = (int)bn;
 	return 0;
 }
 
-int cli_set_shard(const char *arg, char *why, size_t len)
+CLI_SETTER(cli_set_shard)
 {
 	const char *slash = strchr(arg, '/');
 	char w[96];
 
+	(void)o;
 	snprintf(w, sizeof(w), "--shard '%s'", arg);
-	return shard_of(arg, slash ? slash + 1 : "", w, why, len);
+	return shard_of(base, arg, slash ? slash + 1 : "", w, why, len);
 }
 
-int cli_set_shards(const char *arg, char *why, size_t len)
+/* WHY the environment: a Kubernetes Indexed Job gives each pod its index
+ * there, and one command line serves every pod */
+CLI_SETTER(cli_set_shards)
 {
 	const char *i = getenv("JOB_COMPLETION_INDEX");
 	char w[96];
 
+	(void)o;
 	if (!i)
 		return snprintf(why, len, "--shards %s: JOB_COMPLETION_INDEX is not set (or give --shard I/N)", arg), -1;
 	snprintf(w, sizeof(w), "--shards %s with JOB_COMPLETION_INDEX=%s", arg, i);
-	return shard_of(i, arg, w, why, len);
+	return shard_of(base, i, arg, w, why, len);
 }
 
-int cli_set_probe(const char *arg, char *why, size_t len)
+CLI_SETTER(cli_set_probe)
 {
-	(void)why, (void)len;
-	lc_opts.probe = num_arg("--probe", arg, 0.1, 100000);
-	return 0;
+	(void)o;
+	return num_in("--probe", arg, 0.1, 100000, &((struct lc_opts *)base)->probe, why, len);
 }
 
-int cli_set_stages(const char *arg, char *why, size_t len)
+CLI_SETTER(cli_set_stages)
 {
+	struct lc_opts *b = base;
 	const char *err;
 
-	if (lc_stages_parse(&lc_opts, arg, &err) < 0)
+	(void)o;
+	if (lc_stages_parse(b, arg, &err) < 0)
 		return snprintf(why, len, "--stages: %s", err), -1;
-	cli_have_stages = 1;
+	b->have_stages = 1;
 	return 0;
 }
 
 /* --start-at: epoch seconds, or YYYY-MM-DDTHH:MM:SS[.frac][Z] */
-int cli_set_start_at(const char *arg, char *why, size_t len)
+CLI_SETTER(cli_set_start_at)
 {
+	struct lc_opts *b = base;
 	struct tm tm = { 0 };
 	char *end;
 	double v = strtod(arg, &end), frac = 0;
 	const char *p;
 
+	(void)o;
 	if (!*end && end != arg && v > 0)
-		return lc_opts.start_at = v, 0;
+		return b->start_at = v, 0;
 	p = strptime(arg, "%Y-%m-%dT%H:%M:%S", &tm);
 	if (p && *p == '.')
 		frac = strtod(p, &end), p = end;
 	if (!p || (*p && strcmp(p, "Z")))
 		return snprintf(why, len, "--start-at '%s': expected epoch seconds or 2026-12-01T10:00:00[.5][Z]", arg), -1;
 	if (*p == 'Z') {
-		lc_opts.start_at = (double)timegm(&tm) + frac;
+		b->start_at = (double)timegm(&tm) + frac;
 		return 0;
 	}
 	tm.tm_isdst = -1;
-	lc_opts.start_at = (double)mktime(&tm) + frac;
+	b->start_at = (double)mktime(&tm) + frac;
 	return 0;
 }
 
-int cli_set_header(const char *h, char *why, size_t len)
+CLI_SETTER(cli_set_header)
 {
-	const char *colon = strchr(h, ':');
+	struct lc_opts *b = base;
+	const char *h = arg, *colon = strchr(h, ':');
 
-	if (!colon || colon == h || lc_opts.nhdrs == LC_MAX_HDRS)
+	(void)o;
+	if (!colon || colon == h || b->nhdrs == LC_MAX_HDRS)
 		return snprintf(why, len, "-H '%s': expected 'Name: value' (at most 32)", h), -1;
 	for (const char *c = h; c < colon; c++)
 		if (*c <= ' ' || *c >= 0x7f)
 			return snprintf(why, len, "-H '%s': a space or control character in the name", h), -1;
 	if (colon - h == 4 && !strncasecmp(h, "host", 4)) {
-		cli_host_hdr = colon + 1 + strspn(colon + 1, " \t");
-		if (!*cli_host_hdr || strlen(cli_host_hdr) >= sizeof(lc_target.authority))
+		b->host_hdr = colon + 1 + strspn(colon + 1, " \t");
+		if (!*b->host_hdr || strlen(b->host_hdr) >= sizeof(((struct lc_target *)0)->authority))
 			return snprintf(why, len, "-H '%s': an empty or too long Host", h), -1;
 		return 0;
 	}
 	if (colon - h == 10 && !strncasecmp(h, "connection", 10))
-		cli_have_conn_hdr = 1;
-	lc_opts.hdrs[lc_opts.nhdrs++] = h;
+		b->have_conn_hdr = 1;
+	b->hdrs[b->nhdrs++] = h;
 	return 0;
 }
 
@@ -178,24 +183,27 @@ static long pct_decode(const char *s, size_t n, char *o)
 
 /* --h3-fields 'name:value&...': names and values percent-decoded (CR, LF,
  * NUL, upper case, pseudo-headers in any order: a server's checks tested) */
-int cli_set_h3_fields(const char *arg, char *why, size_t len)
+CLI_SETTER(cli_set_h3_fields)
 {
-	char *buf = malloc(strlen(arg) + 1), *o = buf;
+	struct lc_opts *b = base;
+	char *buf = malloc(strlen(arg) + 1), *out = buf;
 
-	lc_opts.nh3_fields = 0;
+	(void)o;
+	b->nh3_fields = 0;
 	for (const char *p = arg; buf && *p;) {
 		size_t n = strcspn(p, "&");
 		const char *colon = n > 1 ? memchr(p + 1, ':', n - 1) : NULL;
-		struct lc_field *f = &lc_opts.h3_fields[lc_opts.nh3_fields];
+		struct lc_field *f = &b->h3_fields[b->nh3_fields];
 		long nl, vl;
 
-		if (!colon || lc_opts.nh3_fields == LC_MAX_HDRS ||
-		    (nl = pct_decode(p, (size_t)(colon - p), o)) < 0 ||
-		    (vl = pct_decode(colon + 1, (size_t)(p + n - colon - 1), o + nl)) < 0)
-			return free(buf), snprintf(why, len, "--h3-fields '%s': expected 'name:value&...' (at most 32, %%XX escapes)", arg), -1;
-		*f = (struct lc_field){ o, o + nl, (size_t)nl, (size_t)vl };
-		lc_opts.nh3_fields++;
-		o += nl + vl;
+		if (!colon || b->nh3_fields == LC_MAX_HDRS ||
+		    (nl = pct_decode(p, (size_t)(colon - p), out)) < 0 ||
+		    (vl = pct_decode(colon + 1, (size_t)(p + n - colon - 1), out + nl)) < 0)
+			return free(buf), b->nh3_fields = 0,
+			       snprintf(why, len, "--h3-fields '%s': expected 'name:value&...' (at most 32, %%XX escapes)", arg), -1;
+		*f = (struct lc_field){ out, out + nl, (size_t)nl, (size_t)vl };
+		b->nh3_fields++;
+		out += nl + vl;
 		p += n + (p[n] == '&');
 	}
 	return buf ? 0 : (snprintf(why, len, "--h3-fields: out of memory"), -1);
@@ -210,78 +218,181 @@ static int route_add(const char **list, int *n, const char *opt, const char *arg
 	return 0;
 }
 
-int cli_set_connect_to(const char *arg, char *why, size_t len)
+CLI_SETTER(cli_set_connect_to)
 {
-	return route_add(lc_opts.route.connect_to, &lc_opts.route.nconnect_to, "--connect-to", arg, why, len);
+	struct lc_route *r = &((struct lc_opts *)base)->route;
+
+	(void)o;
+	return route_add(r->connect_to, &r->nconnect_to, "--connect-to", arg, why, len);
 }
 
-int cli_set_resolve(const char *arg, char *why, size_t len)
+CLI_SETTER(cli_set_resolve)
 {
-	return route_add(lc_opts.route.resolve, &lc_opts.route.nresolve, "--resolve", arg, why, len);
+	struct lc_route *r = &((struct lc_opts *)base)->route;
+
+	(void)o;
+	return route_add(r->resolve, &r->nresolve, "--resolve", arg, why, len);
 }
 
-int cli_set_source(const char *arg, char *why, size_t len)
+CLI_SETTER(cli_set_proxy_protocol)
 {
-	return lc_source_parse(arg, why, len);
-}
-
-int cli_set_proxy_protocol(const char *arg, char *why, size_t len)
-{
+	(void)o;
 	if (strcmp(arg, "v1") && strcmp(arg, "v2"))
 		return snprintf(why, len, "--proxy-protocol '%s': expected v1 or v2", arg), -1;
-	lc_opts.proxy_proto = arg[1] - '0';
+	((struct lc_opts *)base)->proxy_proto = arg[1] - '0';
 	return 0;
 }
 
 /* --pid NAME=PID */
-int cli_set_pid(const char *arg, char *why, size_t len)
+CLI_SETTER(cli_set_pid)
 {
+	struct lc_opts *b = base;
 	const char *eq = strchr(arg, '=');
-	struct lc_named_pid *p = &lc_opts.pids[lc_opts.npids];
+	struct lc_named_pid *p = &b->pids[b->npids];
 	size_t n = eq ? (size_t)(eq - arg) : 0;
+	double pid;
 
-	if (lc_opts.npids == LC_MAX_PIDS)
+	(void)o;
+	if (b->npids == LC_MAX_PIDS)
 		return snprintf(why, len, "--pid '%s': at most 8", arg), -1;
 	if (!eq || !n || n >= sizeof(p->name) || strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789_-") < n)
 		return snprintf(why, len, "--pid '%s': expected NAME=PID, a name of 1 to 31 of a-z 0-9 _ -", arg), -1;
 	memcpy(p->name, arg, n);
 	p->name[n] = 0;
-	p->pid = (int)num_arg("--pid", eq + 1, 1, 1 << 30);
-	for (int i = 0; i < lc_opts.npids; i++)
-		if (!strcmp(lc_opts.pids[i].name, p->name))
+	if (num_in("--pid", eq + 1, 1, 1 << 30, &pid, why, len) < 0)
+		return -1;
+	p->pid = (int)pid;
+	for (int i = 0; i < b->npids; i++)
+		if (!strcmp(b->pids[i].name, p->name))
 			return snprintf(why, len, "--pid '%s': that name twice", arg), -1;
 	if (kill(p->pid, 0) < 0 && !lc_proc_cpu_us(p->pid))
 		return snprintf(why, len, "--pid '%s': no such process here", arg), -1;
-	lc_opts.npids++;
+	b->npids++;
 	return 0;
 }
 
 /* --handshakes F:R:Z: one request per connection, the kinds in turn */
-int cli_set_handshakes(const char *arg, char *why, size_t len)
+CLI_SETTER(cli_set_handshakes)
 {
-	if (lc_hs_parse(arg, lc_opts.hs_mix, why, len) < 0)
+	struct lc_opts *b = base;
+
+	(void)o;
+	if (lc_hs_parse(arg, b->hs_mix, why, len) < 0)
 		return -1;
-	lc_opts.hs = lc_opts.close = 1;
-	lc_opts.zero_rtt |= lc_opts.hs_mix[HS_0RTT] > 0;
+	b->hs = b->close = 1;
+	b->zero_rtt |= b->hs_mix[HS_0RTT] > 0;
 	return 0;
 }
 
-int cli_set_fail_on(const char *arg, char *why, size_t len)
+/* --fail-on, merge's --fail-on, find's --slo: check.c's grammar, the text
+ * kept in the row's field */
+LC_SETTER(lc_set_check)
 {
+	char name[64];
 	const char *err;
 
 	if (lc_check_parse(arg, &err) < 0)
-		return snprintf(why, len, "--fail-on '%s': %s", arg, err), -1;
-	lc_opts.fail_on = arg;
+		return snprintf(why, len, "%s '%s': %s", opt_name(o, name, sizeof(name)), arg, err), -1;
+	*(const char **)((char *)base + o->off) = arg;
 	return 0;
 }
 
-int cli_set_expect(const char *arg, char *why, size_t len)
+CLI_SETTER(cli_set_expect)
 {
+	struct lc_opts *b = base;
 	const char *err;
 
-	if (lc_expect_parse(arg, lc_opts.expect_set, &err) < 0)
+	(void)o;
+	if (lc_expect_parse(arg, b->expect_set, &err) < 0)
 		return snprintf(why, len, "--expect '%s': %s", arg, err), -1;
-	lc_opts.expect = arg;
+	b->expect = arg;
+	return 0;
+}
+
+/* ---------- the commands' setters: each into the row's field ---------- */
+
+static double *real_at(const struct opt *o, void *base)
+{
+	return (double *)(void *)((char *)base + o->off);
+}
+
+/* <arg> a finite number into <*v>: 0, or -1 */
+static int real_of(const char *arg, double *v)
+{
+	char *end;
+
+	*v = strtod(arg, &end);
+	return end == arg || *end || !isfinite(*v) ? -1 : 0;
+}
+
+static int refuse(const struct opt *o, const char *arg, const char *want, char *why, size_t len)
+{
+	char name[64];
+
+	return snprintf(why, len, "%s '%s': %s", opt_name(o, name, sizeof(name)), arg, want), -1;
+}
+
+LC_SETTER(lc_set_share)
+{
+	double v;
+
+	if (real_of(arg, &v) < 0 || v < 0 || v > 100)
+		return refuse(o, arg, "a percentage, 0 to 100", why, len);
+	*real_at(o, base) = v / 100;
+	return 0;
+}
+
+LC_SETTER(lc_set_pct)
+{
+	double v;
+
+	if (real_of(arg, &v) < 0 || v < 0 || v > 100)
+		return refuse(o, arg, "a percentage, 0 to 100", why, len);
+	*real_at(o, base) = v;
+	return 0;
+}
+
+LC_SETTER(lc_set_level)
+{
+	double v;
+
+	if (real_of(arg, &v) < 0 || v < 50 || v >= 100)
+		return refuse(o, arg, "a level in %, 50 to 99.99", why, len);
+	*real_at(o, base) = v;
+	return 0;
+}
+
+LC_SETTER(lc_set_real)
+{
+	double v;
+
+	if (real_of(arg, &v) < 0 || v < 0)
+		return refuse(o, arg, "a number, 0 or more", why, len);
+	*real_at(o, base) = v;
+	return 0;
+}
+
+LC_SETTER(lc_set_secs)
+{
+	uint64_t us;
+
+	if (lc_duration(arg, strlen(arg), &us) < 0)
+		return refuse(o, arg, "a duration (seconds, or 500ms, 2m)", why, len);
+	*real_at(o, base) = (double)us / 1e6;
+	return 0;
+}
+
+LC_SETTER(lc_set_guard_url)
+{
+	if (lc_guard_url(arg) < 0)
+		return refuse(o, arg, "hxterm's --stats address, http://HOST:PORT/stats.json", why, len);
+	*(const char **)((char *)base + o->off) = arg;
+	return 0;
+}
+
+LC_SETTER(lc_set_guard_pct)
+{
+	if (lc_guard_pct(arg, real_at(o, base)) < 0)
+		return refuse(o, arg, "a percentage, 1 to 100", why, len);
 	return 0;
 }

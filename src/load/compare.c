@@ -1,5 +1,4 @@
 /* hxload compare: two settings' runs side by side, each metric's difference with a confidence interval over the runs (or one run a side's blocks of seconds), and a verdict that says when there is none to tell. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,31 +7,11 @@
 #include "common.h"
 #include "rng.h"
 #include "lc_cmd.h"
+#include "lc_compare_int.h"
+#include "lc_sub.h"
 #include "runs.h"
 #include "stat.h"
 
-#define MAX_UNITS 100000 /* intervals (or runs) of one side */
-
-/* what is resampled: an interval of a run, or a whole run */
-struct unit {
-	double secs, reqs, bytes, cpu_us;
-	struct hist h[IV_MAX];
-};
-
-#define MAX_RUNS 1024
-
-struct side {
-	struct unit *u;
-	size_t n, cap, runs, run_units; /* units; runs read; units that are whole runs */
-	size_t first[MAX_RUNS + 1];  /* run k's units are [first[k], first[k + 1]) */
-	int cpu;                     /* every unit has the server's CPU time */
-	int has[IV_MAX];             /* every unit has that histogram */
-	char label[256];
-};
-
-/* the metrics, each a function of a pooled set of units */
-enum { M_RPS, M_P50, M_P90, M_P99, M_P999, M_SRV50, M_SRV99, M_OTH50, M_OTH99, M_BOTH50, M_Q99, M_CPU_REQ,
-       M_CPU_MIB, M_MAX };
 static const char *const m_names[M_MAX] = { "req/s", "p50 (ms)", "p90 (ms)", "p99 (ms)", "p99.9 (ms)",
 					    "server p50", "server p99", "other p50", "other p99", "body_oth p50",
 					    "queue p99", "CPU us/req", "CPU us/MiB" };
@@ -40,122 +19,6 @@ static const char *const m_keys[M_MAX] = { "requests_per_second", "p50_ms", "p90
 					   "server_p50_ms", "server_p99_ms", "other_p50_ms", "other_p99_ms",
 					   "body_other_p50_ms", "queue_p99_ms", "server_cpu_us_per_request",
 					   "server_cpu_us_per_mib" };
-static const double m_q[M_MAX] = { 0, 0.5, 0.9, 0.99, 0.999, 0.5, 0.99, 0.5, 0.99, 0.5, 0.99, 0, 0 };
-/* the interval histogram of each metric, -1: none */
-static const int m_iv[M_MAX] = { -1, IV_LAT, IV_LAT, IV_LAT, IV_LAT, IV_SRV, IV_SRV, IV_OTH, IV_OTH, IV_BOTH,
-				 IV_QUEUE, -1, -1 };
-
-/* WHY in ms, not in %: the parts of the time (server, other, the body's
- * rest, the queue) may be a few microseconds on A, where a ratio says
- * nothing: "the proxy adds 0.2 ms" */
-static int m_split(int m)
-{
-	return m >= M_SRV50 && m <= M_Q99;
-}
-
-/* B against A: in percent, or in ms for the parts of the time (m_split) */
-static double m_diff(int m, double a, double b)
-{
-	if (m_split(m))
-		return b - a;
-	return a > 0 ? (b / a - 1) * 100 : 0;
-}
-
-/* <u> added to <p>: the totals of a set of units are a unit too, and a
- * short tail interval joins the one before by the same addition */
-static void pool_add(struct unit *p, const struct unit *u)
-{
-	p->secs += u->secs;
-	p->reqs += u->reqs;
-	p->bytes += u->bytes;
-	p->cpu_us += u->cpu_us;
-	for (int k = 0; k < IV_MAX; k++)
-		hist_merge(&p->h[k], &u->h[k]);
-}
-
-static double metric(const struct unit *p, int m)
-{
-	switch (m) {
-	case M_RPS: return p->secs > 0 ? p->reqs / p->secs : 0;
-	case M_CPU_REQ: return p->reqs > 0 ? p->cpu_us / p->reqs : 0;
-	case M_CPU_MIB: return p->bytes > 0 ? p->cpu_us / (p->bytes / 1048576.0) : 0;
-	}
-	return hist_quantile(&p->h[m_iv[m]], m_q[m]) / 1e3;
-}
-
-static struct unit *side_push(struct side *s)
-{
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		struct unit *nu = s->n < MAX_UNITS ? realloc(s->u, cap * sizeof(*nu)) : NULL;
-
-		if (!nu)
-			return NULL;
-		s->u = nu;
-		s->cap = cap;
-	}
-	memset(&s->u[s->n], 0, sizeof(s->u[0]));
-	return &s->u[s->n++];
-}
-
-/* one run: its intervals (a last one under half the one before joined to
- * it; the pools weigh by time), or the run as one unit when it has none */
-static int side_run(const struct json *r, void *arg)
-{
-	struct side *s = arg;
-	const struct json *iv = json_get(r, "intervals"), *cpu = json_get(r, "server_cpu");
-	static struct lc_stats st;
-	struct unit *u;
-
-	if (lc_run_read(r, &st) < 0 || s->runs == MAX_RUNS)
-		return -1;
-	if (!s->runs)
-		snprintf(s->label, sizeof(s->label), "%s", json_str(r, "label"));
-	s->first[s->runs++] = s->n;
-	s->cpu &= cpu != NULL;
-	for (size_t i = 0; iv && iv->type == JSON_ARR && i < iv->n; i++) {
-		const struct json *v = &iv->kid[i];
-
-		if (!(u = side_push(s)))
-			return -1;
-		u->secs = json_num(v, "seconds", 0);
-		u->reqs = json_num(v, "requests", 0);
-		u->bytes = json_num(v, "bytes", 0);
-		u->cpu_us = json_num(v, "server_cpu_us", 0);
-		if (!json_get(v, "latency"))
-			return -1;
-		for (int k = 0; k < IV_MAX; k++)
-			s->has[k] &= json_get(v, lc_iv_names[k]) && !lc_hist_read(&u->h[k], json_get(v, lc_iv_names[k]));
-		if (!s->has[IV_LAT])
-			return -1;
-	}
-	/* WHY: a run's last interval, cut short by its end, joins the one
-	 * before (as hxload's own series does), or it would weigh as much as a
-	 * whole one in the resampling */
-	if (s->n - s->first[s->runs - 1] >= 2 && s->u[s->n - 1].secs * 2 < s->u[s->n - 2].secs) {
-		pool_add(&s->u[s->n - 2], &s->u[s->n - 1]);
-		s->n--;
-	}
-	if (iv && iv->n)
-		return 0;
-	if (!(u = side_push(s)))
-		return -1;
-	s->run_units++;
-	u->secs = json_num(r, "seconds", 0);
-	u->reqs = (double)st.reqs;
-	u->bytes = (double)st.bytes;
-	u->cpu_us = (double)st.srv_cpu_us;
-	for (int k = 0; k < IV_MAX; k++)
-		u->h[k] = st.h[lc_iv_hist[k]];
-	return 0;
-}
-
-static void pool_all(const struct side *s, struct unit *p)
-{
-	memset(p, 0, sizeof(*p));
-	for (size_t i = 0; i < s->n; i++)
-		pool_add(p, &s->u[i]);
-}
 
 struct result {
 	double a, b, diff, lo, hi;   /* values, B vs A in %, its interval */
@@ -171,20 +34,20 @@ struct method {
 	size_t block[2];             /* one run a side: A's and B's block of seconds */
 };
 
-static double level = 95; /* --level: the confidence of the intervals, all figures together, % */
-static double noise = 2;  /* --noise: the smallest difference that counts, % of A */
+static double level; /* --level: the confidence of the intervals, all figures together, % */
+static double noise;  /* --noise: the smallest difference that counts, % of A */
 
 /* WHY logarithms for the figures in %: a run-to-run change is a factor
  * (a busier machine takes a share of every request), so runs spread evenly
  * around a mean of logs, and a difference of logs is a ratio */
 static double fwd(int m, double x)
 {
-	return m_split(m) ? x : log(x);
+	return compare_split(m) ? x : log(x);
 }
 
 static double back(int m, double d)
 {
-	return m_split(m) ? d : (exp(d) - 1) * 100;
+	return compare_split(m) ? d : (exp(d) - 1) * 100;
 }
 
 /* each figure of each run of <s> into <v>[run * M_MAX + m], transformed */
@@ -195,11 +58,11 @@ static void run_values(const struct side *s, double *v, int *ok)
 	for (size_t k = 0; k < s->runs; k++) {
 		memset(&p, 0, sizeof(p));
 		for (size_t i = s->first[k]; i < s->first[k + 1]; i++)
-			pool_add(&p, &s->u[i]);
+			compare_pool_add(&p, &s->u[i]);
 		for (int m = 0; m < M_MAX; m++) {
-			double x = metric(&p, m);
+			double x = compare_metric(&p, m);
 
-			ok[m] &= m_split(m) || x > 0;
+			ok[m] &= compare_split(m) || x > 0;
 			v[k * M_MAX + m] = ok[m] ? fwd(m, x) : 0;
 		}
 	}
@@ -244,8 +107,8 @@ static void by_runs(const struct side *A, const struct side *B, struct result *r
 		for (size_t k = 0; k < B->runs; k++)
 			col[1][k] = vb[k * M_MAX + m];
 		stat_t_interval(col[0], A->runs, col[1], B->runs, how->each / 100, &d, &res[m].lo, &res[m].hi, &res[m].df);
-		res[m].a = m_split(m) ? mean_of(va, A->runs, m) : exp(mean_of(va, A->runs, m));
-		res[m].b = m_split(m) ? mean_of(vb, B->runs, m) : exp(mean_of(vb, B->runs, m));
+		res[m].a = compare_split(m) ? mean_of(va, A->runs, m) : exp(mean_of(va, A->runs, m));
+		res[m].b = compare_split(m) ? mean_of(vb, B->runs, m) : exp(mean_of(vb, B->runs, m));
 		res[m].diff = back(m, d);
 		res[m].lo = back(m, res[m].lo);
 		res[m].hi = back(m, res[m].hi);
@@ -274,7 +137,7 @@ static void pool_draw(const struct side *s, struct rng *r, size_t len, size_t *i
 	memset(p, 0, sizeof(*p));
 	stat_block_draw(r, s->n, len, idx);
 	for (size_t i = 0; i < s->n; i++)
-		pool_add(p, &s->u[idx[i]]);
+		compare_pool_add(p, &s->u[idx[i]]);
 }
 
 /* WHY blocks of seconds, their standard error and t: with one run a side
@@ -299,7 +162,7 @@ static void by_blocks(const struct side *A, const struct side *B, int nres, stru
 		pool_draw(B, &r, how->block[1], idx, &pb);
 		for (int m = 0; m < M_MAX; m++)
 			if (d[m])
-				d[m][k] = fwd(m, metric(&pb, m)) - fwd(m, metric(&pa, m));
+				d[m][k] = fwd(m, compare_metric(&pb, m)) - fwd(m, compare_metric(&pa, m));
 	}
 	for (int m = 0; m < M_MAX; m++) {
 		double mid = res[m].valid ? fwd(m, res[m].b) - fwd(m, res[m].a) : 0, se = d[m] ? stat_sd(d[m], (size_t)nres) : 0;
@@ -321,16 +184,16 @@ static int compare(const struct side *A, const struct side *B, int nres, struct 
 {
 	static struct unit pa, pb;
 
-	pool_all(A, &pa);
-	pool_all(B, &pb);
+	compare_pool_all(A, &pa);
+	compare_pool_all(B, &pb);
 	how->nvalid = 0;
 	for (int m = 0; m < M_MAX; m++) {
-		res[m].a = metric(&pa, m);
-		res[m].b = metric(&pb, m);
-		res[m].valid = (res[m].a > 0 || (m_split(m) && res[m].b > 0)) && (m_split(m) || res[m].b > 0) &&
+		res[m].a = compare_metric(&pa, m);
+		res[m].b = compare_metric(&pb, m);
+		res[m].valid = (res[m].a > 0 || (compare_split(m) && res[m].b > 0)) && (compare_split(m) || res[m].b > 0) &&
 			       (m < M_CPU_REQ || (A->cpu && B->cpu)) &&
-			       (m_iv[m] < 0 || (A->has[m_iv[m]] && B->has[m_iv[m]]));
-		res[m].diff = res[m].valid ? m_diff(m, res[m].a, res[m].b) : 0;
+			       (compare_iv[m] < 0 || (A->has[compare_iv[m]] && B->has[compare_iv[m]]));
+		res[m].diff = res[m].valid ? compare_diff(m, res[m].a, res[m].b) : 0;
 		how->nvalid += res[m].valid;
 	}
 	/* WHY Bonferroni: a dozen figures at 95 % each would call one of them
@@ -361,7 +224,7 @@ static int compare(const struct side *A, const struct side *B, int nres, struct 
  * --noise is named as such rather than called a change */
 static int in_noise(int m, const struct result *x)
 {
-	double rel = m_split(m) ? (x->a > 0 ? 100 * x->diff / x->a : 100) : x->diff;
+	double rel = compare_split(m) ? (x->a > 0 ? 100 * x->diff / x->a : 100) : x->diff;
 
 	return fabs(rel) < noise;
 }
@@ -433,7 +296,7 @@ static void report_text(const struct side *A, const struct side *B, const struct
 
 		if (!res[m].valid)
 			continue;
-		if (m_split(m)) {
+		if (compare_split(m)) {
 			snprintf(ci, sizeof(ci), "%+.3f .. %+.3f ms", res[m].lo, res[m].hi);
 			printf("%-12s %12.3f %12.3f %+7.3f ms  %-20s %s\n", m_names[m], res[m].a, res[m].b, res[m].diff,
 			       ci, verdict(m, &res[m], how));
@@ -456,7 +319,7 @@ static void report_json(const struct side *A, const struct side *B, const struct
 	for (int m = 0, first = 1; m < M_MAX; m++) {
 		if (!res[m].valid)
 			continue;
-		const char *u = m_split(m) ? "ms" : "pct";
+		const char *u = compare_split(m) ? "ms" : "pct";
 
 		printf("%s\"%s\": {\"a\": %.6g, \"b\": %.6g, \"diff_%s\": %.3f, \"ci_lo_%s\": %.3f, "
 		       "\"ci_hi_%s\": %.3f, \"df\": %.2f, \"verdict\": \"%s\"}", first ? "" : ", ", m_keys[m], res[m].a,
@@ -466,64 +329,73 @@ static void report_json(const struct side *A, const struct side *B, const struct
 	printf("}, \"verdict\": \"%s\"}\n", verdict(M_RPS, &res[M_RPS], how));
 }
 
-static int usage(FILE *f, int rc)
-{
-	fprintf(f, "Usage: hxload compare [--json] [--resamples N] [--level PCT] [--noise PCT] A.json B.json\n"
-		   "       hxload compare [options] A1.json A2.json... vs B1.json B2.json...\n"
-		   "Tells whether B differs from A: for the rate, the latency percentiles, the\n"
-		   "server's time and the rest of the time to first byte (other: network and proxy,\n"
-		   "in ms), and (with --server-pid on both) the server's CPU per request and per\n"
-		   "MiB, the difference and its confidence interval, all figures together at\n"
-		   "--level (95 %%; each at 100 - (100 - level) / figures). With three runs or\n"
-		   "more in all: Welch's t over the runs, whose spread is the run-to-run noise.\n"
-		   "With one run a side: its seconds (--json records one a second) resampled in\n"
-		   "blocks (--resamples, 2000); how much runs differ cannot be estimated then, so\n"
-		   "a difference is called 'runs differ', never faster or slower. A difference\n"
-		   "whose interval holds 0 is called not detectable, one smaller than --noise\n"
-		   "(2 %% of A; 0 to turn off) within noise.\n");
-	return rc;
-}
+/* compare's options */
+struct cmp_opts {
+	int json, nres;
+	double level, noise;
+};
+
+#define F(f) OPT_F(struct cmp_opts, f)
+
+static const struct opt compare_rows[] = {
+	{ "json", 0, .kind = OPT_FLAG, F(json), .help = "one JSON object" },
+	{ "resamples", 0, .kind = OPT_NUM, F(nres), .min = 100, .max = 1000000, .dflt = 2000, .arg = "<n>",
+	  .help = "one run a side: the block bootstrap's resamples (2000)" },
+	{ "level", 0, .kind = OPT_FN, .set_at = lc_set_level, F(level), .arg = "<pct>",
+	  .help = "the intervals' confidence, all figures together (95)" },
+	{ "noise", 0, .kind = OPT_FN, .set_at = lc_set_pct, F(noise), .arg = "<pct>",
+	  .help = "a difference under this % of A is within noise (2; 0: off)" },
+	LC_SUB_END,
+};
+#undef F
+
+static const struct lc_sub compare_cmd = {
+	.name = "compare", .rows = compare_rows,
+	.synopsis = "compare [--json] [--resamples N] [--level PCT] [--noise PCT] A.json B.json\n"
+		    "       hxload compare [options] A1.json A2.json... vs B1.json B2.json...",
+	.about = "Tells whether B differs from A: for the rate, the latency percentiles, the\n"
+		 "server's time and the rest of the time to first byte (other: network and proxy,\n"
+		 "in ms), and (with --server-pid on both) the server's CPU per request and per\n"
+		 "MiB, the difference and its confidence interval, all figures together at\n"
+		 "--level (95 %; each at 100 - (100 - level) / figures). With three runs or\n"
+		 "more in all: Welch's t over the runs, whose spread is the run-to-run noise.\n"
+		 "With one run a side: its seconds (--json records one a second) resampled in\n"
+		 "blocks (--resamples, 2000); how much runs differ cannot be estimated then, so\n"
+		 "a difference is called 'runs differ', never faster or slower. A difference\n"
+		 "whose interval holds 0 is called not detectable, one smaller than --noise\n"
+		 "(2 % of A; 0 to turn off) within noise.",
+	.pos_what = "A.json B.json, or A1.json... vs B1.json...", .npos_min = 2, .npos_max = 1 << 30,
+};
 
 int lc_compare_main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "json", 0, NULL, 'J' }, { "resamples", 1, NULL, 'R' }, { "level", 1, NULL, 'C' },
-		{ "noise", 1, NULL, 'N' }, { "help", 0, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct side A = { .cpu = 1 }, B = { .cpu = 1 };
 	struct result res[M_MAX];
 	struct method how = { 0 };
-	int c, json = 0, nres = 2000, vs = -1, i;
+	struct cmp_opts o = { .level = 95, .noise = 2 };
+	struct lc_sub_args a = { 0 };
+	int rc, vs = -1, i;
 	const char *unit;
 
 	for (int k = 0; k < IV_MAX; k++)
 		A.has[k] = B.has[k] = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		if (c == 'J')
-			json = 1;
-		else if (c == 'R' && (nres = atoi(optarg)) >= 100 && nres <= 1000000)
-			;
-		else if (c == 'C' && (level = atof(optarg)) >= 50 && level < 100)
-			;
-		else if (c == 'N' && (noise = atof(optarg)) >= 0 && noise <= 100)
-			;
-		else
-			return c == 'h' ? usage(stdout, 0) : (fprintf(stderr, "hxload compare: bad option '%s', "
-					  "--resamples out of 100..1000000, --level out of 50..99.99 or --noise out of 0..100 (try -h)\n",
-					  argv[optind - 1]), 2);
-	}
-	for (i = optind; i < argc; i++)
+	if ((rc = lc_sub_parse(&compare_cmd, &o, argc, argv, &a)) >= 0)
+		return rc;
+	level = o.level;
+	noise = o.noise;
+	argv = a.pos;
+	argc = a.npos;
+	for (i = 0; i < argc; i++)
 		if (!strcmp(argv[i], "vs"))
 			vs = i;
 	/* WHY: without "vs", two files are A and B */
-	if (vs < 0 && argc - optind != 2)
-		return usage(stderr, 2);
-	for (i = optind; i < argc; i++) {
-		struct side *s = vs < 0 ? (i == optind ? &A : &B) : i < vs ? &A : &B;
+	if (vs < 0 && argc != 2)
+		return fprintf(stderr, "hxload compare: expected A.json B.json, or A1.json... vs B1.json... "
+				       "(try hxload compare -h)\n"), 2;
+	for (i = 0; i < argc; i++) {
+		struct side *s = vs < 0 ? (i == 0 ? &A : &B) : i < vs ? &A : &B;
 
-		if (i != vs && lc_runs_each("compare", argv[i], side_run, s) < 0)
+		if (i != vs && lc_runs_each("compare", argv[i], compare_side_run, s) < 0)
 			return 2;
 	}
 	A.first[A.runs] = A.n;
@@ -536,12 +408,12 @@ int lc_compare_main(int argc, char **argv)
 		return 2;
 	}
 	unit = A.runs + B.runs >= 3 ? "runs" : "intervals";
-	if (compare(&A, &B, nres, res, &how) < 0) {
+	if (compare(&A, &B, o.nres, res, &how) < 0) {
 		free(A.u);
 		free(B.u);
 		return 2;
 	}
-	if (json)
+	if (o.json)
 		report_json(&A, &B, res, &how, unit);
 	else
 		report_text(&A, &B, res, &how);

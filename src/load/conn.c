@@ -11,6 +11,10 @@
 
 #include "common.h"
 #include "lc_conn.h"
+#include "lc_fate.h"
+#include "lc_record.h"
+#include "lc_sched.h"
+#include "lc_thread.h"
 #include "lc_source.h"
 #include "lc_tls.h"
 #include "pp.h"

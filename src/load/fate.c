@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lc_conn.h"
+#include "lc_fate.h"
 
 static atomic_int interrupted;
 static atomic_int fatal_seen;        /* nothing can work: a connection never made, a mismatch */

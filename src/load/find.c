@@ -12,139 +12,90 @@
 #include "lc_cmd.h"
 #include "lc_find.h"
 #include "lc_guard.h"
+#include "lc_sub.h"
 #include "lc_stats.h"
 #include "runs.h"
 #include "lc_find_int.h"
 
-static int usage(FILE *f, int rc)
-{
-	fprintf(f, "Usage: hxload find --slo SPEC [--step-duration T] [--step-warmup T] [--start RATE]\n"
-		   "                   [--precision PCT] [--max-rate RATE] [--max-steps N] [--client-cpu PCT]\n"
-		   "                   [--keep DIR] [--json] [--html FILE] [--backend-stats URL] [--backend-busy PCT]\n"
-		   "                   [load options: -c -m -t --h2 --pid NAME=PID ...] URL\n"
-		   "How much can it take? Open-loop steps of --step-duration (15 s, after --step-warmup,\n"
-		   "2 s), the rate doubled from --start (a quarter of what a 2 s closed-loop probe\n"
-		   "reaches) until a step misses the SLO, then bisected until the rate that held and\n"
-		   "the one that did not are within --precision (5 %%), in --max-steps (30). A step\n"
-		   "that did not hold is run again before the bound moves (two runs must agree),\n"
-		   "and so is the rate found. The SLO is --fail-on's grammar read as what must hold:\n"
-		   "'p99<20ms,p99.9<50ms,errors<0.1%%'. The target is judged on the time from each\n"
-		   "actual send to the first byte (server + other); a step is the client's limit when\n"
-		   "hxload's CPU passed --client-cpu (80 %% of its threads), or when the SLO missed or\n"
-		   "over 1 %% went unsent with its sends late and its loop the cause (its CPU: more\n"
-		   "-t); the connections' limit when they were the cause (more -c). The search stops\n"
-		   "at either and says the rate found is a floor. Every step's --json is kept in DIR\n"
-		   "(hxload-find-<time>); --pid NAME=PID adds each process's CPU per request; --html\n"
-		   "FILE draws the steps: rate against p50, p99 and p99.9 with the SLO's lines.\n"
-		   "--backend-stats URL: the backend is hxterm, URL its --stats /stats.json, read\n"
-		   "before and after each step; a step where a worker was busy over --backend-busy\n"
-		   "PCT (80) is \"backend saturated: void\": the bounds stay, the search ends there.\n");
-	return rc;
-}
+#define F(f) OPT_F(struct find, f)
 
-/* seconds of "15", "15s", "500ms", "2m" */
-static double secs_of(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
+static const struct opt find_rows[] = {
+	{ "slo", 0, .kind = OPT_FN, .set_at = lc_set_check, F(slo), .arg = "<spec>",
+	  .help = "what must hold, --fail-on's grammar: 'p99<20ms,errors<0.1%'" },
+	{ "step-duration", 0, .kind = OPT_FN, .set_at = lc_set_secs, F(step_s), .arg = "<t>",
+	  .help = "each step's length, 0.5 s or more (15)" },
+	{ "step-warmup", 0, .kind = OPT_FN, .set_at = lc_set_secs, F(warm_s), .arg = "<t>",
+	  .help = "each step's warm-up before it (2)" },
+	{ "start", 0, .kind = OPT_FN, .set_at = lc_set_real, F(start), .arg = "<rate>",
+	  .help = "the first step's rate (a quarter of a 2 s closed-loop probe's)" },
+	{ "precision", 0, .kind = OPT_FN, .set_at = lc_set_share, F(precision), .arg = "<pct>",
+	  .help = "the bounds this close, over 0 (5)" },
+	{ "max-rate", 0, .kind = OPT_FN, .set_at = lc_set_real, F(max_rate), .arg = "<rate>",
+	  .help = "no step above it" },
+	{ "max-steps", 0, .kind = OPT_NUM, F(max_steps), .min = 2, .max = LC_FIND_MAX_STEPS, .dflt = 30,
+	  .arg = "<n>", .help = "steps at most (30)" },
+	{ "client-cpu", 0, .kind = OPT_FN, .set_at = lc_set_share, F(cpu_max), .arg = "<pct>",
+	  .help = "hxload over this share of its threads' CPU: the client's\n"
+	  "limit, over 0 (80)" },
+	{ "keep", 0, .kind = OPT_STR, F(keep), .arg = "<dir>",
+	  .help = "where every step's --json is kept (hxload-find-<time>)" },
+	{ "json", 0, .kind = OPT_FLAG, F(json),
+	  .help = "one JSON object with every step" },
+	{ "html", 0, .kind = OPT_STR, F(html), .arg = "<file>",
+	  .help = "a page: each step's rate against p50, p99, p99.9, the SLO" },
+	{ "backend-stats", 0, .kind = OPT_FN, .set_at = lc_set_guard_url, F(bstats), .arg = "<url>",
+	  .help = "hxterm's --stats /stats.json: a step with a worker busy\n"
+	  "over --backend-busy is void, the search ends there" },
+	{ "backend-busy", 0, .kind = OPT_FN, .set_at = lc_set_guard_pct, F(bbusy), .arg = "<pct>",
+	  .help = "... that share of a step (80)" },
+	LC_SUB_END,
+};
+#undef F
 
-	if (end == s || v < 0)
-		return -1;
-	if (!strcmp(end, "ms"))
-		return v / 1e3;
-	if (!strcmp(end, "m"))
-		return v * 60;
-	return !*end || !strcmp(end, "s") ? v : -1;
-}
+static const struct lc_sub find_cmd = {
+	.name = "find", .rows = find_rows, .own = LC_OWN_FIND, .own_why = "each step's rate, length and label",
+	.synopsis = "find --slo SPEC [--step-duration T] [--step-warmup T] [--start RATE]\n"
+		    "                   [--precision PCT] [--max-rate RATE] [--max-steps N] [--client-cpu PCT]\n"
+		    "                   [--keep DIR] [--json] [--html FILE] [--backend-stats URL] [--backend-busy PCT]\n"
+		    "                   [load options: -c -m -t --h2 --pid NAME=PID ...] URL",
+	.about = "How much can it take? Open-loop steps of --step-duration (after --step-warmup),\n"
+		 "the rate doubled from --start until a step misses the SLO, then bisected until\n"
+		 "the rate that held and the one that did not are within --precision, in\n"
+		 "--max-steps. A step that did not hold is run again before the bound moves (two\n"
+		 "runs must agree), and so is the rate found. The target is judged on the time from\n"
+		 "each actual send to the first byte (server + other); a step is the client's limit\n"
+		 "when hxload's CPU passed --client-cpu, or when the SLO missed or over 1 % went\n"
+		 "unsent with its sends late and its loop the cause (its CPU: more -t); the\n"
+		 "connections' limit when they were the cause (more -c). The search stops at either\n"
+		 "and says the rate found is a floor. --pid NAME=PID adds each process's CPU per\n"
+		 "request. A step where a --backend-stats worker was busy over --backend-busy is\n"
+		 "\"backend saturated: void\": the bounds stay, the search ends there.",
+	.pos_what = "one URL", .npos_min = 1, .npos_max = 1,
+};
 
-/* find's own option <a> with its value <v>: 1 taken, 0 not find's, -1 bad */
-static int own_option(struct find *x, const char *a, const char *v)
-{
-	double d = v ? atof(v) : 0;
-
-	if (!strcmp(a, "--slo"))
-		x->slo = v;
-	else if (!strcmp(a, "--step-duration"))
-		x->step_s = secs_of(v);
-	else if (!strcmp(a, "--step-warmup"))
-		x->warm_s = secs_of(v);
-	else if (!strcmp(a, "--start"))
-		x->start = d;
-	else if (!strcmp(a, "--precision"))
-		x->precision = d / 100;
-	else if (!strcmp(a, "--max-rate"))
-		x->max_rate = d;
-	else if (!strcmp(a, "--max-steps"))
-		x->max_steps = (int)d;
-	else if (!strcmp(a, "--client-cpu"))
-		x->cpu_max = d / 100;
-	else if (!strcmp(a, "--keep"))
-		x->keep = v;
-	else if (!strcmp(a, "--html"))
-		x->html = v;
-	else if (!strcmp(a, "--backend-stats"))
-		return v && lc_guard_url(x->bstats = v) == 0 ? 1 : -1;
-	else if (!strcmp(a, "--backend-busy"))
-		return v && lc_guard_pct(v, &x->bbusy) == 0 ? 1 : -1;
-	else
-		return 0;
-	return 1;
-}
-
+/* find's own rows into <x>, the load options (checked) into x->pass for
+ * every step. -1: go on, else the exit status */
 static int parse(struct find *x, int argc, char **argv)
 {
-	const char *err;
-	int last = argc - 1;
+	static struct lc_opts load;
+	struct lc_sub_args a = { .pass = x->pass, .maxpass = FIND_MAX_ARGS, .load = &load };
+	int rc;
 
-	if (argc < 2)
-		return usage(stderr, 2);
-	x->url = argv[last];
-	if (!strcmp(x->url, "-h") || !strcmp(x->url, "--help"))
-		return usage(stdout, 0) ? 2 : 1;
-	for (int i = 1; i < last; i++) {
-		const char *a = argv[i];
-		int r;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return usage(stdout, 0) ? 2 : 1;
-		if (!strcmp(a, "--json")) {
-			x->json = 1;
-			continue;
-		}
-		if ((r = own_option(x, a, i + 1 < last ? argv[i + 1] : NULL)) > 0) {
-			i++;
-			continue;
-		}
-		if (r < 0)
-			return fprintf(stderr, "hxload find: %s %s: %s\n", a, i + 1 < last ? argv[i + 1] : "",
-				       !strcmp(a, "--backend-busy") ? "a percentage, 1 to 100" :
-				       "hxterm's --stats address, http://HOST:PORT/stats.json"), 2;
-		if (!strcmp(a, "-R") || !strcmp(a, "--stages") || !strcmp(a, "-d") || !strcmp(a, "-n") ||
-		    !strcmp(a, "-w") || !strcmp(a, "--label") || !strcmp(a, "--fail-on") || !strcmp(a, "-q") ||
-		    !strcmp(a, "--log") || !strcmp(a, "--interval") || !strcmp(a, "--start-at"))
-			return fprintf(stderr, "hxload find: %s is find's to set (each step's rate, length and "
-					       "label)\n", a), 2;
-		if (x->npass + 2 > FIND_MAX_ARGS)
-			return fprintf(stderr, "hxload find: too many options\n"), 2;
-		/* WHY read here too: the client's CPU share and the connections'
-		 * capacity need them; "-c 100" and "-c100" alike, as getopt reads */
-		if (a[0] == '-' && a[1] && strchr("tcm", a[1])) {
-			const char *v = a[2] ? a + 2 : i + 1 < last ? argv[i + 1] : "0";
-			int *to = a[1] == 't' ? &x->threads : a[1] == 'c' ? &x->conns : &x->depth;
-
-			*to = atoi(v) > 0 ? atoi(v) : *to;
-		}
-		x->pass[x->npass++] = a;
-	}
+	if ((rc = lc_sub_parse(&find_cmd, x, argc, argv, &a)) >= 0)
+		return rc;
+	x->npass = a.npass;
+	x->url = a.pos[0];
+	/* WHY read here too: the client's CPU share and the connections'
+	 * capacity need them */
+	x->threads = load.threads;
+	x->conns = load.conns;
+	x->depth = load.depth;
 	if (!x->slo)
 		return fprintf(stderr, "hxload find: --slo is needed, such as --slo 'p99<20ms,errors<0.1%%'\n"), 2;
-	if (lc_check_parse(x->slo, &err) < 0)
-		return fprintf(stderr, "hxload find: --slo '%s': %s\n", x->slo, err), 2;
-	if (x->step_s < 0.5 || x->warm_s < 0 || x->precision <= 0 || x->precision > 1 || x->max_steps < 2 ||
-	    x->max_steps > LC_FIND_MAX_STEPS || x->cpu_max <= 0 || x->cpu_max > 1 || x->start < 0 || x->max_rate < 0)
-		return fprintf(stderr, "hxload find: --step-duration 0.5 s or more, --precision 0 to 100, "
-				       "--max-steps 2 to %d, --client-cpu 0 to 100\n", LC_FIND_MAX_STEPS), 2;
-	return 0;
+	if (x->step_s < 0.5 || x->precision <= 0 || x->cpu_max <= 0)
+		return fprintf(stderr, "hxload find: --step-duration 0.5 s or more, --precision and --client-cpu "
+				       "over 0\n"), 2;
+	return -1;
 }
 
 /* one child run at <rate> (0: closed loop) for <secs>, its JSON to <out>:
@@ -337,14 +288,10 @@ int lc_find_main(int argc, char **argv)
 	x.step_s = 15;
 	x.warm_s = 2;
 	x.precision = 0.05;
-	x.max_steps = 30;
 	x.cpu_max = 0.8;
 	x.bbusy = LC_GUARD_BUSY;
-	x.threads = 1;
-	x.conns = 10; /* WHY: hxload's defaults, unless -c and -m say */
-	x.depth = 1;
-	if ((rc = parse(&x, argc, argv)))
-		return rc == 1 ? 0 : rc;
+	if ((rc = parse(&x, argc, argv)) >= 0)
+		return rc;
 	if (!(x.keep = lc_keep_dir("find", x.keep)))
 		return 2;
 	if (!x.start && (rc = probe(&x)))

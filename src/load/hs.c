@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 
 #include "lc_conn.h"
+#include "lc_thread.h"
 #include "lc_hs.h"
 
 const char *const lc_hs_names[HS_KINDS] = { "full", "resumed", "0rtt" };

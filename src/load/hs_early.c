@@ -2,6 +2,8 @@
 #include <openssl/ssl.h>
 
 #include "lc_conn.h"
+#include "lc_record.h"
+#include "lc_thread.h"
 
 #define HS_EARLY_SENT 2 /* c->hs_early while the server has not said */
 

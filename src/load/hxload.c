@@ -10,7 +10,9 @@
 #include "clock.h"
 #include "common.h"
 #include "lc_cmd.h"
-#include "lc_conn.h"
+#include "lc_fate.h"
+#include "lc_record.h"
+#include "lc_thread.h"
 #include "lc_idle.h"
 #include "lc_tls.h"
 

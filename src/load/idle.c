@@ -12,7 +12,8 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "lc_conn.h"
+#include "lc_fate.h"
+#include "lc_thread.h"
 #include "lc_idle.h"
 #include "lc_idle_int.h"
 #include "lc_source.h"

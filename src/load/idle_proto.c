@@ -2,7 +2,6 @@
 #include <string.h>
 
 #include "common.h"
-#include "lc_conn.h"
 #include "lc_idle_int.h"
 
 #define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"

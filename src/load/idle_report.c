@@ -5,7 +5,6 @@
 
 #include "common.h"
 #include "json.h"
-#include "lc_conn.h"
 #include "lc_idle.h"
 #include "lc_idle_int.h"
 

@@ -4,7 +4,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "lc_conn.h"
 #include "lc_idle_int.h"
 #include "lc_tls.h"
 #include "tls.h"

@@ -10,28 +10,25 @@
 
 /* the option table, -h's order */
 extern const struct opt cli_rows[];
-/* what the setters saw that cli.c checks or uses */
-extern const char *cli_host_hdr; /* -H 'Host: ...' */
-extern int cli_have_conn_hdr;    /* -H 'Connection: ...' */
-extern int cli_have_stages;      /* --stages */
+/* a row's setter: the row, the struct it sets (struct lc_opts for the
+ * main rows), the value; 0, or -1 with one line in <why>; no global, no exit */
+#define CLI_SETTER(name) int name(const struct opt *o, void *base, const char *arg, char *why, size_t len)
 
 int cli_dur_parse(const char *s, uint64_t *us, const char **err);
-int cli_set_connect_to(const char *arg, char *why, size_t len);
-int cli_set_expect(const char *arg, char *why, size_t len);
-int cli_set_fail_on(const char *arg, char *why, size_t len);
-int cli_set_h3_fields(const char *arg, char *why, size_t len);
-int cli_set_handshakes(const char *arg, char *why, size_t len);
-int cli_set_header(const char *h, char *why, size_t len);
-int cli_set_pid(const char *arg, char *why, size_t len);
-int cli_set_probe(const char *arg, char *why, size_t len);
-int cli_set_proxy_protocol(const char *arg, char *why, size_t len);
-int cli_set_rate(const char *arg, char *why, size_t len);
-int cli_set_resolve(const char *arg, char *why, size_t len);
-int cli_set_shard(const char *arg, char *why, size_t len);
-int cli_set_shards(const char *arg, char *why, size_t len);
-int cli_set_source(const char *arg, char *why, size_t len);
-int cli_set_stages(const char *arg, char *why, size_t len);
-int cli_set_start_at(const char *arg, char *why, size_t len);
+CLI_SETTER(cli_set_connect_to);
+CLI_SETTER(cli_set_expect);
+CLI_SETTER(cli_set_h3_fields);
+CLI_SETTER(cli_set_handshakes);
+CLI_SETTER(cli_set_header);
+CLI_SETTER(cli_set_pid);
+CLI_SETTER(cli_set_probe);
+CLI_SETTER(cli_set_proxy_protocol);
+CLI_SETTER(cli_set_rate);
+CLI_SETTER(cli_set_resolve);
+CLI_SETTER(cli_set_shard);
+CLI_SETTER(cli_set_shards);
+CLI_SETTER(cli_set_stages);
+CLI_SETTER(cli_set_start_at);
 void cli_usage(FILE *f);
 
 #endif

@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "common.h"
 #include "lc_conn.h"
+#include "lc_record.h"
 #include "lc_hits.h"
 
 static int ieq(struct ist a, const char *lit)
@@ -75,8 +76,8 @@ static int h1_head(struct lc_conn *c, struct lc_ex *e, const struct h1_resp *r)
 			lc_ignored(c->t, h->v.ptr, h->v.len);
 		} else if (ieq(h->n, "connection")) {
 			c->h1_close = ieq(h->v, "close");
-		} else if (lc_o->sse && ieq(h->n, "content-encoding") && ieq(h->v, "gzip")) {
-			lc_sse_gzip(e);
+		} else if (unlikely(lc_rd->head != NULL)) {
+			lc_rd->head(e, h->n.ptr, h->n.len, h->v.ptr, h->v.len);
 		}
 	}
 	if (c->h1_chunked)

@@ -5,6 +5,8 @@
 
 #include "common.h"
 #include "lc_conn.h"
+#include "lc_record.h"
+#include "lc_thread.h"
 #include "lc_hits.h"
 
 static nghttp2_session_callbacks *cbs;
@@ -34,8 +36,8 @@ static int header_cb(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 		lc_made(e, (const char *)v, vl);
 	else if (nl == 16 && !memcmp(n, "x-hxterm-ignored", 16))
 		lc_ignored(((struct lc_conn *)user)->t, (const char *)v, vl);
-	else if (nl == 11 && !memcmp(n, "grpc-status", 11) && vl >= 1 && vl <= 2)
-		e->grpc_st = (uint8_t)(1 + (vl == 1 ? v[0] - '0' : (v[0] - '0') * 10 + v[1] - '0'));
+	else if (unlikely(lc_rd->head != NULL))
+		lc_rd->head(e, (const char *)n, nl, (const char *)v, vl);
 	return 0;
 }
 

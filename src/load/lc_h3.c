@@ -116,7 +116,12 @@ static int q_write(struct q *q)
 {
 	struct qw_tally w = { 0 };
 	struct qw_out o = { q->c->x.fd, NULL, 0, q->c->t->qbuf, 0, &w };
-	int rv = qw_burst(q->conn, q->h3, NULL, &o, ts());
+	struct qw_srcs srcs = { 0 };
+	int rv;
+
+	if (q->h3)
+		qh3_src(&srcs.s[srcs.n++], q->h3);
+	rv = qw_burst(q->conn, &srcs, &o, ts());
 
 	lc_h3_tally_sent(q, &w);
 	if (rv < 0)

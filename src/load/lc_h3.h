@@ -10,6 +10,9 @@
 
 #include "clock.h"
 #include "lc_conn.h"
+#include "lc_fate.h"
+#include "lc_record.h"
+#include "lc_thread.h"
 #include "qmem.h"
 #include "qtls.h"
 #include "qwrite.h"

@@ -66,6 +66,10 @@ struct lc_opts {
 	uint64_t body;               /* --body: request body bytes */
 	const char *hdrs[LC_MAX_HDRS]; /* -H, without Host */
 	int nhdrs;
+	const char *host_hdr;        /* -H 'Host: ...': its value, NULL: the URL's */
+	int have_conn_hdr;           /* -H 'Connection: ...' given */
+	int have_stages;             /* --stages given */
+	const char *source;          /* --source's addresses, read by lc_cli (source.c) */
 	const char *label, *html, *log, *fail_on;
 	const char *expect;          /* --expect: the statuses that are right, NULL: 2xx */
 	uint8_t expect_set[LC_STATUS_MAX]; /* ... by status, when given */

@@ -154,9 +154,11 @@ struct lc_counter {
 	const char *group, *name;
 	size_t off;
 };
-extern const struct lc_counter lc_counters[];
-extern const size_t lc_ncounters;
-#define LC_CTR(st, k) (*(uint64_t *)((char *)(st) + lc_counters[k].off))
+/* how many rows: the report's own, then each body reader's */
+size_t lc_counters_n(void);
+/* row <k> of them, 0 <= k < lc_counters_n() */
+const struct lc_counter *lc_counter(size_t k);
+#define LC_CTR(st, c) (*(uint64_t *)((char *)(st) + (c)->off))
 void lc_stats_add(struct lc_stats *T, const struct lc_stats *s);
 uint64_t lc_stats_errors(const struct lc_stats *s);
 void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m);

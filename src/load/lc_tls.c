@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lc_thread.h"
 #include "lc_tls.h"
 #include "tls.h"
 #include "tls_bio.h"

@@ -9,6 +9,8 @@
 #include "body.h"
 #include "common.h"
 #include "lc_conn.h"
+#include "lc_fate.h"
+#include "lc_record.h"
 #include "wskey.h"
 
 #define WS_DEFAULT_MSG 64 /* echo: a message's bytes without --body */

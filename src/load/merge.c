@@ -1,5 +1,4 @@
 /* hxload merge: several runs' JSON (from several load machines) read back and reported as one, from the summed histograms. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include "lc_cmd.h"
 #include "lc_idle.h"
 #include "lc_stats.h"
+#include "lc_sub.h"
 #include "runs.h"
 
 /* "a" then "a+b": labels and hosts of the merged runs */
@@ -136,56 +136,55 @@ static int merge_one(const struct json *j, void *arg)
 	return 0;
 }
 
+/* merge's options */
+struct merge_opts {
+	int json, force;
+	const char *html, *fail_on, *label;
+};
+
+#define F(f) OPT_F(struct merge_opts, f)
+
+static const struct opt merge_rows[] = {
+	{ "json", 0, .kind = OPT_FLAG, F(json), .help = "one JSON object, as a run's --json" },
+	{ "html", 0, .kind = OPT_STR, F(html), .arg = "<file>", .help = "a self-contained HTML report" },
+	{ "fail-on", 0, .kind = OPT_FN, .set_at = lc_set_check, F(fail_on), .arg = "<spec>",
+	  .help = "exit 3 when a threshold is crossed (hxload --fail-on)" },
+	{ "label", 0, .kind = OPT_STR, F(label), .arg = "<text>", .help = "the merged run's name" },
+	{ "force", 0, .kind = OPT_FLAG, F(force),
+	  .help = "merge runs of other URLs, load options or windows too" },
+	LC_SUB_END,
+};
+#undef F
+
+static const struct lc_sub merge_cmd = {
+	.name = "merge", .rows = merge_rows,
+	.synopsis = "merge [--json] [--html FILE] [--fail-on SPEC] [--label L] [--force] RUN.json...",
+	.about = "Reports several runs' --json results as one, from their summed histograms:\n"
+		 "counts add up, percentiles are those of all the samples together, the rate\n"
+		 "is the sum (the runs ran at the same time, see --start-at). Runs of other URLs,\n"
+		 "other load options or windows that do not overlap are refused (exit 2)\n"
+		 "unless --force.",
+	.pos_what = "one or more RUN.json files", .npos_min = 1, .npos_max = 1 << 30,
+};
+
 int lc_merge_main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "json", 0, NULL, 'J' }, { "html", 1, NULL, 'H' }, { "fail-on", 1, NULL, 'F' },
-		{ "label", 1, NULL, 'L' }, { "force", 0, NULL, 'f' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
-	};
 	static struct lc_stats T;
 	struct lc_meta m = { .version = HX_VERSION };
-	const char *html = NULL, *fail_on = NULL, *label = NULL, *err;
+	struct merge_opts o = { 0 };
+	struct lc_sub_args a = { 0 };
 	static struct ref ref;
-	int c, json = 0, force = 0;
+	int rc;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'J': json = 1; break;
-		case 'H': html = optarg; break;
-		case 'L': label = optarg; break;
-		case 'f': force = 1; break;
-		case 'F':
-			if (lc_check_parse(optarg, &err) < 0) {
-				fprintf(stderr, "hxload merge: --fail-on '%s': %s\n", optarg, err);
-				return 2;
-			}
-			fail_on = optarg;
-			break;
-		case 'h':
-			printf("Usage: hxload merge [--json] [--html FILE] [--fail-on SPEC] [--label L] [--force] RUN.json...\n"
-			       "Reports several runs' --json results as one, from their summed histograms:\n"
-			       "counts add up, percentiles are those of all the samples together, the rate\n"
-			       "is the sum (the runs ran at the same time, see --start-at). Runs of other URLs,\n"
-			       "other load options or windows that do not overlap are refused (exit 2)\n"
-			       "unless --force.\n");
-			return 0;
-		default:
-			fprintf(stderr, "hxload merge: bad option '%s' (try -h)\n", argv[optind - 1]);
+	if ((rc = lc_sub_parse(&merge_cmd, &o, argc, argv, &a)) >= 0)
+		return rc;
+	for (int i = 0; i < a.npos; i++)
+		if (lc_runs_each("merge", a.pos[i], merge_one, &(struct merge_acc){ &T, &m, &ref, a.pos[i], o.force }) < 0)
 			return 2;
-		}
-	}
-	if (optind >= argc) {
-		fprintf(stderr, "hxload merge: expected one or more RUN.json files\n");
-		return 2;
-	}
-	for (int i = optind; i < argc; i++)
-		if (lc_runs_each("merge", argv[i], merge_one, &(struct merge_acc){ &T, &m, &ref, argv[i], force }) < 0)
-			return 2;
-	if (label)
-		snprintf(m.label, sizeof(m.label), "%s", label);
+	if (o.label)
+		snprintf(m.label, sizeof(m.label), "%s", o.label);
 	snprintf(m.cmdline, sizeof(m.cmdline), "merge of %d runs", m.runs);
 	if (m.secs <= 0)
 		m.secs = 1e-6;
-	return lc_finish(&T, &m, NULL, json, html, fail_on);
+	return lc_finish(&T, &m, NULL, o.json, o.html, o.fail_on);
 }

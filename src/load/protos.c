@@ -1,6 +1,7 @@
 /* hxload's client protocols: their rows by enum lc_proto, their libraries' globals made and freed around the run. */
 #include "common.h"
 #include "lc_conn.h"
+#include "lc_thread.h"
 
 /* LC_AUTO: chosen by ALPN, no row of its own */
 static const struct lc_protocol *const protos[LC_NPROTO] = { [LC_H1] = &lc_h1, [LC_H2] = &lc_h2, [LC_H3] = &lc_h3,

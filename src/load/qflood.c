@@ -1,5 +1,4 @@
 /* hxload quic-flood: client Initials a server must take as new connections (a real ClientHello each, or a random payload) that are never answered, and what the server sends back: its QUIC admission under a half-open flood. */
-#include <getopt.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 
 #include "lc_cmd.h"
 #include "lc_opts.h"
+#include "lc_sub.h"
 #include "qhello.h"
 
 /* what came back, by the first packet of each datagram */
@@ -37,17 +37,34 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int usage(FILE *f, int rc)
-{
-	fprintf(f, "usage: hxload quic-flood [--count N] [--rate N] [--random] [--wait MS] [--sni NAME] [--json] HOST:PORT\n"
-		   "  sends N client Initials (1000), each a new connection with fresh connection IDs and a\n"
-		   "  real TLS ClientHello (ngtcp2 and GnuTLS), or with --random a well-formed header and a\n"
-		   "  random payload, and never answers what comes back; --rate paces them (per second, 0:\n"
-		   "  as fast as the socket takes them). Then reads the answers for --wait ms (500) and\n"
-		   "  counts them by packet type: Initial and Handshake (the server kept state), Retry\n"
-		   "  (it asked for address validation first), version negotiation, other.\n");
-	return rc;
-}
+#define F(f) OPT_F(struct flood, f)
+
+static const struct opt flood_rows[] = {
+	{ "count", 0, .kind = OPT_NUM, F(count), .min = 1, .max = 100000000, .dflt = 1000, .arg = "<n>",
+	  .help = "client Initials, each a new connection (1000)" },
+	{ "rate", 0, .kind = OPT_NUM, F(rate), .min = 0, .max = 100000000, .arg = "<n>",
+	  .help = "Initials a second (0: as fast as the socket takes them)" },
+	{ "random", 0, .kind = OPT_FLAG, F(random),
+	  .help = "a well-formed header and a random payload, no ClientHello" },
+	{ "wait", 0, .kind = OPT_NUM, F(wait_ms), .min = 0, .max = 600000, .dflt = 500, .arg = "<ms>",
+	  .help = "then read the answers this long (500)" },
+	{ "sni", 0, .kind = OPT_STR, F(sni), .arg = "<name>", .help = "the ClientHello's server name" },
+	{ "json", 0, .kind = OPT_FLAG, F(json), .help = "one JSON object" },
+	LC_SUB_END,
+};
+#undef F
+
+static const struct lc_sub flood_cmd = {
+	.name = "quic-flood", .rows = flood_rows,
+	.synopsis = "quic-flood [--count N] [--rate N] [--random] [--wait MS] [--sni NAME] [--json] HOST:PORT",
+	.about = "Sends N client Initials, each a new connection with fresh connection IDs and a\n"
+		 "real TLS ClientHello (ngtcp2 and GnuTLS), or with --random a well-formed header and a\n"
+		 "random payload, and never answers what comes back; --rate paces them. Then reads the\n"
+		 "answers for --wait ms and counts them by packet type: Initial and Handshake (the\n"
+		 "server kept state), Retry (it asked for address validation first), version\n"
+		 "negotiation, other.",
+	.pos_what = "HOST:PORT", .npos_min = 1, .npos_max = 1,
+};
 
 static int target(struct flood *f, const char *arg)
 {
@@ -185,41 +202,15 @@ static int flood_run(struct flood *f)
 
 int lc_qflood_main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "count", 1, NULL, 'n' }, { "rate", 1, NULL, 'r' }, { "random", 0, NULL, 'R' },
-		{ "wait", 1, NULL, 'w' }, { "sni", 1, NULL, 's' }, { "json", 0, NULL, 'J' },
-		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
-	};
-	struct flood f = { .count = 1000, .wait_ms = 500 };
-	int c;
+	struct flood f = { 0 };
+	struct lc_sub_args a = { 0 };
+	int rc;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		char *end = NULL;
-
-		switch (c) {
-		case 'n': f.count = strtol(optarg, &end, 10); break;
-		case 'r': f.rate = strtol(optarg, &end, 10); break;
-		case 'w': f.wait_ms = strtol(optarg, &end, 10); break;
-		case 'R': f.random = 1; break;
-		case 's': f.sni = optarg; break;
-		case 'J': f.json = 1; break;
-		case 'h': return usage(stdout, 0);
-		default:
-			fprintf(stderr, "hxload quic-flood: unknown option '%s' (try -h)\n", argv[optind - 1]);
-			return 2;
-		}
-		if (end && (*end || f.count < 1 || f.count > 100000000 || f.rate < 0 || f.wait_ms < 0 ||
-			    f.wait_ms > 600000)) {
-			fprintf(stderr, "hxload quic-flood: bad number '%s'\n", optarg);
-			return 2;
-		}
-	}
-	if (argc - optind != 1)
-		return usage(stderr, 2);
-	if (target(&f, argv[optind]) < 0) {
+	if ((rc = lc_sub_parse(&flood_cmd, &f, argc, argv, &a)) >= 0)
+		return rc;
+	if (target(&f, a.pos[0]) < 0) {
 		fprintf(stderr, "hxload quic-flood: '%s': expected HOST:PORT that resolves and a UDP socket to it\n",
-			argv[optind]);
+			a.pos[0]);
 		return 2;
 	}
 	return flood_run(&f);

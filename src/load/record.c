@@ -9,6 +9,10 @@
 #include "body.h"
 #include "common.h"
 #include "lc_conn.h"
+#include "lc_fate.h"
+#include "lc_record.h"
+#include "lc_sched.h"
+#include "lc_thread.h"
 #include "lc_hits.h"
 #include "lc_source.h"
 #include "lc_tls.h"
@@ -35,6 +39,10 @@ static uint16_t path_pick(struct lc_thread *t)
 	return (uint16_t)lo;
 }
 
+/* WHY here, set by each thread as it starts: the body's bytes come without
+ * their thread, and its figures are what the readers count into */
+__thread struct lc_thread *lc_self;
+
 int lc_take(struct lc_conn *c, struct lc_ex *e)
 {
 	struct lc_thread *t = c->t;
@@ -51,10 +59,12 @@ int lc_take(struct lc_conn *c, struct lc_ex *e)
 	t->budget--;
 	t->started++;
 	t->fresh -= !c->taken++;
-	if (unlikely(e->sse_z != NULL))
-		lc_sse_done(e);
-	*e = (struct lc_ex){ .t0 = due, .sent_us = now, .server_us = UINT64_MAX, .announced = -1, .gr_head = 5,
+	if (unlikely(lc_rd->drop != NULL))
+		lc_rd->drop(e);
+	*e = (struct lc_ex){ .t0 = due, .sent_us = now, .server_us = UINT64_MAX, .announced = -1,
 			     .path = path_pick(t), .counted = lc_in_window(t, due) };
+	if (unlikely(lc_rd->init != NULL))
+		lc_rd->init(e);
 	if (e->counted) {
 		t->st.sent++;
 		/* WHY the open: --handshakes opens a connection when its request
@@ -121,21 +131,8 @@ void lc_verify(struct lc_ex *e, const char *p, size_t n)
 {
 	if (unlikely(e->why != NULL))
 		why_feed(e, p, n);
-	if (unlikely(lc_o->sse || lc_tg->grpc)) {
-		if (lc_o->sse)
-			lc_sse_feed(e, p, n);
-		else
-			lc_grpc_feed(e, p, n);
-		e->bytes += n;
-		return;
-	}
-	if (lc_o->verify && !e->bad && !e->random) {
-		for (size_t i = 0; i < n; i++)
-			if (p[i] != body_line[(e->bytes + i) % BODY_LINE]) {
-				e->bad = 1;
-				break;
-			}
-	}
+	if (lc_rd->feed)
+		lc_rd->feed(e, &lc_self->st, p, n);
 	e->bytes += n;
 }
 
@@ -276,16 +273,13 @@ void lc_record(struct lc_conn *c, struct lc_ex *e)
 	int hit;
 
 	lc_success();
-	if (unlikely(e->sse_z != NULL))
-		lc_sse_done(e);
-	if (unlikely(e->sse_n != 0) && e->counted)
-		lc_sse_end(e);
+	if (unlikely(lc_rd->drop != NULL))
+		lc_rd->drop(e);
 	t->done++;
 	t->progress = t->done;
 	if (!e->counted)
 		return;
-	if (lc_o->verify && (e->bad || (e->announced >= 0 && e->status != 204 && e->status != 304 &&
-				      strcmp(lc_o->method, "HEAD") && (uint64_t)e->announced != e->bytes))) {
+	if (lc_rd->end && lc_rd->end(e, st) < 0) {
 		st->errors[E_BODY]++;
 		st->failed++;
 		return;
@@ -294,12 +288,8 @@ void lc_record(struct lc_conn *c, struct lc_ex *e)
 	/* WHY here: the bytes of the requests the run reports, body bytes
 	 * alone; a warm-up's or a failed one's are not its figures */
 	st->bytes += e->bytes;
-	st->verified += lc_o->verify && !e->random;
-	st->verified_bytes += lc_o->verify && !e->random ? e->bytes : 0;
 	if (e->status >= 100 && e->status < LC_STATUS_MAX)
 		st->status[e->status]++;
-	if (unlikely(lc_tg->grpc))
-		st->grpc[e->grpc_st && e->grpc_st <= LC_GRPC_CODES ? e->grpc_st - 1 : LC_GRPC_CODES]++;
 	st->non2xx += e->status < 200 || e->status > 299;
 	st->unexpected += !expected(e->status);
 	e->why = NULL;

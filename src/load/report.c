@@ -1,12 +1,13 @@
-/* hxload's report: merged figures as a text table or one JSON object (with the full histograms, so runs merge). */
+/* hxload's report: the counters' rows, merged figures as a text table (report_json.c writes the JSON object). */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "common.h"
-#include "hist_json.h"
 #include "lc_idle.h"
+#include "lc_reader.h"
+#include "lc_report_int.h"
 #include "lc_stats.h"
 
 #define G(k, name) name,
@@ -23,7 +24,7 @@ const char *const lc_hist_names[H_MAX] = { "latency", "server", "other", "hit", 
 const char *const lc_iv_names[IV_MAX] = { "latency", "server", "other", "body_other", "queue" };
 const int lc_iv_hist[IV_MAX] = { H_LAT, H_SRV, H_OTH, H_BOTH, H_QUEUE };
 
-const struct lc_counter lc_counters[] = {
+static const struct lc_counter lc_counters[] = {
 	C(NULL, "requests", reqs), C(NULL, "bytes", bytes), C(NULL, "non2xx", non2xx),
 	C(NULL, "unexpected", unexpected),
 	C("schedule", "scheduled", scheduled), C("schedule", "sent", sent), C("schedule", "late", late),
@@ -36,12 +37,7 @@ const struct lc_counter lc_counters[] = {
 	C("connections", "errors", conn_errors),
 	C("connections", "h1", by_proto[LC_H1]), C("connections", "h2", by_proto[LC_H2]),
 	C("connections", "h3", by_proto[LC_H3]), C("connections", "ws", by_proto[LC_WS]),
-	C("server_cpu", "us", srv_cpu_us), C("verify", "bodies", verified), C("verify", "bytes", verified_bytes),
-	C("events", "bunched", bunched),
-#define G(k, name) C("grpc", name, grpc[k]),
-	LC_GRPC_LIST(G)
-#undef G
-	C("grpc", "messages", grpc_msgs),
+	C("server_cpu", "us", srv_cpu_us),
 	C("h3", "datagrams_in", h3.dgrams_in), C("h3", "reads", h3.reads), C("h3", "gro_reads", h3.gro_reads),
 	C("h3", "datagrams_out", h3.dgrams_out), C("h3", "sends", h3.sends), C("h3", "gso_sends", h3.gso_sends),
 	C("h3", "udp_drops", h3.udp_drops), C("h3", "stream_limited", h3.limited),
@@ -49,7 +45,27 @@ const struct lc_counter lc_counters[] = {
 	C("cache", "hits", hits), C("cache", "misses", misses),
 };
 #undef C
-const size_t lc_ncounters = ARRAY_SIZE(lc_counters);
+
+/* the counter rows: lc_counters, then each body reader's (lc_reader.h) */
+size_t lc_counters_n(void)
+{
+	size_t n = ARRAY_SIZE(lc_counters);
+
+	for (size_t r = 0; r < lc_nreaders; r++)
+		n += lc_readers[r]->nrows;
+	return n;
+}
+
+const struct lc_counter *lc_counter(size_t k)
+{
+	if (k < ARRAY_SIZE(lc_counters))
+		return &lc_counters[k];
+	k -= ARRAY_SIZE(lc_counters);
+	for (size_t r = 0; r < lc_nreaders; k -= lc_readers[r++]->nrows)
+		if (k < lc_readers[r]->nrows)
+			return &lc_readers[r]->rows[k];
+	return NULL;
+}
 
 void lc_stats_add(struct lc_stats *T, const struct lc_stats *s)
 {
@@ -59,8 +75,8 @@ void lc_stats_add(struct lc_stats *T, const struct lc_stats *s)
 		T->status[i] += s->status[i];
 	for (int e = 0; e < E_MAX; e++)
 		T->errors[e] += s->errors[e];
-	for (size_t k = 0; k < lc_ncounters; k++)
-		LC_CTR(T, k) += LC_CTR(s, k);
+	for (size_t k = 0, n = lc_counters_n(); k < n; k++)
+		LC_CTR(T, lc_counter(k)) += LC_CTR(s, lc_counter(k));
 	lc_hs_add(&T->hs, &s->hs);
 }
 
@@ -73,84 +89,8 @@ uint64_t lc_stats_errors(const struct lc_stats *s)
 	return n;
 }
 
-static const double quantiles[] = { 0.5, 0.9, 0.99, 0.999, 0.9999 };
-static const char *const qnames[] = { "p50", "p90", "p99", "p999", "p9999" };
-
-/* a JSON string: quotes, backslashes, controls and '<' escaped (the HTML
- * report embeds it in a script element) */
-void lc_jstr(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20 || ch == '<' || ch == '>' || ch == '&')
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
-static void pct_json(FILE *f, const char *name, const struct hist *h)
-{
-	fprintf(f, ", \"%s_ms\": {\"n\": %llu, \"min\": %.3f, \"mean\": %.3f, \"stddev\": %.3f", name,
-		(unsigned long long)h->n, h->n ? h->min / 1e3 : 0, hist_mean(h) / 1e3, hist_stddev(h) / 1e3);
-	for (size_t i = 0; i < ARRAY_SIZE(quantiles); i++)
-		fprintf(f, ", \"%s\": %.3f", qnames[i], hist_quantile(h, quantiles[i]) / 1e3);
-	fprintf(f, ", \"max\": %.3f}", h->max / 1e3);
-}
-
-static void iso_time(char *buf, size_t n, double t)
-{
-	time_t s = (time_t)t;
-	struct tm tm;
-
-	gmtime_r(&s, &tm);
-	strftime(buf, n, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + 19, n - 19, ".%03dZ", (int)((t - (double)s) * 1000));
-}
-
-static void meta_json(FILE *f, const struct lc_meta *m)
-{
-	char a[40], b[40];
-
-	iso_time(a, sizeof(a), m->start);
-	iso_time(b, sizeof(b), m->end);
-	fprintf(f, "{\"hxload\": 1, \"label\": ");
-	lc_jstr(f, m->label);
-	fprintf(f, ", \"url\": ");
-	lc_jstr(f, m->url);
-	fprintf(f, ", \"options\": ");
-	lc_jstr(f, m->cmdline);
-	fprintf(f, ", \"version\": ");
-	lc_jstr(f, m->version);
-	fprintf(f, ", \"host\": ");
-	lc_jstr(f, m->host);
-	fprintf(f, ", \"runs\": %d, \"start\": %.6f, \"end\": %.6f, \"start_iso\": \"%s\", \"end_iso\": \"%s\"",
-		m->runs, m->start, m->end, a, b);
-}
-
-/* the statuses that are right and the first answer of another */
-static void why_json(FILE *f, const struct lc_meta *m)
-{
-	fprintf(f, ", \"expect\": ");
-	lc_jstr(f, m->expect[0] ? m->expect : "2xx");
-	lc_why_json(f, &m->first_bad);
-}
-
-void lc_why_json(FILE *f, const struct lc_why *w)
-{
-	if (!w->status)
-		return;
-	fprintf(f, ", \"first_unexpected\": {\"status\": %u, \"line\": ", w->status);
-	lc_jstr(f, w->line);
-	fprintf(f, ", \"body\": ");
-	lc_jstr(f, w->body);
-	fprintf(f, "}");
-}
+const double report_quantiles[REPORT_NQ] = { 0.5, 0.9, 0.99, 0.999, 0.9999 };
+const char *const report_qnames[REPORT_NQ] = { "p50", "p90", "p99", "p999", "p9999" };
 
 void lc_why_quote(char *buf, size_t len, const struct lc_why *w)
 {
@@ -186,19 +126,18 @@ void lc_why_line(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 }
 
 /* of the answers told apart (lc_hit), the share a cache gave */
-static double hit_share(const struct lc_stats *T)
+double report_hit_share(const struct lc_stats *T)
 {
 	return T->hits + T->misses ? (double)T->hits / (double)(T->hits + T->misses) : 0;
 }
 
-static double mean_rpc(const struct lc_stats *T)
+double report_mean_rpc(const struct lc_stats *T)
 {
 	return hist_mean(&T->h[H_RPC]);
 }
 
-/* the counters of <group>, each as ", \"name\": n" */
 /* grpc://: the calls that came to an end, with a status or without */
-static uint64_t grpc_calls(const struct lc_stats *T)
+uint64_t report_grpc_calls(const struct lc_stats *T)
 {
 	uint64_t n = 0;
 
@@ -221,29 +160,6 @@ static void grpc_text(FILE *f, const struct lc_stats *T)
 	fprintf(f, "; %llu messages\n", (unsigned long long)T->grpc_msgs);
 }
 
-static void counters_json(FILE *f, const struct lc_stats *T, const char *group)
-{
-	for (size_t k = 0; k < lc_ncounters; k++)
-		if (group ? lc_counters[k].group && !strcmp(lc_counters[k].group, group) : !lc_counters[k].group)
-			fprintf(f, ", \"%s\": %llu", lc_counters[k].name, (unsigned long long)LC_CTR(T, k));
-}
-
-static double per_request(const struct lc_stats *T, uint64_t n)
-{
-	return T->reqs ? (double)n / (double)T->reqs : 0;
-}
-
-/* h3: what the client saw of QUIC (zeros when no h3 connection) */
-static void h3_json(FILE *f, const struct lc_stats *T)
-{
-	fprintf(f, ", \"h3\": {\"datagrams_in_per_request\": %.3f, \"datagrams_out_per_request\": %.3f, "
-		"\"window_stream\": %u, \"window_connection\": %u", per_request(T, T->h3.dgrams_in),
-		per_request(T, T->h3.dgrams_out), lc_o->h3_no_credit ? LC_H3_NO_CREDIT_WINDOW : LC_H3_WINDOW,
-		LC_H3_CONN_WINDOW);
-	counters_json(f, T, "h3");
-	fprintf(f, "}");
-}
-
 /* "h3       1.02 datagrams in, 0.61 out a request; GRO 45 % of reads, ..." */
 static void h3_text(FILE *f, const struct lc_stats *T)
 {
@@ -251,150 +167,29 @@ static void h3_text(FILE *f, const struct lc_stats *T)
 
 	fprintf(f, "h3       %.2f datagrams in, %.2f out a request; GRO %.0f %% of reads, GSO %.0f %% of sends; "
 		"%llu UDP drops; %llu waits on MAX_STREAMS (%.1f ms), raised %llu times\n",
-		per_request(T, h->dgrams_in), per_request(T, h->dgrams_out),
+		report_per_req(T, h->dgrams_in), report_per_req(T, h->dgrams_out),
 		h->reads ? 100.0 * (double)h->gro_reads / (double)h->reads : 0,
 		h->sends ? 100.0 * (double)h->gso_sends / (double)h->sends : 0, (unsigned long long)h->udp_drops,
 		(unsigned long long)h->limited, (double)h->limited_us / 1000, (unsigned long long)h->raised);
 }
 
-/* the intervals, each with its latency histogram: hxload compare
- * resamples them */
-static void intervals_json(FILE *f, const struct lc_series *s, uint64_t start)
-{
-	fprintf(f, ", \"intervals\": [");
-	for (size_t i = 0; i < s->n; i++) {
-		const struct lc_ival *v = &s->v[i];
-
-		fprintf(f, "%s{\"t\": %.3f, \"seconds\": %.6f, \"requests\": %llu, \"errors\": %llu, "
-			"\"bytes\": %llu, \"server_cpu_us\": %llu, \"hits\": %llu, \"misses\": %llu", i ? ", " : "",
-			(double)(v->to_us - start) / 1e6, (double)(v->to_us - v->from_us) / 1e6,
-			(unsigned long long)v->reqs, (unsigned long long)v->errors, (unsigned long long)v->bytes,
-			(unsigned long long)v->srv_cpu_us, (unsigned long long)v->hits, (unsigned long long)v->misses);
-		for (int k = 0; k < IV_MAX; k++)
-			lc_hist_json(f, lc_iv_names[k], &v->h[k], 0);
-		fprintf(f, "}");
-	}
-	fprintf(f, "]");
-}
-
 /* the CPU time of one process per request and per MiB of body */
-static double per_req(const struct lc_stats *T, uint64_t us)
+double report_per_req(const struct lc_stats *T, uint64_t us)
 {
 	return T->reqs ? (double)us / (double)T->reqs : 0;
 }
 
-static double per_mib(const struct lc_stats *T, uint64_t us)
+double report_per_mib(const struct lc_stats *T, uint64_t us)
 {
 	return T->bytes ? (double)us / ((double)T->bytes / 1048576.0) : 0;
-}
-
-static void server_cpu_json(FILE *f, const struct lc_stats *T)
-{
-	if (!T->srv_cpu_us)
-		return;
-	fprintf(f, ", \"server_cpu\": {\"us_per_request\": %.3f, \"us_per_mib\": %.3f",
-		per_req(T, T->srv_cpu_us), per_mib(T, T->srv_cpu_us));
-	counters_json(f, T, "server_cpu");
-	fprintf(f, "}");
-}
-
-/* --pid: each named process's CPU in the window */
-static void named_cpu_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
-{
-	if (!m->npids)
-		return;
-	fprintf(f, ", \"cpu\": {");
-	for (int i = 0; i < m->npids; i++)
-		fprintf(f, "%s\"%s\": {\"pid\": %d, \"us\": %llu, \"us_per_request\": %.3f, \"us_per_mib\": %.3f}",
-			i ? ", " : "", m->cpu[i].name, m->cpu[i].pid, (unsigned long long)m->cpu[i].us,
-			per_req(T, m->cpu[i].us), per_mib(T, m->cpu[i].us));
-	fprintf(f, "}");
-}
-
-void lc_report_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m, int full, const struct lc_series *ser)
-{
-	int first = 1;
-
-	meta_json(f, m);
-	counters_json(f, T, NULL);
-	fprintf(f, ", \"seconds\": %.6f, \"requests_per_second\": %.1f, \"bytes_per_second\": %.1f, "
-		"\"errors_total\": %llu, \"errors\": {", m->secs, T->reqs / m->secs, T->bytes / m->secs,
-		(unsigned long long)lc_stats_errors(T));
-	for (int i = 0; i < E_MAX; i++)
-		fprintf(f, "%s\"%s\": %llu", i ? ", " : "", lc_err_names[i], (unsigned long long)T->errors[i]);
-	fprintf(f, "}, \"status\": {");
-	for (int s = 0; s < LC_STATUS_MAX; s++)
-		if (T->status[s]) {
-			fprintf(f, "%s\"%d\": %llu", first ? "" : ", ", s, (unsigned long long)T->status[s]);
-			first = 0;
-		}
-	fprintf(f, "}, \"schedule\": {\"target_rps\": %.3f, \"sent_per_second\": %.1f, \"unsent\": %llu",
-		m->target_rps, T->sent / m->secs,
-		(unsigned long long)(T->scheduled > T->sent ? T->scheduled - T->sent : 0));
-	counters_json(f, T, "schedule");
-	fprintf(f, "}, \"connections\": {\"requests_per_connection\": %.2f", mean_rpc(T));
-	counters_json(f, T, "connections");
-	fprintf(f, "}, \"verify\": {\"share\": %.4f", T->reqs ? (double)T->verified / (double)T->reqs : 0);
-	counters_json(f, T, "verify");
-	fprintf(f, "}, \"events\": {");
-	lc_sse_json(f, T);
-	counters_json(f, T, "events");
-	fprintf(f, "}, \"grpc\": {\"calls\": %llu", (unsigned long long)grpc_calls(T));
-	counters_json(f, T, "grpc");
-	fprintf(f, "}, \"cache\": {\"hit_share\": %.4f", hit_share(T));
-	counters_json(f, T, "cache");
-	fprintf(f, "}");
-	h3_json(f, T);
-	if (m->probe.ok)
-		fprintf(f, ", \"probe\": {\"rate\": %g, \"requests\": %llu, \"errors\": %llu, \"latency_ms\": "
-			"{\"p50\": %.3f, \"p90\": %.3f, \"p99\": %.3f, \"p999\": %.3f, \"max\": %.3f}}",
-			m->probe.rate, (unsigned long long)m->probe.requests, (unsigned long long)m->probe.errors,
-			m->probe.p50, m->probe.p90, m->probe.p99, m->probe.p999, m->probe.max);
-	if (m->ignored[0]) {
-		fprintf(f, ", \"server_ignored_keys\": ");
-		lc_jstr(f, m->ignored);
-	}
-	why_json(f, m);
-	server_cpu_json(f, T);
-	named_cpu_json(f, T, m);
-	lc_hs_json(f, T, m);
-	lc_idle_json(f);
-	for (int i = 0; i < H_RPC; i++)
-		if (i == H_LAT || T->h[i].n)
-			pct_json(f, lc_hist_names[i], &T->h[i]);
-	if (full) {
-		fprintf(f, ", \"histograms\": {");
-		for (int i = 0; i < H_MAX; i++)
-			lc_hist_json(f, lc_hist_names[i], &T->h[i], !i);
-		fprintf(f, "}");
-	}
-	if (ser && ser->n)
-		intervals_json(f, ser, ser->v[0].from_us);
-	fprintf(f, "}\n");
-}
-
-void lc_ival_json(FILE *f, const struct lc_ival *v, uint64_t start_us, unsigned k)
-{
-	double secs = (double)(v->to_us - v->from_us) / 1e6;
-
-	if (secs <= 0)
-		secs = 1e-6;
-	fprintf(f, "{\"interval\": %u, \"t\": %.3f, \"seconds\": %.3f, \"requests\": %llu, "
-		"\"requests_per_second\": %.1f, \"errors\": %llu, \"bytes_per_second\": %.1f, \"p50\": %.3f, "
-		"\"p90\": %.3f, \"p99\": %.3f, \"max\": %.3f, \"hits\": %llu, \"misses\": %llu}\n", k,
-		(double)(v->to_us - start_us) / 1e6, secs, (unsigned long long)v->reqs, v->reqs / secs,
-		(unsigned long long)v->errors, v->bytes / secs, hist_quantile(&v->h[IV_LAT], 0.5) / 1e3,
-		hist_quantile(&v->h[IV_LAT], 0.9) / 1e3, hist_quantile(&v->h[IV_LAT], 0.99) / 1e3,
-		v->h[IV_LAT].max / 1e3, (unsigned long long)v->hits, (unsigned long long)v->misses);
-	fflush(f);
 }
 
 static void row(FILE *f, const char *name, const struct hist *h)
 {
 	fprintf(f, "%-10s %8.3f %8.3f %8.3f", name, h->n ? h->min / 1e3 : 0, hist_mean(h) / 1e3,
 		hist_stddev(h) / 1e3);
-	for (size_t i = 0; i < ARRAY_SIZE(quantiles); i++)
-		fprintf(f, " %8.3f", hist_quantile(h, quantiles[i]) / 1e3);
+	for (size_t i = 0; i < ARRAY_SIZE(report_quantiles); i++)
+		fprintf(f, " %8.3f", hist_quantile(h, report_quantiles[i]) / 1e3);
 	fprintf(f, " %8.3f\n", h->max / 1e3);
 }
 
@@ -431,7 +226,7 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	for (int p = LC_H1; p < LC_NPROTO; p++)
 		if (T->by_proto[p])
 			fprintf(f, ", %s %llu", pn[p], (unsigned long long)T->by_proto[p]);
-	fprintf(f, "; %.1f requests each; %llu TLS resumed", mean_rpc(T), (unsigned long long)T->resumed);
+	fprintf(f, "; %.1f requests each; %llu TLS resumed", report_mean_rpc(T), (unsigned long long)T->resumed);
 	if (T->early || T->early_rejected)
 		fprintf(f, "; 0-RTT taken on %llu, refused on %llu (their requests sent again)",
 			(unsigned long long)T->early, (unsigned long long)T->early_rejected);
@@ -445,12 +240,12 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 		h3_text(f, T);
 	if (T->srv_cpu_us)
 		fprintf(f, "server   CPU %.3f s: %.2f us per request, %.1f us per MiB\n", T->srv_cpu_us / 1e6,
-			per_req(T, T->srv_cpu_us), per_mib(T, T->srv_cpu_us));
+			report_per_req(T, T->srv_cpu_us), report_per_mib(T, T->srv_cpu_us));
 	else if (lc_o->server_pid)
 		fprintf(f, "server   CPU: pid %d used none in the window (is it the server?)\n", lc_o->server_pid);
 	for (int i = 0; i < m->npids; i++)
 		fprintf(f, "cpu      %s (pid %d): %.3f s, %.2f us per request, %.1f us per MiB\n", m->cpu[i].name,
-			m->cpu[i].pid, m->cpu[i].us / 1e6, per_req(T, m->cpu[i].us), per_mib(T, m->cpu[i].us));
+			m->cpu[i].pid, m->cpu[i].us / 1e6, report_per_req(T, m->cpu[i].us), report_per_mib(T, m->cpu[i].us));
 	lc_idle_text(f);
 	if (T->verified)
 		fprintf(f, "verified %llu bodies, %llu bytes, byte for byte\n", (unsigned long long)T->verified,
@@ -469,7 +264,7 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 		if (T->status[s])
 			fprintf(f, " %d: %llu", s, (unsigned long long)T->status[s]);
 	fprintf(f, "\n");
-	if (grpc_calls(T))
+	if (report_grpc_calls(T))
 		grpc_text(f, T);
 	fprintf(f, "%-10s %8s %8s %8s %8s %8s %8s %8s %8s %8s  (ms)\n", "", "min", "mean", "stddev", "p50", "p90",
 		"p99", "p99.9", "p99.99", "max");
@@ -482,7 +277,7 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	else if (T->hits)
 		fprintf(f, "cache    hits %llu, misses %llu (%.1f %% hits: X-Hxterm-Made and X-rsp repeated); the server "
 			"and other rows are the misses', the hit row the hits' latency\n", (unsigned long long)T->hits,
-			(unsigned long long)T->misses, 100.0 * hit_share(T));
+			(unsigned long long)T->misses, 100.0 * report_hit_share(T));
 	lc_sse_text(f, T);
 	if (m->probe.ok)
 		fprintf(f, "probe    %g req/s on its own connection, beside the load: %llu requests, %llu errors; latency "

@@ -110,8 +110,11 @@ int lc_run_read(const struct json *r, struct lc_stats *s)
 		if (code >= 100 && code < LC_STATUS_MAX)
 			s->status[code] = (uint64_t)st->kid[i].num;
 	}
-	for (size_t k = 0; k < lc_ncounters; k++)
-		LC_CTR(s, k) = u(lc_counters[k].group ? json_get(r, lc_counters[k].group) : r, lc_counters[k].name);
+	for (size_t k = 0, n = lc_counters_n(); k < n; k++) {
+		const struct lc_counter *c = lc_counter(k);
+
+		LC_CTR(s, c) = u(c->group ? json_get(r, c->group) : r, c->name);
+	}
 	return lc_hs_read(&s->hs, r);
 }
 

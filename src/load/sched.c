@@ -1,7 +1,8 @@
 /* The open-loop schedule of a hxload thread: its share of the send times (shape.c's), queued as they fall due, taken by the connections. */
 #include <stdlib.h>
 
-#include "lc_conn.h"
+#include "lc_sched.h"
+#include "lc_thread.h"
 
 static int due_grow(struct lc_thread *t)
 {

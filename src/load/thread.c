@@ -6,6 +6,10 @@
 
 #include "common.h"
 #include "lc_conn.h"
+#include "lc_fate.h"
+#include "lc_record.h"
+#include "lc_sched.h"
+#include "lc_thread.h"
 #include "qh3mem.h"
 #include "timer.h"
 

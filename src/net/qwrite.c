@@ -1,8 +1,9 @@
-/* QUIC packets out, HTTP/3 stream data first, in GSO batches: shared by hxterm's server and hxload's client. */
+/* QUIC packets out, stream data pulled from the sources the application registers, in GSO batches: shared by hxterm's server and hxload's client. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "common.h"
@@ -14,33 +15,45 @@
 
 static atomic_int no_gso; /* the kernel refused UDP_SEGMENT once: a datagram a sendmsg from then on */
 
-/* the next stream data: nghttp3's, else <src>'s; *own says whose */
-static nghttp3_ssize next_data(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, int64_t *sid,
-			       int *fin, nghttp3_vec *vec, size_t max, int *own)
-{
-	nghttp3_ssize nvec = 0;
+_Static_assert(sizeof(struct qw_vec) == sizeof(ngtcp2_vec) && offsetof(struct qw_vec, len) == offsetof(ngtcp2_vec, len),
+	       "qw_vec is laid out as ngtcp2_vec");
 
-	*own = 0;
-	if (!h3 || !ngtcp2_conn_get_max_data_left(conn))
+/* the next stream data: the first source of <srcs> that has some; *who
+ * says which (NULL: none) */
+static int next_data(ngtcp2_conn *conn, struct qw_srcs *srcs, int64_t *sid, int *fin, struct qw_vec *vec,
+		     size_t max, struct qw_src **who)
+{
+	*who = NULL;
+	if (!srcs || !srcs->n || !ngtcp2_conn_get_max_data_left(conn))
 		return 0;
-	if (!src || !src->h3_idle) {
-		nvec = nghttp3_conn_writev_stream(h3, sid, fin, vec, max);
-		if (nvec < 0 || *sid >= 0 || !src)
+	for (int i = 0; i < srcs->n; i++) {
+		struct qw_src *s = &srcs->s[i];
+		int nvec;
+
+		if (s->idle)
+			continue;
+		nvec = s->next(s->arg, sid, fin, vec, max);
+		if (nvec < 0)
 			return nvec;
-		src->h3_idle = 1;
+		if (*sid >= 0) {
+			*who = s;
+			return nvec;
+		}
+		s->idle = i + 1 < srcs->n; /* WHY not the last: nothing behind it to ask instead */
 	}
-	*own = 1;
-	return src->next(src->arg, sid, fin, (ngtcp2_vec *)vec, max);
+	*sid = -1;
+	return 0;
 }
 
-ngtcp2_ssize qw_packet(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, ngtcp2_path *path,
-		       uint8_t *dst, size_t max, ngtcp2_tstamp now)
+ngtcp2_ssize qw_packet(ngtcp2_conn *conn, struct qw_srcs *srcs, ngtcp2_path *path, uint8_t *dst, size_t max,
+		       ngtcp2_tstamp now)
 {
 	for (;;) {
 		int64_t sid = -1;
-		int fin = 0, own;
-		nghttp3_vec vec[16];
-		nghttp3_ssize nvec = next_data(conn, h3, src, &sid, &fin, vec, 16, &own);
+		int fin = 0;
+		struct qw_vec vec[16];
+		struct qw_src *who;
+		int nvec = next_data(conn, srcs, &sid, &fin, vec, 16, &who);
 		ngtcp2_ssize ndata = -1, n;
 		ngtcp2_pkt_info pi;
 		uint32_t flags = NGTCP2_WRITE_STREAM_FLAG_MORE;
@@ -52,19 +65,11 @@ ngtcp2_ssize qw_packet(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, 
 		n = ngtcp2_conn_writev_stream(conn, path, &pi, dst, max, &ndata, flags, sid,
 					      (const ngtcp2_vec *)vec, (size_t)nvec, now);
 		if (n == NGTCP2_ERR_STREAM_DATA_BLOCKED || n == NGTCP2_ERR_STREAM_SHUT_WR) {
-			int shut = n == NGTCP2_ERR_STREAM_SHUT_WR;
-
-			if (own)
-				src->stop(src->arg, shut);
-			else if (shut)
-				nghttp3_conn_shutdown_stream_write(h3, sid);
-			else
-				nghttp3_conn_block_stream(h3, sid);
+			if (who)
+				who->stop(who->arg, sid, n == NGTCP2_ERR_STREAM_SHUT_WR);
 			continue;
 		}
-		if (ndata >= 0 && own)
-			src->wrote(src->arg, (size_t)ndata);
-		else if (ndata >= 0 && nghttp3_conn_add_write_offset(h3, sid, (size_t)ndata))
+		if (ndata >= 0 && who && who->wrote(who->arg, sid, (size_t)ndata))
 			return NGTCP2_ERR_CALLBACK_FAILURE;
 		if (n == NGTCP2_ERR_WRITE_MORE)
 			continue;
@@ -149,8 +154,7 @@ static void qw_put(struct qw_out *o, struct qw_batch *b, const uint8_t *buf, siz
 		qw_send(o, buf, len, seg);
 }
 
-int qw_burst_in(struct qw_batch *b, ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, struct qw_out *o,
-		ngtcp2_tstamp now)
+int qw_burst_in(struct qw_batch *b, ngtcp2_conn *conn, struct qw_srcs *srcs, struct qw_out *o, ngtcp2_tstamp now)
 {
 	size_t len = 0, seg = 0, max = ngtcp2_conn_get_max_tx_udp_payload_size(conn);
 	ngtcp2_path_storage ps;
@@ -159,7 +163,7 @@ int qw_burst_in(struct qw_batch *b, ngtcp2_conn *conn, nghttp3_conn *h3, struct 
 
 	ngtcp2_path_storage_zero(&ps);
 	for (;;) {
-		ngtcp2_ssize n = qw_packet(conn, h3, src, &ps.path, at + len, max, now);
+		ngtcp2_ssize n = qw_packet(conn, srcs, &ps.path, at + len, max, now);
 
 		if (n < 0)
 			return (int)n;
@@ -192,9 +196,9 @@ int qw_burst_in(struct qw_batch *b, ngtcp2_conn *conn, nghttp3_conn *h3, struct 
 	}
 }
 
-int qw_burst(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, struct qw_out *o, ngtcp2_tstamp now)
+int qw_burst(ngtcp2_conn *conn, struct qw_srcs *srcs, struct qw_out *o, ngtcp2_tstamp now)
 {
-	return qw_burst_in(NULL, conn, h3, src, o, now);
+	return qw_burst_in(NULL, conn, srcs, o, now);
 }
 
 /* ---------- sendmmsg across connections ---------- */

@@ -1,10 +1,9 @@
-/* QUIC packets out, HTTP/3 stream data first, in GSO batches: shared by hxterm's server and hxload's client. */
+/* QUIC packets out, stream data pulled from the sources the application registers, in GSO batches: shared by hxterm's server and hxload's client. */
 #ifndef HX_QWRITE_H
 #define HX_QWRITE_H
 
 #include <sys/socket.h>
 
-#include <nghttp3/nghttp3.h>
 #include <ngtcp2/ngtcp2.h>
 
 #define QW_MAX_PKT 64                        /* packets a sendmsg (the kernel's UDP_MAX_SEGMENTS) */
@@ -30,33 +29,50 @@ struct qw_out {
 	struct qw_tally *tally;
 };
 
-/* Stream data an endpoint frames itself, beside nghttp3's (hxterm's
- * --h3-engine hx): asked after nghttp3, whose control and QPACK streams
- * are small and must not wait behind bodies. */
-struct qw_src {
-	/* the next stream with something to send: *sid (-1: none), its data
-	 * as up to <max> vecs (the count returned), *fin when they end it */
-	int (*next)(void *arg, int64_t *sid, int *fin, ngtcp2_vec *v, size_t max);
-	/* that stream's first <n> bytes went into the packet (and its FIN,
-	 * when offered with all of them) */
-	void (*wrote)(void *arg, size_t n);
-	/* that stream may not send now: flow control (<shut> 0) or its
-	 * sending side was reset (1) */
-	void (*stop)(void *arg, int shut);
-	void *arg;
-	/* nghttp3 had nothing: not asked again until the caller clears it (at
-	 * its next burst of writes). WHY: only a read, a submit or a resume
-	 * gives nghttp3 more, and with <src> none happens within a burst;
-	 * asking cost 1,000 instructions an h3 request (callgrind) */
-	int h3_idle;
+/* a run of stream bytes, laid out as ngtcp2_vec and nghttp3_vec (qwrite.c
+ * checks): the application's sources name no library's type */
+struct qw_vec {
+	uint8_t *base;
+	size_t len;
 };
 
-/* Writes one packet of <conn> into <dst>: stream data that <h3> (NULL
- * before the HTTP/3 session exists) or <src> (NULL: none) has ready, else
- * whatever ngtcp2 must send. Returns its length, 0 when there is nothing
- * to send, or an ngtcp2 error. */
-ngtcp2_ssize qw_packet(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, ngtcp2_path *path,
-		       uint8_t *dst, size_t max, ngtcp2_tstamp now);
+/* A source of stream data, registered by the application for a burst
+ * (hxterm's HTTP/3: nghttp3's streams, net/qh3, then its own engine's).
+ * The writer asks them in order; one with nothing is not asked again in
+ * the burst while one behind it is. */
+struct qw_src {
+	/* the next stream with something to send: *sid (-1: none), its data
+	 * as up to <max> vecs (the count returned, < 0 an error), *fin when
+	 * they end it */
+	int (*next)(void *arg, int64_t *sid, int *fin, struct qw_vec *v, size_t max);
+	/* stream <sid>'s first <n> bytes went into the packet (and its FIN,
+	 * when offered with all of them): 0, or -1 to fail the connection */
+	int (*wrote)(void *arg, int64_t sid, size_t n);
+	/* stream <sid> may not send now: flow control (<shut> 0) or its
+	 * sending side was reset (1) */
+	void (*stop)(void *arg, int64_t sid, int shut);
+	void *arg;
+	/* had nothing: not asked again until the caller clears it (at its
+	 * next burst of writes). WHY: only a read, a submit or a resume gives
+	 * nghttp3 more, and none happens within a burst; asking it cost 1,000
+	 * instructions an h3 request (callgrind) */
+	int idle;
+};
+
+#define QW_NSRC 2 /* sources a connection registers at most */
+
+/* the sources of one burst, asked in order */
+struct qw_srcs {
+	int n;
+	struct qw_src s[QW_NSRC];
+};
+
+/* Writes one packet of <conn> into <dst>: stream data that a source of
+ * <srcs> (NULL or none: no stream data) has ready, else whatever ngtcp2
+ * must send. Returns its length, 0 when there is nothing to send, or an
+ * ngtcp2 error. */
+ngtcp2_ssize qw_packet(ngtcp2_conn *conn, struct qw_srcs *srcs, ngtcp2_path *path, uint8_t *dst, size_t max,
+		       ngtcp2_tstamp now);
 
 /* Sends <len> bytes of packets of <seg> bytes (the last may be shorter) in
  * one sendmsg (UDP_SEGMENT when more than one). A datagram the kernel
@@ -65,7 +81,7 @@ void qw_send(struct qw_out *o, const uint8_t *buf, size_t len, size_t seg);
 
 /* Writes every packet <conn> has now (qw_packet) and sends them in GSO
  * batches. Returns how many packets (datagrams), or an ngtcp2 error. */
-int qw_burst(ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, struct qw_out *o, ngtcp2_tstamp now);
+int qw_burst(ngtcp2_conn *conn, struct qw_srcs *srcs, struct qw_out *o, ngtcp2_tstamp now);
 
 /* ---------- sendmmsg across connections ---------- */
 
@@ -94,8 +110,7 @@ struct qw_batch {
 /* qw_burst, the packets left in <b> (<o>'s buffer unused) for one
  * sendmmsg with other connections' (qw_flush); the kernel's refusals are
  * counted in <b>, at the flush */
-int qw_burst_in(struct qw_batch *b, ngtcp2_conn *conn, nghttp3_conn *h3, struct qw_src *src, struct qw_out *o,
-		ngtcp2_tstamp now);
+int qw_burst_in(struct qw_batch *b, ngtcp2_conn *conn, struct qw_srcs *srcs, struct qw_out *o, ngtcp2_tstamp now);
 
 /* Sends what <b> holds, one sendmmsg (a train the kernel refuses: retried
  * alone, as qw_send does, or lost and counted). */

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# The architecture holds: the include graph keeps its layers with no circle, a protocol's folder keeps its headers, no .c files call each other in a new circle, no adapter decides a plan's matters, HTTP/3's engine is chosen in one place, hxload holds no server code and hxterm no hxload code.
+# The architecture holds: the include graph keeps its layers with no circle, a protocol's folder keeps its headers, no .c files call each other in a new circle, no adapter decides a plan's matters, the QUIC transport and HTTP/3 keep to their sides of the seam (ngtcp2, nghttp3), HTTP/3's engine is chosen in one place, hxload holds no server code and hxterm no hxload code.
 use strict;
 use warnings;
 use FindBin;
@@ -35,6 +35,30 @@ ok($out =~ /no circle \(calls too\)/ && $out !~ /known call circle/, '... none k
     is($n, 3, '... naming each line and what it does') or diag($o);
 }
 
+# the seam between the QUIC transport and HTTP/3, tried: a copy of the tree
+# where the transport names nghttp3 and includes an HTTP/3 header, and
+# HTTP/3 names ngtcp2 and includes its header, is refused, breach by breach
+{
+    my $tmp = File::Temp::tempdir(CLEANUP => 1);
+    system('cp', '-r', "$top/src", "$top/scripts", $tmp) == 0 or die;
+    open(my $f, '>>', "$tmp/src/proto/quic/quic.c") or die;
+    print $f "#include <nghttp3/nghttp3.h>\n#include \"h3_eng.h\"\n",
+        "static void bad4(nghttp3_conn *h3) { (void)h3; }\n";
+    close $f;
+    open($f, '>>', "$tmp/src/proto/h3/h3.c") or die;
+    print $f "#include <ngtcp2/ngtcp2.h>\n/* ngtcp2_conn in a comment is no breach */\n",
+        "static void bad5(void *c) { ngtcp2_conn_del(c); }\n";
+    close $f;
+    my $o = `python3 $tmp/scripts/layers 2>&1`;
+    is($? >> 8, 1, 'scripts/layers fails a transport that knows HTTP/3, and HTTP/3 that knows ngtcp2');
+    like($o, qr{src/proto/quic/quic\.c includes <nghttp3/nghttp3\.h>: nghttp3's headers are HTTP/3's}, '... the transport including nghttp3') or diag($o);
+    like($o, qr{src/proto/quic/quic\.c:\d+ names nghttp3_conn: nghttp3's symbols}, '... naming it') or diag($o);
+    like($o, qr{src/proto/quic/quic\.c includes proto/h3/h3_eng\.h, a header private to proto/h3}, '... including an HTTP/3 header') or diag($o);
+    like($o, qr{src/proto/h3/h3\.c includes <ngtcp2/ngtcp2\.h>: ngtcp2's headers are the QUIC transport's}, '... HTTP/3 including ngtcp2') or diag($o);
+    my @n = $o =~ m{src/proto/h3/h3\.c:\d+ names (\w+)}g;
+    is("@n", 'ngtcp2_conn_del', '... and naming it, in code only') or diag($o);
+}
+
 # hxload's options: written by the command line alone, read through lc_o
 my @w = map { m{([^/]+\.c)$} ? $1 : () } split /\n/, `grep -l '"lc_cli.h"' $top/src/load/*.c`;
 is(join(' ', sort @w), 'cli.c cli_rows.c cli_set.c opts.c url.c', 'hxload\'s options are written by the command line (cli*.c) and url.c alone (lc_cli.h)');
@@ -43,7 +67,7 @@ is(scalar(@t), 0, '... and read elsewhere through lc_o alone') or diag(join("\n"
 
 # the HTTP/3 engine: chosen once, asked nowhere else
 my @eng = grep { !m{^\Q$top\E/src/conf/} } split /\n/, `grep -rn 'h3_engine' $top/src`;
-is(scalar(@eng), 1, 'cfg.h3_engine is read in one place (h3.c picks the engine)') or diag(join("\n", @eng));
+is(scalar(@eng), 1, 'cfg.h3_engine is read in one place (h3_app.c: each connection takes its engine)') or diag(join("\n", @eng));
 
 # the global symbols that the objects of <layers> define
 sub defined_by {

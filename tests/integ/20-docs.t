@@ -76,6 +76,28 @@ same_sets($lh, '-h', $lm, 'hxload.1', 'hxload');
 same_sets($lm, 'hxload.1', $lh, '-h', 'hxload');
 same_sets($lh, '-h', \%lr, "the README's hxload block", 'hxload');
 
+# each command's own rows (its -h, generated from them, exit 0): in its
+# section of the man page and its synopsis in the README's block; the
+# synopsis names none it lacks
+for my $cmd (qw(ab find merge compare quic-flood)) {
+    my $help = `$hxload $cmd -h`;
+    is($? >> 8, 0, "hxload $cmd -h: exit 0");
+    my $h = from_help($help);
+    delete @$h{qw(-h --help)};
+    ok(keys %$h >= 3, "hxload $cmd -h lists its options (" . scalar(keys %$h) . ')');
+    my ($sec) = slurp("$top/doc/hxload.1") =~ /^\.SH \U$cmd\E\n(.*?)^\.SH /ms;
+    $sec = ($sec // '') =~ s/\\-/-/gr;
+    my %m;
+    $m{$1} = 1 while ($sec // '') =~ /(?:^|[\s\[(,"])(--?[A-Za-z0-9][\w-]*)/g;
+    same_sets($h, "$cmd -h", \%m, "hxload.1's " . uc($cmd), "hxload $cmd");
+    my ($syn) = ($lblock // '') =~ /^(hxload \Q$cmd\E .*\n(?: {4,}\S.*\n)*)/m;
+    my %r;
+    $r{$1} = 1 while ($syn // '') =~ /\[(--?[A-Za-z0-9][\w-]*)/g;
+    $r{$1} = 1 while ($syn // '') =~ /^hxload \S+ (--[\w-]+)/g;
+    same_sets($h, "$cmd -h", \%r, "the README's synopsis", "hxload $cmd");
+    same_sets(\%r, "the README's synopsis", $h, "$cmd -h", "hxload $cmd");
+}
+
 # an option the program refuses is in none of them
 for my $o (sort keys %$th) {
     next if $o =~ /^-(h|v)$|^--(help|version)$/;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lc_conn.h"
+#include "lc_record.h"
 #include "lc_hits.h"
 #include "tap.h"
 

@@ -1,4 +1,4 @@
-/* HTTP/3 on QUIC streams, a row of the protocol table: its streams and their requests (nghttp3 reads them, or the memo), the generator's responses handed to the engine chosen once (h3_tx.c or h3_ng.c). */
+/* HTTP/3 on the QUIC transport: its streams and their requests (nghttp3 reads them, or the memo), the generator's responses handed to the connection's engine (h3_tx.c or h3_ng.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,6 +7,7 @@
 #include "config.h"
 #include "fmt.h"
 #include "qh3mem.h"
+#include "h3.h"
 #include "h3_eng.h"
 #include "quic.h"
 #include "qvarint.h"
@@ -15,34 +16,33 @@
 #include "xmemo.h"
 #include "xstream.h"
 
-static nghttp3_callbacks h3_cbs;
+static nghttp3_callbacks h3_cbs; /* set once, h3_callbacks() */
 static const struct xs_ops h3s_ops;
-static const struct h3_eng *eng; /* chosen once, by h3_init() */
 
 /* streams a worker keeps on its free list, the others freed. WHY a cap: a
  * burst of thousands of streams left them all behind, for ever (as h2's) */
 #ifndef H3S_KEEP
 #define H3S_KEEP 256
 #endif
-static __thread unsigned h3s_nfree; /* on the worker's free_qs */
 
-static void h3s_keep(struct worker *w, struct h3s *s)
+static void h3s_keep(struct worker *w, const struct h3_eng *eng, struct h3s *s)
 {
-	if (h3s_nfree >= H3S_KEEP) {
+	if (h3w(w)->nfree[eng->slot] >= H3S_KEEP) {
 		free(s);
 		return;
 	}
-	list_add(&qw(w)->free_qs, &s->node);
-	h3s_nfree++;
+	list_add(&h3w(w)->free_qs[eng->slot], &s->node);
+	h3w(w)->nfree[eng->slot]++;
 }
 
 static struct h3s *h3s_new(struct h3c *c, int64_t id)
 {
-	struct worker *w = c->w;
-	struct list *n = list_pop(&qw(w)->free_qs);
+	struct worker *w = c->q.w;
+	const struct h3_eng *eng = c->eng;
+	struct list *n = list_pop(&h3w(w)->free_qs[eng->slot]);
 	struct h3s *s = n ? list_elem(n, struct h3s, node) : malloc(eng->ssize);
 
-	h3s_nfree -= !!n;
+	h3w(w)->nfree[eng->slot] -= !!n;
 	if (!s)
 		return NULL;
 	s->c = c;
@@ -55,14 +55,14 @@ static struct h3s *h3s_new(struct h3c *c, int64_t id)
 	qpk_walk_init(&s->walk);
 	s->since = w->loop.now_ms;
 	c->total++;
-	xs_init(&s->x, w, &h3s_ops, SP_H3, c->total, (struct cpeer){ -1, &c->peer, &c->ci });
+	xs_init(&s->x, w, &h3s_ops, SP_H3, c->total, (struct cpeer){ -1, &c->q.peer, &c->q.ci });
 	if (eng->init)
 		eng->init(s);
 	/* WHY: ngtcp2's acknowledgements and window updates of the stream
 	 * then come to the engine, not to nghttp3, which never saw its response */
-	if (eng->own_acks && ngtcp2_conn_set_stream_user_data(c->conn, id, s)) {
+	if (eng->own_acks && quic_stream_bind(&c->q, id, s)) {
 		xs_release(&s->x);
-		h3s_keep(w, s);
+		h3s_keep(w, eng, s);
 		return NULL;
 	}
 	list_add(&c->streams, &s->node);
@@ -70,33 +70,21 @@ static struct h3s *h3s_new(struct h3c *c, int64_t id)
 	return s;
 }
 
-static void h3s_free(struct h3s *s)
+void h3s_free(struct h3s *s)
 {
 	struct h3c *c = s->c;
+	const struct h3_eng *eng = c->eng;
 
 	xs_release(&s->x);
 	if (eng->release)
 		eng->release(s);
 	if (eng->own_acks)
-		ngtcp2_conn_set_stream_user_data(c->conn, s->id, NULL); /* WHY no check: ngtcp2 may have closed it */
+		quic_stream_bind(&c->q, s->id, NULL); /* WHY no check: ngtcp2 may have closed it */
 	c->nwalk -= !s->own && !s->walked;
 	list_del(&s->node);
 	c->nstreams--;
 	c->nfaults -= s->fault;
-	h3s_keep(c->w, s);
-}
-
-static void h3_release(struct worker *w)
-{
-	for (struct list *n; (n = list_pop(&qw(w)->free_qs));)
-		free(list_elem(n, struct h3s, node));
-	h3s_nfree = 0;
-}
-
-static void h3_free_streams(struct h3c *c)
-{
-	while (!list_empty(&c->streams))
-		h3s_free(list_elem(c->streams.next, struct h3s, node));
+	h3s_keep(c->q.w, eng, s);
 }
 
 /* the stream <id> that nghttp3 reads (not one answered from the memo), by a
@@ -130,8 +118,8 @@ static struct h3s *h3s_of(struct xstream *x)
 /* both directions of a stream reset with <code> (RESET_STREAM, STOP_SENDING), counted */
 static void h3_reset(struct h3c *c, int64_t id, uint64_t code)
 {
-	ctr_add(&c->w->st.h3_rst_sent[st_h3e(code)], 1);
-	ngtcp2_conn_shutdown_stream(c->conn, id, code);
+	ctr_add(&c->q.w->st.h3_rst_sent[st_h3e(code)], 1);
+	quic_stream_shut(&c->q, id, code);
 }
 
 /* the stream cannot be answered (out of memory): reset, never left hanging */
@@ -139,10 +127,10 @@ static void h3s_fail(struct xstream *x)
 {
 	struct h3s *s = h3s_of(x);
 
-	ctr_add(&s->c->w->st.errors, 1);
+	ctr_add(&s->c->q.w->st.errors, 1);
 	h3_reset(s->c, s->id, NGHTTP3_H3_INTERNAL_ERROR);
-	if (eng->shut)
-		eng->shut(s);
+	if (s->c->eng->shut)
+		s->c->eng->shut(s);
 }
 
 static void h3s_respond(struct xstream *x)
@@ -154,9 +142,9 @@ static void h3s_respond(struct xstream *x)
 
 	if (n < 0)
 		return h3s_fail(x);
-	ctr_add(&s->c->w->st.requests, 1);
+	ctr_add(&s->c->q.w->st.requests, 1);
 	body = ex_has_body(&x->ex);
-	if (eng->respond(s, nv, (size_t)n, body)) {
+	if (s->c->eng->respond(s, nv, (size_t)n, body)) {
 		xs_nv_done(nv);
 		return h3s_fail(x);
 	}
@@ -169,15 +157,17 @@ static void h3s_respond(struct xstream *x)
 
 static void h3s_resume(struct xstream *x)
 {
-	eng->resume(h3s_of(x));
+	struct h3s *s = h3s_of(x);
+
+	s->c->eng->resume(s);
 }
 
 static void h3s_run(struct xstream *x)
 {
 	struct h3c *c = h3s_of(x)->c;
 
-	quic_write(c);
-	quic_done(c);
+	quic_write(&c->q);
+	quic_done(&c->q);
 }
 
 static const struct xs_ops h3s_ops = {
@@ -196,8 +186,9 @@ static void h3s_request_in(struct h3s *s, int end)
 }
 
 /* x= resets the stream, X= closes the connection, once the bytes before went out */
-static void h3_faults(struct h3c *c)
+void h3_faults(struct quic_conn *q)
 {
+	struct h3c *c = h3c_of(q);
 	struct list *n, *tmp;
 
 	list_each_safe(n, tmp, &c->streams) {
@@ -210,13 +201,11 @@ static void h3_faults(struct h3c *c)
 		s->fault = 0;
 		c->nfaults--;
 		if (s->fault_act == EXA_RESET) {
-			ctr_add(&c->w->st.faults[SF_RESET], 1);
+			ctr_add(&c->q.w->st.faults[SF_RESET], 1);
 			h3_reset(c, s->id, NGHTTP3_H3_INTERNAL_ERROR);
 		} else {
-			ctr_add(&c->w->st.faults[SF_CLOSE], 1);
-			c->why = c->why == SC_UNSET ? SC_FAULT : c->why;
-			c->flags |= QC_CLOSE;
-			c->close_code = NGHTTP3_H3_NO_ERROR;
+			ctr_add(&c->q.w->st.faults[SF_CLOSE], 1);
+			quic_close_soon(&c->q, SC_FAULT);
 		}
 	}
 }
@@ -225,8 +214,7 @@ static void h3_faults(struct h3c *c)
 
 static void consume(struct h3c *c, int64_t id, size_t n)
 {
-	ngtcp2_conn_extend_max_stream_offset(c->conn, id, n);
-	ngtcp2_conn_extend_max_offset(c->conn, n);
+	quic_consume(&c->q, id, n);
 }
 
 /* the stream was made with its first bytes (h3_recv_stream), to walk them;
@@ -243,7 +231,7 @@ static int begin_headers(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
 		s->c->nwalk -= !s->walked;
 		s->walked = -1;
 	}
-	if (s->c->flags & QC_EARLY)
+	if (s->c->flags & H3C_EARLY)
 		s->x.flags |= XS_EARLY; /* WHY: its HEADERS came in 0-RTT */
 	s->bound = 1;
 	nghttp3_conn_set_stream_user_data(h3, id, s);
@@ -261,7 +249,7 @@ static int recv_header(nghttp3_conn *h3, int64_t id, int32_t token, nghttp3_rcbu
 		return 0;
 	s->nfields++;
 	xs_header(&s->x, n.base, n.len, v.base, v.len);
-	xm_field(&qw(((struct h3c *)cud)->w)->memo, n.base, n.len, v.base, v.len);
+	xm_field(&h3w(((struct h3c *)cud)->q.w)->memo, n.base, n.len, v.base, v.len);
 	return 0;
 }
 
@@ -277,8 +265,8 @@ static int malformed(struct h3s *s)
 		return 0;
 	s->bad = 1;
 	h3_reset(s->c, s->id, NGHTTP3_H3_MESSAGE_ERROR);
-	if (eng->shut)
-		eng->shut(s);
+	if (s->c->eng->shut)
+		s->c->eng->shut(s);
 	return 1;
 }
 
@@ -291,11 +279,11 @@ static int end_headers(nghttp3_conn *h3, int64_t id, int fin, void *cud, void *s
 	if (!s)
 		return 0;
 	if (malformed(s)) {
-		qw(c->w)->memo_ok = 0;
+		h3w(c->q.w)->memo_ok = 0;
 		return 0;
 	}
-	qw(c->w)->memo_ok = fin; /* WHY fin: the memo keeps whole requests, a head and its end */
-	xs_headers_done(&s->x, &c->w->rng);
+	h3w(c->q.w)->memo_ok = fin; /* WHY fin: the memo keeps whole requests, a head and its end */
+	xs_headers_done(&s->x, &c->q.w->rng);
 	h3s_request_in(s, fin);
 	return 0;
 }
@@ -342,7 +330,7 @@ static int stop_sending(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, 
 	struct h3c *c = cud;
 
 	(void)h3, (void)sud;
-	return ngtcp2_conn_shutdown_stream_read(c->conn, id, code) ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
+	return quic_stream_stop(&c->q, id, code) ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
 }
 
 static int reset_stream(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, void *sud)
@@ -350,11 +338,11 @@ static int reset_stream(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, 
 	struct h3c *c = cud;
 
 	(void)h3, (void)sud;
-	ctr_add(&c->w->st.h3_rst_sent[st_h3e(code)], 1);
-	return ngtcp2_conn_shutdown_stream_write(c->conn, id, code) ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
+	ctr_add(&c->q.w->st.h3_rst_sent[st_h3e(code)], 1);
+	return quic_stream_reset(&c->q, id, code) ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
 }
 
-static void h3_callbacks(void)
+void h3_callbacks(void)
 {
 	h3_cbs = (nghttp3_callbacks){
 		.stream_close = stream_close,
@@ -374,14 +362,14 @@ static void h3_callbacks(void)
  * (--head-timeout), a request body that stopped (--body-timeout), a response
  * held by the peer's flow control (--send-timeout); each stream is reset
  * with H3_REQUEST_CANCELLED, the connection closed when its own window is
- * shut. A t= wait or a d= pause is no stall. 1: the connection is to close. */
-static int h3_scan(struct h3c *c)
+ * shut (counted as a timeout). A t= wait or a d= pause is no stall. */
+void h3_scan(struct quic_conn *q)
 {
-	uint64_t now = c->w->loop.now_ms;
-	int conn_shut = ngtcp2_conn_get_max_data_left(c->conn) == 0;
+	struct h3c *c = h3c_of(q);
+	uint64_t now = q->w->loop.now_ms;
+	int conn_shut = quic_window_shut(q);
 	struct list *n, *tmp;
 
-	c->scan_at = now + QUIC_SCAN_MS;
 	list_each_safe(n, tmp, &c->streams) {
 		struct h3s *s = list_elem(n, struct h3s, node);
 		uint32_t f = s->x.flags;
@@ -397,7 +385,7 @@ static int h3_scan(struct h3c *c)
 		/* WHY not ex_left(): nghttp3 takes the whole body at once (by
 		 * reference), the bytes wait in it, not in the generator */
 		else if ((f & XS_RESPONDED) && !s->x.ex.paused && !timer_queued(&s->x.tm) &&
-			 (conn_shut || ngtcp2_conn_get_max_stream_data_left(c->conn, s->id) == 0))
+			 (conn_shut || quic_stream_window_shut(q, s->id)))
 			limit = cfg.send_ms, why = SH3_SEND;
 		else {
 			s->since = now; /* waiting t=, paused, or moving: no stall */
@@ -405,17 +393,18 @@ static int h3_scan(struct h3c *c)
 		}
 		if (now < s->since + limit)
 			continue;
-		ctr_add(&c->w->st.h3_timeouts[why], 1);
-		if (why == SH3_SEND && conn_shut)
-			return 1;
+		ctr_add(&q->w->st.h3_timeouts[why], 1);
+		if (why == SH3_SEND && conn_shut) {
+			quic_close_soon(q, SC_TIMEOUT); /* WHY: its own window is shut, no stream can move */
+			return;
+		}
 		s->since = now;
 		h3_reset(c, s->id, NGHTTP3_H3_REQUEST_CANCELLED);
 	}
-	return 0;
 }
 
 /* the HTTP/3 session, at the end of the handshake or with 0-RTT's first stream: control and QPACK streams */
-static int h3_setup(struct h3c *c)
+int h3_setup(struct h3c *c)
 {
 	nghttp3_settings st;
 	int64_t ctrl, enc, dec;
@@ -427,10 +416,8 @@ static int h3_setup(struct h3c *c)
 	if (nghttp3_conn_server_new(&c->h3, &h3_cbs, &st, qh3mem(), c))
 		return -1;
 	nghttp3_conn_set_max_client_streams_bidi(c->h3, cfg.h3_streams);
-	if (ngtcp2_conn_open_uni_stream(c->conn, &ctrl, NULL) ||
-	    nghttp3_conn_bind_control_stream(c->h3, ctrl) ||
-	    ngtcp2_conn_open_uni_stream(c->conn, &enc, NULL) ||
-	    ngtcp2_conn_open_uni_stream(c->conn, &dec, NULL) ||
+	if (quic_open_uni(&c->q, &ctrl) || nghttp3_conn_bind_control_stream(c->h3, ctrl) ||
+	    quic_open_uni(&c->q, &enc) || quic_open_uni(&c->q, &dec) ||
 	    nghttp3_conn_bind_qpack_streams(c->h3, enc, dec))
 		return -1;
 	return 0;
@@ -455,37 +442,32 @@ static int lone_headers(const uint8_t *p, size_t n, const uint8_t **blk, size_t 
 	return 1;
 }
 
-/* The worker's memo (qw.memo) holds the last such request nghttp3
+/* The worker's memo (h3w.memo) holds the last such request nghttp3
  * accepted, and its fields: the same bytes again are answered from it,
  * and nghttp3 never sees that stream (its decoder, its checks, its stream
  * state: 5,100 instructions an h3 request, bench/cg). 1: answered so, 0: nghttp3
  * reads it (and it is recorded), -1: out of memory. */
 static int memo_read(struct h3c *c, int64_t id, const uint8_t *blk, size_t blen, size_t len)
 {
-	struct xmemo *m = &qw(c->w)->memo;
+	struct xmemo *m = &h3w(c->q.w)->memo;
 	struct h3s *s;
 
 	if (!xm_hit(m, blk, blen)) {
 		xm_record(m, blk, blen);
-		qw(c->w)->memo_ok = 0;
+		h3w(c->q.w)->memo_ok = 0;
 		return 0;
 	}
 	if (!(s = h3s_new(c, id)))
 		return -1;
 	s->own = 1;
-	ctr_add(c->w->st.h3_memo, 1);
-	if (c->flags & QC_EARLY)
+	ctr_add(c->q.w->st.h3_memo, 1);
+	if (c->flags & H3C_EARLY)
 		s->x.flags |= XS_EARLY;
 	xm_replay(m, &s->x);
-	xs_headers_done(&s->x, &c->w->rng);
+	xs_headers_done(&s->x, &c->q.w->rng);
 	h3s_request_in(s, 1);
 	consume(c, id, len);
 	return 1;
-}
-
-static void h3_own_closed(struct h3s *s)
-{
-	h3s_free(s);
 }
 
 /* WHY: nghttp3 0.8 returns a request whose body breaks its content-length
@@ -499,8 +481,8 @@ static int message_error(struct h3c *c, int64_t id, size_t len)
 	if (nghttp3_conn_shutdown_stream_read(c->h3, id))
 		return -1;
 	h3_reset(c, id, NGHTTP3_H3_MESSAGE_ERROR);
-	if (s && eng->shut)
-		eng->shut(s);
+	if (s && c->eng->shut)
+		c->eng->shut(s);
 	consume(c, id, len);
 	return 0;
 }
@@ -549,9 +531,11 @@ static nghttp3_ssize request_read(struct h3c *c, int64_t id, uint64_t off, const
 	return n;
 }
 
-static int h3_recv_stream(struct h3c *c, int64_t id, uint64_t off, const uint8_t *data, size_t len, int fin, int early)
+int h3_recv_stream(struct quic_conn *q, int64_t id, uint64_t off, const uint8_t *data, size_t len, int fin,
+			  int early)
 {
-	struct xmemo *m = &qw(c->w)->memo;
+	struct h3c *c = h3c_of(q);
+	struct xmemo *m = &h3w(c->q.w)->memo;
 	const uint8_t *blk;
 	size_t blen;
 	nghttp3_ssize n;
@@ -560,55 +544,20 @@ static int h3_recv_stream(struct h3c *c, int64_t id, uint64_t off, const uint8_t
 	if (!c->h3 && h3_setup(c) < 0)
 		return -1;
 	if (early)
-		c->flags |= QC_EARLY;
+		c->flags |= H3C_EARLY;
 	/* WHY the hx engine alone: nghttp3 frames the responses of streams it read */
-	if (eng->own_acks && !off && fin && !(id & 3) && lone_headers(data, len, &blk, &blen))
+	if (c->eng->own_acks && !off && fin && !(id & 3) && lone_headers(data, len, &blk, &blen))
 		r = memo_read(c, id, blk, blen, len);
 	if (!r) {
 		n = !(id & 3) ? request_read(c, id, off, data, len, fin) : nghttp3_conn_read_stream(c->h3, id, data, len, fin);
 		if (m->rec)
-			xm_end(m, n >= 0 && qw(c->w)->memo_ok);
+			xm_end(m, n >= 0 && h3w(c->q.w)->memo_ok);
 		if (n >= 0)
 			consume(c, id, (size_t)n);
 		else if (n == NGHTTP3_ERR_MALFORMED_HTTP_MESSAGING && !(id & 3))
 			n = message_error(c, id, len);
 		r = n < 0 ? -1 : 0;
 	}
-	c->flags &= ~QC_EARLY;
+	c->flags &= ~H3C_EARLY;
 	return r < 0 ? -1 : 0;
 }
-
-/* ---------- the protocol ---------- */
-
-static int h3_init(void)
-{
-	static struct quic_app app = {
-		.setup = h3_setup,
-		.recv = h3_recv_stream,
-		.scan = h3_scan,
-		.faults = h3_faults,
-		.free_streams = h3_free_streams,
-		.own_closed = h3_own_closed,
-		.release = h3_release,
-	};
-
-	/* WHY here alone: the engine is chosen once, and nothing else asks */
-	eng = cfg.h3_engine == H3ENG_HX ? &h3_eng_hx : &h3_eng_ng;
-	app.acked = eng->acked;
-	app.unblock = eng->unblock;
-	app.src = eng->src;
-	h3_callbacks();
-	return quic_setup(&app);
-}
-
-const struct proto proto_h3 = {
-	.name = "h3",
-	.init = h3_init,
-	.free = quic_free,
-	.thread_init = quic_thread_init,
-	.close_all = quic_close_all,
-	.thread_free = quic_thread_free,
-	.listen = quic_listen,
-	.drain = quic_drain,
-	.live = quic_live,
-};

@@ -6,11 +6,12 @@
 
 #include "gen.h"
 #include "qwrite.h"
-#include "quic-t.h"
+#include "h3c-t.h"
 
-/* one engine, chosen once (h3.c) */
+/* one engine, taken by each connection when it opens (h3.c, h3_open) */
 struct h3_eng {
 	const char *name;
+	uint8_t slot;   /* its streams' free list in the worker (h3w.free_qs) */
 	size_t ssize;   /* its stream's size: struct h3s, or a wrapper starting with one */
 	/* its streams' acknowledgements and windows come to it (the h3s is
 	 * their ngtcp2 user data), and a request met before may be answered
@@ -25,7 +26,8 @@ struct h3_eng {
 	void (*shut)(struct h3s *s);    /* the stream was reset: nothing more to send */
 	void (*acked)(struct h3s *s, uint64_t len);
 	void (*unblock)(struct h3s *s);
-	/* the connection's streams as a source for qw_packet(), NULL: none */
+	/* the connection's streams as a source of the packet writer, after
+	 * nghttp3's (h3_sources); NULL: none */
 	void (*src)(struct h3c *c, struct qw_src *src);
 };
 

@@ -49,6 +49,7 @@ static void ng_resume(struct h3s *s)
 
 const struct h3_eng h3_eng_ng = {
 	.name = "nghttp3",
+	.slot = 1,
 	.ssize = sizeof(struct h3s),
 	.respond = ng_respond,
 	.resume = ng_resume,

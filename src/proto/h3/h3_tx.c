@@ -202,7 +202,7 @@ static int idle(const struct h3tx *t)
 	return t->cur == t->end && (!(t->st & H3T_FIN) || (t->st & H3T_FINSENT));
 }
 
-static int tx_next(void *arg, int64_t *sid, int *fin, ngtcp2_vec *v, size_t max)
+static int tx_next(void *arg, int64_t *sid, int *fin, struct qw_vec *v, size_t max)
 {
 	struct h3c *c = arg;
 
@@ -223,7 +223,7 @@ static int tx_next(void *arg, int64_t *sid, int *fin, ngtcp2_vec *v, size_t max)
 			const struct h3piece *p = piece(t, i);
 			size_t off = i == t->cur ? t->cur_off : 0;
 
-			v[k] = (ngtcp2_vec){ (uint8_t *)p->p + off, p->len - off };
+			v[k] = (struct qw_vec){ (uint8_t *)p->p + off, p->len - off };
 		}
 		*fin = t->offered_fin = (t->st & H3T_FIN) && t->cur + k == t->end;
 		*sid = s->id;
@@ -234,11 +234,12 @@ static int tx_next(void *arg, int64_t *sid, int *fin, ngtcp2_vec *v, size_t max)
 	return 0;
 }
 
-static void tx_wrote(void *arg, size_t n)
+static int tx_wrote(void *arg, int64_t sid, size_t n)
 {
 	struct h3c *c = arg;
 	struct h3tx *t = TX(c->tx_cur);
 
+	(void)sid; /* WHY: tx_cur's, the stream tx_next() offered */
 	while (t->cur < t->end && n >= piece(t, t->cur)->len - t->cur_off) {
 		n -= piece(t, t->cur)->len - t->cur_off;
 		t->cur++;
@@ -250,13 +251,15 @@ static void tx_wrote(void *arg, size_t n)
 	/* round robin: behind the others */
 	list_del(&t->ready);
 	ready(c->tx_cur);
+	return 0;
 }
 
-static void tx_stop(void *arg, int shut)
+static void tx_stop(void *arg, int64_t sid, int shut)
 {
 	struct h3c *c = arg;
 	struct h3tx *t = TX(c->tx_cur);
 
+	(void)sid;
 	t->st |= shut ? H3T_SHUT : H3T_BLOCKED;
 	list_del(&t->ready);
 }
@@ -268,6 +271,7 @@ static void h3tx_src(struct h3c *c, struct qw_src *src)
 
 const struct h3_eng h3_eng_hx = {
 	.name = "hx",
+	.slot = 0,
 	.ssize = sizeof(struct h3s_hx),
 	.own_acks = 1,
 	.init = h3tx_init,

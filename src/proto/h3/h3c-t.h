@@ -1,33 +1,16 @@
-/* Types of QUIC connections (ngtcp2 + GnuTLS) and their HTTP/3 streams (nghttp3). */
-#ifndef HX_QUIC_T_H
-#define HX_QUIC_T_H
+/* Types of HTTP/3 on the QUIC transport: a connection (struct h3c, the transport's struct quic_conn inside), its request streams, our engine's framing state. */
+#ifndef HX_H3C_T_H
+#define HX_H3C_T_H
 
-#include <gnutls/gnutls.h>
 #include <nghttp3/nghttp3.h>
-#include <ngtcp2/ngtcp2.h>
-#include <ngtcp2/ngtcp2_crypto.h>
-#include <sys/socket.h>
 
 #include "list.h"
-#include "qmem.h"
-#include "loop.h"
 #include "qpack.h"
-#include "session-t.h"
+#include "quic_conn-t.h"
 #include "timer-t.h"
-#include "xmemo.h"
 #include "xstream.h"
 
-#define QUIC_SCIDLEN 18
-
-/* one UDP socket of a worker: the TLS port of one -L address */
-struct udp_ep {
-	struct ev ev;
-	struct sockaddr_storage local;
-	socklen_t locallen;
-	uint32_t drops_seen; /* the kernel's drop count for it, as last read (qr_read) */
-	unsigned idx;        /* its slot in the drop counters: the listener's order */
-};
-
+struct h3_eng;
 struct h3c;
 
 /* A run of a response's bytes (--h3-engine hx): ngtcp2 keeps pointing at
@@ -94,67 +77,29 @@ struct h3s_hx {
 };
 
 /* h3c flags */
-#define QC_DEAD     0x01 /* free at the end of this turn */
-#define QC_CLOSE    0x02 /* send CONNECTION_CLOSE, then free (X=, drain) */
-#define QC_DRAINING 0x04 /* peer closed: nothing more to send */
-#define QC_EARLY    0x08 /* reading 0-RTT stream data: its requests say early=1 */
-#define QC_HALF     0x10 /* half-open: no handshake done yet (counted in qw.nhalf) */
-#define QC_PEND     0x20 /* read in this wakeup's batches: written once after them */
+#define H3C_EARLY 0x01 /* reading 0-RTT stream data: its requests say early=1 */
 
-/* a QUIC connection and its HTTP/3 session */
+/* an HTTP/3 connection: the transport's part, then what HTTP/3 keeps;
+ * written by the files of proto/h3 alone */
 struct h3c {
-	nghttp3_conn *h3;    /* first: the shared callbacks find it there (qh3.h) */
-	struct timer tm;
-	struct worker *w;
-	struct udp_ep *ep;
-	struct list node;    /* on the worker's live connections */
-	ngtcp2_conn *conn;
-	gnutls_session_t tls;
-	ngtcp2_crypto_conn_ref ref;
-	struct sockaddr_storage peer;
-	socklen_t peerlen;
-	ngtcp2_cid odcid;    /* the client's first DCID, also in the map */
+	struct quic_conn q;  /* first: the transport allocates and frees the whole (quic_app.conn_size) */
+	nghttp3_conn *h3;    /* NULL until the session is set up (h3_setup) */
+	const struct h3_eng *eng; /* its engine, taken from the row's when it opened */
 	struct list streams;
 	uint32_t nstreams;
 	uint32_t total;      /* streams opened on it, for the stats */
-	uint8_t why;         /* why it ends (enum st_close), SC_UNSET: the peer */
 	uint32_t flags;
 	uint32_t nfaults;    /* streams whose x=/X= point was reached */
-	uint64_t close_code; /* application error for QC_CLOSE */
-	struct cinfo *ci;    /* --client-cert: who the certificate names, or NULL */
-	struct qmem qm;      /* ngtcp2's memory for it, freed whole at the end */
-	uint64_t scan_at;    /* ms: the next look at its streams' stalls (h3_scan) */
-	struct h3c *pend;    /* the next connection read in this batch (qw.pend) */
 	struct list ready;   /* --h3-engine hx: streams with data to send (h3tx.ready) */
 	struct h3s *tx_cur;  /* the stream the last qw_src next() offered */
 	struct h3s *rd;      /* the request stream nghttp3 is reading, made before it */
 	uint32_t nwalk;      /* streams whose first HEADERS frame is not walked whole */
-	uint32_t grant;      /* the peer's request streams closed, not yet given back (quic_grant) */
+	uint32_t grant;      /* the peer's request streams closed, not yet given back (h3_grant) */
 };
 
-struct cidmap;
-struct qw_batch;
-
-/* QUIC's state in each worker (worker->ps[P_H3]) */
-struct qw {
-	struct udp_ep *udp;  /* sockets, one per TLS port */
-	int nudp;
-	struct list conns;   /* live connections */
-	uint32_t nconns;
-	uint32_t nhalf;      /* of them, half-open (--quic-retry-threshold) */
-	uint32_t peak;       /* the most since memory was last handed back */
-	struct cidmap *cids; /* connection IDs to connections */
-	struct list free_qs;
-	uint8_t *txbuf;      /* packets built for one sendmsg (GSO) */
-	struct qw_batch *batch; /* the packets of a turn's connections, for one sendmmsg */
-	struct h3c *pend;    /* connections read in this wakeup's receive batches, to write */
-	struct xmemo memo;   /* the last whole request nghttp3 accepted (h3.c) */
-	uint8_t memo_ok;     /* the one being recorded was accepted, and ended */
-};
-
-static inline struct qw *qw(const struct worker *w)
+static inline struct h3c *h3c_of(struct quic_conn *q)
 {
-	return w->ps[P_H3];
+	return (struct h3c *)q;
 }
 
 #endif

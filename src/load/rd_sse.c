@@ -1,16 +1,17 @@
-/* hxload --sse and grpc://: a body read as it comes, as server-sent events (each one's delay, the ones that came bunched) or as gRPC messages (counted). */
+/* hxload --sse's body reader: the body read as it comes as server-sent events (each one's delay, the ones that came bunched), a gzip body inflated first; its report lines. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <time.h>
 #include <zlib.h>
 
+#include "common.h"
 #include "hist.h"
 #include "lc_conn.h"
+#include "lc_thread.h"
 #include "lc_opts.h"
-
-/* WHY here, set by each thread as it starts: the readers below count into
- * its figures, and the thread's file then calls this one, never back */
-__thread struct lc_thread *lc_self;
+#include "lc_reader.h"
 
 enum { SSE_LINE, SSE_STAMP, SSE_SKIP };
 
@@ -29,26 +30,24 @@ static uint64_t epoch_us(void)
 }
 
 /* an event whose data: line said it was sent at <ts> came now */
-static void event(struct lc_ex *e, uint64_t ts)
+static void event(struct lc_ex *e, struct lc_stats *st, struct lc_rd_sse *s, uint64_t ts)
 {
 	uint64_t at = epoch_us();
-	struct lc_stats *st = &lc_self->st;
 
-	e->sse_last_us = lc_now_us();
-	if (!e->sse_n++)
-		e->sse_first_us = e->sse_last_us;
+	s->last_us = lc_now_us();
+	if (!s->n++)
+		s->first_us = s->last_us;
 	if (e->counted) {
 		hist_add(&st->h[H_EVENT], at > ts ? at - ts : 0);
-		if (e->sse_prev_ts && ts >= e->sse_prev_ts) { /* WHY the test: a stream resumed may restart its stamps */
-			hist_add(&st->h[H_GAP_SENT], ts - e->sse_prev_ts);
-			hist_add(&st->h[H_GAP_RECV], at > e->sse_prev_at ? at - e->sse_prev_at : 0);
+		if (s->prev_ts && ts >= s->prev_ts) { /* WHY the test: a stream resumed may restart its stamps */
+			hist_add(&st->h[H_GAP_SENT], ts - s->prev_ts);
+			hist_add(&st->h[H_GAP_RECV], at > s->prev_at ? at - s->prev_at : 0);
 		}
-		if (e->sse_prev_ts && ts >= e->sse_prev_ts + BUNCH_MIN_US &&
-		    (at - e->sse_prev_at) * BUNCH_SHARE < ts - e->sse_prev_ts)
+		if (s->prev_ts && ts >= s->prev_ts + BUNCH_MIN_US && (at - s->prev_at) * BUNCH_SHARE < ts - s->prev_ts)
 			st->bunched++;
 	}
-	e->sse_prev_ts = ts;
-	e->sse_prev_at = at;
+	s->prev_ts = ts;
+	s->prev_at = at;
 }
 
 const struct lc_sse_fig lc_sse_figs[8] = {
@@ -58,80 +57,96 @@ const struct lc_sse_fig lc_sse_figs[8] = {
 	{ "last_event_ms.p50", "last event p50" }, { "events.per_second_p50", "events/s p50" },
 };
 
-void lc_sse_end(const struct lc_ex *e)
+/* a stream answered whole: its first and last event's times, its events per second */
+static int sse_end(struct lc_ex *e, struct lc_stats *st)
 {
-	struct lc_stats *st = &lc_self->st;
-	uint64_t span = e->sse_last_us - e->sse_first_us;
+	const struct lc_rd_sse *s = LC_RD(e, sse);
+	uint64_t span = s->last_us - s->first_us;
 
-	hist_add(&st->h[H_FIRST_EV], e->sse_first_us > e->sent_us ? e->sse_first_us - e->sent_us : 0);
-	hist_add(&st->h[H_LAST_EV], e->sse_last_us > e->sent_us ? e->sse_last_us - e->sent_us : 0);
-	if (e->sse_n > 1 && span)
-		hist_add(&st->h[H_EV_RATE], (uint64_t)(e->sse_n - 1) * 1000000000ULL / span);
+	if (!s->n)
+		return 0;
+	hist_add(&st->h[H_FIRST_EV], s->first_us > e->sent_us ? s->first_us - e->sent_us : 0);
+	hist_add(&st->h[H_LAST_EV], s->last_us > e->sent_us ? s->last_us - e->sent_us : 0);
+	if (s->n > 1 && span)
+		hist_add(&st->h[H_EV_RATE], (uint64_t)(s->n - 1) * 1000000000ULL / span);
+	return 0;
 }
 
 /* the events in <n> plain bytes at <p> */
-static void parse(struct lc_ex *e, const char *p, size_t n)
+static void parse(struct lc_ex *e, struct lc_stats *st, const char *p, size_t n)
 {
 	static const char data[] = "data: ";
+	struct lc_rd_sse *s = LC_RD(e, sse);
 
 	for (size_t i = 0; i < n; i++) {
 		char ch = p[i];
 
-		switch (e->sse_st) {
+		switch (s->st) {
 		case SSE_LINE:
-			if (ch == data[e->sse_m]) {
-				if (++e->sse_m == sizeof(data) - 1) {
-					e->sse_st = SSE_STAMP;
-					e->sse_ts = 0;
+			if (ch == data[s->m]) {
+				if (++s->m == sizeof(data) - 1) {
+					s->st = SSE_STAMP;
+					s->ts = 0;
 				}
 				break;
 			}
-			e->sse_st = ch == '\n' ? SSE_LINE : SSE_SKIP;
-			e->sse_m = 0;
+			s->st = ch == '\n' ? SSE_LINE : SSE_SKIP;
+			s->m = 0;
 			break;
 		case SSE_STAMP:
 			if (ch >= '0' && ch <= '9') {
-				e->sse_ts = e->sse_ts * 10 + (uint64_t)(ch - '0');
+				s->ts = s->ts * 10 + (uint64_t)(ch - '0');
 				break;
 			}
-			if (e->sse_ts)
-				event(e, e->sse_ts);
-			e->sse_st = ch == '\n' ? SSE_LINE : SSE_SKIP;
-			e->sse_m = 0;
+			if (s->ts)
+				event(e, st, s, s->ts);
+			s->st = ch == '\n' ? SSE_LINE : SSE_SKIP;
+			s->m = 0;
 			break;
 		default:
 			if (ch == '\n')
-				e->sse_st = SSE_LINE;
+				s->st = SSE_LINE;
 		}
 	}
 }
 
-void lc_sse_gzip(struct lc_ex *e)
+/* Content-Encoding: gzip (a proxy's compression): the body inflated
+ * before it is read */
+static void sse_head(struct lc_ex *e, const char *n, size_t nl, const char *v, size_t vl)
 {
-	z_stream *z = calloc(1, sizeof(*z));
+	struct lc_rd_sse *s = LC_RD(e, sse);
+	z_stream *z;
 
+	if (nl != 16 || strncasecmp(n, "content-encoding", 16) || vl != 4 || strncasecmp(v, "gzip", 4) || s->z)
+		return;
+	z = calloc(1, sizeof(*z));
 	/* WHY 16 + 15: a gzip wrapper, the largest window */
 	if (z && inflateInit2(z, 16 + 15) != Z_OK) {
 		free(z);
 		z = NULL;
 	}
-	e->sse_z = z; /* WHY none without memory: the compressed bytes then show no event */
+	s->z = z; /* WHY none without memory: the compressed bytes then show no event */
 }
 
-void lc_sse_done(struct lc_ex *e)
+/* the inflater freed when the exchange ends */
+static void sse_drop(struct lc_ex *e)
 {
-	inflateEnd(e->sse_z);
-	free(e->sse_z);
-	e->sse_z = NULL;
+	struct lc_rd_sse *s = LC_RD(e, sse);
+
+	if (!s->z)
+		return;
+	inflateEnd(s->z);
+	free(s->z);
+	s->z = NULL;
 }
 
-void lc_sse_feed(struct lc_ex *e, const char *p, size_t n)
+static void sse_feed(struct lc_ex *e, struct lc_stats *st, const char *p, size_t n)
 {
-	z_stream *z = e->sse_z;
+	z_stream *z = LC_RD(e, sse)->z;
 	char out[4096];
 
 	if (!z)
-		return parse(e, p, n);
+		return parse(e, st, p, n);
 	z->next_in = (Bytef *)(uintptr_t)p;
 	z->avail_in = (uInt)n;
 	do {
@@ -140,32 +155,10 @@ void lc_sse_feed(struct lc_ex *e, const char *p, size_t n)
 		z->next_out = (Bytef *)out;
 		z->avail_out = sizeof(out);
 		r = inflate(z, Z_SYNC_FLUSH);
-		parse(e, out, sizeof(out) - z->avail_out);
+		parse(e, st, out, sizeof(out) - z->avail_out);
 		if (r != Z_OK)
 			break;
 	} while (z->avail_in || !z->avail_out);
-}
-
-void lc_grpc_feed(struct lc_ex *e, const char *p, size_t n)
-{
-	while (n) {
-		if (e->gr_head) { /* the prefix: a flag byte, then the length, big-endian */
-			if (e->gr_head <= 4)
-				e->gr_left = e->gr_left << 8 | (uint8_t)*p;
-			p++, n--;
-			if (--e->gr_head)
-				continue;
-			if (e->counted)
-				lc_self->st.grpc_msgs++;
-		} else {
-			size_t k = MIN(n, (size_t)e->gr_left);
-
-			p += k, n -= k;
-			e->gr_left -= (uint32_t)k;
-		}
-		if (!e->gr_head && !e->gr_left)
-			e->gr_head = 5;
-	}
 }
 
 void lc_sse_json(FILE *f, const struct lc_stats *T)
@@ -190,3 +183,12 @@ void lc_sse_text(FILE *f, const struct lc_stats *T)
 			hist_quantile(&T->h[H_GAP_SENT], 0.5) / 1e3, hist_quantile(&T->h[H_GAP_RECV], 0.5) / 1e3,
 			hist_quantile(&T->h[H_GAP_SENT], 0.99) / 1e3, hist_quantile(&T->h[H_GAP_RECV], 0.99) / 1e3);
 }
+
+static const struct lc_counter sse_rows[] = {
+	{ "events", "bunched", offsetof(struct lc_stats, bunched) },
+};
+
+const struct lc_reader lc_rd_sse = {
+	.name = "sse", .state = sizeof(struct lc_rd_sse), .head = sse_head, .feed = sse_feed, .end = sse_end,
+	.drop = sse_drop, .rows = sse_rows, .nrows = ARRAY_SIZE(sse_rows),
+};

@@ -1,4 +1,4 @@
-/* QUIC on the TLS port's UDP twin: sockets, connection IDs, ngtcp2 connections, GnuTLS. */
+/* The QUIC transport on the TLS port's UDP twin: sockets, connection IDs, ngtcp2 connections, GnuTLS; every stream event handed up through the application's table (quic_app). */
 #include <errno.h>
 #include <malloc.h>
 #include <gnutls/crypto.h>
@@ -16,8 +16,7 @@
 #include "log.h"
 #include "qinit.h"
 #include "quic.h"
-#include "qh3.h"
-#include "qh3mem.h"
+#include "quic_reply.h"
 #include "client.h"
 #include "qtls.h"
 #include "tls_auth.h"
@@ -34,15 +33,13 @@
 _Static_assert(CFG_MAX_LISTEN <= ST_LISTEN_B, "a drop counter for each UDP listener");
 
 static struct qtls qtls;
-static const struct quic_app *app; /* the application above (h3.c), given by quic_setup() */
-static uint8_t reset_secret[32];
-static uint8_t retry_secret[32];
+static const struct quic_app *app; /* the application above (proto/h3), given by quic_setup() */
 
 /* ---------- connection IDs: per-thread hash of CID -> connection ---------- */
 
 struct cident {
 	struct cident *next;
-	struct h3c *c;
+	struct quic_conn *c;
 	ngtcp2_cid cid;
 };
 
@@ -59,7 +56,7 @@ static unsigned cid_hash(const uint8_t *p, size_t len)
 	return h & ((1 << MAP_BITS) - 1);
 }
 
-static struct h3c *cid_find(struct cidmap *m, const uint8_t *p, size_t len)
+static struct quic_conn *cid_find(struct cidmap *m, const uint8_t *p, size_t len)
 {
 	for (struct cident *e = m->b[cid_hash(p, len)]; e; e = e->next)
 		if (e->cid.datalen == len && !memcmp(e->cid.data, p, len))
@@ -67,7 +64,7 @@ static struct h3c *cid_find(struct cidmap *m, const uint8_t *p, size_t len)
 	return NULL;
 }
 
-static int cid_add(struct cidmap *m, const ngtcp2_cid *cid, struct h3c *c)
+static int cid_add(struct cidmap *m, const ngtcp2_cid *cid, struct quic_conn *c)
 {
 	struct cident *e = malloc(sizeof(*e));
 	unsigned h = cid_hash(cid->data, cid->datalen);
@@ -112,7 +109,7 @@ static int quic_send_batch(struct worker *w)
 }
 
 /* CONNECTION_CLOSE with <ccerr> (unless the peer closed), and <c> freed at the end of the turn */
-static void h3c_close_now(struct h3c *c, const ngtcp2_connection_close_error *ccerr)
+static void qc_close_now(struct quic_conn *c, const ngtcp2_connection_close_error *ccerr)
 {
 	ngtcp2_path_storage ps;
 	ngtcp2_pkt_info pi;
@@ -136,7 +133,7 @@ static void h3c_close_now(struct h3c *c, const ngtcp2_connection_close_error *cc
 }
 
 /* the error behind <rv> as a CONNECTION_CLOSE */
-static void h3c_fail(struct h3c *c, int rv)
+static void qc_fail(struct quic_conn *c, int rv)
 {
 	ngtcp2_connection_close_error ccerr;
 
@@ -156,30 +153,29 @@ static void h3c_fail(struct h3c *c, int rv)
 			&ccerr, ngtcp2_conn_get_tls_alert(c->conn), NULL, 0);
 	else
 		ngtcp2_connection_close_error_set_transport_error_liberr(&ccerr, rv, NULL, 0);
-	h3c_close_now(c, &ccerr);
+	qc_close_now(c, &ccerr);
 }
 
-void quic_write(struct h3c *c)
+void quic_write(struct quic_conn *c)
 {
 	struct qw_out o = { c->ep->ev.fd, &c->peer, c->peerlen, qw(c->w)->txbuf, 0, NULL };
 	ngtcp2_tstamp now = (ngtcp2_tstamp)clock_ns(); /* WHY: one clock read per burst */
-	struct qw_src src;
+	struct qw_srcs srcs;
 	int rv;
 
 	if (c->flags & (QC_DEAD | QC_DRAINING))
 		return;
-	if (app->src)
-		app->src(c, &src);
+	app->sources(c, &srcs);
 	/* WHY a batch: the packets of every connection written in a turn of
 	 * the loop (read in its receive batches, or woken by a timer) go in
 	 * one sendmmsg, at quic_flush or at the turn's end */
-	rv = qw_burst_in(qw(c->w)->batch, c->conn, c->h3, app->src ? &src : NULL, &o, now);
+	rv = qw_burst_in(qw(c->w)->batch, c->conn, &srcs, &o, now);
 	if (o.lost)
 		ctr_add(c->w->st.quic_send_errors, o.lost);
 	if (rv > 0)
 		ctr_add(&c->w->st.quic_udp[1], (uint64_t)rv);
 	if (rv < 0) {
-		h3c_fail(c, rv);
+		qc_fail(c, rv);
 		return;
 	}
 	/* WHY not before the handshake's end: with no RTT sample yet, ngtcp2
@@ -188,40 +184,28 @@ void quic_write(struct h3c *c)
 	 * with it */
 	if (!(c->flags & QC_HALF))
 		ngtcp2_conn_update_pkt_tx_time(c->conn, now);
-	app->faults(c);
+	app->wrote(c);
 }
 
 /* ---------- ngtcp2 callbacks ---------- */
 
-static void rand_cb(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx)
-{
-	struct rng *r = ctx->native_handle;
-
-	for (size_t i = 0; i < len; i += 8) {
-		uint64_t v = rng_u64(r);
-
-		memcpy(dest + i, &v, MIN((size_t)8, len - i));
-	}
-}
-
 static int new_cid_cb(ngtcp2_conn *conn, ngtcp2_cid *cid, uint8_t *token, size_t len,
 		      void *user)
 {
-	struct h3c *c = user;
+	struct quic_conn *c = user;
 	ngtcp2_rand_ctx ctx = { &c->w->rng };
 
 	(void)conn;
-	rand_cb(cid->data, len, &ctx);
+	quic_rand_cb(cid->data, len, &ctx);
 	cid->datalen = len;
-	if (ngtcp2_crypto_generate_stateless_reset_token(token, reset_secret,
-							 sizeof(reset_secret), cid))
+	if (quic_reset_token(token, cid))
 		return NGTCP2_ERR_CALLBACK_FAILURE;
 	return cid_add(qw(c->w)->cids, cid, c) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
 }
 
 static int remove_cid_cb(ngtcp2_conn *conn, const ngtcp2_cid *cid, void *user)
 {
-	struct h3c *c = user;
+	struct quic_conn *c = user;
 
 	(void)conn;
 	cid_del(qw(c->w)->cids, cid);
@@ -236,36 +220,26 @@ static int recv_stream_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_
 			      !!(flags & NGTCP2_STREAM_DATA_FLAG_EARLY)) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
 }
 
-/* a stream whose response we frame (--h3-engine hx) has its h3s as its
- * ngtcp2 user data: its acknowledgements and windows are ours */
 static int acked_cb(ngtcp2_conn *conn, int64_t id, uint64_t off, uint64_t len, void *user, void *suser)
 {
-	if (!suser)
-		return qh3_acked(conn, id, off, len, user, suser);
-	app->acked(suser, len);
-	return 0;
+	(void)conn, (void)off;
+	return app->acked(user, id, len, suser) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
 }
 
-/* WHY not nghttp3 for a stream it never saw: it would cancel the stream on
- * its QPACK decoder stream */
 static int reset_cb(ngtcp2_conn *conn, int64_t id, uint64_t size, uint64_t code, void *user, void *suser)
 {
-	ctr_add(&((struct h3c *)user)->w->st.h3_rst_recv[st_h3e(code)], 1);
-	if (suser && ((struct h3s *)suser)->own)
-		return 0;
-	return qh3_reset(conn, id, size, code, user, suser);
+	(void)conn, (void)size;
+	return app->reset(user, id, code, suser) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
 }
 
 static int unblock_cb(ngtcp2_conn *conn, int64_t id, uint64_t max, void *user, void *suser)
 {
-	if (!suser)
-		return qh3_unblock(conn, id, max, user, suser);
-	app->unblock(suser);
-	return 0;
+	(void)conn, (void)max;
+	return app->unblock(user, id, suser) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
 }
 
 /* <c>'s handshake is done, or <c> goes: no longer half-open */
-static void h3c_whole(struct h3c *c)
+static void qc_whole(struct quic_conn *c)
 {
 	if (c->flags & QC_HALF) {
 		c->flags &= ~QC_HALF;
@@ -273,84 +247,35 @@ static void h3c_whole(struct h3c *c)
 	}
 }
 
-/* <c> ends (a drain, a stall): CONNECTION_CLOSE at the next quic_done(),
- * counted as <why> unless it already has a reason */
-static void h3c_close_soon(struct h3c *c, enum st_close why)
+void quic_close_soon(struct quic_conn *c, enum st_close why)
 {
 	c->flags |= QC_CLOSE;
-	c->close_code = NGHTTP3_H3_NO_ERROR;
 	c->why = c->why == SC_UNSET ? why : c->why;
-}
-
-/* the end of a drain: the final GOAWAY, with the real id (the first
- * request stream not processed; written before the CONNECTION_CLOSE), so a
- * client retries whatever it sent after the notice without a doubt */
-static void h3c_drain_end(struct h3c *c)
-{
-	if (c->h3)
-		nghttp3_conn_shutdown(c->h3);
-	h3c_close_soon(c, SC_DRAIN);
-}
-
-/* A request stream of the peer closed: its credit goes back in batches.
- * WHY: one MAX_STREAMS per closed stream was a frame (and often a packet,
- * and an ACK from the peer) a request. The peer's credit is let fall to
- * half of --h3-streams, counting the streams it has open, so a client
- * that keeps fewer than half open sees a grant every half that many
- * requests, and one that keeps more gets its streams back at once. */
-static void quic_grant(struct h3c *c)
-{
-	c->grant++;
-	if (c->nstreams + c->grant < (cfg.h3_streams + 1) / 2)
-		return;
-	ngtcp2_conn_extend_max_streams_bidi(c->conn, c->grant);
-	c->grant = 0;
 }
 
 static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_t code,
 			   void *user, void *suser)
 {
-	struct h3c *c = user;
-	struct h3s *own = suser && ((struct h3s *)suser)->own ? suser : NULL; /* WHY first: nghttp3 frees the others */
-	int rv;
-
 	(void)conn;
-	if (!c->h3)
-		return 0;
-	rv = qh3_close(c->h3, flags, id, code);
-	if (rv && rv != NGHTTP3_ERR_STREAM_NOT_FOUND)
-		return NGTCP2_ERR_CALLBACK_FAILURE;
-	if (own)
-		app->own_closed(own);
-	if (!(id & 2)) /* a bidi stream of the client: let it open another */
-		quic_grant(c);
-	/* WHY at once: the last exchange of a drain is done (acknowledged, or
-	 * ngtcp2 would not close the stream); waiting for the client to leave
-	 * kept the process up for --drain-timeout */
-	if (c->w->draining && !c->nstreams)
-		h3c_drain_end(c);
-	return 0;
+	return app->closed(user, id, !!(flags & NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET), code, suser) ?
+		       NGTCP2_ERR_CALLBACK_FAILURE : 0;
 }
 
 static int max_bidi_cb(ngtcp2_conn *conn, uint64_t max, void *user)
 {
-	struct h3c *c = user;
-
 	(void)conn;
-	if (c->h3)
-		nghttp3_conn_set_max_client_streams_bidi(c->h3, max);
-	return 0;
+	return app->max_streams(user, max) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
 }
 
 static int handshake_done_cb(ngtcp2_conn *conn, void *user)
 {
-	struct h3c *c = user;
+	struct quic_conn *c = user;
 
 	(void)conn;
-	h3c_whole(c);
+	qc_whole(c);
 	/* WHY not at the 1-RTT key: a half-open connection held its HTTP/3
 	 * session (about 47 KB of nghttp3's and ngtcp2's) for nothing */
-	if (!c->h3 && app->setup(c) < 0)
+	if (app->start(c) < 0)
 		return NGTCP2_ERR_CALLBACK_FAILURE;
 	if (cfg.debug)
 		log_debug("thread %d: QUIC handshake done, signed with %s", c->w->id,
@@ -374,7 +299,7 @@ static int handshake_done_cb(ngtcp2_conn *conn, void *user)
 static const ngtcp2_callbacks quic_cbs = {
 	.recv_client_initial = ngtcp2_crypto_recv_client_initial_cb,
 	QTLS_CALLBACKS,
-	.rand = rand_cb,
+	.rand = quic_rand_cb,
 	.get_new_connection_id = new_cid_cb,
 	.remove_connection_id = remove_cid_cb,
 	.recv_stream_data = recv_stream_cb,
@@ -388,7 +313,7 @@ static const ngtcp2_callbacks quic_cbs = {
 
 /* ---------- connections ---------- */
 
-static void h3c_params(ngtcp2_transport_params *tp, const ngtcp2_pkt_hd *hd,
+static void qc_params(ngtcp2_transport_params *tp, const ngtcp2_pkt_hd *hd,
 			 const ngtcp2_cid *scid, const ngtcp2_cid *odcid)
 {
 	ngtcp2_transport_params_default(tp);
@@ -406,17 +331,16 @@ static void h3c_params(ngtcp2_transport_params *tp, const ngtcp2_pkt_hd *hd,
 		tp->retry_scid_present = 1;
 	}
 	tp->stateless_reset_token_present = 1;
-	ngtcp2_crypto_generate_stateless_reset_token(tp->stateless_reset_token, reset_secret,
-						     sizeof(reset_secret), scid);
+	quic_reset_token(tp->stateless_reset_token, scid);
 }
 
-static void h3c_timer_cb(struct loop *l, struct timer *t);
+static void qc_timer_cb(struct loop *l, struct timer *t);
 
-static struct h3c *h3c_new(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt_hd *hd,
+static struct quic_conn *qc_new(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt_hd *hd,
 			       const struct sockaddr_storage *peer, socklen_t peerlen,
 			       const ngtcp2_cid *odcid)
 {
-	struct h3c *c = calloc(1, sizeof(*c));
+	struct quic_conn *c = calloc(1, app->conn_size);
 	ngtcp2_settings st;
 	ngtcp2_transport_params tp;
 	ngtcp2_cid scid;
@@ -427,22 +351,20 @@ static struct h3c *h3c_new(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt
 	if (!c)
 		return NULL;
 	c->w = w;
-	list_init(&c->streams);
-	list_init(&c->ready);
 	c->ep = ep;
 	c->peer = *peer;
 	c->peerlen = peerlen;
-	c->tm = (struct timer){ 0, 0, h3c_timer_cb };
+	c->tm = (struct timer){ 0, 0, qc_timer_cb };
 	c->odcid = hd->dcid;
 	scid.datalen = QUIC_SCIDLEN;
-	rand_cb(scid.data, scid.datalen, &rctx);
+	quic_rand_cb(scid.data, scid.datalen, &rctx);
 	ngtcp2_settings_default(&st);
 	st.initial_ts = (ngtcp2_tstamp)clock_ns();
 	st.rand_ctx = rctx;
 	st.max_stream_window = 16 << 20;
 	st.max_window = 24 << 20;
 	st.handshake_timeout = cfg.head_ms * NGTCP2_MILLISECONDS;
-	h3c_params(&tp, hd, &scid, odcid);
+	qc_params(&tp, hd, &scid, odcid);
 	qmem_init(&c->qm);
 	if (ngtcp2_conn_server_new(&c->conn, &hd->scid, &scid, &path, hd->version, &quic_cbs,
 				   &st, &tp, &c->qm.mem, c) || qtls_session(&qtls, &c->tls, 1, cfg.early_data ? GNUTLS_ENABLE_EARLY_DATA | GNUTLS_NO_END_OF_EARLY_DATA : 0,
@@ -465,7 +387,7 @@ static struct h3c *h3c_new(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt
 	if (qw(w)->nconns > qw(w)->peak)
 		qw(w)->peak = qw(w)->nconns;
 	ctr_add(&w->st.accepted, 1);
-	st_conn_open(&w->st, SP_H3);
+	app->open(c);
 	if (cfg.debug)
 		log_debug("thread %d: new QUIC connection (%u on this thread)", w->id, qw(w)->nconns);
 	return c;
@@ -483,7 +405,7 @@ static void quic_trim(struct worker *w)
 	}
 }
 
-static void h3c_free(struct h3c *c)
+static void qc_free(struct quic_conn *c)
 {
 	struct worker *w = c->w;
 	ngtcp2_cid inl[16], *ids = inl;
@@ -497,12 +419,9 @@ static void h3c_free(struct h3c *c)
 	if (ids != inl)
 		free(ids);
 	cid_del(qw(w)->cids, &c->odcid);
-	h3c_whole(c);
+	qc_whole(c);
 	timer_cancel(&w->loop.timers, &c->tm);
-	st_conn_close(&w->st, SP_H3, c->total, c->why);
-	app->free_streams(c);
-	if (c->h3)
-		nghttp3_conn_del(c->h3);
+	app->gone(c, c->why);
 	ngtcp2_conn_del(c->conn);
 	/* WHY: ngtcp2 0.12 leaks STREAM frame chains (its issue 1244, fixed
 	 * in 1.6) when frames of many small DATA pieces are split or merged;
@@ -517,7 +436,7 @@ static void h3c_free(struct h3c *c)
 }
 
 /* after any work on <c>: close it, or re-arm its timer */
-void quic_done(struct h3c *c)
+void quic_done(struct quic_conn *c)
 {
 	ngtcp2_tstamp exp;
 
@@ -525,17 +444,17 @@ void quic_done(struct h3c *c)
 		ngtcp2_connection_close_error ccerr;
 
 		ngtcp2_connection_close_error_default(&ccerr);
-		ngtcp2_connection_close_error_set_application_error(&ccerr, c->close_code, NULL, 0);
-		h3c_close_now(c, &ccerr);
+		ngtcp2_connection_close_error_set_application_error(&ccerr, app->no_error, NULL, 0);
+		qc_close_now(c, &ccerr);
 	}
 	if (c->flags & QC_DEAD) {
-		h3c_free(c);
+		qc_free(c);
 		return;
 	}
 	exp = ngtcp2_conn_get_expiry(c->conn);
 	exp = exp == UINT64_MAX ? UINT64_MAX : (exp + 999) / 1000;
 	/* WHY: open streams are looked at for stalls at least every QUIC_SCAN_MS */
-	if (c->nstreams) {
+	if (app->busy(c)) {
 		if (!c->scan_at)
 			c->scan_at = c->w->loop.now_ms + QUIC_SCAN_MS;
 		exp = MIN(exp, c->scan_at * 1000);
@@ -544,18 +463,20 @@ void quic_done(struct h3c *c)
 		timer_arm(&c->w->loop.timers, &c->tm, exp);
 }
 
-static void h3c_timer_cb(struct loop *l, struct timer *t)
+static void qc_timer_cb(struct loop *l, struct timer *t)
 {
-	struct h3c *c = container_of(t, struct h3c, tm);
+	struct quic_conn *c = container_of(t, struct quic_conn, tm);
 	int rv = ngtcp2_conn_handle_expiry(c->conn, (ngtcp2_tstamp)clock_ns());
 
 	(void)l;
-	if (!c->nstreams)
+	if (!app->busy(c))
 		c->scan_at = 0;
-	else if (!rv && c->w->loop.now_ms >= c->scan_at && app->scan(c))
-		h3c_close_soon(c, SC_TIMEOUT); /* WHY: its own window is shut, no stream can move */
+	else if (!rv && c->w->loop.now_ms >= c->scan_at) {
+		c->scan_at = c->w->loop.now_ms + QUIC_SCAN_MS;
+		app->scan(c);
+	}
 	if (rv)
-		h3c_fail(c, rv);
+		qc_fail(c, rv);
 	else
 		quic_write(c);
 	quic_done(c);
@@ -563,101 +484,8 @@ static void h3c_timer_cb(struct loop *l, struct timer *t)
 
 /* ---------- receiving ---------- */
 
-static void send_raw(struct udp_ep *ep, const uint8_t *p, size_t len,
-		     const struct sockaddr_storage *peer, socklen_t peerlen)
-{
-	while (sendto(ep->ev.fd, p, len, 0, (const struct sockaddr *)peer, peerlen) < 0 &&
-	       errno == EINTR)
-		;
-}
-
-static void send_vn(struct worker *w, struct udp_ep *ep, const ngtcp2_version_cid *vc,
-		    const struct sockaddr_storage *peer, socklen_t peerlen)
-{
-	static const uint32_t sv[] = { NGTCP2_PROTO_VER_V1, NGTCP2_PROTO_VER_V2_DRAFT };
-	uint8_t buf[256];
-	ngtcp2_ssize n = ngtcp2_pkt_write_version_negotiation(
-		buf, sizeof(buf), (uint8_t)rng_u64(&w->rng), vc->scid, vc->scidlen,
-		vc->dcid, vc->dcidlen, sv, ARRAY_SIZE(sv));
-
-	if (n > 0)
-		send_raw(ep, buf, (size_t)n, peer, peerlen);
-}
-
-/* a short-header packet for no connection of ours: stateless reset */
-static void send_reset(struct worker *w, struct udp_ep *ep, const ngtcp2_version_cid *vc,
-		       size_t pktlen, const struct sockaddr_storage *peer, socklen_t peerlen)
-{
-	uint8_t buf[64], token[NGTCP2_STATELESS_RESET_TOKENLEN], rnd[40];
-	ngtcp2_cid cid;
-	ngtcp2_rand_ctx rctx = { &w->rng };
-	ngtcp2_ssize n;
-	/* WHY: smaller than what came, so that two servers cannot loop */
-	size_t rlen = MIN(sizeof(rnd), pktlen > 22 + 1 ? pktlen - 22 - 1 : 0);
-
-	if (rlen < 5 || vc->dcidlen > NGTCP2_MAX_CIDLEN)
-		return;
-	ngtcp2_cid_init(&cid, vc->dcid, vc->dcidlen);
-	if (ngtcp2_crypto_generate_stateless_reset_token(token, reset_secret, sizeof(reset_secret), &cid))
-		return;
-	rand_cb(rnd, rlen, &rctx);
-	n = ngtcp2_pkt_write_stateless_reset(buf, sizeof(buf), token, rnd, rlen);
-	if (n > 0)
-		send_raw(ep, buf, (size_t)n, peer, peerlen);
-}
-
-/* --quic-retry: no state for an Initial without a token, a Retry with one */
-static void send_retry(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt_hd *hd,
-		       const struct sockaddr_storage *peer, socklen_t peerlen)
-{
-	uint8_t token[NGTCP2_CRYPTO_MAX_RETRY_TOKENLEN], buf[1500];
-	ngtcp2_cid scid;
-	ngtcp2_rand_ctx rctx = { &w->rng };
-	ngtcp2_ssize tl, n;
-
-	scid.datalen = QUIC_SCIDLEN;
-	rand_cb(scid.data, scid.datalen, &rctx);
-	tl = ngtcp2_crypto_generate_retry_token(token, retry_secret, sizeof(retry_secret), hd->version,
-						(const ngtcp2_sockaddr *)peer, peerlen, &scid, &hd->dcid,
-						(ngtcp2_tstamp)clock_ns());
-	if (tl < 0)
-		return;
-	n = ngtcp2_crypto_write_retry(buf, sizeof(buf), hd->version, &hd->scid, &scid, &hd->dcid,
-				      token, (size_t)tl);
-	if (n > 0)
-		send_raw(ep, buf, (size_t)n, peer, peerlen);
-}
-
-/* Retry first: --quic-retry, or past --quic-retry-threshold half-open */
-static int retry_first(const struct worker *w)
-{
-	return cfg.quic_retry || qw(w)->nhalf >= cfg.quic_retry_half;
-}
-
-/* Returns 1 to go on, 2 with <odcid> set by a valid Retry token, 0 to drop */
-static int address_check(struct worker *w, struct udp_ep *ep, const ngtcp2_pkt_hd *hd,
-			 const struct sockaddr_storage *peer, socklen_t peerlen, ngtcp2_cid *odcid)
-{
-	/* WHY any mode: a client answering a Retry sent under pressure comes
-	 * back with its token after the pressure is gone */
-	if (hd->token.len && hd->token.base[0] == NGTCP2_CRYPTO_TOKEN_MAGIC_RETRY) {
-		if (!ngtcp2_crypto_verify_retry_token(odcid, hd->token.base, hd->token.len, retry_secret,
-						      sizeof(retry_secret), hd->version,
-						      (const ngtcp2_sockaddr *)peer, peerlen, &hd->dcid,
-						      10 * NGTCP2_SECONDS, (ngtcp2_tstamp)clock_ns()))
-			return 2;
-		ctr_add(&w->st.quic_dgram[SQD_DROPPED], 1); /* a token that is not ours, or too old */
-		return 0;
-	}
-	if (!retry_first(w))
-		return 1;
-	ctr_add(&w->st.quic_dgram[SQD_RETRY], 1);
-	send_retry(w, ep, hd, peer, peerlen);
-	return 0;
-}
-
 /* <c> was read in this wakeup's batches: it is written, and closed or re-armed, after them */
-static void quic_pend(struct h3c *c)
+static void quic_pend(struct quic_conn *c)
 {
 	if (!(c->flags & QC_PEND)) {
 		c->flags |= QC_PEND;
@@ -671,7 +499,7 @@ static void quic_pend(struct h3c *c)
  * two wakeups of the peer; now one */
 static void quic_flush(struct worker *w)
 {
-	struct h3c *c;
+	struct quic_conn *c;
 
 	while ((c = qw(w)->pend)) {
 		qw(w)->pend = c->pend;
@@ -694,7 +522,7 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 	ngtcp2_version_cid vc;
 	ngtcp2_pkt_hd hd;
 	ngtcp2_pkt_info pi = { 0 };
-	struct h3c *c;
+	struct quic_conn *c;
 	ngtcp2_path path;
 	int rv;
 
@@ -707,7 +535,7 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 	rv = ngtcp2_pkt_decode_version_cid(&vc, p, len, QUIC_SCIDLEN);
 	if (rv == NGTCP2_ERR_VERSION_NEGOTIATION) {
 		ctr_add(&w->st.quic_dgram[SQD_VN], 1);
-		send_vn(w, ep, &vc, peer, peerlen);
+		quic_send_vn(w, ep, &vc, peer, peerlen);
 		return;
 	}
 	if (rv) {
@@ -718,7 +546,7 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 	if (!c) {
 		if (!(p[0] & 0x80)) {
 			ctr_add(&w->st.quic_dgram[SQD_RESET], 1);
-			send_reset(w, ep, &vc, len, peer, peerlen);
+			quic_send_reset(w, ep, &vc, len, peer, peerlen);
 			return;
 		}
 		ngtcp2_cid odcid;
@@ -731,9 +559,9 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 			ctr_add(&w->st.quic_dgram[SQD_DROPPED], 1);
 			return;
 		}
-		if (!(ac = address_check(w, ep, &hd, peer, peerlen, &odcid)))
+		if (!(ac = quic_address_check(w, ep, &hd, peer, peerlen, &odcid)))
 			return;
-		if (!(c = h3c_new(w, ep, &hd, peer, peerlen, ac == 2 ? &odcid : NULL)))
+		if (!(c = qc_new(w, ep, &hd, peer, peerlen, ac == 2 ? &odcid : NULL)))
 			return;
 	}
 	if (c->flags & QC_DEAD)
@@ -742,7 +570,7 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 			      { (ngtcp2_sockaddr *)peer, peerlen }, NULL };
 	rv = ngtcp2_conn_read_pkt(c->conn, &path, &pi, p, len, now);
 	if (rv)
-		h3c_fail(c, rv);
+		qc_fail(c, rv);
 	quic_pend(c);
 }
 
@@ -846,26 +674,16 @@ void quic_drain(struct worker *w)
 {
 	struct list *n, *tmp;
 
-	list_each_safe(n, tmp, &qw(w)->conns) {
-		struct h3c *c = list_elem(n, struct h3c, node);
-
-		if (!c->nstreams) {
-			h3c_drain_end(c);
-			quic_write(c);
-			quic_done(c);
-		} else if (c->h3) {
-			nghttp3_conn_submit_shutdown_notice(c->h3);
-			quic_write(c);
-		}
-	}
+	list_each_safe(n, tmp, &qw(w)->conns)
+		app->drain(list_elem(n, struct quic_conn, node));
 }
 
 void quic_close_all(struct worker *w)
 {
 	while (qw(w) && !list_empty(&qw(w)->conns)) {
-		struct h3c *c = list_elem(qw(w)->conns.next, struct h3c, node);
+		struct quic_conn *c = list_elem(qw(w)->conns.next, struct quic_conn, node);
 
-		h3c_close_soon(c, SC_DRAIN);
+		quic_close_soon(c, SC_DRAIN);
 		quic_done(c);
 	}
 }
@@ -874,7 +692,6 @@ void quic_thread_free(struct worker *w)
 {
 	if (!qw(w))
 		return;
-	app->release(w);
 	for (int i = 0; i < qw(w)->nudp; i++)
 		close(qw(w)->udp[i].ev.fd);
 	free(qw(w)->udp);
@@ -883,7 +700,6 @@ void quic_thread_free(struct worker *w)
 	if (qw(w)->batch)
 		free(qw(w)->batch->buf);
 	free(qw(w)->batch);
-	qh3mem_drain();
 	free(w->ps[P_H3]);
 	w->ps[P_H3] = NULL;
 }
@@ -904,8 +720,7 @@ int quic_setup(const struct quic_app *a)
 	app = a;
 	if (cfg.no_h3)
 		return 0;
-	if (qtls_init(&qtls) || gnutls_rnd(GNUTLS_RND_KEY, reset_secret, sizeof(reset_secret)) ||
-	    gnutls_rnd(GNUTLS_RND_KEY, retry_secret, sizeof(retry_secret))) {
+	if (qtls_init(&qtls) || quic_reply_init()) {
 		log_err("cannot set up QUIC's TLS (GnuTLS)");
 		return -1;
 	}
@@ -925,14 +740,14 @@ void quic_free(void)
 	qtls_free(&qtls);
 }
 
-int quic_thread_init(struct worker *w)
+int quic_thread_init(struct worker *w, void *a)
 {
 	struct qw *q = calloc(1, sizeof(*q));
 
 	if (!q)
 		return -1;
 	list_init(&q->conns);
-	list_init(&q->free_qs);
+	q->app = a;
 	w->ps[P_H3] = q;
 	return 0;
 }
