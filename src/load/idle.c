@@ -21,7 +21,7 @@
 #define CONNECTING_MAX 256 /* connects in progress at once: a listen backlog's worth */
 /* WHY fewer for QUIC: each is a handshake's CPU on both sides, no kernel's
  * backlog; 1000 against hxterm -t 1 opened in 2.0-3.3 s at 256, 1.0-2.3 s
- * at 8-64 (noisy, 2 shared cores) */
+ * at 8-64; 5000 in 4.3-5.5 s at 32, 5.9-8.2 s at 128 (noisy, 2 shared cores) */
 #define Q_CONNECTING_MAX 32
 #define OPEN_WAIT_US 20000000 /* each answered, or given up on */
 
