@@ -41,12 +41,20 @@ sub nofile_raise {
     return $hard;
 }
 
+# WHY free on UDP too: a TLS port is QUIC's as well, and a port free on TCP
+# alone made hxterm fail to start beside other tests' QUIC listeners
 sub free_port {
-    my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => '127.0.0.1', LocalPort => 0,
-                                  Proto => 'tcp') or die "no free port: $!";
-    my $p = $s->sockport;
-    close $s;
-    return $p;
+    for (1 .. 50) {
+        my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => '127.0.0.1', LocalPort => 0,
+                                      Proto => 'tcp') or die "no free port: $!";
+        my $p = $s->sockport;
+        my $u = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => $p, Proto => 'udp');
+        close $s;
+        next unless $u;
+        close $u;
+        return $p;
+    }
+    die "no port free on both TCP and UDP";
 }
 
 # Starts hxterm with <@args> after -L 127.0.0.1:<free port>; waits until it accepts.
