@@ -164,6 +164,15 @@ static inline uint64_t ex_idle_ms(const struct exch *x, uint64_t dflt)
 	return (x->plan.flags & PF_IDLE) ? x->plan.idle_ms : dflt;
 }
 
+/* the connection's request limit from now on (maxreq=), else <cur>
+ * (--conn-requests, or an earlier request's; 0: none) */
+static inline uint32_t ex_max_req(const struct exch *x, uint32_t cur)
+{
+	if (likely(!(x->plan.flags & PF_CONN)) || !(x->plan.ext->conn.set & PC_MAXREQ))
+		return cur;
+	return x->plan.ext->conn.maxreq;
+}
+
 /* the pause before the next request is read (P=), ms */
 static inline uint64_t ex_pause_ms(const struct exch *x)
 {

@@ -57,6 +57,8 @@
 "  P=<ms>     pause after the response before the next request  0\n" \
 "             (HTTP/1)\n" \
 "  w=<ms>     keep-alive idle timeout for this connection (HTTP/1)\n" \
+"  maxreq=<n> this connection ends after its nth request (HTTP/1:\n" \
+"             Connection: close; h2: GOAWAY)        --conn-requests\n" \
 "  x=<n>      fault: reset after n body bytes (h2: RST_STREAM,\n" \
 "             h3: RESET_STREAM)\n" \
 "  X=<n>      fault: close after n body bytes (h2: GOAWAY,\n" \

@@ -78,6 +78,8 @@ int plan_copy(struct plan *dst, const struct plan *src)
 	memcpy(e->spec_s, src->ext->spec_s, sizeof(e->spec_s));
 	memcpy(e->spec_d, src->ext->spec_d, sizeof(e->spec_d));
 	memcpy(e->err, src->ext->err, sizeof(e->err));
+	e->conn = src->ext->conn;
+	e->hint = field_moved(&src->ext->hint, src->ext, e);
 	for (int i = 0; i < src->nhdr; i++)
 		e->hdr[i] = field_moved(&src->ext->hdr[i], src->ext, e);
 	for (int i = 0; i < src->ntrl; i++)
@@ -144,8 +146,7 @@ static int is_tchar(unsigned char c)
 	       (c && strchr(extra, c));
 }
 
-/* Percent-decodes <s> into the extension's decode area. Returns its start or NULL. */
-static char *plan_decode(struct plan_ext *p, const char *s, size_t len, size_t *olen,
+char *plan_decode(struct plan_ext *p, const char *s, size_t len, size_t *olen,
 			 const char **err)
 {
 	char *start = p->dec + p->dec_used, *o = start;
@@ -396,6 +397,7 @@ static int plan_sse_word(struct plan *p, const char *k, size_t klen, const char 
 		if (num_draw(v, vlen, r, &n, err) < 0 || n > lim->max_wait)
 			return *err = "expected ttft=MS (any number form), at most --max-wait", -1;
 		p->ttft_ms = n;
+		p->flags = n ? p->flags | PF_TTFT : p->flags & ~PF_TTFT;
 		return 1;
 	}
 	if (klen == 4 && !memcmp(k, "done", 4)) {
@@ -505,6 +507,8 @@ static int plan_item(struct plan *p, const char *it, size_t len, struct rng *r,
 		if (eq - it == 2 && it[0] == 'w' && it[1] == 's')
 			return plan_ws(p, eq + 1, len - 3) < 0 ? plan_fail(p, it, len, "expected ws=echo or ws=gen") : 0;
 		if (eq - it == 4 && (kind = plan_sse_word(p, it, 4, eq + 1, len - 5, r, lim, &err)) != 0)
+			return kind < 0 ? plan_fail(p, it, len, err) : 0;
+		if (eq - it >= 3 && (kind = plan_conn_word(p, it, (size_t)(eq - it), eq + 1, len - (size_t)(eq - it) - 1, &err)) != 0)
 			return kind < 0 ? plan_fail(p, it, len, err) : 0;
 		if (eq - it >= 2 && plan_word(p, it, (size_t)(eq - it), eq + 1, len - (size_t)(eq - it) - 1, &err) != 0)
 			return err ? plan_fail(p, it, len, err) : 0;

@@ -16,6 +16,8 @@ static void ext_clear(struct plan_ext *e)
 	e->dec_used = 0;
 	e->spec_s[0] = e->spec_d[0] = 0;
 	e->err[0] = 0;
+	e->conn.set = 0;
+	e->hint.vlen = 0;
 }
 
 struct plan_ext *plan_ext_need(struct plan *p)

@@ -145,8 +145,10 @@ static int h1_parse(struct lc_conn *c)
 			lc_record(c, e);
 			c->ex_head = (c->ex_head + 1) % (uint32_t)lc_o->depth;
 			c->inflight--;
-			if (c->h1_close)
+			if (c->h1_close) { /* WHY counted: HTTP/1's graceful end, as a GOAWAY */
+				c->t->st.goaways += c->up == 2;
 				return 1;
+			}
 		}
 	}
 	memmove(c->in, c->in + off, c->in_len - off);

@@ -62,7 +62,7 @@ struct lc_stats {
 	uint64_t end_timeout;        /* of those, counted as timeouts */
 	uint64_t conns, resumed;     /* connections made (TLS: resumed) */
 	uint64_t early, early_rejected; /* h3 --0rtt: connections whose 0-RTT was taken, refused */
-	uint64_t goaways;            /* connections the server ended gracefully (h2 GOAWAY NO_ERROR, h3 GOAWAY) */
+	uint64_t goaways;            /* connections the server ended gracefully (h1 Connection: close, h2 GOAWAY NO_ERROR, h3 GOAWAY) */
 	uint64_t retried;            /* requests refused unprocessed and sent again (not failed) */
 	uint64_t conn_errors;        /* connections that failed with no request in flight (connect, TLS) */
 	uint64_t by_proto[LC_NPROTO]; /* connections by protocol */

@@ -455,7 +455,7 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 		fprintf(f, "; 0-RTT taken on %llu, refused on %llu (their requests sent again)",
 			(unsigned long long)T->early, (unsigned long long)T->early_rejected);
 	if (T->goaways)
-		fprintf(f, "; %llu ended by the server's graceful GOAWAY", (unsigned long long)T->goaways);
+		fprintf(f, "; %llu ended by the server's graceful GOAWAY (h1: Connection: close)", (unsigned long long)T->goaways);
 	fprintf(f, "\n");
 	if (T->retried)
 		fprintf(f, "retried  %llu requests the server refused unprocessed (REFUSED_STREAM, at or above a "

@@ -426,7 +426,8 @@ static int h1_route(struct h1c *c)
 	int has_body = !body_done(c);
 	int keep = ex_keep(c->ex, c->minor ? !(c->info & H1I_CLOSE) : !!(c->info & H1I_KEEPALIVE));
 
-	if (c->t.w->draining)
+	c->max_req = ex_max_req(c->ex, c->max_req);
+	if (c->t.w->draining || (unlikely(c->max_req) && c->nreq >= c->max_req))
 		keep = 0;
 	c->idle_ms = ex_idle_ms(c->ex, c->idle_ms);
 	c->t.flags = (c->t.flags & ~H1C_KEEP) | (keep ? H1C_KEEP : 0);
@@ -858,6 +859,7 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->t_recv = 0;
 	c->t.last_act = w->loop.now_ms;
 	c->idle_ms = cfg.idle_ms;
+	c->max_req = cfg.conn_requests;
 	c->alt_port = h->alt_port;
 	c->ci = h->ci;
 	c->early_left = 0;

@@ -230,11 +230,23 @@ static void h2s_request_in(struct h2s *s, int end_stream)
 	}
 }
 
+/* the request limit (--conn-requests, maxreq=): past it, a graceful
+ * GOAWAY naming the last stream taken; the open streams finish */
+static void h2c_count_req(struct h2c *c, const struct exch *x)
+{
+	c->max_req = ex_max_req(x, c->max_req);
+	if (unlikely(c->max_req) && c->total >= c->max_req && !(c->t.flags & H2C_ENDING)) {
+		c->t.flags |= H2C_ENDING;
+		c->eng->drain(c);
+	}
+}
+
 void h2s_head_in(struct h2s *s, int end)
 {
 	if (!(s->x.flags & XS_HEADERS)) {
 		s->x.ex.rq.alt_port = s->c->alt_port;
 		xs_headers_done(&s->x, &s->c->t.w->rng);
+		h2c_count_req(s->c, &s->x.ex);
 		if (s->x.ex.plan.ws && h2s_ws_start(s) < 0)
 			return h2s_fail(&s->x);
 	}
@@ -750,6 +762,7 @@ static int h2c_upgrade(struct h2c *c, const struct handoff *up)
 	 * would draw its random values a second time */
 	if (xs_adopt(&s->x, up->ex) < 0)
 		return -1;
+	h2c_count_req(c, &s->x.ex);
 	h2s_request_in(s, 1);
 	return 0;
 }
@@ -766,6 +779,7 @@ int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->t.tm = (struct timer){ 0, 0, h2c_timer_cb };
 	c->t.flags = H2C_WR_READY | H2C_RD_READY;
 	c->nstreams = c->total = 0;
+	c->max_req = cfg.conn_requests;
 	c->sp = x->ssl ? SP_H2 : SP_H2C;
 	c->t.why = SC_UNSET;
 	list_init(&c->streams);

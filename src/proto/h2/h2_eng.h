@@ -22,6 +22,7 @@
 #define H2C_BLOCKED  0x08 /* the engine wanted to send but the queue was full */
 #define H2C_RDHUP    TC_RDHUP
 #define H2C_EARLY    0x20 /* reading TLS early data: its streams say early=1 */
+#define H2C_ENDING   0x40 /* its request limit reached: GOAWAY sent, later streams refused */
 
 #define H2_STAGE_MAX (1 << 20) /* bytes staged per writev */
 
@@ -64,6 +65,7 @@ struct h2c {
 	void *sess;          /* the engine's state: nghttp2_session, struct h2x */
 	uint32_t nstreams;
 	uint32_t total;      /* streams opened on it, for the stats */
+	uint32_t max_req;    /* its last request's number (--conn-requests, maxreq=), 0: none */
 	uint8_t sp;          /* SP_H2 or SP_H2C */
 	char *in;
 	uint32_t in_size;

@@ -144,6 +144,11 @@ static int begin_headers_cb(nghttp2_session *sess, const nghttp2_frame *frame, v
 
 	if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST)
 		return 0;
+	/* WHY: nghttp2 takes the streams read with the one that reached the
+	 * request limit before its GOAWAY goes out: refused, sent again */
+	if (unlikely(c->t.flags & H2C_ENDING))
+		return nghttp2_submit_rst_stream(sess, NGHTTP2_FLAG_NONE, frame->hd.stream_id,
+						 NGHTTP2_REFUSED_STREAM) ? NGHTTP2_ERR_CALLBACK_FAILURE : 0;
 	s = h2s_get(c, frame->hd.stream_id);
 	if (!s)
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
