@@ -57,6 +57,8 @@
 "  P=<ms>     pause after the response before the next request  0\n" \
 "             (HTTP/1)\n" \
 "  w=<ms>     keep-alive idle timeout for this connection (HTTP/1)\n" \
+"  hint=<l>   a 103 Early Hints with Link: l (%-decoded; 1: a default)\n" \
+"             at once, before any t= wait (HTTP/1.1, h2)\n" \
 "  maxreq=<n> this connection ends after its nth request (HTTP/1:\n" \
 "             Connection: close; h2: GOAWAY)        --conn-requests\n" \
 "  x=<n>      fault: reset after n body bytes (h2: RST_STREAM,\n" \

@@ -127,6 +127,11 @@ static int h1_parse(struct lc_conn *c)
 			n = h1_parse_resp(c->in + off, c->in_len - off, &r, &err);
 			if (n == HX_AGAIN)
 				break;
+			if (n > 0 && r.status >= 100 && r.status < 200 && r.status != 101) {
+				c->t->st.interim++; /* WHY passed over: 103 Early Hints, 100 Continue */
+				off += (uint32_t)n;
+				continue;
+			}
 			if (n < 0 || h1_head(c, e, &r) < 0)
 				return -1;
 			lc_status_line(e, c->in + off, (size_t)n);

@@ -26,7 +26,9 @@ static int header_cb(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 	(void)s, (void)flags;
 	if (!e || f->hd.type != NGHTTP2_HEADERS)
 		return 0;
-	if (nl == 7 && !memcmp(n, ":status", 7) && vl == 3)
+	if (nl == 7 && !memcmp(n, ":status", 7) && vl == 3 && v[0] == '1') /* an interim head: 103, 100 */
+		((struct lc_conn *)user)->t->st.interim++;
+	else if (nl == 7 && !memcmp(n, ":status", 7) && vl == 3)
 		lc_head(user, e, (unsigned)((v[0] - '0') * 100 + (v[1] - '0') * 10 + (v[2] - '0')));
 	else if (nl == 5 && !memcmp(n, "x-rsp", 5))
 		lc_xrsp(e, (const char *)v, vl);

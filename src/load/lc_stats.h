@@ -52,6 +52,7 @@ struct lc_stats {
 	uint64_t verified_bytes;     /* ... and their bytes */
 	uint64_t non2xx;
 	uint64_t unexpected;         /* answered with a status --expect (or 2xx) does not name */
+	uint64_t interim;            /* 1xx heads before an answer (103 Early Hints, 100 Continue), h1 and h2 */
 	uint64_t scheduled;          /* open loop: send times that fell in the window */
 	uint64_t sent;               /* exchanges started in the window */
 	uint64_t late;               /* open loop: sent over LC_LATE_US after their time */

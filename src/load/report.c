@@ -24,7 +24,7 @@ const int lc_iv_hist[IV_MAX] = { H_LAT, H_SRV, H_OTH, H_BOTH, H_QUEUE };
 
 const struct lc_counter lc_counters[] = {
 	C(NULL, "requests", reqs), C(NULL, "bytes", bytes), C(NULL, "non2xx", non2xx),
-	C(NULL, "unexpected", unexpected),
+	C(NULL, "unexpected", unexpected), C(NULL, "interim", interim),
 	C("schedule", "scheduled", scheduled), C("schedule", "sent", sent), C("schedule", "late", late),
 	C("schedule", "loop_late_us", loop_late_us),
 	C("schedule", "failed", failed), C("schedule", "inflight_end", inflight_end),
@@ -460,6 +460,9 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 	if (T->retried)
 		fprintf(f, "retried  %llu requests the server refused unprocessed (REFUSED_STREAM, at or above a "
 			"GOAWAY's stream id, TLS early data refused), sent again: no error\n", (unsigned long long)T->retried);
+	if (T->interim)
+		fprintf(f, "interim  %llu 1xx heads before answers (103 Early Hints, 100 Continue), passed over\n",
+			(unsigned long long)T->interim);
 	if (T->by_proto[LC_H3])
 		h3_text(f, T);
 	if (T->srv_cpu_us)

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# Connection behaviours a proxy must survive (issue 45 §4): a connection's end after N requests (--conn-requests, maxreq=) on h1, h2c and h2 counted by hxload with 0 errors, through HAProxy and nginx.
+# Connection behaviours a proxy must survive (issue 45 §4): a connection's end after N requests (--conn-requests, maxreq=) on h1, h2c and h2 counted by hxload with 0 errors; 103 Early Hints (hint=) seen by curl, nghttp and hxload; each through HAProxy and nginx.
 use strict;
 use warnings;
 use FindBin;
@@ -41,9 +41,27 @@ my @ans = $v =~ /recv HEADERS frame .*stream_id=(\d+)>/g;
 ok($last && "@ans" eq join(' ', grep { $_ <= $last } @ans) && @ans == 2,
    "nghttp: GOAWAY NO_ERROR last_stream_id=" . ($last // '?') . ", streams @ans answered");
 
+# ---- 2. 103 Early Hints before the answer (hint=), sent before its t= wait ----
+my $link = '</hxterm.css>; rel=preload; as=style';
+for my $c (['h1', "http://127.0.0.1:$port"], ['h2', "https://127.0.0.1:$tls", '-k', '--http2']) {
+    my ($name, $base, @o) = @$c;
+    $v = `curl -sv --max-time 5 @o '$base/?s=5&t=300&hint=1' 2>&1`;
+    ok($v =~ /^< HTTP\/[\d.]+ 103.*\n< [Ll]ink: \Q$link\E\r?\n(?:.*\n)*< HTTP\/[\d.]+ 200/m, "curl $name: 103 with Link, then 200");
+}
+$v = `nghttp -nv 'http://127.0.0.1:$port/?s=5&t=300&hint=%3C%2Fa.js%3E%3Brel%3Dpreload' 2>&1`;
+my ($t103) = $v =~ /\[\s*([\d.]+)\] recv \(stream_id=13\) :status: 103/;
+my ($t200) = $v =~ /\[\s*([\d.]+)\] recv \(stream_id=13\) :status: 200/;
+ok(defined $t103 && defined $t200 && $v =~ /link: <\/a\.js>;rel=preload/ && $t200 - $t103 > 0.2,
+   sprintf('nghttp: 103 (link percent-decoded) at %.3f s, before the t=300 wait; 200 at %.3f s', $t103 // -1, $t200 // -1));
+for my $u ("http://127.0.0.1:$port/?s=100&hint=1", "h2c://127.0.0.1:$port/?s=100&hint=1") {
+    my $r = hxload_json("-c 2 -n 100 -d 10 '$u'") // {};
+    ok(($r->{requests} // 0) == 100 && ($r->{errors_total} // -1) == 0 && ($r->{interim} // 0) == 100
+       && ($r->{status}{200} // 0) == 100, "hxload $u: 100 answers 200, 0 errors, 100 interim heads passed over");
+}
+
 # ---- through proxies: what each does with a backend that ends its connections ----
 SKIP: {
-    skip 'no haproxy', 4 unless -x '/usr/sbin/haproxy';
+    skip 'no haproxy', 6 unless -x '/usr/sbin/haproxy';
     my ($h1, $h2) = (free_port(), free_port());
     ok(haproxy_http($dir, $h1, $port), 'haproxy (h1 to the backend) is up');
     ok(haproxy_http($dir, $h2, $port, { server => 'proto h2' }), 'haproxy (h2c to the backend) is up');
@@ -51,10 +69,14 @@ SKIP: {
         my $r = hxload_json("-c 4 -n 200 -d 10 'http://127.0.0.1:$p/?s=100'") // {};
         ok(($r->{requests} // 0) == 200 && ($r->{errors_total} // -1) == 0 && ($r->{connections}{goaway} // -1) == 0,
            "haproxy :$p: 200 answered, 0 errors, its client connections kept (" . ($r->{connections}{goaway} // '?') . ' ended)');
+        # HAProxy 2.6 forwards a 103 (h1 or h2 from the backend), then the answer
+        $r = hxload_json("-c 2 -n 50 -d 10 'http://127.0.0.1:$p/?s=5&hint=1'") // {};
+        ok(($r->{status}{200} // 0) == 50 && ($r->{errors_total} // -1) == 0 && ($r->{interim} // 0) == 50,
+           "haproxy :$p: hint=1's 103 forwarded before each of 50 answers (" . ($r->{interim} // '?') . ' seen), 0 errors');
     }
 }
 SKIP: {
-    skip 'no nginx', 2 unless -x '/usr/sbin/nginx';
+    skip 'no nginx', 3 unless -x '/usr/sbin/nginx';
     my $np = free_port();
     my $ng = nginx_run($dir, $np, <<"EOF2");
 http {
@@ -66,6 +88,15 @@ EOF2
     my $r = hxload_json("-c 4 -n 200 -d 10 'http://127.0.0.1:$np/?s=100'") // {};
     ok(($r->{requests} // 0) == 200 && ($r->{errors_total} // -1) == 0 && ($r->{connections}{goaway} // -1) == 0,
        "nginx: 200 answered, 0 errors, its client connections kept (" . ($r->{connections}{goaway} // '?') . ' ended)');
+    # nginx before 1.29 takes an upstream's 103 for the answer and waits for its body
+    # (a close-delimited one on a kept connection): its client gets nothing in 2 s
+    my ($maj, $min) = `/usr/sbin/nginx -v 2>&1` =~ m{nginx/(\d+)\.(\d+)};
+    $v = `curl -s -o /dev/null -w '%{http_code}' --max-time 2 'http://127.0.0.1:$np/?s=5&hint=1'`;
+    if (($maj // 0) * 1000 + ($min // 0) < 1029) {
+        is($v, '000', "nginx $maj.$min: hint=1 (a 103 from the backend) left unanswered for 2 s (it takes the 103 for the answer)");
+    } else {
+        is($v, '200', "nginx $maj.$min: hint=1 answered 200 after its 103");
+    }
 }
 
 is(stop_hx(), 0, 'hxterm stops cleanly');

@@ -297,10 +297,36 @@ static int h1_wait(struct h1c *c, uint64_t until, uint8_t next)
 	return 1;
 }
 
+/* hint=: a 103 Early Hints with its Link, sent before any wait (HTTP/1.1;
+ * an HTTP/1.0 client gets no 1xx). The value lives in the plan until the
+ * exchange ends. -1: the connection is dead */
+__attribute__((cold, noinline)) static int h1_hint(struct h1c *c)
+{
+	static const char eh[] = "HTTP/1.1 103 Early Hints\r\nLink: ";
+	const struct hfield *f = &c->ex->plan.ext->hint;
+
+	c->ex->plan.flags &= ~PF_HINT;
+	if (!c->minor)
+		return 0;
+	if (oq_iov_room(&c->oq) < 3 && h1_flush(c) == -1)
+		return -1;
+	if (oq_iov_room(&c->oq) < 3)
+		return 0; /* WHY: a queue still full of an earlier answer; the final one follows */
+	oq_ref(&c->oq, eh, sizeof(eh) - 1);
+	oq_ref(&c->oq, f->val, f->vlen);
+	oq_ref(&c->oq, "\r\n\r\n", 4);
+	ctr_add(&c->t.w->st.resp[c->stp][1], 1);
+	return h1_flush(c) == -1 ? -1 : 0;
+}
+
 /* the request can be answered: at once, or after the wait it asked for */
 static int h1_ready(struct h1c *c)
 {
-	uint64_t until = ex_wait_until(c->ex, &cfg.gen);
+	uint64_t until;
+
+	if (unlikely(c->ex->plan.flags & PF_HINT) && h1_hint(c) < 0)
+		return 0;
+	until = ex_wait_until(c->ex, &cfg.gen);
 
 	if (until)
 		return h1_wait(c, until, H1S_SEND);

@@ -225,7 +225,9 @@ static void h2s_request_in(struct h2s *s, int end_stream)
 		xs_ready(&s->x);
 	} else if (s->x.flags & XS_EXPECT) {
 		s->x.flags &= ~XS_EXPECT;
-		if (s->c->eng->info(s) < 0)
+		static const struct xs_nv cont[] = { { (uint8_t *)":status", (uint8_t *)"100", 7, 3, 0 } };
+
+		if (s->c->eng->info(s, cont, 1) < 0)
 			h2s_fail(&s->x);
 	}
 }
@@ -241,12 +243,31 @@ static void h2c_count_req(struct h2c *c, const struct exch *x)
 	}
 }
 
+/* hint=: a 103 Early Hints with its Link, at once, before any wait; -1
+ * out of memory */
+__attribute__((cold, noinline)) static int h2s_hint(struct h2s *s)
+{
+	const struct hfield *f = &s->x.ex.plan.ext->hint;
+	const struct xs_nv nv[] = {
+		{ (uint8_t *)":status", (uint8_t *)"103", 7, 3, 0 },
+		{ (uint8_t *)"link", (uint8_t *)(uintptr_t)f->val, 4, f->vlen, 0 },
+	};
+
+	s->x.ex.plan.flags &= ~PF_HINT;
+	if (s->c->eng->info(s, nv, 2) < 0)
+		return -1;
+	ctr_add(&s->c->t.w->st.resp[s->c->sp][1], 1);
+	return 0;
+}
+
 void h2s_head_in(struct h2s *s, int end)
 {
 	if (!(s->x.flags & XS_HEADERS)) {
 		s->x.ex.rq.alt_port = s->c->alt_port;
 		xs_headers_done(&s->x, &s->c->t.w->rng);
 		h2c_count_req(s->c, &s->x.ex);
+		if (unlikely(s->x.ex.plan.flags & PF_HINT) && !s->x.ex.plan.ws && h2s_hint(s) < 0)
+			return h2s_fail(&s->x);
 		if (s->x.ex.plan.ws && h2s_ws_start(s) < 0)
 			return h2s_fail(&s->x);
 	}

@@ -97,7 +97,8 @@ struct h2_eng {
 	void (*drain)(struct h2c *c);                /* GOAWAY, the open streams go on */
 	void (*rst)(struct h2s *s, uint32_t code);   /* <s> may be freed at once */
 	int (*respond)(struct h2s *s, const struct xs_nv *nv, size_t n, int body);
-	int (*info)(struct h2s *s);                  /* a 100 Continue */
+	/* a 1xx head without END_STREAM: 100 Continue, 103 Early Hints */
+	int (*info)(struct h2s *s, const struct xs_nv *nv, size_t n);
 	void (*resume)(struct h2s *s);               /* its body can go on */
 	int64_t (*window)(struct h2c *c, struct h2s *s); /* the peer's: <s>, or the connection's */
 	/* no stream open, nothing to send: what it holds may go back; when

@@ -94,13 +94,10 @@ static int ng_respond(struct h2s *s, const struct xs_nv *nv, size_t n, int body)
 	return nghttp2_submit_response(SESS(s->c), s->id, (const nghttp2_nv *)nv, n, body ? &prd : NULL) ? -1 : 0;
 }
 
-static int ng_info(struct h2s *s)
+static int ng_info(struct h2s *s, const struct xs_nv *nv, size_t n)
 {
-	static const nghttp2_nv cont[] = {
-		{ (uint8_t *)":status", (uint8_t *)"100", 7, 3, NGHTTP2_NV_FLAG_NONE },
-	};
-
-	return nghttp2_submit_headers(SESS(s->c), NGHTTP2_FLAG_NONE, s->id, NULL, cont, 1, NULL) < 0 ? -1 : 0;
+	return nghttp2_submit_headers(SESS(s->c), NGHTTP2_FLAG_NONE, s->id, NULL, (const nghttp2_nv *)nv, n, NULL) < 0 ?
+		       -1 : 0;
 }
 
 static void ng_resume(struct h2s *s)

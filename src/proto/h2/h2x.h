@@ -309,7 +309,7 @@ int hx_recv(struct h2c *c, const uint8_t *p, size_t n);
 /* ---------- h2x_out.c: frames out ---------- */
 
 int hx_respond(struct h2s *s, const struct xs_nv *nv, size_t n, int body);
-int hx_info(struct h2s *s);
+int hx_info(struct h2s *s, const struct xs_nv *nv, size_t n);
 void hx_resume(struct h2s *s);
 int hx_send(struct h2c *c);
 int hx_alive(struct h2c *c);
