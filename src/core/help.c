@@ -83,9 +83,9 @@
 "             resumes after that id (none left: 204); x=/X= count\n" \
 "             event bytes; h1 chunked, an event a chunk (b=0: close)\n" \
 "  retry=<ms> sse=1: a 'retry: <ms>' line in each event\n" \
-"  ttft=<ms>  sse=1: the first event this long after the head (a\n" \
-"             token stream's time to first token; drawn once); s= in\n" \
-"             a random form is drawn per event\n" \
+"  ttft=<ms>  the body's first byte this long after the head (any\n" \
+"             body); sse=1: the first event (a token stream's time to\n" \
+"             first token; drawn once); s= random: drawn per event\n" \
 "  done=1     sse=1: 'data: [DONE]' after the last event\n" \
 "  n=<n>      ws=gen, gRPC: how many messages; sse=1: events     1\n" \
 "  h          this page (so is an empty query: /?)\n" \

@@ -196,16 +196,18 @@ static char *content_range(struct hresp *rs, char *b, uint64_t full)
 static uint64_t planned_pace(const struct plan *p, uint64_t body)
 {
 	uint64_t n = body;
+	/* ttft= on a body that is no event stream: its first byte's pause */
+	uint64_t first = (p->flags & (PF_TTFT | PF_SSE)) == PF_TTFT && body ? p->ttft_ms : 0;
 
 	if (!(p->flags & PF_PIECE) || !p->piece || !p->drip_ms || !n)
-		return 0;
+		return first;
 	/* WHY none for events d= apart or s= sized drawn per event, or after
 	 * ttft=: not known at the head (or not one d= per piece) */
 	if ((p->flags & PF_SSE) && (plan_spec_d(p)[0] || plan_spec_s(p)[0] || p->ttft_ms))
 		return 0;
 	if ((p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at < n)
 		n = p->fault_at;
-	return n ? (n - 1) / p->piece * p->drip_ms : 0;
+	return first + (n ? (n - 1) / p->piece * p->drip_ms : 0);
 }
 
 /* the three timing headers, all from the same two measured intervals (and

@@ -59,6 +59,16 @@ for my $u ("http://127.0.0.1:$port/?s=100&hint=1", "h2c://127.0.0.1:$port/?s=100
        && ($r->{status}{200} // 0) == 100, "hxload $u: 100 answers 200, 0 errors, 100 interim heads passed over");
 }
 
+# ---- 3. a delay between head and body: ttft= on any body (X-rsp's pace= says it) ----
+$v = `curl -s -o /dev/null -D - -w 'T %{time_starttransfer} %{time_total}' 'http://127.0.0.1:$port/?s=10&ttft=300'`;
+my ($hd, $tot) = $v =~ /^T ([\d.]+) ([\d.]+)/m;
+ok(defined $hd && $hd < 0.2 && $tot >= 0.3 && $v =~ /^X-rsp: .*pace=300 ms/m,
+   sprintf('curl h1 ttft=300: head at %.3f s, body at %.3f s, X-rsp pace=300 ms', $hd // -1, $tot // -1));
+$v = `nghttp -nv 'http://127.0.0.1:$port/?s=10&ttft=300&p=5&d=100' 2>&1`;
+my @t = map { $_ + 0 } $v =~ /\[\s*([\d.]+)\] recv (?:HEADERS|DATA) frame <[^>]*stream_id=13>/g;
+ok(@t == 3 && $t[1] - $t[0] >= 0.29 && $t[2] - $t[1] >= 0.09,
+   sprintf('nghttp ttft=300&p=5&d=100: HEADERS, DATA %.3f s after, DATA %.3f s after that', @t == 3 ? ($t[1] - $t[0], $t[2] - $t[1]) : (-1, -1)));
+
 # ---- through proxies: what each does with a backend that ends its connections ----
 SKIP: {
     skip 'no haproxy', 6 unless -x '/usr/sbin/haproxy';
