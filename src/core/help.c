@@ -59,6 +59,9 @@
 "  w=<ms>     keep-alive idle timeout for this connection (HTTP/1)\n" \
 "  hint=<l>   a 103 Early Hints with Link: l (%-decoded; 1: a default)\n" \
 "             at once, before any t= wait (HTTP/1.1, h2)\n" \
+"  h2s=<n>    h2: SETTINGS MAX_CONCURRENT_STREAMS n after this answer\n" \
+"  h2w=<n>    h2: SETTINGS INITIAL_WINDOW_SIZE n after this answer\n" \
+"  ping=<ms>  h2: server PINGs every ms from this answer on (0: one)\n" \
 "  maxreq=<n> this connection ends after its nth request (HTTP/1:\n" \
 "             Connection: close; h2: GOAWAY)        --conn-requests\n" \
 "  x=<n>      fault: reset after n body bytes (h2: RST_STREAM,\n" \

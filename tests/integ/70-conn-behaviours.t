@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# Connection behaviours a proxy must survive (issue 45 §4): a connection's end after N requests (--conn-requests, maxreq=) on h1, h2c and h2 counted by hxload with 0 errors; 103 Early Hints (hint=) seen by curl, nghttp and hxload; each through HAProxy and nginx.
+# Connection behaviours a proxy must survive (issue 45 §4): a connection's end after N requests (--conn-requests, maxreq=) on h1, h2c and h2 counted by hxload with 0 errors; 103 Early Hints (hint=) seen by curl, nghttp and hxload; ttft= between head and body; h2s=, h2w=, ping= seen by nghttp and hxload; each through HAProxy and nginx.
 use strict;
 use warnings;
 use FindBin;
@@ -69,9 +69,27 @@ my @t = map { $_ + 0 } $v =~ /\[\s*([\d.]+)\] recv (?:HEADERS|DATA) frame <[^>]*
 ok(@t == 3 && $t[1] - $t[0] >= 0.29 && $t[2] - $t[1] >= 0.09,
    sprintf('nghttp ttft=300&p=5&d=100: HEADERS, DATA %.3f s after, DATA %.3f s after that', @t == 3 ? ($t[1] - $t[0], $t[2] - $t[1]) : (-1, -1)));
 
+# ---- 4. h2 changes mid-connection: a lower stream limit, a new initial window, server PINGs ----
+$v = `nghttp -nv 'http://127.0.0.1:$port/?s=10&h2s=1&h2w=1000&ping=100' 'http://127.0.0.1:$port/?s=10&t=350' 2>&1`;
+my ($tset) = $v =~ /\[\s*([\d.]+)\] recv SETTINGS frame <length=12, flags=0x00, stream_id=0>\n\s+\(niv=2\)\n\s+\[SETTINGS_MAX_CONCURRENT_STREAMS\(0x03\):1\]\n\s+\[SETTINGS_INITIAL_WINDOW_SIZE\(0x04\):1000\]/;
+my ($th) = $v =~ /\[\s*([\d.]+)\] recv HEADERS frame <[^>]*stream_id=13>/;
+my @pings = $v =~ /recv PING frame <length=8, flags=0x00/g;
+ok(defined $tset && defined $th && $tset >= $th, 'nghttp: SETTINGS MAX_CONCURRENT_STREAMS 1, INITIAL_WINDOW_SIZE 1000 after the answer');
+ok(@pings >= 3 && @pings <= 6, scalar(@pings) . ' server PINGs (ping=100) while the other stream waits 350 ms');
+# WHY maxreq=1000: the server's --conn-requests 10 would end each connection before the PINGs are read
+$j = hxload_json("-c 2 -m 4 -n 200 -d 10 'h2c://127.0.0.1:$port/?s=10&h2s=2&ping=0&maxreq=1000'") // {};
+my $cn = $j->{connections} // {};
+ok(($j->{requests} // 0) == 200 && ($j->{errors_total} // -1) == 0 && ($cn->{stream_limit_changes} // 0) >= 1
+   && ($cn->{stream_limit_min} // -1) == 2 && ($cn->{stream_limit_last} // -1) == 2 && ($cn->{pings} // 0) >= 20,
+   sprintf('hxload -m 4, h2s=2: 200 answered, 0 errors; the limit changed %d times to 2 (min, last); %d PINGs counted',
+           $cn->{stream_limit_changes} // -1, $cn->{pings} // -1));
+# request bodies under the lowered window: the server opens it again, nothing stalls
+$j = hxload_json("-c 2 -m 2 -n 60 -d 10 --method POST --body 100k 'h2c://127.0.0.1:$port/?s=10&h2w=1000'") // {};
+ok(($j->{requests} // 0) == 60 && ($j->{errors_total} // -1) == 0, 'hxload POST 100k bodies, h2w=1000: 60 answered, 0 errors');
+
 # ---- through proxies: what each does with a backend that ends its connections ----
 SKIP: {
-    skip 'no haproxy', 6 unless -x '/usr/sbin/haproxy';
+    skip 'no haproxy', 8 unless -x '/usr/sbin/haproxy';
     my ($h1, $h2) = (free_port(), free_port());
     ok(haproxy_http($dir, $h1, $port), 'haproxy (h1 to the backend) is up');
     ok(haproxy_http($dir, $h2, $port, { server => 'proto h2' }), 'haproxy (h2c to the backend) is up');
@@ -79,6 +97,10 @@ SKIP: {
         my $r = hxload_json("-c 4 -n 200 -d 10 'http://127.0.0.1:$p/?s=100'") // {};
         ok(($r->{requests} // 0) == 200 && ($r->{errors_total} // -1) == 0 && ($r->{connections}{goaway} // -1) == 0,
            "haproxy :$p: 200 answered, 0 errors, its client connections kept (" . ($r->{connections}{goaway} // '?') . ' ended)');
+        # its h2 connection to the backend takes the lower limit and the PINGs
+        $r = hxload_json("-c 4 -m 4 -n 200 -d 10 'h2c://127.0.0.1:$p/?s=10&h2s=1&ping=0'") // {};
+        ok(($r->{requests} // 0) == 200 && ($r->{errors_total} // -1) == 0 && ($r->{connections}{pings} // -1) == 0,
+           "haproxy :$p: h2s=1&ping=0: 200 answered, 0 errors; no PING reaches the client");
         # HAProxy 2.6 forwards a 103 (h1 or h2 from the backend), then the answer
         $r = hxload_json("-c 2 -n 50 -d 10 'http://127.0.0.1:$p/?s=5&hint=1'") // {};
         ok(($r->{status}{200} // 0) == 50 && ($r->{errors_total} // -1) == 0 && ($r->{interim} // 0) == 50,
@@ -101,7 +123,8 @@ EOF2
     # nginx before 1.29 takes an upstream's 103 for the answer and waits for its body
     # (a close-delimited one on a kept connection): its client gets nothing in 2 s
     my ($maj, $min) = `/usr/sbin/nginx -v 2>&1` =~ m{nginx/(\d+)\.(\d+)};
-    $v = `curl -s -o /dev/null -w '%{http_code}' --max-time 2 'http://127.0.0.1:$np/?s=5&hint=1'`;
+    # (until the backend closes: maxreq=1000 keeps it from ending at --conn-requests)
+    $v = `curl -s -o /dev/null -w '%{http_code}' --max-time 2 'http://127.0.0.1:$np/?s=5&hint=1&maxreq=1000'`;
     if (($maj // 0) * 1000 + ($min // 0) < 1029) {
         is($v, '000', "nginx $maj.$min: hint=1 (a 103 from the backend) left unanswered for 2 s (it takes the 103 for the answer)");
     } else {

@@ -295,6 +295,22 @@ void h2s_end_in(struct h2s *s)
 
 /* ---------- the response ---------- */
 
+/* h2s=, h2w=, ping= of an answer: kept on the connection until it went
+ * (h2c_changes). WHY not the plan's: a stream without a body may be
+ * freed, its plan with it, as it is answered */
+__attribute__((cold, noinline)) static void h2c_keep_changes(struct h2c *c, const struct plan_conn *pc)
+{
+	uint8_t set = pc->set & (PC_STREAMS | PC_WINDOW | PC_PING);
+
+	if (set & PC_STREAMS)
+		c->chg.streams = pc->streams;
+	if (set & PC_WINDOW)
+		c->chg.window = pc->window;
+	if (set & PC_PING)
+		c->chg.ping_ms = pc->ping_ms;
+	c->chg.set |= set;
+}
+
 static void h2s_respond(struct xstream *x)
 {
 	struct h2s *s = h2s_of(x);
@@ -304,6 +320,8 @@ static void h2s_respond(struct xstream *x)
 
 	if (n < 0)
 		return h2s_fail(x);
+	if (unlikely(x->ex.plan.flags & PF_CONN))
+		h2c_keep_changes(s->c, &x->ex.plan.ext->conn);
 	ctr_add(&s->c->t.w->st.requests, 1);
 	body = ex_has_body(&x->ex) || s->wss;
 	if (s->c->eng->respond(s, nv, (size_t)n, body) < 0) {
@@ -588,10 +606,10 @@ static uint64_t h2c_deadline(const struct h2c *c)
 	return d;
 }
 
-/* when to look again: the connection's deadline, or the next stall scan */
+/* when to look again: the connection's deadline, the next stall scan, our next PING */
 static uint64_t h2c_wake_at(const struct h2c *c)
 {
-	uint64_t d = h2c_deadline(c);
+	uint64_t d = MIN(h2c_deadline(c), c->ping_at);
 
 	return c->nstreams ? MIN(d, c->scan_at) : d;
 }
@@ -659,6 +677,32 @@ void h2c_work_put(struct h2c *c, void *p)
 	pool_put(&h2w(c->t.w)->work, p);
 }
 
+/* ping=: a PING now, the next one ping= ms on (0: none more) */
+static void h2c_ping(struct h2c *c)
+{
+	c->eng->ping(c);
+	c->ping_at = c->chg.ping_ms ? c->t.w->loop.now_ms + c->chg.ping_ms : UINT64_MAX;
+}
+
+/* what an answer asked of the connection, once its head went: a SETTINGS
+ * with h2s= and h2w=, PINGs from now on (ping=). -1: out of memory */
+__attribute__((cold, noinline)) static int h2c_changes(struct h2c *c)
+{
+	struct h2_setting set[2];
+	size_t n = 0;
+
+	if (c->chg.set & PC_STREAMS)
+		set[n++] = (struct h2_setting){ NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, c->chg.streams };
+	if (c->chg.set & PC_WINDOW)
+		set[n++] = (struct h2_setting){ NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, c->chg.window };
+	if (n && c->eng->settings(c, set, n) < 0)
+		return -1;
+	if (c->chg.set & PC_PING)
+		h2c_ping(c);
+	c->chg.set = 0;
+	return 0;
+}
+
 static void h2c_run(struct h2c *c)
 {
 	uint64_t d, rest = UINT64_MAX;
@@ -666,6 +710,8 @@ static void h2c_run(struct h2c *c)
 	if (!(c->t.flags & H2C_DEAD) && unlikely(h2c_buffers_take(c) < 0))
 		h2c_nomem(c);
 	if (!(c->t.flags & H2C_DEAD) && (h2c_recv(c) < 0 || c->eng->send(c) < 0))
+		c->t.flags |= H2C_DEAD;
+	if (unlikely(c->chg.set) && !(c->t.flags & H2C_DEAD) && (h2c_changes(c) < 0 || c->eng->send(c) < 0))
 		c->t.flags |= H2C_DEAD;
 	if (!(c->t.flags & H2C_DEAD) && !oq_pending(&c->oq) && !c->eng->alive(c))
 		c->t.flags |= H2C_DEAD; /* GOAWAY done, or the peer is gone */
@@ -694,6 +740,8 @@ static void h2c_timer_cb(struct loop *l, struct timer *t)
 
 	if (c->nstreams && w->loop.now_ms >= c->scan_at)
 		h2c_scan(c);
+	if (unlikely(w->loop.now_ms >= c->ping_at))
+		h2c_ping(c);
 	if (w->loop.now_ms >= h2c_deadline(c)) {
 		if (oq_pending(&c->oq)) {
 			c->t.flags |= H2C_DEAD; /* the client stopped reading */
@@ -801,6 +849,8 @@ int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->t.flags = H2C_WR_READY | H2C_RD_READY;
 	c->nstreams = c->total = 0;
 	c->max_req = cfg.conn_requests;
+	c->chg.set = 0;
+	c->ping_at = UINT64_MAX;
 	c->sp = x->ssl ? SP_H2 : SP_H2C;
 	c->t.why = SC_UNSET;
 	list_init(&c->streams);

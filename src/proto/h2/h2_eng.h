@@ -66,6 +66,8 @@ struct h2c {
 	uint32_t nstreams;
 	uint32_t total;      /* streams opened on it, for the stats */
 	uint32_t max_req;    /* its last request's number (--conn-requests, maxreq=), 0: none */
+	struct plan_conn chg; /* h2s=, h2w=, ping= an answer asked for, applied once it went */
+	uint64_t ping_at;    /* ms: our next PING (ping=), UINT64_MAX: none */
 	uint8_t sp;          /* SP_H2 or SP_H2C */
 	char *in;
 	uint32_t in_size;
@@ -95,6 +97,9 @@ struct h2_eng {
 	int (*alive)(struct h2c *c);                 /* more to read or to send */
 	void (*goaway)(struct h2c *c, uint32_t code); /* GOAWAY, the end once sent */
 	void (*drain)(struct h2c *c);                /* GOAWAY, the open streams go on */
+	/* a SETTINGS of ours mid-connection (h2s=, h2w=): -1 out of memory */
+	int (*settings)(struct h2c *c, const struct h2_setting *set, size_t n);
+	void (*ping)(struct h2c *c);                 /* a PING of ours (ping=) */
 	void (*rst)(struct h2s *s, uint32_t code);   /* <s> may be freed at once */
 	int (*respond)(struct h2s *s, const struct xs_nv *nv, size_t n, int body);
 	/* a 1xx head without END_STREAM: 100 Continue, 103 Early Hints */

@@ -121,6 +121,22 @@ static void ng_drain(struct h2c *c)
 			      NGHTTP2_NO_ERROR, NULL, 0);
 }
 
+static int ng_settings(struct h2c *c, const struct h2_setting *set, size_t n)
+{
+	nghttp2_settings_entry iv[H2_NSETTINGS];
+
+	for (size_t i = 0; i < n && i < H2_NSETTINGS; i++)
+		iv[i] = (nghttp2_settings_entry){ set[i].id, set[i].val };
+	return nghttp2_submit_settings(SESS(c), NGHTTP2_FLAG_NONE, iv, MIN(n, (size_t)H2_NSETTINGS)) ? -1 : 0;
+}
+
+static void ng_ping(struct h2c *c)
+{
+	static const uint8_t data[8] = "hxterm!";
+
+	nghttp2_submit_ping(SESS(c), NGHTTP2_FLAG_NONE, data);
+}
+
 static int64_t ng_window(struct h2c *c, struct h2s *s)
 {
 	return s ? nghttp2_session_get_stream_remote_window_size(SESS(c), s->id) :
@@ -342,6 +358,8 @@ const struct h2_eng h2_eng_ng = {
 	.alive = ng_alive,
 	.goaway = ng_goaway,
 	.drain = ng_drain,
+	.settings = ng_settings,
+	.ping = ng_ping,
 	.rst = ng_rst,
 	.respond = ng_respond,
 	.info = ng_info,
