@@ -28,6 +28,7 @@ my $j = hxload_json("-c 2 -m 8 -n 300 -d 10 'h2c://127.0.0.1:$port/?s=10'") // {
 is($j->{requests} // 0, 300, 'h2c -m 8: 300 answered');
 is($j->{errors_total} // -1, 0, '... 0 errors');
 ok(($j->{schedule}{retried} // 0) > 0, "... $j->{schedule}{retried} streams above a GOAWAY sent again");
+is($j->{connections}{past_goaway} // -1, 0, '... none answered above its GOAWAY (past_goaway 0)');
 
 # curl: Connection: close on the 2nd answer of maxreq=2, a new connection for the 3rd
 my $v = `curl -sv 'http://127.0.0.1:$port/?maxreq=2' 'http://127.0.0.1:$port/' 'http://127.0.0.1:$port/' 2>&1`;
@@ -86,6 +87,18 @@ ok(($j->{requests} // 0) == 200 && ($j->{errors_total} // -1) == 0 && ($cn->{str
 # request bodies under the lowered window: the server opens it again, nothing stalls
 $j = hxload_json("-c 2 -m 2 -n 60 -d 10 --method POST --body 100k 'h2c://127.0.0.1:$port/?s=10&h2w=1000'") // {};
 ok(($j->{requests} // 0) == 60 && ($j->{errors_total} // -1) == 0, 'hxload POST 100k bodies, h2w=1000: 60 answered, 0 errors');
+
+# ---- 5. a server that answers streams above its own GOAWAY: hxload says so ----
+{
+    my $bp = free_port();
+    spawn_bg("$dir/h2bad.out", '/usr/bin/python3', "$FindBin::Bin/lib/h2bad.py", $bp);
+    ok(wait_port($bp), 'the misbehaving h2c server is up');
+    my $hx = $ENV{HXLOAD} // 'build/hxload';
+    my $txt = `$hx -c 1 -m 4 -n 8 -d 5 'h2c://127.0.0.1:$bp/' 2>&1`;
+    my ($n) = $txt =~ /^ERROR\s+(\d+) frames of streams above the server's own GOAWAY/m;
+    ok(($n // 0) >= 3, 'hxload: an ERROR line, ' . ($n // 0) . ' frames above the GOAWAY (3 a connection at -m 4)')
+        or diag($txt);
+}
 
 # ---- through proxies: what each does with a backend that ends its connections ----
 SKIP: {
