@@ -195,10 +195,11 @@ static char *content_range(struct hresp *rs, char *b, uint64_t full)
  * X-rsp: a client tells the server's pacing from the path's slowness. */
 static uint64_t planned_pace(const struct plan *p, uint64_t body)
 {
-	uint64_t n = body;
-	/* ttft= on a body that is no event stream: its first byte's pause */
-	uint64_t first = (p->flags & (PF_TTFT | PF_SSE)) == PF_TTFT && body ? p->ttft_ms : 0;
+	uint64_t n = body, first = 0;
 
+	/* ttft= on a body that is no event stream: its first byte's pause */
+	if (unlikely(p->flags & PF_TTFT) && !(p->flags & PF_SSE) && body)
+		first = p->ttft_ms;
 	if (!(p->flags & PF_PIECE) || !p->piece || !p->drip_ms || !n)
 		return first;
 	/* WHY none for events d= apart or s= sized drawn per event, or after

@@ -322,11 +322,7 @@ __attribute__((cold, noinline)) static int h1_hint(struct h1c *c)
 /* the request can be answered: at once, or after the wait it asked for */
 static int h1_ready(struct h1c *c)
 {
-	uint64_t until;
-
-	if (unlikely(c->ex->plan.flags & PF_HINT) && h1_hint(c) < 0)
-		return 0;
-	until = ex_wait_until(c->ex, &cfg.gen);
+	uint64_t until = ex_wait_until(c->ex, &cfg.gen);
 
 	if (until)
 		return h1_wait(c, until, H1S_SEND);
@@ -452,7 +448,12 @@ static int h1_route(struct h1c *c)
 	int has_body = !body_done(c);
 	int keep = ex_keep(c->ex, c->minor ? !(c->info & H1I_CLOSE) : !!(c->info & H1I_KEEPALIVE));
 
-	c->max_req = ex_max_req(c->ex, c->max_req);
+	/* WHY one test: maxreq= and hint= are rare */
+	if (unlikely(c->ex->plan.flags & (PF_CONN | PF_HINT))) {
+		c->max_req = ex_max_req(c->ex, c->max_req);
+		if ((c->ex->plan.flags & PF_HINT) && h1_hint(c) < 0)
+			return 0;
+	}
 	if (c->t.w->draining || (unlikely(c->max_req) && c->nreq >= c->max_req))
 		keep = 0;
 	c->idle_ms = ex_idle_ms(c->ex, c->idle_ms);
