@@ -128,54 +128,12 @@ static int plan_fail(struct plan *p, const char *item, size_t len, const char *w
 	return -1;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 static int is_tchar(unsigned char c)
 {
 	static const char extra[] = "!#$%&'*+-.^_`|~";
 
 	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') ||
 	       (c && strchr(extra, c));
-}
-
-char *plan_decode(struct plan_ext *p, const char *s, size_t len, size_t *olen,
-			 const char **err)
-{
-	char *start = p->dec + p->dec_used, *o = start;
-	char *end = p->dec + sizeof(p->dec);
-
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '%') {
-			int h, l;
-
-			if (i + 2 >= len)
-				return *err = "truncated %-escape", NULL;
-			h = hexval(s[i + 1]);
-			l = hexval(s[i + 2]);
-			if (h < 0 || l < 0)
-				return *err = "bad %-escape", NULL;
-			c = (unsigned char)(h << 4 | l);
-			i += 2;
-		}
-		if ((c < 0x20 && c != '\t') || c == 0x7f)
-			return *err = "control character in header", NULL;
-		if (o == end)
-			return *err = "too many header bytes", NULL;
-		*o++ = (char)c;
-	}
-	*olen = (size_t)(o - start);
-	p->dec_used += (uint32_t)*olen;
-	return start;
 }
 
 /* H=Name:Value and T=Name:Value, the value percent-decoded */

@@ -303,10 +303,9 @@ static int h1_wait(struct h1c *c, uint64_t until, uint8_t next)
 __attribute__((cold, noinline)) static int h1_hint(struct h1c *c)
 {
 	static const char eh[] = "HTTP/1.1 103 Early Hints\r\nLink: ";
-	const struct hfield *f = &c->ex->plan.ext->hint;
+	const struct hfield *f = ex_hint_take(c->ex);
 
-	c->ex->plan.flags &= ~PF_HINT;
-	if (!c->minor)
+	if (!f || !c->minor)
 		return 0;
 	if (oq_iov_room(&c->oq) < 3 && h1_flush(c) == -1)
 		return -1;
@@ -449,9 +448,9 @@ static int h1_route(struct h1c *c)
 	int keep = ex_keep(c->ex, c->minor ? !(c->info & H1I_CLOSE) : !!(c->info & H1I_KEEPALIVE));
 
 	/* WHY one test: maxreq= and hint= are rare */
-	if (unlikely(c->ex->plan.flags & (PF_CONN | PF_HINT))) {
+	if (ex_conn_keys(c->ex)) {
 		c->max_req = ex_max_req(c->ex, c->max_req);
-		if ((c->ex->plan.flags & PF_HINT) && h1_hint(c) < 0)
+		if (h1_hint(c) < 0)
 			return 0;
 	}
 	if (c->t.w->draining || (unlikely(c->max_req) && c->nreq >= c->max_req))

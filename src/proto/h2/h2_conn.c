@@ -247,13 +247,14 @@ static void h2c_count_req(struct h2c *c, const struct exch *x)
  * out of memory */
 __attribute__((cold, noinline)) static int h2s_hint(struct h2s *s)
 {
-	const struct hfield *f = &s->x.ex.plan.ext->hint;
+	const struct hfield *f = ex_hint_take(&s->x.ex);
 	const struct xs_nv nv[] = {
 		{ (uint8_t *)":status", (uint8_t *)"103", 7, 3, 0 },
-		{ (uint8_t *)"link", (uint8_t *)(uintptr_t)f->val, 4, f->vlen, 0 },
+		{ (uint8_t *)"link", (uint8_t *)(uintptr_t)(f ? f->val : ""), 4, f ? f->vlen : 0, 0 },
 	};
 
-	s->x.ex.plan.flags &= ~PF_HINT;
+	if (!f)
+		return 0;
 	if (s->c->eng->info(s, nv, 2) < 0)
 		return -1;
 	ctr_add(&s->c->t.w->st.resp[s->c->sp][1], 1);
@@ -266,7 +267,7 @@ void h2s_head_in(struct h2s *s, int end)
 		s->x.ex.rq.alt_port = s->c->alt_port;
 		xs_headers_done(&s->x, &s->c->t.w->rng);
 		h2c_count_req(s->c, &s->x.ex);
-		if (unlikely(s->x.ex.plan.flags & PF_HINT) && !s->x.ex.plan.ws && h2s_hint(s) < 0)
+		if (ex_conn_keys(&s->x.ex) && !s->x.ex.plan.ws && h2s_hint(s) < 0)
 			return h2s_fail(&s->x);
 		if (s->x.ex.plan.ws && h2s_ws_start(s) < 0)
 			return h2s_fail(&s->x);
@@ -320,8 +321,8 @@ static void h2s_respond(struct xstream *x)
 
 	if (n < 0)
 		return h2s_fail(x);
-	if (unlikely(x->ex.plan.flags & PF_CONN))
-		h2c_keep_changes(s->c, &x->ex.plan.ext->conn);
+	if (ex_conn_keys(&x->ex) && ex_conn_changes(&x->ex))
+		h2c_keep_changes(s->c, ex_conn_changes(&x->ex));
 	ctr_add(&s->c->t.w->st.requests, 1);
 	body = ex_has_body(&x->ex) || s->wss;
 	if (s->c->eng->respond(s, nv, (size_t)n, body) < 0) {
