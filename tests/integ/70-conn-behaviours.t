@@ -101,8 +101,12 @@ ok(($j->{requests} // 0) == 60 && ($j->{errors_total} // -1) == 0, 'hxload POST 
 }
 
 # ---- through proxies: what each does with a backend that ends its connections ----
+# WHY once: what a proxy does is no matter of the server's engine or I/O; the
+# passes with HX_ARGS (--io-uring, --h2-engine nghttp2) leave it out (CI time)
+my $again = ($ENV{HX_ARGS} // '') ne '';
 SKIP: {
     skip 'no haproxy', 8 unless -x '/usr/sbin/haproxy';
+    skip 'proxies: in the first pass only', 8 if $again;
     my ($h1, $h2) = (free_port(), free_port());
     ok(haproxy_http($dir, $h1, $port), 'haproxy (h1 to the backend) is up');
     ok(haproxy_http($dir, $h2, $port, { server => 'proto h2' }), 'haproxy (h2c to the backend) is up');
@@ -122,6 +126,7 @@ SKIP: {
 }
 SKIP: {
     skip 'no nginx', 3 unless -x '/usr/sbin/nginx';
+    skip 'proxies: in the first pass only', 3 if $again;
     my $np = free_port();
     my $ng = nginx_run($dir, $np, <<"EOF2");
 http {
