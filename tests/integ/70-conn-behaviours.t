@@ -6,10 +6,18 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 use Test::More;
 use File::Temp qw(tempdir);
+use JSON::PP;
 use HxTest;
 
 my $dir = tempdir(CLEANUP => 1);
-my $port = start_hx('-tls', '-t', '1', '--conn-requests', '10');
+my $sp = free_port();
+my $port = start_hx('-tls', '-t', '1', '--conn-requests', '10', '--stats', "127.0.0.1:$sp");
+
+# the backend's connections the server ended, by protocol (its /stats.json)
+sub server_closes {
+    my $s = eval { decode_json(`curl -s --max-time 5 http://127.0.0.1:$sp/stats.json`) } // {};
+    return map { $_ => $s->{protocols}{$_}{closes}{server} // 0 } qw(h1 h2c);
+}
 my $tls = hx_tls_port();
 
 # ---- 1. the end after N requests: Connection: close on h1, GOAWAY on h2 ----
@@ -110,10 +118,16 @@ SKIP: {
     my ($h1, $h2) = (free_port(), free_port());
     ok(haproxy_http($dir, $h1, $port), 'haproxy (h1 to the backend) is up');
     ok(haproxy_http($dir, $h2, $port, { server => 'proto h2' }), 'haproxy (h2c to the backend) is up');
-    for my $p ($h1, $h2) {
+    for my $c ([$h1, 'h1'], [$h2, 'h2c']) {
+        my ($p, $bp) = @$c;
+        my %before = server_closes();
         my $r = hxload_json("-c 4 -n 200 -d 10 'http://127.0.0.1:$p/?s=100'") // {};
-        ok(($r->{requests} // 0) == 200 && ($r->{errors_total} // -1) == 0 && ($r->{connections}{goaway} // -1) == 0,
-           "haproxy :$p: 200 answered, 0 errors, its client connections kept (" . ($r->{connections}{goaway} // '?') . ' ended)');
+        my %after = server_closes();
+        my $ended = $after{$bp} - $before{$bp};
+        ok(($r->{requests} // 0) == 200 && ($r->{errors_total} // -1) == 0 && ($r->{connections}{goaway} // -1) == 0
+           && $ended >= 15,
+           "haproxy :$p ($bp to hxterm): 200 answered, 0 errors, its client connections kept ("
+           . ($r->{connections}{goaway} // '?') . " ended); $ended backend connections ended by hxterm");
         # its h2 connection to the backend takes the lower limit and the PINGs
         $r = hxload_json("-c 4 -m 4 -n 200 -d 10 'h2c://127.0.0.1:$p/?s=10&h2s=1&ping=0'") // {};
         ok(($r->{requests} // 0) == 200 && ($r->{errors_total} // -1) == 0 && ($r->{connections}{pings} // -1) == 0,
@@ -135,9 +149,14 @@ http {
 }
 EOF2
     ok($ng, 'nginx (keepalive to the backend) is up');
+    my %before = server_closes();
     my $r = hxload_json("-c 4 -n 200 -d 10 'http://127.0.0.1:$np/?s=100'") // {};
-    ok(($r->{requests} // 0) == 200 && ($r->{errors_total} // -1) == 0 && ($r->{connections}{goaway} // -1) == 0,
-       "nginx: 200 answered, 0 errors, its client connections kept (" . ($r->{connections}{goaway} // '?') . ' ended)');
+    my %after = server_closes();
+    my $ended = $after{h1} - $before{h1};
+    ok(($r->{requests} // 0) == 200 && ($r->{errors_total} // -1) == 0 && ($r->{connections}{goaway} // -1) == 0
+       && $ended >= 15,
+       "nginx: 200 answered, 0 errors, its client connections kept (" . ($r->{connections}{goaway} // '?')
+       . " ended); $ended backend connections ended by hxterm");
     # nginx before 1.29 takes an upstream's 103 for the answer and waits for its body
     # (a close-delimited one on a kept connection): its client gets nothing in 2 s
     my ($maj, $min) = `/usr/sbin/nginx -v 2>&1` =~ m{nginx/(\d+)\.(\d+)};

@@ -239,6 +239,7 @@ static void h2c_count_req(struct h2c *c, const struct exch *x)
 	c->max_req = ex_max_req(x, c->max_req);
 	if (unlikely(c->max_req) && c->total >= c->max_req && !(c->t.flags & H2C_ENDING)) {
 		c->t.flags |= H2C_ENDING;
+		h2c_why(c, SC_SERVER); /* WHY: counted as HTTP/1's Connection: close is */
 		c->eng->drain(c);
 	}
 }
