@@ -77,7 +77,7 @@ LOAD_LIB := $(BUILD)/libload.a
 FUZZ         := h1_parse plan h1_chunk conn pp h2 h2diff quic qpack hsrv
 FUZZ_SECONDS ?= 60
 fuzz_src_h1_parse := src/core/h1_parse.c
-fuzz_src_plan     := src/core/plan.c src/core/plan_ext.c src/core/num.c src/core/rng.c
+fuzz_src_plan     := src/core/plan.c src/core/plan_ext.c src/core/plan_conn.c src/core/num.c src/core/rng.c
 fuzz_src_h1_chunk := src/core/h1_chunk.c
 fuzz_src_pp       := src/core/pp.c
 fuzz_src_hsrv     := src/net/hsrv_line.c
@@ -185,7 +185,7 @@ INTEG_URING_CORE := $(patsubst %,tests/integ/%.t,01-keys 02-pipeline 03-timing 0
 # the tests of HTTP/2 itself (curl, nghttp, h2load, python3-h2, websockets),
 # again on the HTTP/2 engine that is not the default
 INTEG_H2 := $(patsubst %,tests/integ/%.t,09-h2 10-h2-raw 11-drain 21-alloc 23-stats 27-h2-stalls 31-websocket 35-ws-flood \
-	44-echo-body 48-sse 49-grpc 51-unread-bodies)
+	44-echo-body 48-sse 49-grpc 51-unread-bodies 70-conn-behaviours)
 H2_OTHER := nghttp2
 
 # the tests of HTTP/3 responses (gtlsclient, hxload), again on nghttp3's

@@ -38,6 +38,7 @@ struct config {
 	int udp_rcvbuf;             /* --udp-rcvbuf: QUIC sockets' SO_RCVBUF, 0 = kernel's */
 	int splice;                 /* --splice */
 	uint64_t idle_ms;           /* --idle-timeout: keep-alive idle */
+	uint32_t conn_requests;     /* --conn-requests: requests per connection, then its end (0: no limit) */
 	uint64_t head_ms;           /* --head-timeout: first byte to end of head */
 	uint64_t body_ms;           /* --body-timeout: between body reads */
 	uint64_t send_ms;           /* --send-timeout: client not reading */

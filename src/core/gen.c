@@ -218,6 +218,23 @@ static void ex_first_event(struct exch *x)
 	x->piece_left = x->sse.cur;
 }
 
+/* ttft= on a body that is no event stream: the head goes (at <now_ns>,
+ * monotonic), then a pause that long before the first byte, then the body
+ * (p=/d= pieces after) */
+__attribute__((cold, noinline)) static void ex_first_byte_later(struct exch *x, int64_t now_ns)
+{
+	struct plan *p = &x->plan;
+
+	if ((p->flags & PF_SSE) || !x->out_end)
+		return;
+	if (!(p->flags & PF_PIECE))
+		p->piece = UINT64_MAX;
+	p->flags |= PF_PIECE;
+	x->piece_left = 0;
+	x->paused = 1;
+	x->pause_until = (uint64_t)now_ns / 1000 + p->ttft_ms * 1000;
+}
+
 /* a made body's start, once the head is built: several ranges' heads, an
  * event stream's first event (a gRPC call's messages need none) */
 __attribute__((cold, noinline)) static void ex_respond_text(struct exch *x)
@@ -262,6 +279,8 @@ void ex_respond(struct exch *x, const struct gen_conf *gc, int64_t now_ns)
 	 * bodies made as they go, rare; a plain body costs one compare (bench/cg) */
 	if (unlikely(x->rs.src >= BODY_TEXT))
 		ex_respond_text(x);
+	if (unlikely(p->flags & PF_TTFT))
+		ex_first_byte_later(x, now_ns);
 }
 
 void ex_resume(struct exch *x)

@@ -164,6 +164,36 @@ static inline uint64_t ex_idle_ms(const struct exch *x, uint64_t dflt)
 	return (x->plan.flags & PF_IDLE) ? x->plan.idle_ms : dflt;
 }
 
+/* the connection's request limit from now on (maxreq=), else <cur>
+ * (--conn-requests, or an earlier request's; 0: none) */
+static inline uint32_t ex_max_req(const struct exch *x, uint32_t cur)
+{
+	if (likely(!(x->plan.flags & PF_CONN)) || !(x->plan.ext->conn.set & PC_MAXREQ))
+		return cur;
+	return x->plan.ext->conn.maxreq;
+}
+
+/* one test for the rare keys of a connection: maxreq=, h2s=, h2w=, ping=, hint= */
+static inline int ex_conn_keys(const struct exch *x)
+{
+	return unlikely(x->plan.flags & (PF_CONN | PF_HINT));
+}
+
+/* the connection keys an answer asked for (h2s=, h2w=, ping=), or NULL */
+static inline const struct plan_conn *ex_conn_changes(const struct exch *x)
+{
+	return (x->plan.flags & PF_CONN) ? &x->plan.ext->conn : NULL;
+}
+
+/* hint=: the Link of a 103 Early Hints, taken once (NULL: none, or taken) */
+static inline const struct hfield *ex_hint_take(struct exch *x)
+{
+	if (!(x->plan.flags & PF_HINT))
+		return NULL;
+	x->plan.flags &= ~PF_HINT;
+	return &x->plan.ext->hint;
+}
+
 /* the pause before the next request is read (P=), ms */
 static inline uint64_t ex_pause_ms(const struct exch *x)
 {

@@ -57,6 +57,13 @@
 "  P=<ms>     pause after the response before the next request  0\n" \
 "             (HTTP/1)\n" \
 "  w=<ms>     keep-alive idle timeout for this connection (HTTP/1)\n" \
+"  hint=<l>   a 103 Early Hints with Link: l (%-decoded; 1: a default)\n" \
+"             at once, before any t= wait (HTTP/1.1, h2)\n" \
+"  h2s=<n>    h2: SETTINGS MAX_CONCURRENT_STREAMS n after this answer\n" \
+"  h2w=<n>    h2: SETTINGS INITIAL_WINDOW_SIZE n after this answer\n" \
+"  ping=<ms>  h2: server PINGs every ms from this answer on (0: one)\n" \
+"  maxreq=<n> this connection ends after its nth request (HTTP/1:\n" \
+"             Connection: close; h2: GOAWAY)        --conn-requests\n" \
 "  x=<n>      fault: reset after n body bytes (h2: RST_STREAM,\n" \
 "             h3: RESET_STREAM)\n" \
 "  X=<n>      fault: close after n body bytes (h2: GOAWAY,\n" \
@@ -79,9 +86,9 @@
 "             resumes after that id (none left: 204); x=/X= count\n" \
 "             event bytes; h1 chunked, an event a chunk (b=0: close)\n" \
 "  retry=<ms> sse=1: a 'retry: <ms>' line in each event\n" \
-"  ttft=<ms>  sse=1: the first event this long after the head (a\n" \
-"             token stream's time to first token; drawn once); s= in\n" \
-"             a random form is drawn per event\n" \
+"  ttft=<ms>  the body's first byte this long after the head (any\n" \
+"             body); sse=1: the first event (a token stream's time to\n" \
+"             first token; drawn once); s= random: drawn per event\n" \
 "  done=1     sse=1: 'data: [DONE]' after the last event\n" \
 "  n=<n>      ws=gen, gRPC: how many messages; sse=1: events     1\n" \
 "  h          this page (so is an empty query: /?)\n" \

@@ -37,7 +37,10 @@
 #define PF_CC        0x02000000 /* cc=: Cache-Control directives (enum plan_cc) */
 #define PF_AGE       0x04000000 /* age=N: Age: N */
 #define PF_RETRY     0x08000000 /* retry=MS: sse=1's retry: line */
+#define PF_CONN      0x10000000 /* maxreq=, h2s=, h2w=, ping=: the connection's behaviour (ext->conn) */
+#define PF_HINT      0x20000000 /* hint=: a 103 Early Hints with ext->hint's Link first */
 #define PF_SSEDONE   0x40000000 /* done=1: sse=1's last event followed by data: [DONE] */
+#define PF_TTFT      0x80000000 /* ttft=MS: the body's first byte this long after the head */
 
 /* cc= directives, each a bit of plan.cc, in the order Cache-Control says them */
 enum plan_cc { CC_PUBLIC = 1, CC_PRIVATE = 2, CC_NOSTORE = 4, CC_MUSTREV = 8, CC_IMMUTABLE = 16, CC_NOTRANSFORM = 32 };
@@ -56,6 +59,17 @@ struct hfield {
 	uint32_t vlen;
 };
 
+/* the connection behaviours a request asks for (PF_CONN): each set when
+ * its bit of <set> is, for the rest of the connection */
+enum { PC_MAXREQ = 1, PC_STREAMS = 2, PC_WINDOW = 4, PC_PING = 8 };
+struct plan_conn {
+	uint8_t set;         /* PC_* bits */
+	uint32_t maxreq;     /* maxreq=: the connection ends after its Nth request */
+	uint32_t streams;    /* h2s=: SETTINGS_MAX_CONCURRENT_STREAMS sent after the answer */
+	uint32_t window;     /* h2w=: SETTINGS_INITIAL_WINDOW_SIZE sent after the answer */
+	uint32_t ping_ms;    /* ping=: a server PING every ping_ms (0: once) */
+};
+
 /* What few plans use: the H= and T= fields, the decoded bytes they point
  * into, s= and d= in a random form, the reason of a bad item. Taken when a
  * key asks for it (plan_ext_need), from a per-thread list (plan_ext.c).
@@ -68,6 +82,8 @@ struct plan_ext {
 	struct hfield trl[PLAN_MAX_FIELDS];
 	char spec_s[PLAN_SPEC]; /* s= and d= in a random form (empty: none or a plain number), for each message */
 	char spec_d[PLAN_SPEC];
+	struct plan_conn conn; /* PF_CONN */
+	struct hfield hint;  /* PF_HINT: the Link of a 103 Early Hints, its value in dec */
 	char err[160];       /* one-line reason when parsing failed, '\n' ended */
 	char dec[PLAN_DEC_SIZE];
 };

@@ -78,6 +78,8 @@ int plan_copy(struct plan *dst, const struct plan *src)
 	memcpy(e->spec_s, src->ext->spec_s, sizeof(e->spec_s));
 	memcpy(e->spec_d, src->ext->spec_d, sizeof(e->spec_d));
 	memcpy(e->err, src->ext->err, sizeof(e->err));
+	e->conn = src->ext->conn;
+	e->hint = field_moved(&src->ext->hint, src->ext, e);
 	for (int i = 0; i < src->nhdr; i++)
 		e->hdr[i] = field_moved(&src->ext->hdr[i], src->ext, e);
 	for (int i = 0; i < src->ntrl; i++)
@@ -126,55 +128,12 @@ static int plan_fail(struct plan *p, const char *item, size_t len, const char *w
 	return -1;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 static int is_tchar(unsigned char c)
 {
 	static const char extra[] = "!#$%&'*+-.^_`|~";
 
 	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') ||
 	       (c && strchr(extra, c));
-}
-
-/* Percent-decodes <s> into the extension's decode area. Returns its start or NULL. */
-static char *plan_decode(struct plan_ext *p, const char *s, size_t len, size_t *olen,
-			 const char **err)
-{
-	char *start = p->dec + p->dec_used, *o = start;
-	char *end = p->dec + sizeof(p->dec);
-
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '%') {
-			int h, l;
-
-			if (i + 2 >= len)
-				return *err = "truncated %-escape", NULL;
-			h = hexval(s[i + 1]);
-			l = hexval(s[i + 2]);
-			if (h < 0 || l < 0)
-				return *err = "bad %-escape", NULL;
-			c = (unsigned char)(h << 4 | l);
-			i += 2;
-		}
-		if ((c < 0x20 && c != '\t') || c == 0x7f)
-			return *err = "control character in header", NULL;
-		if (o == end)
-			return *err = "too many header bytes", NULL;
-		*o++ = (char)c;
-	}
-	*olen = (size_t)(o - start);
-	p->dec_used += (uint32_t)*olen;
-	return start;
 }
 
 /* H=Name:Value and T=Name:Value, the value percent-decoded */
@@ -396,6 +355,7 @@ static int plan_sse_word(struct plan *p, const char *k, size_t klen, const char 
 		if (num_draw(v, vlen, r, &n, err) < 0 || n > lim->max_wait)
 			return *err = "expected ttft=MS (any number form), at most --max-wait", -1;
 		p->ttft_ms = n;
+		p->flags = n ? p->flags | PF_TTFT : p->flags & ~PF_TTFT;
 		return 1;
 	}
 	if (klen == 4 && !memcmp(k, "done", 4)) {
@@ -505,6 +465,8 @@ static int plan_item(struct plan *p, const char *it, size_t len, struct rng *r,
 		if (eq - it == 2 && it[0] == 'w' && it[1] == 's')
 			return plan_ws(p, eq + 1, len - 3) < 0 ? plan_fail(p, it, len, "expected ws=echo or ws=gen") : 0;
 		if (eq - it == 4 && (kind = plan_sse_word(p, it, 4, eq + 1, len - 5, r, lim, &err)) != 0)
+			return kind < 0 ? plan_fail(p, it, len, err) : 0;
+		if (eq - it >= 3 && (kind = plan_conn_word(p, it, (size_t)(eq - it), eq + 1, len - (size_t)(eq - it) - 1, &err)) != 0)
 			return kind < 0 ? plan_fail(p, it, len, err) : 0;
 		if (eq - it >= 2 && plan_word(p, it, (size_t)(eq - it), eq + 1, len - (size_t)(eq - it) - 1, &err) != 0)
 			return err ? plan_fail(p, it, len, err) : 0;

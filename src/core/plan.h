@@ -68,6 +68,15 @@ static inline const char *plan_spec_d(const struct plan *p)
 int plan_apply(struct plan *p, const char *q, size_t len, struct rng *r,
 	       const struct plan_limits *lim);
 
+/* Percent-decodes <len> bytes of <s> into <e>'s decode area (H=, T=,
+ * hint=): its start, or NULL with <*err> */
+char *plan_decode(struct plan_ext *e, const char *s, size_t len, size_t *olen, const char **err);
+
+/* the connection keys (plan_conn.c): maxreq=, h2s=, h2w=, ping=, and
+ * hint=. Returns 1 when taken, 0 when not one of them, -1 with <*err> when
+ * its value is bad */
+int plan_conn_word(struct plan *p, const char *k, size_t klen, const char *v, size_t vlen, const char **err);
+
 /* Copies <src> into <dst>: the H=/T= strings point into dst's own copy of
  * the extension. Returns 0, or -1 out of memory (dst then has none). */
 int plan_copy(struct plan *dst, const struct plan *src);

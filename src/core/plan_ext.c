@@ -1,4 +1,4 @@
-/* The plan's extension (H=, T=, random s=/d=, a bad item's reason): taken when a key needs it, kept per thread. */
+/* The plan's extension (H=, T=, hint=, random s=/d=, a bad item's reason): taken when a key needs it, kept per thread; the percent-decoding into it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +16,8 @@ static void ext_clear(struct plan_ext *e)
 	e->dec_used = 0;
 	e->spec_s[0] = e->spec_d[0] = 0;
 	e->err[0] = 0;
+	e->conn.set = 0;
+	e->hint.vlen = 0;
 }
 
 struct plan_ext *plan_ext_need(struct plan *p)
@@ -79,4 +81,46 @@ int plan_why(struct plan *p, const char *why)
 	e->err[n] = '\n';
 	e->err[n + 1] = 0;
 	return 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+char *plan_decode(struct plan_ext *p, const char *s, size_t len, size_t *olen,
+			 const char **err)
+{
+	char *start = p->dec + p->dec_used, *o = start;
+	char *end = p->dec + sizeof(p->dec);
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '%') {
+			int h, l;
+
+			if (i + 2 >= len)
+				return *err = "truncated %-escape", NULL;
+			h = hexval(s[i + 1]);
+			l = hexval(s[i + 2]);
+			if (h < 0 || l < 0)
+				return *err = "bad %-escape", NULL;
+			c = (unsigned char)(h << 4 | l);
+			i += 2;
+		}
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			return *err = "control character in header", NULL;
+		if (o == end)
+			return *err = "too many header bytes", NULL;
+		*o++ = (char)c;
+	}
+	*olen = (size_t)(o - start);
+	p->dec_used += (uint32_t)*olen;
+	return start;
 }

@@ -195,17 +195,20 @@ static char *content_range(struct hresp *rs, char *b, uint64_t full)
  * X-rsp: a client tells the server's pacing from the path's slowness. */
 static uint64_t planned_pace(const struct plan *p, uint64_t body)
 {
-	uint64_t n = body;
+	uint64_t n = body, first = 0;
 
+	/* ttft= on a body that is no event stream: its first byte's pause */
+	if (unlikely(p->flags & PF_TTFT) && !(p->flags & PF_SSE) && body)
+		first = p->ttft_ms;
 	if (!(p->flags & PF_PIECE) || !p->piece || !p->drip_ms || !n)
-		return 0;
+		return first;
 	/* WHY none for events d= apart or s= sized drawn per event, or after
 	 * ttft=: not known at the head (or not one d= per piece) */
 	if ((p->flags & PF_SSE) && (plan_spec_d(p)[0] || plan_spec_s(p)[0] || p->ttft_ms))
 		return 0;
 	if ((p->flags & (PF_RESET | PF_TRUNC)) && p->fault_at < n)
 		n = p->fault_at;
-	return n ? (n - 1) / p->piece * p->drip_ms : 0;
+	return first + (n ? (n - 1) / p->piece * p->drip_ms : 0);
 }
 
 /* the three timing headers, all from the same two measured intervals (and

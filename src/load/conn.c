@@ -66,7 +66,7 @@ void lc_conn_up(struct lc_conn *c, int resumed)
 
 static void conn_fresh(struct lc_conn *c)
 {
-	c->rd_ready = c->wr_ready = c->rdhup = c->got_bytes = c->up = c->goaway = 0;
+	c->rd_ready = c->wr_ready = c->rdhup = c->got_bytes = c->up = c->goaway = c->h2_set = 0;
 	c->err_kind = E_RESET;
 	c->inflight = c->taken = 0;
 	c->up_us = 0;

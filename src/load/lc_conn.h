@@ -50,6 +50,9 @@ struct lc_conn {
 	uint8_t got_bytes;           /* something came back on this connection */
 	uint8_t up;                  /* its protocol started: 1, and in the window: 2 */
 	uint8_t goaway;              /* h2: the server's GOAWAY came: 1 NO_ERROR (a graceful end), 2 another */
+	uint8_t h2_set;              /* h2: the server's first SETTINGS came */
+	uint32_t h2_streams;         /* ... its SETTINGS_MAX_CONCURRENT_STREAMS, the last said */
+	int32_t goaway_sid;          /* ... its GOAWAY's last stream id */
 	uint8_t err_kind;            /* enum lc_err of what ended it: its requests lost count as that */
 	uint32_t inflight;
 	uint32_t taken;              /* exchanges started on this connection */

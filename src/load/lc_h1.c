@@ -6,6 +6,7 @@
 #include "common.h"
 #include "lc_conn.h"
 #include "lc_record.h"
+#include "lc_thread.h"
 #include "lc_hits.h"
 
 static int ieq(struct ist a, const char *lit)
@@ -128,6 +129,11 @@ static int h1_parse(struct lc_conn *c)
 			n = h1_parse_resp(c->in + off, c->in_len - off, &r, &err);
 			if (n == HX_AGAIN)
 				break;
+			if (n > 0 && r.status >= 100 && r.status < 200 && r.status != 101) {
+				c->t->st.interim++; /* WHY passed over: 103 Early Hints, 100 Continue */
+				off += (uint32_t)n;
+				continue;
+			}
 			if (n < 0 || h1_head(c, e, &r) < 0)
 				return -1;
 			lc_status_line(e, c->in + off, (size_t)n);
@@ -146,8 +152,10 @@ static int h1_parse(struct lc_conn *c)
 			lc_record(c, e);
 			c->ex_head = (c->ex_head + 1) % (uint32_t)lc_o->depth;
 			c->inflight--;
-			if (c->h1_close)
+			if (c->h1_close) { /* WHY counted: HTTP/1's graceful end, as a GOAWAY */
+				c->t->st.goaways += c->up == 2;
 				return 1;
+			}
 		}
 	}
 	memmove(c->in, c->in + off, c->in_len - off);

@@ -28,7 +28,9 @@ static int header_cb(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 	(void)s, (void)flags;
 	if (!e || f->hd.type != NGHTTP2_HEADERS)
 		return 0;
-	if (nl == 7 && !memcmp(n, ":status", 7) && vl == 3)
+	if (nl == 7 && !memcmp(n, ":status", 7) && vl == 3 && v[0] == '1') /* an interim head: 103, 100 */
+		((struct lc_conn *)user)->t->st.interim++;
+	else if (nl == 7 && !memcmp(n, ":status", 7) && vl == 3)
 		lc_head(user, e, (unsigned)((v[0] - '0') * 100 + (v[1] - '0') * 10 + (v[2] - '0')));
 	else if (nl == 5 && !memcmp(n, "x-rsp", 5))
 		lc_xrsp(e, (const char *)v, vl);
@@ -126,6 +128,26 @@ static void submit(nghttp2_session *s, struct lc_ex *e)
 	e->id = nghttp2_submit_request(s, NULL, nv, n, o->body ? &prd : NULL, &e->body_left);
 }
 
+/* the server's SETTINGS: its stream limit as it changes after the first */
+static void peer_settings(struct lc_conn *c, const nghttp2_settings *set)
+{
+	struct lc_stats *st = &c->t->st;
+
+	for (size_t i = 0; i < set->niv; i++) {
+		uint32_t v = set->iv[i].value;
+
+		if (set->iv[i].settings_id != NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+			continue;
+		if (c->h2_set && v != c->h2_streams) {
+			st->limit_min = st->limit_changes ? MIN(st->limit_min, (uint64_t)v) : v;
+			st->limit_last = v;
+			st->limit_changes++;
+		}
+		c->h2_streams = v;
+	}
+	c->h2_set = 1;
+}
+
 static int frame_cb(nghttp2_session *s, const nghttp2_frame *f, void *user)
 {
 	struct lc_conn *c = user;
@@ -133,8 +155,25 @@ static int frame_cb(nghttp2_session *s, const nghttp2_frame *f, void *user)
 	(void)s;
 	if (f->hd.type == NGHTTP2_GOAWAY && !c->goaway) {
 		c->goaway = f->goaway.error_code == NGHTTP2_NO_ERROR ? 1 : 2;
+		c->goaway_sid = f->goaway.last_stream_id;
 		c->t->st.goaways += c->goaway == 1 && c->up == 2;
+	} else if (f->hd.type == NGHTTP2_SETTINGS && !(f->hd.flags & NGHTTP2_FLAG_ACK)) {
+		peer_settings(c, &f->settings);
+	} else if (f->hd.type == NGHTTP2_PING && !(f->hd.flags & NGHTTP2_FLAG_ACK)) {
+		c->t->st.pings++;
 	}
+	return 0;
+}
+
+/* a stream's frame above the server's own GOAWAY: it said it would not
+ * process that stream (RFC 9113 6.8), then answered it */
+static int begin_frame_cb(nghttp2_session *s, const nghttp2_frame_hd *hd, void *user)
+{
+	struct lc_conn *c = user;
+
+	(void)s;
+	if (c->goaway && hd->stream_id > c->goaway_sid && (hd->type == NGHTTP2_HEADERS || hd->type == NGHTTP2_DATA))
+		c->t->st.past_goaway++;
 	return 0;
 }
 
@@ -165,6 +204,7 @@ static int lc_h2_global_init(void)
 	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cbs, data_cb);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cbs, close_cb);
 	nghttp2_session_callbacks_set_on_frame_recv_callback(cbs, frame_cb);
+	nghttp2_session_callbacks_set_on_begin_frame_callback(cbs, begin_frame_cb);
 	/* WHY: a load generator reads what it needs; nghttp2's field
 	 * validation was 3.4 % of the profile */
 	nghttp2_option_set_no_http_messaging(opt, 1);

@@ -52,6 +52,7 @@ struct lc_stats {
 	uint64_t verified_bytes;     /* ... and their bytes */
 	uint64_t non2xx;
 	uint64_t unexpected;         /* answered with a status --expect (or 2xx) does not name */
+	uint64_t interim;            /* 1xx heads before an answer (103 Early Hints, 100 Continue), h1 and h2 */
 	uint64_t scheduled;          /* open loop: send times that fell in the window */
 	uint64_t sent;               /* exchanges started in the window */
 	uint64_t late;               /* open loop: sent over LC_LATE_US after their time */
@@ -62,7 +63,11 @@ struct lc_stats {
 	uint64_t end_timeout;        /* of those, counted as timeouts */
 	uint64_t conns, resumed;     /* connections made (TLS: resumed) */
 	uint64_t early, early_rejected; /* h3 --0rtt: connections whose 0-RTT was taken, refused */
-	uint64_t goaways;            /* connections the server ended gracefully (h2 GOAWAY NO_ERROR, h3 GOAWAY) */
+	uint64_t goaways;            /* connections the server ended gracefully (h1 Connection: close, h2 GOAWAY NO_ERROR, h3 GOAWAY) */
+	uint64_t past_goaway;        /* h2: frames of a stream above the server's own GOAWAY's last stream id (a server bug) */
+	uint64_t pings;              /* h2: PINGs the server sent */
+	uint64_t limit_changes;      /* h2: SETTINGS that changed the server's stream limit after its first */
+	uint64_t limit_min, limit_last; /* ... the lowest it changed to, the last (merged: the lowest, the last run's) */
 	uint64_t retried;            /* requests refused unprocessed and sent again (not failed) */
 	uint64_t conn_errors;        /* connections that failed with no request in flight (connect, TLS) */
 	uint64_t by_proto[LC_NPROTO]; /* connections by protocol */

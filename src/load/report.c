@@ -26,7 +26,7 @@ const int lc_iv_hist[IV_MAX] = { H_LAT, H_SRV, H_OTH, H_BOTH, H_QUEUE };
 
 static const struct lc_counter lc_counters[] = {
 	C(NULL, "requests", reqs), C(NULL, "bytes", bytes), C(NULL, "non2xx", non2xx),
-	C(NULL, "unexpected", unexpected),
+	C(NULL, "unexpected", unexpected), C(NULL, "interim", interim),
 	C("schedule", "scheduled", scheduled), C("schedule", "sent", sent), C("schedule", "late", late),
 	C("schedule", "loop_late_us", loop_late_us),
 	C("schedule", "failed", failed), C("schedule", "inflight_end", inflight_end),
@@ -34,7 +34,9 @@ static const struct lc_counter lc_counters[] = {
 	C("schedule", "retried", retried),
 	C("connections", "opened", conns), C("connections", "resumed", resumed), C("connections", "early", early),
 	C("connections", "early_rejected", early_rejected), C("connections", "goaway", goaways),
-	C("connections", "errors", conn_errors),
+	C("connections", "errors", conn_errors), C("connections", "past_goaway", past_goaway),
+	C("connections", "pings", pings), C("connections", "stream_limit_changes", limit_changes),
+	C("connections", "stream_limit_min", limit_min), C("connections", "stream_limit_last", limit_last),
 	C("connections", "h1", by_proto[LC_H1]), C("connections", "h2", by_proto[LC_H2]),
 	C("connections", "h3", by_proto[LC_H3]), C("connections", "ws", by_proto[LC_WS]),
 	C("server_cpu", "us", srv_cpu_us),
@@ -75,9 +77,15 @@ void lc_stats_add(struct lc_stats *T, const struct lc_stats *s)
 		T->status[i] += s->status[i];
 	for (int e = 0; e < E_MAX; e++)
 		T->errors[e] += s->errors[e];
+	uint64_t lmin = T->limit_min, llast = T->limit_last;
+
 	for (size_t k = 0, n = lc_counters_n(); k < n; k++)
 		LC_CTR(T, lc_counter(k)) += LC_CTR(s, lc_counter(k));
 	lc_hs_add(&T->hs, &s->hs);
+	/* WHY again: the stream limit's figures are a least and a last, not sums */
+	T->limit_min = !(T->limit_changes - s->limit_changes) ? s->limit_min :
+		       !s->limit_changes ? lmin : MIN(lmin, s->limit_min);
+	T->limit_last = s->limit_changes ? s->limit_last : llast;
 }
 
 uint64_t lc_stats_errors(const struct lc_stats *s)
@@ -231,11 +239,21 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 		fprintf(f, "; 0-RTT taken on %llu, refused on %llu (their requests sent again)",
 			(unsigned long long)T->early, (unsigned long long)T->early_rejected);
 	if (T->goaways)
-		fprintf(f, "; %llu ended by the server's graceful GOAWAY", (unsigned long long)T->goaways);
+		fprintf(f, "; %llu ended by the server's graceful GOAWAY (h1: Connection: close)", (unsigned long long)T->goaways);
 	fprintf(f, "\n");
 	if (T->retried)
 		fprintf(f, "retried  %llu requests the server refused unprocessed (REFUSED_STREAM, at or above a "
 			"GOAWAY's stream id, TLS early data refused), sent again: no error\n", (unsigned long long)T->retried);
+	if (T->pings || T->limit_changes)
+		fprintf(f, "h2       %llu PINGs from the server; its stream limit changed %llu times, to %llu at least, "
+			"%llu last\n", (unsigned long long)T->pings, (unsigned long long)T->limit_changes,
+			(unsigned long long)T->limit_min, (unsigned long long)T->limit_last);
+	if (T->past_goaway)
+		fprintf(f, "ERROR    %llu frames of streams above the server's own GOAWAY (its last stream id): a server "
+			"bug\n", (unsigned long long)T->past_goaway);
+	if (T->interim)
+		fprintf(f, "interim  %llu 1xx heads before answers (103 Early Hints, 100 Continue), passed over\n",
+			(unsigned long long)T->interim);
 	if (T->by_proto[LC_H3])
 		h3_text(f, T);
 	if (T->srv_cpu_us)

@@ -241,6 +241,31 @@ static void errors(void)
 	plan_done(&p);
 }
 
+/* the connection keys (plan_conn.c), hint= and ttft= */
+static void conn_keys(void)
+{
+	struct plan p = { 0 }, q = { 0 };
+
+	ok(apply(&p, "maxreq=10&h2s=1&h2w=0&ping=250") == 0 && (p.flags & PF_CONN) &&
+	   p.ext->conn.set == (PC_MAXREQ | PC_STREAMS | PC_WINDOW | PC_PING) && p.ext->conn.maxreq == 10 &&
+	   p.ext->conn.streams == 1 && p.ext->conn.window == 0 && p.ext->conn.ping_ms == 250,
+	   "maxreq=, h2s=, h2w=, ping=: each set, in the extension");
+	ok(apply(&p, "s=1") == 0 && !(p.flags & PF_CONN), "none of them: no PF_CONN");
+	ok(apply(&p, "maxreq=0") < 0 && strstr(plan_err(&p), "maxreq=N"), "maxreq=0 is refused, named");
+	ok(apply(&p, "h2w=2147483648") < 0, "h2w= at 2^31 is refused");
+	ok(apply(&p, "ping=100r") < 0, "ping= takes no random form");
+	ok(apply(&p, "hint=%3C%2Fa.js%3E%3Brel%3Dpreload") == 0 && (p.flags & PF_HINT), "hint=: PF_HINT");
+	is_mem(p.ext->hint.val, p.ext->hint.vlen, "</a.js>;rel=preload", "... its Link percent-decoded");
+	ok(plan_copy(&q, &p) == 0 && q.ext->hint.val != p.ext->hint.val, "a copy's Link points into its own extension");
+	is_mem(q.ext->hint.val, q.ext->hint.vlen, "</a.js>;rel=preload", "... with the same bytes");
+	ok(apply(&p, "hint=1") == 0 && strstr(p.ext->hint.val, "rel=preload"), "hint=1: a default Link");
+	ok(apply(&p, "hint=") < 0 && apply(&p, "hint=%0a") < 0, "an empty hint= and a control byte are refused");
+	ok(apply(&p, "ttft=50") == 0 && (p.flags & PF_TTFT) && p.ttft_ms == 50, "ttft=50: PF_TTFT");
+	ok(apply(&p, "ttft=50&ttft=0") == 0 && !(p.flags & PF_TTFT), "ttft=0: off again");
+	plan_done(&p);
+	plan_done(&q);
+}
+
 /* ---------- X-Hxterm-Ignored with 1,000 unknown keys ---------- */
 
 #define NKEYS 1000
@@ -388,6 +413,7 @@ int main(void)
 	numbers();
 	keys();
 	errors();
+	conn_keys();
 	extension();
 	plan_ext_thread_free();
 	return done_testing();

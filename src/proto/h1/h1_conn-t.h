@@ -58,6 +58,7 @@ struct h1c {
 	uint32_t wr;
 	uint32_t hend;
 	uint32_t nreq;       /* requests seen on this connection */
+	uint32_t max_req;    /* its last request's number (--conn-requests, maxreq=), 0: none */
 	uint8_t stp;         /* SP_H1 or SP_H1TLS, for the stats */
 	uint16_t alt_port;   /* Alt-Svc h3 port on a TLS connection, else 0 */
 

@@ -297,6 +297,27 @@ static int h1_wait(struct h1c *c, uint64_t until, uint8_t next)
 	return 1;
 }
 
+/* hint=: a 103 Early Hints with its Link, sent before any wait (HTTP/1.1;
+ * an HTTP/1.0 client gets no 1xx). The value lives in the plan until the
+ * exchange ends. -1: the connection is dead */
+__attribute__((cold, noinline)) static int h1_hint(struct h1c *c)
+{
+	static const char eh[] = "HTTP/1.1 103 Early Hints\r\nLink: ";
+	const struct hfield *f = ex_hint_take(c->ex);
+
+	if (!f || !c->minor)
+		return 0;
+	if (oq_iov_room(&c->oq) < 3 && h1_flush(c) == -1)
+		return -1;
+	if (oq_iov_room(&c->oq) < 3)
+		return 0; /* WHY: a queue still full of an earlier answer; the final one follows */
+	oq_ref(&c->oq, eh, sizeof(eh) - 1);
+	oq_ref(&c->oq, f->val, f->vlen);
+	oq_ref(&c->oq, "\r\n\r\n", 4);
+	ctr_add(&c->t.w->st.resp[c->stp][1], 1);
+	return h1_flush(c) == -1 ? -1 : 0;
+}
+
 /* the request can be answered: at once, or after the wait it asked for */
 static int h1_ready(struct h1c *c)
 {
@@ -426,7 +447,13 @@ static int h1_route(struct h1c *c)
 	int has_body = !body_done(c);
 	int keep = ex_keep(c->ex, c->minor ? !(c->info & H1I_CLOSE) : !!(c->info & H1I_KEEPALIVE));
 
-	if (c->t.w->draining)
+	/* WHY one test: maxreq= and hint= are rare */
+	if (ex_conn_keys(c->ex)) {
+		c->max_req = ex_max_req(c->ex, c->max_req);
+		if (h1_hint(c) < 0)
+			return 0;
+	}
+	if (c->t.w->draining || (unlikely(c->max_req) && c->nreq >= c->max_req))
 		keep = 0;
 	c->idle_ms = ex_idle_ms(c->ex, c->idle_ms);
 	c->t.flags = (c->t.flags & ~H1C_KEEP) | (keep ? H1C_KEEP : 0);
@@ -858,6 +885,7 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->t_recv = 0;
 	c->t.last_act = w->loop.now_ms;
 	c->idle_ms = cfg.idle_ms;
+	c->max_req = cfg.conn_requests;
 	c->alt_port = h->alt_port;
 	c->ci = h->ci;
 	c->early_left = 0;

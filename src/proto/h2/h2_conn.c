@@ -225,9 +225,41 @@ static void h2s_request_in(struct h2s *s, int end_stream)
 		xs_ready(&s->x);
 	} else if (s->x.flags & XS_EXPECT) {
 		s->x.flags &= ~XS_EXPECT;
-		if (s->c->eng->info(s) < 0)
+		static const struct xs_nv cont[] = { { (uint8_t *)":status", (uint8_t *)"100", 7, 3, 0 } };
+
+		if (s->c->eng->info(s, cont, 1) < 0)
 			h2s_fail(&s->x);
 	}
+}
+
+/* the request limit (--conn-requests, maxreq=): past it, a graceful
+ * GOAWAY naming the last stream taken; the open streams finish */
+static void h2c_count_req(struct h2c *c, const struct exch *x)
+{
+	c->max_req = ex_max_req(x, c->max_req);
+	if (unlikely(c->max_req) && c->total >= c->max_req && !(c->t.flags & H2C_ENDING)) {
+		c->t.flags |= H2C_ENDING;
+		h2c_why(c, SC_SERVER); /* WHY: counted as HTTP/1's Connection: close is */
+		c->eng->drain(c);
+	}
+}
+
+/* hint=: a 103 Early Hints with its Link, at once, before any wait; -1
+ * out of memory */
+__attribute__((cold, noinline)) static int h2s_hint(struct h2s *s)
+{
+	const struct hfield *f = ex_hint_take(&s->x.ex);
+	const struct xs_nv nv[] = {
+		{ (uint8_t *)":status", (uint8_t *)"103", 7, 3, 0 },
+		{ (uint8_t *)"link", (uint8_t *)(uintptr_t)(f ? f->val : ""), 4, f ? f->vlen : 0, 0 },
+	};
+
+	if (!f)
+		return 0;
+	if (s->c->eng->info(s, nv, 2) < 0)
+		return -1;
+	ctr_add(&s->c->t.w->st.resp[s->c->sp][1], 1);
+	return 0;
 }
 
 void h2s_head_in(struct h2s *s, int end)
@@ -235,6 +267,9 @@ void h2s_head_in(struct h2s *s, int end)
 	if (!(s->x.flags & XS_HEADERS)) {
 		s->x.ex.rq.alt_port = s->c->alt_port;
 		xs_headers_done(&s->x, &s->c->t.w->rng);
+		h2c_count_req(s->c, &s->x.ex);
+		if (ex_conn_keys(&s->x.ex) && !s->x.ex.plan.ws && h2s_hint(s) < 0)
+			return h2s_fail(&s->x);
 		if (s->x.ex.plan.ws && h2s_ws_start(s) < 0)
 			return h2s_fail(&s->x);
 	}
@@ -262,6 +297,22 @@ void h2s_end_in(struct h2s *s)
 
 /* ---------- the response ---------- */
 
+/* h2s=, h2w=, ping= of an answer: kept on the connection until it went
+ * (h2c_changes). WHY not the plan's: a stream without a body may be
+ * freed, its plan with it, as it is answered */
+__attribute__((cold, noinline)) static void h2c_keep_changes(struct h2c *c, const struct plan_conn *pc)
+{
+	uint8_t set = pc->set & (PC_STREAMS | PC_WINDOW | PC_PING);
+
+	if (set & PC_STREAMS)
+		c->chg.streams = pc->streams;
+	if (set & PC_WINDOW)
+		c->chg.window = pc->window;
+	if (set & PC_PING)
+		c->chg.ping_ms = pc->ping_ms;
+	c->chg.set |= set;
+}
+
 static void h2s_respond(struct xstream *x)
 {
 	struct h2s *s = h2s_of(x);
@@ -271,6 +322,8 @@ static void h2s_respond(struct xstream *x)
 
 	if (n < 0)
 		return h2s_fail(x);
+	if (ex_conn_keys(&x->ex) && ex_conn_changes(&x->ex))
+		h2c_keep_changes(s->c, ex_conn_changes(&x->ex));
 	ctr_add(&s->c->t.w->st.requests, 1);
 	body = ex_has_body(&x->ex) || s->wss;
 	if (s->c->eng->respond(s, nv, (size_t)n, body) < 0) {
@@ -555,10 +608,10 @@ static uint64_t h2c_deadline(const struct h2c *c)
 	return d;
 }
 
-/* when to look again: the connection's deadline, or the next stall scan */
+/* when to look again: the connection's deadline, the next stall scan, our next PING */
 static uint64_t h2c_wake_at(const struct h2c *c)
 {
-	uint64_t d = h2c_deadline(c);
+	uint64_t d = MIN(h2c_deadline(c), c->ping_at);
 
 	return c->nstreams ? MIN(d, c->scan_at) : d;
 }
@@ -626,6 +679,32 @@ void h2c_work_put(struct h2c *c, void *p)
 	pool_put(&h2w(c->t.w)->work, p);
 }
 
+/* ping=: a PING now, the next one ping= ms on (0: none more) */
+static void h2c_ping(struct h2c *c)
+{
+	c->eng->ping(c);
+	c->ping_at = c->chg.ping_ms ? c->t.w->loop.now_ms + c->chg.ping_ms : UINT64_MAX;
+}
+
+/* what an answer asked of the connection, once its head went: a SETTINGS
+ * with h2s= and h2w=, PINGs from now on (ping=). -1: out of memory */
+__attribute__((cold, noinline)) static int h2c_changes(struct h2c *c)
+{
+	struct h2_setting set[2];
+	size_t n = 0;
+
+	if (c->chg.set & PC_STREAMS)
+		set[n++] = (struct h2_setting){ NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, c->chg.streams };
+	if (c->chg.set & PC_WINDOW)
+		set[n++] = (struct h2_setting){ NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, c->chg.window };
+	if (n && c->eng->settings(c, set, n) < 0)
+		return -1;
+	if (c->chg.set & PC_PING)
+		h2c_ping(c);
+	c->chg.set = 0;
+	return 0;
+}
+
 static void h2c_run(struct h2c *c)
 {
 	uint64_t d, rest = UINT64_MAX;
@@ -633,6 +712,8 @@ static void h2c_run(struct h2c *c)
 	if (!(c->t.flags & H2C_DEAD) && unlikely(h2c_buffers_take(c) < 0))
 		h2c_nomem(c);
 	if (!(c->t.flags & H2C_DEAD) && (h2c_recv(c) < 0 || c->eng->send(c) < 0))
+		c->t.flags |= H2C_DEAD;
+	if (unlikely(c->chg.set) && !(c->t.flags & H2C_DEAD) && (h2c_changes(c) < 0 || c->eng->send(c) < 0))
 		c->t.flags |= H2C_DEAD;
 	if (!(c->t.flags & H2C_DEAD) && !oq_pending(&c->oq) && !c->eng->alive(c))
 		c->t.flags |= H2C_DEAD; /* GOAWAY done, or the peer is gone */
@@ -661,6 +742,8 @@ static void h2c_timer_cb(struct loop *l, struct timer *t)
 
 	if (c->nstreams && w->loop.now_ms >= c->scan_at)
 		h2c_scan(c);
+	if (unlikely(w->loop.now_ms >= c->ping_at))
+		h2c_ping(c);
 	if (w->loop.now_ms >= h2c_deadline(c)) {
 		if (oq_pending(&c->oq)) {
 			c->t.flags |= H2C_DEAD; /* the client stopped reading */
@@ -750,6 +833,7 @@ static int h2c_upgrade(struct h2c *c, const struct handoff *up)
 	 * would draw its random values a second time */
 	if (xs_adopt(&s->x, up->ex) < 0)
 		return -1;
+	h2c_count_req(c, &s->x.ex);
 	h2s_request_in(s, 1);
 	return 0;
 }
@@ -766,6 +850,9 @@ int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->t.tm = (struct timer){ 0, 0, h2c_timer_cb };
 	c->t.flags = H2C_WR_READY | H2C_RD_READY;
 	c->nstreams = c->total = 0;
+	c->max_req = cfg.conn_requests;
+	c->chg.set = 0;
+	c->ping_at = UINT64_MAX;
 	c->sp = x->ssl ? SP_H2 : SP_H2C;
 	c->t.why = SC_UNSET;
 	list_init(&c->streams);

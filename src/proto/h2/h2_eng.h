@@ -22,6 +22,7 @@
 #define H2C_BLOCKED  0x08 /* the engine wanted to send but the queue was full */
 #define H2C_RDHUP    TC_RDHUP
 #define H2C_EARLY    0x20 /* reading TLS early data: its streams say early=1 */
+#define H2C_ENDING   0x40 /* its request limit reached: GOAWAY sent, later streams refused */
 
 #define H2_STAGE_MAX (1 << 20) /* bytes staged per writev */
 
@@ -64,6 +65,9 @@ struct h2c {
 	void *sess;          /* the engine's state: nghttp2_session, struct h2x */
 	uint32_t nstreams;
 	uint32_t total;      /* streams opened on it, for the stats */
+	uint32_t max_req;    /* its last request's number (--conn-requests, maxreq=), 0: none */
+	struct plan_conn chg; /* h2s=, h2w=, ping= an answer asked for, applied once it went */
+	uint64_t ping_at;    /* ms: our next PING (ping=), UINT64_MAX: none */
 	uint8_t sp;          /* SP_H2 or SP_H2C */
 	char *in;
 	uint32_t in_size;
@@ -93,9 +97,13 @@ struct h2_eng {
 	int (*alive)(struct h2c *c);                 /* more to read or to send */
 	void (*goaway)(struct h2c *c, uint32_t code); /* GOAWAY, the end once sent */
 	void (*drain)(struct h2c *c);                /* GOAWAY, the open streams go on */
+	/* a SETTINGS of ours mid-connection (h2s=, h2w=): -1 out of memory */
+	int (*settings)(struct h2c *c, const struct h2_setting *set, size_t n);
+	void (*ping)(struct h2c *c);                 /* a PING of ours (ping=) */
 	void (*rst)(struct h2s *s, uint32_t code);   /* <s> may be freed at once */
 	int (*respond)(struct h2s *s, const struct xs_nv *nv, size_t n, int body);
-	int (*info)(struct h2s *s);                  /* a 100 Continue */
+	/* a 1xx head without END_STREAM: 100 Continue, 103 Early Hints */
+	int (*info)(struct h2s *s, const struct xs_nv *nv, size_t n);
 	void (*resume)(struct h2s *s);               /* its body can go on */
 	int64_t (*window)(struct h2c *c, struct h2s *s); /* the peer's: <s>, or the connection's */
 	/* no stream open, nothing to send: what it holds may go back; when

@@ -35,6 +35,8 @@ static int hx_open(struct h2c *c)
 	h->peer_last = WIN_MAX;
 	h->win_out = 65535;
 	h->win_in = cfg.h2_conn_window;
+	h->streams_max = cfg.h2_streams;
+	h->iwin = cfg.h2_window;
 	/* WHY as hpk_init() has it: the work state starts from these */
 	h->enc_max = h->enc_low = MIN(4096, cfg.h2_enc_table);
 	h->enc_update = h->enc_max != 4096;
@@ -75,6 +77,8 @@ const struct h2_eng h2_eng_hx = {
 	.alive = hx_alive,
 	.goaway = hx_goaway,
 	.drain = hx_drain,
+	.settings = hx_settings,
+	.ping = hx_ping,
 	.rst = hx_rst,
 	.respond = hx_respond,
 	.info = hx_info,

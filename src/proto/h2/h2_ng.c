@@ -94,13 +94,10 @@ static int ng_respond(struct h2s *s, const struct xs_nv *nv, size_t n, int body)
 	return nghttp2_submit_response(SESS(s->c), s->id, (const nghttp2_nv *)nv, n, body ? &prd : NULL) ? -1 : 0;
 }
 
-static int ng_info(struct h2s *s)
+static int ng_info(struct h2s *s, const struct xs_nv *nv, size_t n)
 {
-	static const nghttp2_nv cont[] = {
-		{ (uint8_t *)":status", (uint8_t *)"100", 7, 3, NGHTTP2_NV_FLAG_NONE },
-	};
-
-	return nghttp2_submit_headers(SESS(s->c), NGHTTP2_FLAG_NONE, s->id, NULL, cont, 1, NULL) < 0 ? -1 : 0;
+	return nghttp2_submit_headers(SESS(s->c), NGHTTP2_FLAG_NONE, s->id, NULL, (const nghttp2_nv *)nv, n, NULL) < 0 ?
+		       -1 : 0;
 }
 
 static void ng_resume(struct h2s *s)
@@ -124,6 +121,22 @@ static void ng_drain(struct h2c *c)
 			      NGHTTP2_NO_ERROR, NULL, 0);
 }
 
+static int ng_settings(struct h2c *c, const struct h2_setting *set, size_t n)
+{
+	nghttp2_settings_entry iv[H2_NSETTINGS];
+
+	for (size_t i = 0; i < n && i < H2_NSETTINGS; i++)
+		iv[i] = (nghttp2_settings_entry){ set[i].id, set[i].val };
+	return nghttp2_submit_settings(SESS(c), NGHTTP2_FLAG_NONE, iv, MIN(n, (size_t)H2_NSETTINGS)) ? -1 : 0;
+}
+
+static void ng_ping(struct h2c *c)
+{
+	static const uint8_t data[8] = "hxterm!";
+
+	nghttp2_submit_ping(SESS(c), NGHTTP2_FLAG_NONE, data);
+}
+
 static int64_t ng_window(struct h2c *c, struct h2s *s)
 {
 	return s ? nghttp2_session_get_stream_remote_window_size(SESS(c), s->id) :
@@ -144,6 +157,11 @@ static int begin_headers_cb(nghttp2_session *sess, const nghttp2_frame *frame, v
 
 	if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST)
 		return 0;
+	/* WHY: nghttp2 takes the streams read with the one that reached the
+	 * request limit before its GOAWAY goes out: refused, sent again */
+	if (unlikely(c->t.flags & H2C_ENDING))
+		return nghttp2_submit_rst_stream(sess, NGHTTP2_FLAG_NONE, frame->hd.stream_id,
+						 NGHTTP2_REFUSED_STREAM) ? NGHTTP2_ERR_CALLBACK_FAILURE : 0;
 	s = h2s_get(c, frame->hd.stream_id);
 	if (!s)
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
@@ -340,6 +358,8 @@ const struct h2_eng h2_eng_ng = {
 	.alive = ng_alive,
 	.goaway = ng_goaway,
 	.drain = ng_drain,
+	.settings = ng_settings,
+	.ping = ng_ping,
 	.rst = ng_rst,
 	.respond = ng_respond,
 	.info = ng_info,

@@ -130,6 +130,11 @@ struct h2x {
 	uint32_t peer_last;      /* the last stream of the peer's GOAWAY, which may only go down */
 	uint8_t settings;        /* the client's first SETTINGS came */
 	uint8_t acks_owed;       /* our SETTINGS not yet acknowledged (0: they were) */
+	uint32_t streams_max;    /* our SETTINGS_MAX_CONCURRENT_STREAMS, the last sent (h2s=) */
+	uint32_t iwin;           /* our SETTINGS_INITIAL_WINDOW_SIZE as the peer applies it (h2w=) */
+	uint32_t iwin_next;      /* a lower one sent, applied at its ACK ... */
+	uint8_t iwin_acks;       /* ... the ACKs until that one (0: none pending) */
+	uint8_t acked;           /* our first SETTINGS was acknowledged */
 	uint8_t nopri;           /* the peer's SETTINGS_NO_RFC7540_PRIORITIES, 2: not said */
 	struct buf ctl;          /* frames for the next send, in their order */
 	struct buf enc;          /* a header block to split into frames */
@@ -256,7 +261,7 @@ static inline void hx_stream_init(struct h2x *h, struct h2s *s)
 {
 	HXS(s)->win_out = h->peer_iwin;
 	/* WHY: until our SETTINGS are acknowledged, the peer may use 65535 */
-	HXS(s)->win_in = !h->acks_owed ? cfg.h2_window : MAX(cfg.h2_window, 65535);
+	HXS(s)->win_in = h->acked ? h->iwin : MAX(h->iwin, 65535);
 	HXS(s)->st = 0;
 	HXS(s)->cl = UINT64_MAX;
 	list_init(&HXS(s)->ready);
@@ -309,12 +314,15 @@ int hx_recv(struct h2c *c, const uint8_t *p, size_t n);
 /* ---------- h2x_out.c: frames out ---------- */
 
 int hx_respond(struct h2s *s, const struct xs_nv *nv, size_t n, int body);
-int hx_info(struct h2s *s);
+int hx_info(struct h2s *s, const struct xs_nv *nv, size_t n);
 void hx_resume(struct h2s *s);
 int hx_send(struct h2c *c);
 int hx_alive(struct h2c *c);
 void hx_goaway(struct h2c *c, uint32_t code);
 void hx_drain(struct h2c *c);
+int hx_settings(struct h2c *c, const struct h2_setting *set, size_t n);
+void hx_settings_acked(struct h2x *h);
+void hx_ping(struct h2c *c);
 int64_t hx_window(struct h2c *c, struct h2s *s);
 
 /* ---------- h2x_rest.c: what a resting connection gives back ---------- */

@@ -92,3 +92,68 @@ int hx_glitch(struct h2x *h)
 	return 1;
 }
 
+
+/* our initial window as the peer now has it: each stream's by the change,
+ * opened again when that leaves it under half (WHY now: a peer whose window
+ * went to 0 or below sends no DATA, after which we would refill it) */
+static void hx_iwin(struct h2x *h, uint32_t v)
+{
+	struct list *l, *tmp;
+	uint8_t p[4];
+
+	list_each_safe(l, tmp, &h->c->streams) {
+		struct hxs *x = HXS(list_elem(l, struct h2s, node));
+
+		x->win_in += (int64_t)v - h->iwin;
+		if ((x->st & H2S_RCLOSED) || x->win_in >= (int64_t)v / 2)
+			continue;
+		hx_put32(p, (uint32_t)((int64_t)v - x->win_in));
+		hx_ctl(h, FR_WINDOW, 0, x->s.id, p, 4);
+		x->win_in = v;
+	}
+	h->iwin = v;
+}
+
+/* A SETTINGS of ours mid-connection (h2s=, h2w=). A lower stream limit
+ * refuses new streams at once and is a connection error once acknowledged,
+ * as nghttp2's session has it. WHY a larger window at once, a smaller one
+ * at its ACK: the peer applies it when it reads it, then acknowledges, so
+ * what it sent before the ACK may use the old one (RFC 9113 6.9.2) */
+int hx_settings(struct h2c *c, const struct h2_setting *set, size_t n)
+{
+	struct h2x *h = HX(c);
+	uint8_t p[6 * H2_NSETTINGS];
+
+	if (n > H2_NSETTINGS || h->acks_owed == UINT8_MAX)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		p[6 * i] = (uint8_t)(set[i].id >> 8), p[6 * i + 1] = (uint8_t)set[i].id;
+		hx_put32(p + 6 * i + 2, set[i].val);
+		if (set[i].id == NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+			h->streams_max = set[i].val;
+		if (set[i].id != NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE)
+			continue;
+		h->iwin_acks = 0;
+		if (set[i].val > h->iwin)
+			hx_iwin(h, set[i].val);
+		else
+			h->iwin_next = set[i].val, h->iwin_acks = (uint8_t)(h->acks_owed + 1);
+	}
+	hx_ctl(h, FR_SETTINGS, 0, 0, p, 6 * n);
+	h->acks_owed++;
+	return c->t.flags & H2C_DEAD ? -1 : 0;
+}
+
+/* an ACK of our SETTINGS came: a lower initial window it carried applies */
+void hx_settings_acked(struct h2x *h)
+{
+	if (h->iwin_acks && !--h->iwin_acks)
+		hx_iwin(h, h->iwin_next);
+}
+
+void hx_ping(struct h2c *c)
+{
+	static const uint8_t data[8] = "hxterm!";
+
+	hx_ctl(HX(c), FR_PING, 0, 0, data, 8);
+}

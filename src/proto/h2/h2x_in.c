@@ -29,13 +29,13 @@ static int block_kind(struct h2x *h, int32_t sid, int selfdep)
 	h2_sids_open(&c->sids, sid);
 	/* WHY a connection error over an acknowledged limit, and the order of
 	 * these: as nghttp2's session, so that both engines answer alike */
-	if (!h->acks_owed && c->nstreams >= cfg.h2_streams)
+	if (!h->acks_owed && c->nstreams >= h->streams_max)
 		return hx_conn_err(h, H2E_PROTOCOL), HB_IGNORED;
 	if (h->gone & HX_SENT) /* after our GOAWAY, new streams are not processed (RFC 9113 6.8) */
 		return HB_IGNORED;
 	if (selfdep)
 		return hx_conn_err(h, H2E_PROTOCOL), HB_IGNORED;
-	if (c->nstreams >= cfg.h2_streams || !(s = h2s_get(c, sid)))
+	if (c->nstreams >= h->streams_max || !(s = h2s_get(c, sid)))
 		return HB_REFUSED;
 	hx_stream_init(h, s);
 	return HB_OPEN;
@@ -68,10 +68,10 @@ static void refill(struct h2x *h, struct h2s *s)
 		hx_ctl(h, FR_WINDOW, 0, 0, p, 4);
 		h->win_in = cfg.h2_conn_window;
 	}
-	if (s && !(HXS(s)->st & H2S_RCLOSED) && HXS(s)->win_in < cfg.h2_window / 2) {
-		hx_put32(p, (uint32_t)(cfg.h2_window - HXS(s)->win_in));
+	if (s && !(HXS(s)->st & H2S_RCLOSED) && HXS(s)->win_in < h->iwin / 2) {
+		hx_put32(p, (uint32_t)(h->iwin - HXS(s)->win_in));
 		hx_ctl(h, FR_WINDOW, 0, s->id, p, 4);
-		HXS(s)->win_in = cfg.h2_window;
+		HXS(s)->win_in = h->iwin;
 	}
 }
 
@@ -278,7 +278,9 @@ static void fr_settings(struct h2x *h, const uint8_t *p, uint32_t len)
 			return hx_conn_err(h, H2E_FRAME_SIZE);
 		if (!h->acks_owed)
 			return hx_conn_err(h, H2E_PROTOCOL); /* an ACK of nothing */
-		h->acks_owed--; /* WHY once: we send one SETTINGS, a second ACK was refused above */
+		h->acks_owed--; /* WHY counted: an ACK of none we sent was refused above */
+		h->acked = 1;
+		hx_settings_acked(h);
 		if (!hx_work(h))
 			return;
 		if (nghttp2_hd_inflate_change_table_size(h->inf, cfg.h2_table))

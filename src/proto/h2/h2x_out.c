@@ -51,11 +51,9 @@ int hx_respond(struct h2s *s, const struct xs_nv *nv, size_t n, int body)
 	return 0;
 }
 
-int hx_info(struct h2s *s)
+int hx_info(struct h2s *s, const struct xs_nv *nv, size_t n)
 {
-	static const struct xs_nv cont[] = { { (uint8_t *)":status", (uint8_t *)"100", 7, 3, 0 } };
-
-	return headers_out(HX(s->c), s->id, cont, 1, 0);
+	return headers_out(HX(s->c), s->id, nv, n, 0);
 }
 
 void hx_resume(struct h2s *s)
