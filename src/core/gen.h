@@ -269,8 +269,14 @@ static inline enum ex_act ex_next(struct exch *x, uint64_t max, const struct gen
 		/* WHY the true clock, not the loop's: that one was read when
 		 * the turn began, and a busy turn made every d= pause shorter than
 		 * asked (9 pauses of 10 ms took 89 ms under ASan) */
-		if (!x->paused) /* WHY the exchange's for events: drawn for each */
-			x->pause_until = gc->clock_us() + ((p->flags & PF_SSE) ? x->drip_ms : p->drip_ms) * 1000;
+		if (!x->paused) { /* WHY the exchange's for events: drawn for each */
+			uint64_t ms = (p->flags & PF_SSE) ? x->drip_ms : p->drip_ms;
+
+			/* WHY 0 without d=: the piece goes alone and the next at
+			 * once; a clock read here set a timer per piece (16-byte
+			 * pieces of 16k took 137 ms, not 46, the server idle) */
+			x->pause_until = ms ? gc->clock_us() + ms * 1000 : 0;
+		}
 		x->paused = 1;
 		a->until_us = x->pause_until;
 		return a->act = EXA_PAUSE;

@@ -49,8 +49,8 @@ static const char *run(uint64_t max)
 			continue;
 		case EXA_PAUSE:
 			o += (size_t)snprintf(out + o, sizeof(out) - o, "P%llu ",
-					      (unsigned long long)(a.until_us - now) / 1000);
-			now = a.until_us;
+					      (unsigned long long)(a.until_us > now ? a.until_us - now : 0) / 1000);
+			now = MAX(now, a.until_us); /* 0: no wait, the clock unread */
 			ex_resume(&x);
 			continue;
 		case EXA_END:   snprintf(out + o, sizeof(out) - o, "E"); return out;
@@ -151,6 +151,15 @@ int main(void)
 	ok(!strcmp(run(1000), "D4 P100 D4 P100 D2 E"), "p=4&d=100: pieces, a timed pause after each but the last");
 	start("/?s=10&p=4");
 	ok(!strcmp(run(1000), "D4 P0 D4 P0 D2 E"), "p= alone: pieces end at once (a flush), no wait");
+	{
+		struct ex_action a0 = { 0 };
+
+		ex_respond(&x, &gc, T_NS);
+		fake_now = T_US;
+		for (int i = 0; i < 2; i++)
+			ex_next(&x, 1000, &gc, &a0);
+		ok(a0.act == EXA_PAUSE && a0.until_us == 0, "... its pause ends in the past (0): no timer set");
+	}
 	start("/?s=1000&x=300");
 	ok(!strcmp(run(1000), "D300 R"), "x=300: 300 bytes then reset");
 	start("/?s=1000&X=300");
