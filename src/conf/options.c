@@ -330,8 +330,9 @@ const struct opt config_opts[] = {
 	  .help = "keep-alive idle timeout (30000)" },
 	{ "conn-requests", 0, NUM(conn_requests, 0, 0xffffffffu, 0), .arg = "<n>",
 	  .help = "a connection ends after n requests: HTTP/1 says\n"
-	  "Connection: close on the nth, HTTP/2 sends GOAWAY after\n"
-	  "its HEADERS (0: no limit; maxreq= per connection)" },
+	  "Connection: close on the nth, HTTP/2 and HTTP/3 send\n"
+	  "GOAWAY after its HEADERS (0: no limit; maxreq= per\n"
+	  "connection)" },
 	{ "head-timeout", 0, NUM(head_ms, 1, 86400000, 10000), .arg = "<ms>",
 	  .help = "first byte to end of request head, else 408 (10000)" },
 	{ "body-timeout", 0, NUM(body_ms, 1, 86400000, 30000), .arg = "<ms>",

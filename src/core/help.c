@@ -63,7 +63,7 @@
 "  h2w=<n>    h2: SETTINGS INITIAL_WINDOW_SIZE n after this answer\n" \
 "  ping=<ms>  h2: server PINGs every ms from this answer on (0: one)\n" \
 "  maxreq=<n> this connection ends after its nth request (HTTP/1:\n" \
-"             Connection: close; h2: GOAWAY)        --conn-requests\n" \
+"             Connection: close; h2, h3: GOAWAY)    --conn-requests\n" \
 "  x=<n>      fault: reset after n body bytes (h2: RST_STREAM,\n" \
 "             h3: RESET_STREAM)\n" \
 "  X=<n>      fault: close after n body bytes (h2: GOAWAY,\n" \

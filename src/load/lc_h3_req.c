@@ -93,6 +93,25 @@ static int h3_close(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, void
 	return 0;
 }
 
+/* The response is whole: recorded now, not at the stream's close, which
+ * waits for the server's ACK of the request (WHY: a server that closes
+ * once its streams are done, at a request limit, closed before that ACK
+ * came, and its last answer counted as lost; the latency ends at the last
+ * byte too). Not while the request body still goes: it reads <e>. */
+static int h3_end(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
+{
+	struct q *q = cud;
+	struct lc_ex *e = sud;
+
+	if (!e || e->body_left)
+		return 0;
+	nghttp3_conn_set_stream_user_data(h3, id, NULL);
+	lc_record(q->c, e);
+	e->id = -1;
+	q->c->inflight--;
+	return 0;
+}
+
 /* the server's GOAWAY: no new request on this connection; the ones at or
  * above <id> were never processed (RFC 9114 5.2), so they go again on the
  * next connection, retried and not failed (WHY no stream shut here: ngtcp2
@@ -124,6 +143,7 @@ static const nghttp3_callbacks h3_cbs = {
 	.recv_header = h3_header,
 	.recv_data = h3_data,
 	.deferred_consume = h3_deferred,
+	.end_stream = h3_end,
 	.stream_close = h3_close,
 	.shutdown = h3_shutdown,
 };

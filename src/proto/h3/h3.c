@@ -270,6 +270,28 @@ static int malformed(struct h3s *s)
 	return 1;
 }
 
+void h3_goaway(struct h3c *c)
+{
+	/* WHY a read of nothing: nghttp3's GOAWAY names the stream after the
+	 * highest it read, and the memo's streams never reached it */
+	if (c->memo_max > c->ng_max && nghttp3_conn_read_stream(c->h3, c->memo_max, NULL, 0, 0) >= 0)
+		c->ng_max = c->memo_max;
+	nghttp3_conn_shutdown(c->h3);
+}
+
+/* the request limit (--conn-requests, maxreq=): at the Nth request the
+ * final GOAWAY goes at once; nghttp3 refuses the streams above it
+ * (H3_REQUEST_REJECTED: a client sends them again), the open ones finish,
+ * then the connection closes (h3_closed) */
+static void h3c_count_req(struct h3c *c, const struct exch *x)
+{
+	c->max_req = ex_max_req(x, c->max_req);
+	if (likely(!c->max_req) || c->total < c->max_req || (c->flags & H3C_ENDING))
+		return;
+	c->flags |= H3C_ENDING;
+	h3_goaway(c);
+}
+
 static int end_headers(nghttp3_conn *h3, int64_t id, int fin, void *cud, void *sud)
 {
 	struct h3s *s = sud;
@@ -284,6 +306,7 @@ static int end_headers(nghttp3_conn *h3, int64_t id, int fin, void *cud, void *s
 	}
 	h3w(c->q.w)->memo_ok = fin; /* WHY fin: the memo keeps whole requests, a head and its end */
 	xs_headers_done(&s->x, &c->q.w->rng);
+	h3c_count_req(c, &s->x.ex);
 	h3s_request_in(s, fin);
 	return 0;
 }
@@ -465,6 +488,8 @@ static int memo_read(struct h3c *c, int64_t id, const uint8_t *blk, size_t blen,
 		s->x.flags |= XS_EARLY;
 	xm_replay(m, &s->x);
 	xs_headers_done(&s->x, &c->q.w->rng);
+	c->memo_max = MAX(c->memo_max, id);
+	h3c_count_req(c, &s->x.ex);
 	h3s_request_in(s, 1);
 	consume(c, id, len);
 	return 1;
@@ -518,6 +543,7 @@ static nghttp3_ssize request_read(struct h3c *c, int64_t id, uint64_t off, const
 		c->nwalk -= !!s->walked;
 	}
 	c->rd = s;
+	c->ng_max = MAX(c->ng_max, id);
 	n = nghttp3_conn_read_stream(c->h3, id, data, len, fin);
 	c->rd = NULL;
 	/* WHY: a stream nghttp3 never began has no head, but its close frees it */
@@ -546,7 +572,9 @@ int h3_recv_stream(struct quic_conn *q, int64_t id, uint64_t off, const uint8_t 
 	if (early)
 		c->flags |= H3C_EARLY;
 	/* WHY the hx engine alone: nghttp3 frames the responses of streams it read */
-	if (c->eng->own_acks && !off && fin && !(id & 3) && lone_headers(data, len, &blk, &blen))
+	/* WHY not past the limit: nghttp3 refuses what its GOAWAY left out */
+	if (c->eng->own_acks && !off && fin && !(id & 3) && !(c->flags & H3C_ENDING) &&
+	    lone_headers(data, len, &blk, &blen))
 		r = memo_read(c, id, blk, blen, len);
 	if (!r) {
 		n = !(id & 3) ? request_read(c, id, off, data, len, fin) : nghttp3_conn_read_stream(c->h3, id, data, len, fin);

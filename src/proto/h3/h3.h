@@ -23,6 +23,8 @@ static inline struct h3w *h3w(const struct worker *w)
 void h3_callbacks(void);
 /* the HTTP/3 session, at the end of the handshake or with 0-RTT's first stream */
 int h3_setup(struct h3c *c);
+/* the final GOAWAY, naming every request stream taken (the memo's too) */
+void h3_goaway(struct h3c *c);
 /* a stream freed (its engine's part, its ngtcp2 binding), kept for reuse */
 void h3s_free(struct h3s *s);
 /* the transport's events recv, scan, wrote (quic_app) */

@@ -54,6 +54,8 @@ static void h3_open(struct quic_conn *q)
 	c->eng = engines[cfg.h3_engine == H3ENG_HX ? 0 : 1];
 	list_init(&c->streams);
 	list_init(&c->ready);
+	c->max_req = cfg.conn_requests;
+	c->ng_max = c->memo_max = -1;
 	st_conn_open(&q->w->st, SP_H3);
 }
 
@@ -107,8 +109,8 @@ static int h3_reset_in(struct quic_conn *q, int64_t id, uint64_t code, void *sud
  * client retries whatever it sent after the notice without a doubt */
 static void h3_drain_end(struct h3c *c)
 {
-	if (c->h3)
-		nghttp3_conn_shutdown(c->h3);
+	if (c->h3 && !(c->flags & H3C_ENDING))
+		h3_goaway(c);
 	quic_close_soon(&c->q, SC_DRAIN);
 }
 
@@ -149,6 +151,8 @@ static int h3_closed(struct quic_conn *q, int64_t id, int has_code, uint64_t cod
 	 * kept the process up for --drain-timeout */
 	if (q->w->draining && !c->nstreams)
 		h3_drain_end(c);
+	else if ((c->flags & H3C_ENDING) && !c->nstreams)
+		quic_close_soon(q, SC_SERVER); /* WHY: counted as HTTP/1's Connection: close is */
 	return 0;
 }
 

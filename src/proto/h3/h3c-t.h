@@ -78,6 +78,7 @@ struct h3s_hx {
 
 /* h3c flags */
 #define H3C_EARLY 0x01 /* reading 0-RTT stream data: its requests say early=1 */
+#define H3C_ENDING 0x02 /* past its request limit: the final GOAWAY sent, the open streams finish */
 
 /* an HTTP/3 connection: the transport's part, then what HTTP/3 keeps;
  * written by the files of proto/h3 alone */
@@ -95,6 +96,9 @@ struct h3c {
 	struct h3s *rd;      /* the request stream nghttp3 is reading, made before it */
 	uint32_t nwalk;      /* streams whose first HEADERS frame is not walked whole */
 	uint32_t grant;      /* the peer's request streams closed, not yet given back (h3_grant) */
+	uint32_t max_req;    /* --conn-requests, maxreq=: requests, then its end (0: no limit) */
+	int64_t ng_max;      /* the highest request stream nghttp3 read, -1 */
+	int64_t memo_max;    /* the highest the memo answered without it, -1 */
 };
 
 static inline struct h3c *h3c_of(struct quic_conn *q)
