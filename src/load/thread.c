@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xprt.h"
 #include "common.h"
 #include "lc_conn.h"
 #include "lc_fate.h"
@@ -171,6 +172,7 @@ void *lc_thread_main(void *arg)
 			lc_conn_close(&t->conns[i]);
 	}
 	qh3mem_drain(); /* WHY here: its connections are gone, and the pools are this thread's */
+	xprt_thread_free();
 	if (lc_o->series_us && t->ival.from_us && (t->ival.reqs || MIN(t->loop.now_us, t->end_us) > t->ival.from_us))
 		ival_publish(t, t->ival.reqs ? MAX(t->loop.now_us, t->ival.from_us + 1) : MIN(t->loop.now_us, t->end_us));
 	if (lc_log_on())

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -67,18 +68,42 @@ long xprt_recv(struct xprt *x, void *buf, size_t len, int *drained)
 	return tls_result(x->ssl, r, drained);
 }
 
+/* WHY a pointer, taken at the first gathered write: glibc zeroes every
+ * thread's static TLS when it starts, so a 64 KiB array here was resident
+ * in each thread, TLS listener or not */
+static __thread char *gather;
+
+void xprt_thread_free(void)
+{
+	free(gather);
+	gather = NULL;
+}
+
+/* the first iovec that is not empty: what goes out alone */
+static int first_nonempty(const struct iovec *iov, int iovcnt)
+{
+	int i = 0;
+
+	while (i < iovcnt - 1 && !iov[i].iov_len)
+		i++;
+	return i;
+}
+
 static long tls_writev(SSL *ssl, const struct iovec *iov, int iovcnt)
 {
-	static __thread char gather[TLS_GATHER];
 	size_t len = 0;
-	const void *buf = gather;
+	const void *buf;
 	int r, drained;
 
-	/* a single large iovec goes out without the copy */
-	if (iovcnt == 1 || iov[0].iov_len >= TLS_GATHER) {
-		buf = iov[0].iov_base;
-		len = MIN(iov[0].iov_len, (size_t)INT32_MAX);
+	/* a single large iovec goes out without the copy; so does the first
+	 * alone when the gather buffer cannot be had (a short write) */
+	if (iovcnt == 1 || iov[0].iov_len >= TLS_GATHER || (!gather && !(gather = malloc(TLS_GATHER)))) {
+		int i = first_nonempty(iov, iovcnt);
+
+		buf = iov[i].iov_base;
+		len = MIN(iov[i].iov_len, (size_t)INT32_MAX);
 	} else {
+		buf = gather;
 		for (int i = 0; i < iovcnt && len < TLS_GATHER; i++) {
 			size_t n = MIN(iov[i].iov_len, TLS_GATHER - len);
 

@@ -34,5 +34,7 @@ long xprt_writev(struct xprt *x, const struct iovec *iov, int iovcnt, int more);
 
 /* Frees the TLS state (not the fd). */
 void xprt_release(struct xprt *x);
+/* frees the calling thread's gather buffer for TLS writes (its end) */
+void xprt_thread_free(void);
 
 #endif

@@ -34,7 +34,10 @@ void stats_out_init(void)
 	struct timespec ts;
 
 	started_ns = clock_ns();
-	stats_page(); /* WHY here: made before the stats thread may ask */
+	/* WHY here: made before the stats thread may ask; and only for it:
+	 * 205 KB written, resident for good, without --stats */
+	if (cfg.stats.clear_port)
+		stats_page();
 	clock_gettime(CLOCK_REALTIME, &ts);
 	started_epoch = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "xprt.h"
 #include "alog.h"
 #include "clock.h"
 #include "config.h"
@@ -199,6 +200,7 @@ static void *worker_main(void *arg)
 	/* WHY after the streams: they gave theirs back */
 	plan_ext_thread_free();
 	xs_thread_free();
+	xprt_thread_free();
 	alog_thread_flush(w);
 	if (cfg.splice)
 		spl_free(&w->spl);

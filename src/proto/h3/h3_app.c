@@ -41,6 +41,7 @@ static void h3_thread_free(struct worker *w)
 	free(hw);
 	quic_thread_free(w);
 	qh3mem_drain();
+	h3tx_drain();
 }
 
 /* ---------- the transport's events (quic_app) ---------- */

@@ -33,6 +33,9 @@ struct h3_eng {
 
 extern const struct h3_eng h3_eng_hx, h3_eng_ng;
 
+/* the worker's pooled HEADERS arenas of our engine freed (its end) */
+void h3tx_drain(void);
+
 /* the body's next slices for either engine: at most <veccnt> of them, a
  * DATA frame's worth (k=); <*a> says what stopped it, EXA_END when the
  * body is whole. Returns the count. */

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pool.h"
 #include "qpack.h"
 #include "h3_eng.h"
 #include "qvarint.h"
@@ -13,6 +14,13 @@
 
 #define FR_DATA    0x00
 #define FR_HEADERS 0x01
+
+static __thread struct pool arenas = { .size = H3T_ARENA };
+
+void h3tx_drain(void)
+{
+	pool_drain(&arenas);
+}
 
 /* the framing state of <s>, one of ours (h3s_hx) */
 static inline struct h3tx *TX(struct h3s *s)
@@ -44,7 +52,18 @@ static void h3tx_init(struct h3s *s)
 	t->st = 0;
 	t->offered_fin = 0;
 	t->arena_used = 0;
+	t->arena_end = 0;
+	t->arena = NULL;
 	t->big[0] = t->big[1] = NULL;
+}
+
+/* the arena back to the worker's pool: none of its frames is in flight */
+static void arena_put(struct h3tx *t)
+{
+	if (t->arena) {
+		pool_put(&arenas, t->arena);
+		t->arena = NULL;
+	}
 }
 
 static void h3tx_release(struct h3s *s)
@@ -52,6 +71,7 @@ static void h3tx_release(struct h3s *s)
 	struct h3tx *t = TX(s);
 
 	list_del(&t->ready);
+	arena_put(t);
 	free(t->big[0]);
 	free(t->big[1]);
 	t->big[0] = t->big[1] = NULL;
@@ -66,11 +86,17 @@ static void ready(struct h3s *s)
 		list_add(s->c->ready.prev, &t->ready);
 }
 
-/* <n> bytes that stay until the stream ends: its arena, else malloc (a head
- * and its trailers: two at most) */
+/* <n> bytes that stay until the peer has them: its arena (taken from the
+ * pool on first use), else malloc (a head and its trailers: two at most,
+ * kept till the stream ends) */
 static uint8_t *arena(struct h3tx *t, size_t n)
 {
-	if (t->arena_used + n <= H3T_INLINE) {
+	if (!t->arena && n <= H3T_ARENA) {
+		if (!(t->arena = pool_get(&arenas)))
+			return NULL;
+		t->arena_used = 0;
+	}
+	if (t->arena && t->arena_used + n <= H3T_ARENA) {
 		uint8_t *p = t->arena + t->arena_used;
 
 		t->arena_used = (uint16_t)(t->arena_used + n);
@@ -97,8 +123,10 @@ static int headers(struct h3tx *t, const struct xs_nv *nv, size_t n)
 	h = b + 9 - hl;
 	h[0] = FR_HEADERS;
 	qv_put(h + 1, len);
-	if (b >= t->arena && b < t->arena + H3T_INLINE) /* WHY: the bound was generous */
+	if (t->arena && b >= t->arena && b < t->arena + H3T_ARENA) { /* WHY: the bound was generous */
 		t->arena_used = (uint16_t)(b + 9 + len - t->arena);
+		t->arena_end = t->end + 1;
+	}
 	push(t, h, hl + len);
 	return 0;
 }
@@ -188,6 +216,8 @@ static void h3tx_acked(struct h3s *s, uint64_t len)
 		t->acked -= piece(t, t->first)->len;
 		t->first++;
 	}
+	if (t->first >= t->arena_end)
+		arena_put(t);
 	if ((t->st & H3T_ROOM) && H3T_PIECES - (t->end - t->first) >= 3) {
 		t->st &= (uint8_t)~H3T_ROOM;
 		ready(s);

@@ -22,7 +22,7 @@ struct h3piece {
 };
 
 #define H3T_PIECES 16    /* pieces a stream has in flight at most */
-#define H3T_INLINE 512   /* arena bytes for the HEADERS frames, without malloc */
+#define H3T_ARENA 512    /* a pooled block for the HEADERS frames, without malloc */
 
 /* h3tx.st */
 #define H3T_FIN     0x01 /* nothing more to frame: FIN after the last piece */
@@ -43,9 +43,12 @@ struct h3tx {
 	uint8_t st;
 	uint8_t offered_fin; /* the last next() offered the FIN */
 	uint16_t arena_used;
+	uint32_t arena_end;  /* pieces before it may point into <arena> */
+	/* WHY a pooled block and not inline: held only until the peer has the
+	 * frames in it, not while the stream waits (512 B each held stream) */
+	uint8_t *arena;      /* NULL, or the worker's (h3_tx.c) H3T_ARENA bytes */
 	uint8_t *big[2];     /* HEADERS frames over the arena: malloc'ed */
 	struct h3piece pc[H3T_PIECES];
-	uint8_t arena[H3T_INLINE];
 };
 
 /* an HTTP/3 request stream */

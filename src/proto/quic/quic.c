@@ -578,7 +578,7 @@ static void udp_cb(struct loop *l, struct ev *e, uint32_t events)
 {
 	struct worker *w = worker_of(l);
 	struct udp_ep *ep = container_of(e, struct udp_ep, ev);
-	static __thread struct qr_batch b;
+	struct qr_batch *b = qw(w)->rb;
 
 	(void)events;
 	/* WHY every batch the socket holds before any write (8 at most): each
@@ -589,7 +589,7 @@ static void udp_cb(struct loop *l, struct ev *e, uint32_t events)
 	for (int round = 0; round < 8; round++) {
 		uint64_t drops = 0;
 		ngtcp2_tstamp now;
-		int n = qr_read(ep->ev.fd, &b, &ep->drops_seen, &drops);
+		int n = qr_read(ep->ev.fd, b, &ep->drops_seen, &drops);
 
 		if (drops)
 			ctr_add(&w->st.udp_drops[ep->idx], drops);
@@ -598,8 +598,8 @@ static void udp_cb(struct loop *l, struct ev *e, uint32_t events)
 		ctr_add(&w->st.quic_udp[0], (uint64_t)n);
 		now = (ngtcp2_tstamp)clock_ns(); /* WHY: one clock read per batch */
 		for (int i = 0; i < n; i++) {
-			ctr_add(w->st.bytes_in, b.mm[i].msg_len);
-			quic_datagram(w, ep, b.bufs[i], b.mm[i].msg_len, &b.peers[i], b.mm[i].msg_hdr.msg_namelen,
+			ctr_add(w->st.bytes_in, b->mm[i].msg_len);
+			quic_datagram(w, ep, b->bufs[i], b->mm[i].msg_len, &b->peers[i], b->mm[i].msg_hdr.msg_namelen,
 				      now);
 		}
 	}
@@ -652,6 +652,8 @@ int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t port)
 		return -1;
 	if (!q->batch->buf && !(q->batch->buf = malloc(QW_BATCH_BYTES)))
 		return -1;
+	if (!q->rb && !(q->rb = calloc(1, sizeof(*q->rb))))
+		return -1;
 	w->loop.turn_end = quic_turn_end;
 	fd = listen_udp(la, port);
 	if (fd < 0) {
@@ -700,6 +702,7 @@ void quic_thread_free(struct worker *w)
 	if (qw(w)->batch)
 		free(qw(w)->batch->buf);
 	free(qw(w)->batch);
+	free(qw(w)->rb);
 	free(w->ps[P_H3]);
 	w->ps[P_H3] = NULL;
 }

@@ -55,6 +55,7 @@ struct quic_conn {
 
 struct cidmap;
 struct qw_batch;
+struct qr_batch;
 
 /* QUIC's state in each worker (worker->ps[P_H3]) */
 struct qw {
@@ -67,6 +68,9 @@ struct qw {
 	struct cidmap *cids; /* connection IDs to connections */
 	uint8_t *txbuf;      /* packets built for one sendmsg (GSO) */
 	struct qw_batch *batch; /* the packets of a turn's connections, for one sendmmsg */
+	/* WHY not a __thread static: glibc zeroes every thread's static TLS
+	 * when it starts, 36 KB resident in each thread, QUIC or not */
+	struct qr_batch *rb; /* one recvmmsg's datagrams */
 	struct quic_conn *pend; /* connections read in this wakeup's receive batches, to write */
 	void *app;           /* the application's per-thread state (h3.c's h3w), opaque here */
 };
