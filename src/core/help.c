@@ -58,7 +58,7 @@
 "             (HTTP/1)\n" \
 "  w=<ms>     keep-alive idle timeout for this connection (HTTP/1)\n" \
 "  hint=<l>   a 103 Early Hints with Link: l (%-decoded; 1: a default)\n" \
-"             at once, before any t= wait (HTTP/1.1, h2)\n" \
+"             at once, before any t= wait (HTTP/1.1, h2, h3)\n" \
 "  h2s=<n>    h2: SETTINGS MAX_CONCURRENT_STREAMS n after this answer\n" \
 "  h2w=<n>    h2: SETTINGS INITIAL_WINDOW_SIZE n after this answer\n" \
 "  ping=<ms>  h2: server PINGs every ms from this answer on (0: one)\n" \

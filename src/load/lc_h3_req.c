@@ -29,7 +29,9 @@ static int h3_header(nghttp3_conn *h3, int64_t id, int32_t token, nghttp3_rcbuf 
 	if (!e || (token >= 0 && token != NGHTTP3_QPACK_TOKEN__STATUS))
 		return 0;
 	if (token == NGHTTP3_QPACK_TOKEN__STATUS) {
-		if (v.len == 3)
+		if (v.len == 3 && v.base[0] == '1') /* an interim head: 103, 100 */
+			((struct q *)cud)->c->t->st.interim++;
+		else if (v.len == 3)
 			lc_head(((struct q *)cud)->c, e,
 				(unsigned)((v.base[0] - '0') * 100 + (v.base[1] - '0') * 10 + (v.base[2] - '0')));
 		return 0;

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# Connection behaviours a proxy must survive (issue 45 §4): a connection's end after N requests (--conn-requests, maxreq=) on h1, h2c and h2 counted by hxload with 0 errors, h3 on both engines too; 103 Early Hints (hint=) seen by curl, nghttp and hxload; ttft= between head and body; h2s=, h2w=, ping= seen by nghttp and hxload; each through HAProxy and nginx.
+# Connection behaviours a proxy must survive (issue 45 §4): a connection's end after N requests (--conn-requests, maxreq=) on h1, h2c and h2 counted by hxload with 0 errors, h3 on both engines too; 103 Early Hints (hint=) seen by curl, nghttp, gtlsclient (h3, both engines) and hxload; ttft= between head and body; h2s=, h2w=, ping= seen by nghttp and hxload; each through HAProxy and nginx.
 use strict;
 use warnings;
 use FindBin;
@@ -64,7 +64,6 @@ for my $e (['hx', $tls, $sp], ['nghttp3', $t3, $sp3]) {
     is($j->{errors_total} // -1, 0, '... 0 errors');
     ok(($j->{schedule}{retried} // 0) > 0, "... $j->{schedule}{retried} streams at or above a GOAWAY's id sent again");
 }
-kill 'TERM', $b3;
 
 # curl: Connection: close on the 2nd answer of maxreq=2, a new connection for the 3rd
 my $v = `curl -sv 'http://127.0.0.1:$port/?maxreq=2' 'http://127.0.0.1:$port/' 'http://127.0.0.1:$port/' 2>&1`;
@@ -95,6 +94,24 @@ for my $u ("http://127.0.0.1:$port/?s=100&hint=1", "h2c://127.0.0.1:$port/?s=100
     ok(($r->{requests} // 0) == 100 && ($r->{errors_total} // -1) == 0 && ($r->{interim} // 0) == 100
        && ($r->{status}{200} // 0) == 100, "hxload $u: 100 answers 200, 0 errors, 100 interim heads passed over");
 }
+# h3, both engines: gtlsclient's 103 in the first packet of the stream, the 200 after the t=300 wait; hxload passes them over
+for my $e (['hx', $tls], ['nghttp3', $t3]) {
+    my ($eng, $p3) = @$e;
+    $v = `timeout 10 gtlsclient --exit-on-all-streams-close 127.0.0.1 $p3 'https://127.0.0.1:$p3/?s=5&t=300&hint=1' 2>&1`;
+    # the time of the last packet line before each status line (gtlsclient's I<ms> lines)
+    my ($at, %st) = (undef);
+    for (split /\n/, $v) {
+        $at = $1 + 0 if /^I(\d+) /;
+        $st{$1} //= $at if /^http: stream 0x0 \[:status: (\d+)\]/;
+    }
+    my ($l103, $l200) = @st{103, 200};
+    ok(defined $l103 && defined $l200 && $l200 - $l103 >= 250 && $v =~ /stream 0x0 \[link: <\/hxterm\.css>/,
+       "gtlsclient h3 ($eng): 103 with its link at " . ($l103 // '?') . ' ms, 200 at ' . ($l200 // '?') . ' ms');
+    my $r = hxload_json("--h3 -c 2 -m 4 -n 100 -d 10 'https://127.0.0.1:$p3/?s=100&hint=1&maxreq=1000'") // {};
+    ok(($r->{requests} // 0) == 100 && ($r->{errors_total} // -1) == 0 && ($r->{interim} // 0) == 100,
+       "hxload h3 ($eng): 100 answers, 0 errors, 100 interim heads passed over");
+}
+kill 'TERM', $b3;
 
 # ---- 3. a delay between head and body: ttft= on any body (X-rsp's pace= says it) ----
 $v = `curl -s -o /dev/null -D - -w 'T %{time_starttransfer} %{time_total}' 'http://127.0.0.1:$port/?s=10&ttft=300'`;

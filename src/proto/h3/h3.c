@@ -292,6 +292,35 @@ static void h3c_count_req(struct h3c *c, const struct exch *x)
 	h3_goaway(c);
 }
 
+/* hint=: a 103 Early Hints with its Link, at once, before any wait; -1
+ * out of memory */
+__attribute__((cold, noinline)) static int h3s_hint(struct h3s *s)
+{
+	const struct hfield *f = ex_hint_take(&s->x.ex);
+	const struct xs_nv nv[] = {
+		{ (uint8_t *)":status", (uint8_t *)"103", 7, 3, 0 },
+		{ (uint8_t *)"link", (uint8_t *)(uintptr_t)(f ? f->val : ""), 4, f ? f->vlen : 0, 0 },
+	};
+
+	if (!f)
+		return 0;
+	if (s->c->eng->info(s, nv, 2) < 0)
+		return -1;
+	ctr_add(&s->c->q.w->st.resp[SP_H3][1], 1);
+	return 0;
+}
+
+/* the request's head is whole (read by nghttp3 or the memo): counted
+ * against the connection's limit, its 103, then the request goes on */
+static void head_in(struct h3c *c, struct h3s *s, int fin)
+{
+	xs_headers_done(&s->x, &c->q.w->rng);
+	h3c_count_req(c, &s->x.ex);
+	if (ex_conn_keys(&s->x.ex) && h3s_hint(s) < 0)
+		return s->x.ops->fail(&s->x);
+	h3s_request_in(s, fin);
+}
+
 static int end_headers(nghttp3_conn *h3, int64_t id, int fin, void *cud, void *sud)
 {
 	struct h3s *s = sud;
@@ -305,9 +334,7 @@ static int end_headers(nghttp3_conn *h3, int64_t id, int fin, void *cud, void *s
 		return 0;
 	}
 	h3w(c->q.w)->memo_ok = fin; /* WHY fin: the memo keeps whole requests, a head and its end */
-	xs_headers_done(&s->x, &c->q.w->rng);
-	h3c_count_req(c, &s->x.ex);
-	h3s_request_in(s, fin);
+	head_in(c, s, fin);
 	return 0;
 }
 
@@ -487,10 +514,8 @@ static int memo_read(struct h3c *c, int64_t id, const uint8_t *blk, size_t blen,
 	if (c->flags & H3C_EARLY)
 		s->x.flags |= XS_EARLY;
 	xm_replay(m, &s->x);
-	xs_headers_done(&s->x, &c->q.w->rng);
 	c->memo_max = MAX(c->memo_max, id);
-	h3c_count_req(c, &s->x.ex);
-	h3s_request_in(s, 1);
+	head_in(c, s, 1);
 	consume(c, id, len);
 	return 1;
 }

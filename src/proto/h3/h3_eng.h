@@ -22,6 +22,8 @@ struct h3_eng {
 	/* the head, then the body (when <body>) as the writes ask for it: 0,
 	 * or -1 out of memory */
 	int (*respond)(struct h3s *s, const struct xs_nv *nv, size_t n, int body);
+	/* an interim head (103) before the answer: 0, or -1 out of memory */
+	int (*info)(struct h3s *s, const struct xs_nv *nv, size_t n);
 	void (*resume)(struct h3s *s);  /* a d= pause is over */
 	void (*shut)(struct h3s *s);    /* the stream was reset: nothing more to send */
 	void (*acked)(struct h3s *s, uint64_t len);

@@ -42,6 +42,11 @@ static int ng_respond(struct h3s *s, const struct xs_nv *nv, size_t n, int body)
 	return nghttp3_conn_submit_response(s->c->h3, s->id, (const nghttp3_nv *)nv, n, body ? &dr : NULL);
 }
 
+static int ng_info(struct h3s *s, const struct xs_nv *nv, size_t n)
+{
+	return nghttp3_conn_submit_info(s->c->h3, s->id, (const nghttp3_nv *)nv, n);
+}
+
 static void ng_resume(struct h3s *s)
 {
 	nghttp3_conn_resume_stream(s->c->h3, s->id);
@@ -52,5 +57,6 @@ const struct h3_eng h3_eng_ng = {
 	.slot = 1,
 	.ssize = sizeof(struct h3s),
 	.respond = ng_respond,
+	.info = ng_info,
 	.resume = ng_resume,
 };

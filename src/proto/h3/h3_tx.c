@@ -135,8 +135,18 @@ static int h3tx_respond(struct h3s *s, const struct xs_nv *nv, size_t n, int bod
 {
 	if (headers(TX(s), nv, n) < 0)
 		return -1;
+	TX(s)->st &= (uint8_t)~H3T_WAIT; /* a 103's: the body may follow now */
 	if (!body)
 		TX(s)->st |= H3T_FIN;
+	ready(s);
+	return 0;
+}
+
+static int h3tx_info(struct h3s *s, const struct xs_nv *nv, size_t n)
+{
+	if (headers(TX(s), nv, n) < 0)
+		return -1;
+	TX(s)->st |= H3T_WAIT; /* WHY: no body asked for before the answer's head */
 	ready(s);
 	return 0;
 }
@@ -307,6 +317,7 @@ const struct h3_eng h3_eng_hx = {
 	.init = h3tx_init,
 	.release = h3tx_release,
 	.respond = h3tx_respond,
+	.info = h3tx_info,
 	.resume = h3tx_wake,
 	.shut = h3tx_shut,
 	.acked = h3tx_acked,
