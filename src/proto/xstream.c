@@ -81,6 +81,17 @@ void xs_release(struct xstream *s)
 	hb_put(s);
 }
 
+size_t xs_hint_nv(struct xstream *s, struct xs_nv *nv)
+{
+	const struct hfield *f = ex_hint_take(&s->ex);
+
+	if (!f)
+		return 0;
+	nv[0] = (struct xs_nv){ (uint8_t *)":status", (uint8_t *)"103", 7, 3, 0 };
+	nv[1] = (struct xs_nv){ (uint8_t *)"link", (uint8_t *)(uintptr_t)f->val, 4, f->vlen, 0 };
+	return 2;
+}
+
 void xs_head_sent(struct xstream *s)
 {
 	/* WHY kept for E=1: its body is the head's text, sent after */

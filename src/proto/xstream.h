@@ -133,6 +133,9 @@ void xs_nv_done(struct xs_nv *nv);
 /* The head went to the engine (it copied or encoded it): the request's
  * text is given back unless the body echoes it (E=1) */
 void xs_head_sent(struct xstream *s);
+/* hint=: the 103's head as nv pairs into <nv> (2 of them), taken once:
+ * their count, 0 when none (h2, h3) */
+size_t xs_hint_nv(struct xstream *s, struct xs_nv *nv);
 /* the thread's pooled header buffers freed (at a worker's end) */
 void xs_thread_free(void);
 

@@ -296,15 +296,12 @@ static void h3c_count_req(struct h3c *c, const struct exch *x)
  * out of memory */
 __attribute__((cold, noinline)) static int h3s_hint(struct h3s *s)
 {
-	const struct hfield *f = ex_hint_take(&s->x.ex);
-	const struct xs_nv nv[] = {
-		{ (uint8_t *)":status", (uint8_t *)"103", 7, 3, 0 },
-		{ (uint8_t *)"link", (uint8_t *)(uintptr_t)(f ? f->val : ""), 4, f ? f->vlen : 0, 0 },
-	};
+	struct xs_nv nv[2];
+	size_t n = xs_hint_nv(&s->x, nv);
 
-	if (!f)
+	if (!n)
 		return 0;
-	if (s->c->eng->info(s, nv, 2) < 0)
+	if (s->c->eng->info(s, nv, n) < 0)
 		return -1;
 	ctr_add(&s->c->q.w->st.resp[SP_H3][1], 1);
 	return 0;
