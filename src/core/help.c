@@ -60,8 +60,10 @@
 "  hint=<l>   a 103 Early Hints with Link: l (%-decoded; 1: a default)\n" \
 "             at once, before any t= wait (HTTP/1.1, h2, h3)\n" \
 "  h2s=<n>    h2: SETTINGS MAX_CONCURRENT_STREAMS n after this answer\n" \
+"             (h3: n streams at once, credit held back)\n" \
 "  h2w=<n>    h2: SETTINGS INITIAL_WINDOW_SIZE n after this answer\n" \
-"  ping=<ms>  h2: server PINGs every ms from this answer on (0: one)\n" \
+"  ping=<ms>  h2: server PINGs every ms from this answer on (0: one;\n" \
+"             h3: a PING after each quiet ms)\n" \
 "  maxreq=<n> this connection ends after its nth request (HTTP/1:\n" \
 "             Connection: close; h2, h3: GOAWAY)    --conn-requests\n" \
 "  x=<n>      fault: reset after n body bytes (h2: RST_STREAM,\n" \

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# Connection behaviours a proxy must survive (issue 45 §4): a connection's end after N requests (--conn-requests, maxreq=) on h1, h2c and h2 counted by hxload with 0 errors, h3 on both engines too; 103 Early Hints (hint=) seen by curl, nghttp, gtlsclient (h3, both engines) and hxload; ttft= between head and body; h2s=, h2w=, ping= seen by nghttp and hxload; each through HAProxy and nginx.
+# Connection behaviours a proxy must survive (issue 45 §4): a connection's end after N requests (--conn-requests, maxreq=) on h1, h2c and h2 counted by hxload with 0 errors, h3 on both engines too; 103 Early Hints (hint=) seen by curl, nghttp, gtlsclient (h3, both engines) and hxload; ttft= between head and body; h2s=, h2w=, ping= seen by nghttp and hxload (h2s=, ping= on h3 by hxload and gtlsclient); each through HAProxy and nginx.
 use strict;
 use warnings;
 use FindBin;
@@ -137,6 +137,18 @@ ok(($j->{requests} // 0) == 200 && ($j->{errors_total} // -1) == 0 && ($cn->{str
    && ($cn->{stream_limit_min} // -1) == 2 && ($cn->{stream_limit_last} // -1) == 2 && ($cn->{pings} // 0) >= 20,
    sprintf('hxload -m 4, h2s=2: 200 answered, 0 errors; the limit changed %d times to 2 (min, last); %d PINGs counted',
            $cn->{stream_limit_changes} // -1, $cn->{pings} // -1));
+# h3: h2s= holds the peer's MAX_STREAMS credit (QUIC's limit only rises), ping= sends a PING after each quiet ms
+my @lim = map { hxload_json("--h3 -c 1 -m 8 -n 300 -d 10 'https://127.0.0.1:$tls/?s=10&t=2&maxreq=1000$_'") // {} } ('&h2s=2', '');
+ok(($lim[0]{requests} // 0) == 300 && ($lim[0]{errors_total} // -1) == 0 && ($lim[0]{h3}{stream_limited} // 0) >= 50
+   && ($lim[1]{h3}{stream_limited} // -1) == 0,
+   sprintf('hxload h3 -m 8, h2s=2: 300 answered, 0 errors, %d waits on MAX_STREAMS (without h2s=: %d)',
+           $lim[0]{h3}{stream_limited} // -1, $lim[1]{h3}{stream_limited} // -1));
+$v = `timeout 10 gtlsclient --exit-on-all-streams-close 127.0.0.1 $tls 'https://127.0.0.1:$tls/?s=10&ping=100&maxreq=1000' 'https://127.0.0.1:$tls/?s=10&t=550' 2>&1`;
+my @qp = $v =~ /frm rx \d+ 1RTT PING/g;
+$v = `timeout 10 gtlsclient --exit-on-all-streams-close 127.0.0.1 $tls 'https://127.0.0.1:$tls/?s=10&maxreq=1000' 'https://127.0.0.1:$tls/?s=10&t=550' 2>&1`;
+my @qp0 = $v =~ /frm rx \d+ 1RTT PING/g;
+ok(@qp >= @qp0 + 3 && @qp <= @qp0 + 7, scalar(@qp) . ' QUIC PINGs with ping=100 while the other stream waits 550 ms, ' . scalar(@qp0) . ' without');
+
 # request bodies under the lowered window: the server opens it again, nothing stalls
 $j = hxload_json("-c 2 -m 2 -n 60 -d 10 --method POST --body 100k 'h2c://127.0.0.1:$port/?s=10&h2w=1000'") // {};
 ok(($j->{requests} // 0) == 60 && ($j->{errors_total} // -1) == 0, 'hxload POST 100k bodies, h2w=1000: 60 answered, 0 errors');

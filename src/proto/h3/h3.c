@@ -133,6 +133,19 @@ static void h3s_fail(struct xstream *x)
 		s->c->eng->shut(s);
 }
 
+/* h2s=, ping= of an answer, on its connection: the peer's stream credit
+ * held under h2s= from now on (QUIC's MAX_STREAMS only rises: a lower
+ * limit is credit not given back), a PING after every ping= ms quiet */
+__attribute__((cold, noinline)) static void h3c_changes(struct h3c *c, const struct plan_conn *pc)
+{
+	if (pc->set & PC_STREAMS) {
+		c->flags |= H3C_CAPPED;
+		c->cap = pc->streams;
+	}
+	if ((pc->set & PC_PING) && pc->ping_ms)
+		quic_keep_alive(&c->q, pc->ping_ms);
+}
+
 static void h3s_respond(struct xstream *x)
 {
 	struct h3s *s = h3s_of(x);
@@ -142,6 +155,8 @@ static void h3s_respond(struct xstream *x)
 
 	if (n < 0)
 		return h3s_fail(x);
+	if (ex_conn_keys(&x->ex) && ex_conn_changes(&x->ex))
+		h3c_changes(s->c, ex_conn_changes(&x->ex));
 	ctr_add(&s->c->q.w->st.requests, 1);
 	body = ex_has_body(&x->ex);
 	if (s->c->eng->respond(s, nv, (size_t)n, body)) {

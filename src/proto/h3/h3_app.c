@@ -57,6 +57,7 @@ static void h3_open(struct quic_conn *q)
 	list_init(&c->ready);
 	c->max_req = cfg.conn_requests;
 	c->ng_max = c->memo_max = -1;
+	c->granted = cfg.h3_streams;
 	st_conn_open(&q->w->st, SP_H3);
 }
 
@@ -115,6 +116,17 @@ static void h3_drain_end(struct h3c *c)
 	quic_close_soon(&c->q, SC_DRAIN);
 }
 
+/* under h2s=: the credit that lets the peer run <cap> streams at once,
+ * beside those open and the credit it holds (granted less the streams
+ * seen opened; one in flight unseen makes it less, never more) */
+__attribute__((cold, noinline)) static uint32_t h3_capped(const struct h3c *c)
+{
+	uint64_t opened = (uint64_t)((MAX(c->ng_max, c->memo_max) >> 2) + 1);
+	uint64_t held = c->granted > opened ? c->granted - opened : 0;
+
+	return c->nstreams + held < c->cap ? (uint32_t)(c->cap - c->nstreams - held) : 0;
+}
+
 /* A request stream of the peer closed: its credit goes back in batches.
  * WHY: one MAX_STREAMS per closed stream was a frame (and often a packet,
  * and an ACK from the peer) a request. The peer's credit is let fall to
@@ -124,9 +136,13 @@ static void h3_drain_end(struct h3c *c)
 static void h3_grant(struct h3c *c)
 {
 	c->grant++;
-	if (c->nstreams + c->grant < (cfg.h3_streams + 1) / 2)
+	if (unlikely(c->flags & H3C_CAPPED)) {
+		if (!(c->grant = h3_capped(c)))
+			return;
+	} else if (c->nstreams + c->grant < (cfg.h3_streams + 1) / 2)
 		return;
 	quic_grant(&c->q, c->grant);
+	c->granted += c->grant;
 	c->grant = 0;
 }
 

@@ -82,6 +82,7 @@ struct h3s_hx {
 /* h3c flags */
 #define H3C_EARLY 0x01 /* reading 0-RTT stream data: its requests say early=1 */
 #define H3C_ENDING 0x02 /* past its request limit: the final GOAWAY sent, the open streams finish */
+#define H3C_CAPPED 0x04 /* h2s=: at most <cap> request streams at once from now on */
 
 /* an HTTP/3 connection: the transport's part, then what HTTP/3 keeps;
  * written by the files of proto/h3 alone */
@@ -102,6 +103,8 @@ struct h3c {
 	uint32_t max_req;    /* --conn-requests, maxreq=: requests, then its end (0: no limit) */
 	int64_t ng_max;      /* the highest request stream nghttp3 read, -1 */
 	int64_t memo_max;    /* the highest the memo answered without it, -1 */
+	uint64_t granted;    /* the peer's MAX_STREAMS (bidi) as we last raised it */
+	uint32_t cap;        /* h2s= (H3C_CAPPED): request streams open and allowed, at most */
 };
 
 static inline struct h3c *h3c_of(struct quic_conn *q)

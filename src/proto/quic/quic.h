@@ -122,6 +122,12 @@ static inline void quic_grant(struct quic_conn *q, uint64_t n)
 	ngtcp2_conn_extend_max_streams_bidi(q->conn, n);
 }
 
+/* a PING after every <ms> without a packet sent (ngtcp2's keep-alive) */
+static inline void quic_keep_alive(struct quic_conn *q, uint32_t ms)
+{
+	ngtcp2_conn_set_keep_alive_timeout(q->conn, (ngtcp2_duration)ms * NGTCP2_MILLISECONDS);
+}
+
 /* whether the connection's send window is shut, or stream <id>'s */
 static inline int quic_window_shut(struct quic_conn *q)
 {
