@@ -62,12 +62,12 @@ elapsed = time.time() - t0
 ends = [x.stream_id for x in evs if isinstance(x, h2.events.StreamEnded)]
 ok(len(ends) == 100, "100 parallel streams all answered (%d)" % len(ends))
 order = [waits[s] for s in ends]
-# WHY a tolerance of two steps (8 ms): each wait starts at the end of its
+# WHY a tolerance of five steps (20 ms): each wait starts at the end of its
 # own head, and the 100 heads are read over a few ms (more under a
-# sanitizer, two tests at a time), so a stream read 5 ms after another may
-# end after one whose wait is 4 ms longer; a timer fired out of its order
-# would put streams out by far more
-late = [(a, b) for i, a in enumerate(order) for b in order[i + 1:] if a > b + 8]
+# sanitizer, two tests at a time: CI's TSan pass read them over 12 ms), so
+# a stream read later may end after one whose wait is longer; a timer
+# fired out of its order would put streams out by far more
+late = [(a, b) for i, a in enumerate(order) for b in order[i + 1:] if a > b + 20]
 ok(not late, "they finish in the order of their waits, within the time their heads took to read (%s out of order)"
    % (late[:3] or "none"))
 ok(elapsed < 0.9, "all 100 in %.0f ms: the waits ran together" % (elapsed * 1000))
