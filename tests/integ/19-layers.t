@@ -60,9 +60,9 @@ ok($out =~ /no circle \(calls too\)/ && $out !~ /known call circle/, '... none k
 }
 
 # hxload's options: written by the command line alone, read through lc_o
-my @w = map { m{([^/]+\.c)$} ? $1 : () } split /\n/, `grep -l '"lc_cli.h"' $top/src/load/*.c`;
+my @w = map { m{([^/]+\.c)$} ? $1 : () } split /\n/, `grep -rl --include='*.c' '"lc_cli.h"' $top/src/load`;
 is(join(' ', sort @w), 'cli.c cli_rows.c cli_set.c opts.c url.c', 'hxload\'s options are written by the command line (cli*.c) and url.c alone (lc_cli.h)');
-my @t = split /\n/, `grep -n 't->o\b\|lc_opts\.' $top/src/load/*.c | grep -v '/\(cli\|cli_rows\|cli_set\|url\|opts\)\.c:'`;
+my @t = split /\n/, `grep -rn --include='*.c' 't->o\b\|lc_opts\.' $top/src/load | grep -v '/\(cli\|cli_rows\|cli_set\|url\|opts\)\.c:'`;
 is(scalar(@t), 0, '... and read elsewhere through lc_o alone') or diag(join("\n", @t));
 
 # the HTTP/3 engine: chosen once, asked nowhere else
