@@ -59,10 +59,14 @@ CPPFLAGS += $(patsubst %,-Isrc/%,$(LAYERS))
 SITS_ON_INC := -Isrc/proto/quic
 CPPFLAGS += $(SITS_ON_INC)
 PROTO_DIRS := proto/h1 proto/h2 proto/quic proto/h3 proto/ws
+# hxload's folders, as proto's: its client protocols, body readers, the
+# commands (ab, find, merge, compare, quic-flood, the child runs), --idle,
+# the reports; each with its private headers, its interfaces in src/load
+LOAD_DIRS  := load/proto load/readers load/cmd load/idle load/out
 obj = $(patsubst src/%.c,$(BUILD)/src/%.o,$(wildcard $(patsubst %,src/%/*.c,$(1))))
 LIB_OBJ    := $(call obj,core net)
 HXTERM_OBJ := $(call obj,conf proto $(PROTO_DIRS) server)
-HXLOAD_OBJ := $(call obj,load)
+HXLOAD_OBJ := $(call obj,load $(LOAD_DIRS))
 LIB        := $(BUILD)/libhx.a
 
 UNIT     := opt cond fmt plan h1_parse h1_chunk body timer resp gen hist oq pool pp qinit loop qmem qh3mem hpack qpack hsrv
@@ -122,6 +126,10 @@ $(BUILD)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -c -o $@ $<
+
+# WHY the folders' headers for hxload's unit tests: they test a folder's
+# private parts (find's search, the statistics of ab and compare)
+$(BUILD)/tests/unit/lc_%.o: CPPFLAGS += $(patsubst %,-Isrc/%,$(LOAD_DIRS))
 
 $(LOAD_LIB): $(filter-out %/main.o,$(HXLOAD_OBJ))
 	$(call say,AR,$@)

@@ -105,6 +105,10 @@ struct lc_protocol {
 
 extern const struct lc_protocol lc_h1, lc_h2, lc_h3, lc_ws;
 
+struct qtls;
+/* lc_h3.c: the HTTP/3 client's credentials (--cacert, --cert), for --idle's connections */
+const struct qtls *lc_h3_qtls(void);
+
 /* ---------- conn.c: a connection from connect to close ---------- */
 
 /* which --source address <c> binds to: the connection's number in the run */

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# The architecture holds: the include graph keeps its layers with no circle, a protocol's folder keeps its headers, no .c files call each other in a new circle, no adapter decides a plan's matters, the QUIC transport and HTTP/3 keep to their sides of the seam (ngtcp2, nghttp3), HTTP/3's engine is chosen in one place, hxload holds no server code and hxterm no hxload code.
+# The architecture holds: the include graph keeps its layers with no circle, a protocol's folder (and each of hxload's) keeps its headers, no .c files call each other in a new circle, no adapter decides a plan's matters, the QUIC transport and HTTP/3 keep to their sides of the seam (ngtcp2, nghttp3), HTTP/3's engine is chosen in one place, hxload holds no server code and hxterm no hxload code.
 use strict;
 use warnings;
 use FindBin;
@@ -59,10 +59,27 @@ ok($out =~ /no circle \(calls too\)/ && $out !~ /known call circle/, '... none k
     is("@n", 'ngtcp2_conn_del', '... and naming it, in code only') or diag($o);
 }
 
+# hxload's folders, tried: a copy of the tree where the report includes
+# find's private header and a command names ngtcp2 is refused
+{
+    my $tmp = File::Temp::tempdir(CLEANUP => 1);
+    system('cp', '-r', "$top/src", "$top/scripts", $tmp) == 0 or die;
+    open(my $f, '>>', "$tmp/src/load/out/report.c") or die;
+    print $f "#include \"lc_find_int.h\"\n";
+    close $f;
+    open($f, '>>', "$tmp/src/load/cmd/qflood.c") or die;
+    print $f "static void bad6(void *c) { ngtcp2_conn_del(c); }\n";
+    close $f;
+    my $o = `python3 $tmp/scripts/layers 2>&1`;
+    is($? >> 8, 1, 'scripts/layers fails a hxload folder that reaches into another');
+    like($o, qr{src/load/out/report\.c includes load/cmd/lc_find_int\.h, a header private to load/cmd}, '... including its private header') or diag($o);
+    like($o, qr{src/load/cmd/qflood\.c:\d+ names ngtcp2_conn_del: ngtcp2's symbols}, '... naming ngtcp2 outside the client protocols and --idle') or diag($o);
+}
+
 # hxload's options: written by the command line alone, read through lc_o
-my @w = map { m{([^/]+\.c)$} ? $1 : () } split /\n/, `grep -l '"lc_cli.h"' $top/src/load/*.c`;
+my @w = map { m{([^/]+\.c)$} ? $1 : () } split /\n/, `grep -rl --include='*.c' '"lc_cli.h"' $top/src/load`;
 is(join(' ', sort @w), 'cli.c cli_rows.c cli_set.c opts.c url.c', 'hxload\'s options are written by the command line (cli*.c) and url.c alone (lc_cli.h)');
-my @t = split /\n/, `grep -n 't->o\b\|lc_opts\.' $top/src/load/*.c | grep -v '/\(cli\|cli_rows\|cli_set\|url\|opts\)\.c:'`;
+my @t = split /\n/, `grep -rn --include='*.c' 't->o\b\|lc_opts\.' $top/src/load | grep -v '/\(cli\|cli_rows\|cli_set\|url\|opts\)\.c:'`;
 is(scalar(@t), 0, '... and read elsewhere through lc_o alone') or diag(join("\n", @t));
 
 # the HTTP/3 engine: chosen once, asked nowhere else

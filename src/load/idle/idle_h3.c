@@ -10,10 +10,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "common.h"
-#include "lc_h3.h"
+#include "lc_conn.h"
 #include "lc_idle_int.h"
 #include "lc_source.h"
+#include "lc_thread.h"
 #include "qmem.h"
 #include "qtls.h"
 #include "timer.h"

@@ -44,9 +44,6 @@ static inline ngtcp2_tstamp ts(void)
 	return (ngtcp2_tstamp)clock_ns();
 }
 
-/* the client's credentials (--cacert, --cert), for --idle's connections */
-const struct qtls *lc_h3_qtls(void);
-
 /* lc_h3_req.c: requests and their streams */
 /* the HTTP/3 session on <q>'s connection: its control and QPACK streams */
 int lc_h3_session_open(struct q *q);
