@@ -493,6 +493,14 @@ int h2c_stage(struct h2c *c, const uint8_t *data, size_t n)
 	return 0;
 }
 
+int h2c_stage_copy(struct h2c *c, const uint8_t *data, size_t n)
+{
+	if (n > oq_sc_room(&c->oq) || oq_iov_room(&c->oq) <= 4 || c->oq.bytes >= H2_STAGE_MAX)
+		return -1;
+	oq_copy(&c->oq, data, n);
+	return 0;
+}
+
 /* a GOAWAY with <code> written by hand, best effort, before the close */
 static void h2c_goaway_raw(struct h2c *c, uint8_t code)
 {

@@ -168,5 +168,8 @@ void h2c_recv_rst(struct h2c *c, uint32_t code);
 int h2c_flush(struct h2c *c);
 /* stages <n> bytes, copied; -1 when out of memory */
 int h2c_stage(struct h2c *c, const uint8_t *data, size_t n);
+/* stages <n> bytes copied into the queue's own buffer when they fit there
+ * (no malloc, no write), else -1 and nothing staged */
+int h2c_stage_copy(struct h2c *c, const uint8_t *data, size_t n);
 
 #endif

@@ -63,6 +63,8 @@ struct buf {
 	uint32_t n, cap;
 };
 
+#define HX_CTL_KEEP 4096 /* <ctl> grows past it only when the queue has no room (h2x_out.c) */
+
 #define PS_METHOD 0x01
 #define PS_SCHEME 0x02
 #define PS_PATH   0x04

@@ -3,6 +3,16 @@
 #include "wss.h"
 
 
+/* WHY: the heads of a burst (100 HEADERS in one read) grew <ctl> to
+ * 16 KiB, touched pages kept while their streams were held; what it holds
+ * moves to the queue's buffer first, in the same order, as hx_send would */
+static void ctl_stage_early(struct h2x *h, size_t need)
+{
+	if (h->ctl.n && h->ctl.n + need > h->ctl.cap && h->ctl.n + need > HX_CTL_KEEP &&
+	    h2c_stage_copy(h->c, h->ctl.p, h->ctl.n) == 0)
+		h->ctl.n = 0;
+}
+
 /* a header list as HEADERS and CONTINUATION frames into <ctl> */
 static int headers_out(struct h2x *h, int32_t sid, const struct xs_nv *nv, size_t n, uint8_t flags)
 {
@@ -10,7 +20,12 @@ static int headers_out(struct h2x *h, int32_t sid, const struct xs_nv *nv, size_
 	size_t bound = hpk_bound(f, n), off = 0, len;
 	uint8_t type = FR_HEADERS, *at;
 
-	if (!hx_work(h) || hx_buf_room(&h->ctl, 9 + bound + 9 * (bound / h->peer_frame + 1)) < 0)
+	size_t need = 9 + bound + 9 * (bound / h->peer_frame + 1);
+
+	if (!hx_work(h))
+		return -1;
+	ctl_stage_early(h, need);
+	if (hx_buf_room(&h->ctl, need) < 0)
 		return -1;
 	at = h->ctl.p + h->ctl.n;
 	len = hpk_encode(&h->w->def, at + 9, f, n);
