@@ -218,7 +218,7 @@ SLEEPERS := $(patsubst %,tests/integ/%.t,06-faults-timeouts 27-h2-stalls 29-comp
 	24-service 08-limits 31-websocket 11-drain)
 comma := ,
 space := $(subst ,, )
-PROVE := prove -f -j2 --rules='seq={$(subst $(space),$(comma),$(SLEEPERS))}' --rules='seq=**'
+PROVE := prove -f --timer -j2 --rules='seq={$(subst $(space),$(comma),$(SLEEPERS))}' --rules='seq=**'
 
 check: all unit deps-test
 	@scripts/layers
