@@ -101,7 +101,7 @@ static void rows(void)
 
 	for (i = 1; (t = lc_rows(i, &n)); i++)
 		for (size_t r = 0; r < lc_nreaders; r++)
-			found += t == lc_readers[r]->rows && n == lc_readers[r]->nrows;
+			found += i == r + 1 && n == lc_readers[r]->nrows && (!n || t == lc_readers[r]->rows);
 	is_int(found, (int)lc_nreaders, "every reader's rows a table of the counters, once");
 	is_int((int)i, (int)lc_nreaders + 1, "the tables: the report's, then one a reader, none past them");
 	t = lc_rows(0, &n);
