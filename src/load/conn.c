@@ -109,7 +109,7 @@ static int conn_open(struct lc_conn *c)
 		return -1;
 	}
 	c->ev = (struct ev){ fd, conn_io };
-	c->x = (struct xprt){ fd, NULL, NULL };
+	c->x = (struct xprt){ .fd = fd };
 	c->state = LS_CONNECTING;
 	oq_reset(&c->oq);
 	return loop_watch(&c->t->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
@@ -150,7 +150,7 @@ void lc_retry(struct lc_conn *c, struct lc_ex *e)
 	requeue(c, e);
 }
 
-void lc_conn_close(struct lc_conn *c)
+void lc_conn_close(struct lc_conn *c, int done)
 {
 	struct lc_thread *t = c->t;
 
@@ -160,6 +160,10 @@ void lc_conn_close(struct lc_conn *c)
 	c->taken = 1; /* WHY: counted out of <fresh> once */
 	if (c->proto_state && protos[c->proto]->free)
 		protos[c->proto]->free(c);
+	/* WHY close_notify: without it a proxy in front counts the close as
+	 * an abort (RFC 8446 6.1); one try, never waited for */
+	if (done)
+		xprt_close_notify(&c->x);
 	/* WHY: OpenSSL marks the session of a connection freed without a
 	 * shutdown as not resumable, and that is the one to resume */
 	if (c->x.ssl)
@@ -179,7 +183,7 @@ void lc_conn_close(struct lc_conn *c)
 static void conn_reset(struct lc_conn *c)
 {
 	lc_conn_each(c, lc_lost);
-	lc_conn_close(c);
+	lc_conn_close(c, 0);
 	if (lc_run_over(c->t))
 		return;
 	timer_arm(&c->t->loop.timers, &c->tm, c->t->loop.now_us + (lc_succeeded() ? 1000 : 10000));
@@ -195,7 +199,7 @@ void lc_reset(struct lc_conn *c)
 static void conn_renew(struct lc_conn *c)
 {
 	lc_conn_each(c, requeue);
-	lc_conn_close(c);
+	lc_conn_close(c, 1);
 	/* WHY budget against fresh: --close opens no connection that no
 	 * request is left for (it has no pipelined requests to give back, so
 	 * a fresh one never waits idle for them) */

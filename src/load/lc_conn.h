@@ -121,8 +121,9 @@ void lc_bufs_put(struct lc_conn *c, int all);
 void lc_conn_open(struct lc_conn *c);
 /* a ready <c> takes what may start and does its I/O */
 void lc_conn_step(struct lc_conn *c);
-/* closes <c>: its protocol state freed, its exchanges dropped */
-void lc_conn_close(struct lc_conn *c);
+/* closes <c>: its protocol state freed, its exchanges dropped; <done>:
+ * the client is done with it (not lost), so TLS's close_notify goes first */
+void lc_conn_close(struct lc_conn *c, int done);
 /* calls <fn> on each exchange in flight on <c> */
 void lc_conn_each(struct lc_conn *c, void (*fn)(struct lc_conn *, struct lc_ex *));
 /* the oldest exchange in flight on <c> was sent at: us, UINT64_MAX: none */

@@ -169,7 +169,7 @@ void *lc_thread_main(void *arg)
 		if (t->conns[i].state == LS_READY)
 			lc_conn_each(&t->conns[i], end_timeout);
 		if (t->conns[i].state)
-			lc_conn_close(&t->conns[i]);
+			lc_conn_close(&t->conns[i], !t->conns[i].inflight);
 	}
 	qh3mem_drain(); /* WHY here: its connections are gone, and the pools are this thread's */
 	xprt_thread_free();

@@ -33,9 +33,9 @@ static long tcp_recv(int fd, void *buf, size_t len, int *drained)
 	return errno == EAGAIN ? XPRT_AGAIN : XPRT_ERROR;
 }
 
-static long tls_result(SSL *ssl, int r, int *drained)
+static long tls_result(struct xprt *x, int r, int *drained)
 {
-	switch (SSL_get_error(ssl, r)) {
+	switch (SSL_get_error(x->ssl, r)) {
 	case SSL_ERROR_WANT_READ:
 	case SSL_ERROR_WANT_WRITE:
 		*drained = 1;
@@ -44,6 +44,9 @@ static long tls_result(SSL *ssl, int r, int *drained)
 		*drained = 1;
 		return 0;
 	default:
+		/* WHY: after SSL_ERROR_SSL or _SYSCALL OpenSSL forbids more
+		 * I/O, SSL_shutdown included (SSL_get_error(3)) */
+		x->tls_failed = 1;
 		ERR_clear_error();
 		*drained = 1;
 		return XPRT_ERROR;
@@ -65,7 +68,7 @@ long xprt_recv(struct xprt *x, void *buf, size_t len, int *drained)
 		*drained = tls_bio_drained(x->ssl) && !SSL_has_pending(x->ssl);
 		return r;
 	}
-	return tls_result(x->ssl, r, drained);
+	return tls_result(x, r, drained);
 }
 
 /* WHY a pointer, taken at the first gathered write: glibc zeroes every
@@ -89,7 +92,7 @@ static int first_nonempty(const struct iovec *iov, int iovcnt)
 	return i;
 }
 
-static long tls_writev(SSL *ssl, const struct iovec *iov, int iovcnt)
+static long tls_writev(struct xprt *x, const struct iovec *iov, int iovcnt)
 {
 	size_t len = 0;
 	const void *buf;
@@ -111,10 +114,10 @@ static long tls_writev(SSL *ssl, const struct iovec *iov, int iovcnt)
 			len += n;
 		}
 	}
-	r = SSL_write(ssl, buf, (int)len);
+	r = SSL_write(x->ssl, buf, (int)len);
 	if (r > 0)
 		return r;
-	return tls_result(ssl, r, &drained);
+	return tls_result(x, r, &drained);
 }
 
 long xprt_writev(struct xprt *x, const struct iovec *iov, int iovcnt, int more)
@@ -123,13 +126,28 @@ long xprt_writev(struct xprt *x, const struct iovec *iov, int iovcnt, int more)
 	ssize_t n;
 
 	if (x->ssl)
-		return tls_writev(x->ssl, iov, iovcnt);
+		return tls_writev(x, iov, iovcnt);
 	do
 		n = more ? sendmsg(x->fd, &m, MSG_MORE) : writev(x->fd, iov, iovcnt);
 	while (n < 0 && errno == EINTR);
 	if (n >= 0)
 		return n;
 	return errno == EAGAIN ? XPRT_AGAIN : XPRT_ERROR;
+}
+
+void xprt_close_notify(struct xprt *x)
+{
+	SSL *ssl = x->ssl;
+
+	/* WHY the guards: SSL_shutdown during a handshake fails, and a second
+	 * call would read for the peer's close_notify, which nobody waits for */
+	if (!ssl || x->tls_failed || SSL_in_init(ssl) || (SSL_get_shutdown(ssl) & SSL_SENT_SHUTDOWN))
+		return;
+	/* WHY one call, its result unread: 0 is the alert sent; -1 is a full
+	 * socket (or a record still pending in OpenSSL), and the alert is
+	 * dropped rather than waited for, as a stalled peer would make us */
+	if (SSL_shutdown(ssl) < 0)
+		ERR_clear_error();
 }
 
 void xprt_release(struct xprt *x)

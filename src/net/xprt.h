@@ -3,6 +3,7 @@
 #define HX_XPRT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/uio.h>
 
 #include "common.h"
@@ -15,6 +16,7 @@ struct rio;
  * io_uring (rio); its users read and flush alike on all three */
 struct xprt {
 	int fd;
+	uint8_t tls_failed;  /* a TLS call failed for good: no more I/O, no close_notify */
 	SSL *ssl;            /* NULL: clear text */
 	struct rio *rio;     /* through the ring (clear text only), or NULL */
 };
@@ -31,6 +33,12 @@ long xprt_recv(struct xprt *x, void *buf, size_t len, int *drained);
  * iovecs are gathered into one SSL_write of up to 64 KiB. <more> (TCP only)
  * says more bytes follow at once: MSG_MORE holds a partial segment back. */
 long xprt_writev(struct xprt *x, const struct iovec *iov, int iovcnt, int more);
+
+/* TLS's close_notify (RFC 8446 6.1), once, if it can go now: one
+ * SSL_shutdown, which neither waits for the socket nor reads the peer's.
+ * Nothing on clear text, before the handshake's end or after a fatal TLS
+ * error. */
+void xprt_close_notify(struct xprt *x);
 
 /* Frees the TLS state (not the fd). */
 void xprt_release(struct xprt *x);

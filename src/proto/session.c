@@ -324,7 +324,7 @@ static int pre_start(struct worker *w, int fd, uint16_t tls_port, int proxy)
 
 	if (!h)
 		return -1;
-	*h = (struct pre){ .ev = { fd, pre_io }, .x = { fd, NULL, NULL }, .tm = { 0, 0, pre_timeout }, .w = w,
+	*h = (struct pre){ .ev = { fd, pre_io }, .x = { .fd = fd }, .tm = { 0, 0, pre_timeout }, .w = w,
 			   .tls_port = tls_port, .proxy = (uint8_t)proxy,
 			   .alt_port = (tls_port && !cfg.no_h3 && !cfg.no_alt_svc) ? tls_port : 0 };
 	list_add(&w->hs, &h->node);
@@ -355,7 +355,7 @@ static void pre_close_all(struct worker *w)
 
 int sess_accept(struct worker *w, int fd, uint16_t tls_port, int proxy)
 {
-	struct xprt x = { fd, NULL, NULL };
+	struct xprt x = { .fd = fd };
 
 	if (tls_port || proxy)
 		return pre_start(w, fd, tls_port, proxy);

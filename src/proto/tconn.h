@@ -4,9 +4,11 @@
 
 #include <stdint.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 
 #include "list.h"
 #include "loop.h"
+#include "stats.h"
 #include "timer-t.h"
 #include "xprt.h"
 
@@ -40,6 +42,34 @@ static inline void tc_events(struct tconn *t, uint32_t events)
 		t->flags |= TC_RDHUP;
 	if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
 		t->flags |= TC_WR_READY;
+}
+
+/* WHY TLS's close_notify on every end of a connection but two: without it
+ * a client (OpenSSL's, a proxy's) reads the end as a truncation, an
+ * "unexpected eof", and will not resume the session (RFC 8446 6.1). Not
+ * after x= or X= (SC_FAULT): a reset or a cut body is what the request
+ * asked the client to see; not after an error of ours (SC_ERROR). A peer
+ * that stopped reading (a send timeout) has a full socket: the alert does
+ * not go, and is not waited for (xprt_close_notify) */
+static inline void tc_close_notify(struct tconn *t)
+{
+	if (t->x.ssl && t->why != SC_FAULT && t->why != SC_ERROR)
+		xprt_close_notify(&t->x);
+}
+
+/* the write side ends (a linger after it): the close_notify, then the FIN */
+static inline void tc_shut(struct tconn *t)
+{
+	tc_close_notify(t);
+	shutdown(t->ev.fd, SHUT_WR);
+}
+
+/* the transport ends, before the socket is closed: the close_notify (if
+ * tc_shut did not send it), then the TLS state freed */
+static inline void tc_release(struct tconn *t)
+{
+	tc_close_notify(t);
+	xprt_release(&t->x);
 }
 
 #define TC_KEEP 64 /* closed connections a protocol keeps per thread; beyond, free() */

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# Shared session tickets (--ticket-keys): resumption across two hxterm processes and a restart, rotation on SIGHUP; TLS 1.3 early data (--early-data) on HTTP/1.1 and h2, said in X-rsp; openssl s_client and python3-h2 as clients.
+# Shared session tickets (--ticket-keys): resumption across two hxterm processes and a restart, rotation on SIGHUP; TLS 1.3 early data (--early-data) on HTTP/1.1 and h2, said in X-rsp; the close_notify that ends a connection (h1, h2, WebSocket), which keeps its session resumable, not after x=/X=; openssl s_client, s_time and python3-h2 as clients.
 use strict;
 use warnings;
 use FindBin;
@@ -219,6 +219,59 @@ SKIP: {
     waitpid($_, 0) for $qa, $qb;
 }
 
+# ---------- the end of a connection: TLS's close_notify ----------
+# WHY: without it OpenSSL's client reads the close as a truncation ("unexpected
+# eof", exit 1) and marks the session not resumable (RFC 8446 6.1)
+# the s_client command that sends <bytes> to <port>, then reads to the end
+sub sclose_cmd {
+    my ($port, $bytes, $args, $name) = @_;
+    open my $f, '>:raw', "$dir/$name.req" or die;
+    print $f $bytes;
+    close $f;
+    return "timeout 10 openssl s_client -connect 127.0.0.1:$port -ign_eof $args < $dir/$name.req";
+}
+# (its exit status, its output)
+sub sclose {
+    my $out = `${\ sclose_cmd(@_, 'close')} 2>&1`;
+    return ($? >> 8, $out);
+}
+sub slurp { open my $f, '<:raw', $_[0] or return ''; local $/; return scalar <$f> }
+sub h1req { return "GET /?$_[0] HTTP/1.1\r\nHost: x\r\n$_[1]\r\n" }
+# an h2 GET (preface, SETTINGS, HEADERS with END_STREAM): :method GET,
+# :scheme https, :path and :authority literal, not indexed
+sub h2req {
+    my $path = shift;
+    my $hb = "\x82\x87\x04" . chr(length $path) . $path . "\x01\x01x";
+    my $frame = sub { my ($type, $flags, $sid, $p) = @_; substr(pack('N', length $p), 1) . pack('CCN', $type, $flags, $sid) . $p };
+    return "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" . $frame->(4, 0, 0, '') . $frame->(1, 5, 1, $hb);
+}
+sub clean_end {
+    my ($what, $rc, $out) = @_;
+    ok($rc == 0 && $out =~ /closed$/m && $out !~ /unexpected eof/, "$what: the server's close_notify ends it (s_client exits $rc)")
+        or diag(join "\n", grep { /eof|closed|error|errno/i } split /\n/, $out);
+}
+{
+    clean_end('h1, Connection: close', sclose($tls, h1req('s=3', "Connection: close\r\n"), ''));
+    clean_end('h1, C=1 on TLS 1.2', sclose($tls, h1req('s=3&C=1', ''), '-tls1_2'));
+    clean_end('h1, the keep-alive idle timeout (w=200)', sclose($tls, h1req('s=3&w=200', ''), ''));
+    clean_end('h1, the request limit (maxreq=2)', sclose($tls, h1req('s=3', '') . h1req('s=3&maxreq=2', ''), ''));
+    clean_end('h2 over TLS, GOAWAY after the request limit (maxreq=1)', sclose($tls, h2req('/?s=3&maxreq=1'), '-alpn h2'));
+    my $ws = h1req('ws=echo', "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" .
+                   "Sec-WebSocket-Version: 13\r\n") . "\x88\x82\x01\x02\x03\x04\x02\xea"; # close 1000, masked
+    clean_end('a WebSocket, after both close frames', sclose($tls, $ws, ''));
+    my ($rc, $out) = sclose($tls, h1req('s=1000&X=10', ''), '');
+    ok($rc == 1 && $out =~ /unexpected eof/ && $out !~ /closed$/m, "X=: the cut body ends without close_notify, as a truncation (s_client exits $rc)");
+    ($rc, $out) = sclose($tls, h1req('s=1000&x=10', ''), '');
+    ok($rc != 0 && $out !~ /closed$/m, "x=: a reset, no close_notify (s_client exits $rc)");
+    # WHY s_time: it resumes the session of the connection that just ended,
+    # where s_client -sess_out saves each ticket as it comes
+    my $t = `timeout 20 openssl s_time -connect 127.0.0.1:$tls -www '/?s=3' -reuse -time 1 2>&1`;
+    my ($line) = $t =~ /^([*r]+)$/m;
+    my ($new, $reused) = map { scalar(() = ($line // '') =~ /\Q$_\E/g) } '*', 'r';
+    ok($reused > 0 && $reused > 10 * $new, "s_time -reuse: the sessions of connections the server closed resume ($reused resumed, $new new)")
+        or diag($t);
+}
+
 # ---------- a restart resumes ----------
 stop_hx();
 $port = start_hx('-tls', '-t', '1', '--no-h3', '--ticket-keys', "$dir/a.keys");
@@ -227,7 +280,22 @@ $tls = hx_tls_port();
     my ($st) = sclient($tls, "-sess_in $dir/s13");
     is($st, 'Reused', 'a restarted hxterm with the same key file resumes the sessions it issued before');
 }
-kill 'TERM', $bpid;
-waitpid($bpid, 0);
+# a drain (SIGTERM on B) ends its idle connections with close_notify too
+{
+    my @kids = map {
+        my ($name, $bytes, $args) = @$_;
+        [$name, spawn_bg("$dir/$name.out", 'sh', '-c', sclose_cmd($btls, $bytes, $args, $name))]
+    } ['h1', h1req('s=3', ''), ''], ['h2', h2req('/?s=3'), '-alpn h2'];
+    for (1 .. 50) {
+        last unless grep { !(-s "$dir/$_->[0].out" && slurp("$dir/$_->[0].out") =~ /x-rsp/i) } @kids;
+        sleep 0.1;
+    }
+    kill 'TERM', $bpid;
+    waitpid($bpid, 0);
+    for (@kids) {
+        waitpid($_->[1], 0);
+        clean_end("a drain (SIGTERM), an idle $_->[0] connection", $? >> 8, slurp("$dir/$_->[0].out"));
+    }
+}
 is(stop_hx(), 0, 'hxterm stops cleanly');
 done_testing();

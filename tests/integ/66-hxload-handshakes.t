@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# hxload --handshakes: full, resumed and 0-RTT handshakes in exact shares on h1 (0-RTT as TLS early data) and h2 over TLS and on h3, against hxterm with an ECDSA P-256 and an RSA-2048 certificate (hxterm's own counters agree), a server that declines tickets (openssl s_server) counted as "asked resumed, got full", early data refused (HAProxy between two hxterm, one ticket key, one taking early data) sent again, bad mixes refused.
+# hxload --handshakes: full, resumed and 0-RTT handshakes in exact shares on h1 (0-RTT as TLS early data) and h2 over TLS and on h3, against hxterm with an ECDSA P-256 and an RSA-2048 certificate (hxterm's own counters agree), a server that declines tickets (openssl s_server) counted as "asked resumed, got full", early data refused (HAProxy between two hxterm, one ticket key, one taking early data) sent again, bad mixes refused; hxload's close_notify on the connections it is done with.
 use strict;
 use warnings;
 use FindBin;
@@ -132,6 +132,58 @@ SKIP: {
        '... all 40 requests answered 200, no error');
     is($r->{schedule}{retried} // -1, $c->{early_rejected} // -2, '... the refused ones sent again after the handshake');
     kill 'TERM', $hap, @hx;
+}
+
+# the connections hxload is done with end with its close_notify (RFC 8446 6.1), so that a proxy in
+# front does not count them as aborted: --close (4 connections), then a keep-alive one ended with the
+# run; a TLS server in Python says how each ended (an EOF without close_notify raises an SSL error)
+{
+    my $sport = free_port();
+    open my $py, '>', "$dir/notify.py" or die;
+    print $py <<'EOF';
+import socket, ssl, sys, threading, time
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[2] + '/ec.pem', sys.argv[2] + '/ec.key')
+ctx.options &= ~ssl.OP_IGNORE_UNEXPECTED_EOF  # WHY: Python 3.11 sets it, and reads such an EOF as a clean end
+ls = socket.create_server(('127.0.0.1', int(sys.argv[1])))
+ls.settimeout(0.2)
+ends = []
+def serve(s):
+    try:
+        t = ctx.wrap_socket(s, server_side=True, suppress_ragged_eofs=False)
+    except OSError:
+        return  # WHY: wait_port's probe, no TLS
+    buf = b''
+    try:
+        while True:
+            d = t.recv(65536)
+            if not d:
+                return ends.append('close_notify')
+            buf += d
+            while b'\r\n\r\n' in buf:
+                buf = buf.split(b'\r\n\r\n', 1)[1]
+                t.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
+    except ssl.SSLEOFError:
+        ends.append('eof')
+    except Exception as e:
+        ends.append(type(e).__name__)
+end = time.time() + 15
+while len(ends) < 5 and time.time() < end:
+    try:
+        threading.Thread(target=serve, args=(ls.accept()[0],), daemon=True).start()
+    except socket.timeout:
+        pass
+print(' '.join(sorted(ends)), flush=True)
+EOF
+    close $py;
+    my $spid = spawn_bg("$dir/notify.out", '/usr/bin/python3', "$dir/notify.py", $sport, $dir);
+    wait_port($sport);
+    my $out = `timeout 20 $hxload -q -t 1 -c 1 -n 4 --close --h1 https://127.0.0.1:$sport/ 2>&1`;
+    $out .= `timeout 20 $hxload -q -t 1 -c 1 -n 4 --h1 https://127.0.0.1:$sport/ 2>&1`;
+    waitpid($spid, 0);
+    my $ends = do { local (@ARGV, $/) = "$dir/notify.out"; <> } // '';
+    like($ends, qr/^(close_notify ){4}close_notify$/m,
+         "hxload's own closes (--close, the run's end) send close_notify: $ends") or diag($out);
 }
 
 # bad input: one line, exit 2

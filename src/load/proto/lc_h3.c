@@ -345,7 +345,7 @@ static int lc_h3_open(struct lc_conn *c)
 	q->tm = (struct timer){ 0, 0, q_timer };
 	q->locallen = sizeof(q->local);
 	getsockname(fd, (struct sockaddr *)&q->local, &q->locallen);
-	c->x = (struct xprt){ fd, NULL, NULL };
+	c->x = (struct xprt){ .fd = fd };
 	c->proto_state = q;
 	for (int i = 0; i < lc_o->depth; i++)
 		c->ex[i].id = -1;

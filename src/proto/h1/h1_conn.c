@@ -91,7 +91,7 @@ static void h1_free(struct h1c *c)
 		spl_put(&w->spl, c->sp);
 		c->sp = NULL;
 	}
-	xprt_release(&c->t.x);
+	tc_release(&c->t);
 	list_del(&c->t.node);
 	if (!(c->t.flags & H1C_HANDOFF)) {
 		sess_conn_gone(w);
@@ -113,7 +113,7 @@ static int h1_handoff(struct h1c *c, enum proto_id to, const char *buf, size_t l
 			     .settings = up && to == P_H2 ? c->settings : (struct ist){ NULL, 0 }, .ex = up,
 			     .ci = c->ci };
 	/* WHY no ring: that transport is this connection's; the next makes its own */
-	struct xprt x = { c->t.x.fd, c->t.x.ssl, NULL };
+	struct xprt x = { .fd = c->t.x.fd, .ssl = c->t.x.ssl };
 
 	if (sess_switch(c->t.w, to, &x, &h) < 0) {
 		h1_kill(c, 0, SC_ERROR);
@@ -184,7 +184,7 @@ static int h1_do_linger(struct h1c *c)
 	if (h1_flush(c))
 		return 0;
 	if (!(c->t.flags & H1C_SHUT)) {
-		shutdown(c->t.ev.fd, SHUT_WR);
+		tc_shut(&c->t);
 		c->t.flags |= H1C_SHUT;
 	}
 	/* WHY: drain what the peer still sends so that close() does not turn

@@ -568,7 +568,7 @@ static void h2c_free(struct h2c *c)
 	timer_cancel(&w->loop.timers, &c->t.tm);
 	c->eng->close(c);
 	c->sess = NULL;
-	xprt_release(&c->t.x);
+	tc_release(&c->t);
 	free(c->ci);
 	c->ci = NULL;
 	list_del(&c->t.node);

@@ -99,7 +99,7 @@ static void c_free(struct wsc *c, enum ws_state how)
 		ctr_add(how == WS_RESET ? &w->st.faults[SF_RESET] : &w->st.faults[SF_CLOSE], 1);
 	loop_cancel(&w->loop, &c->t.tm);
 	ws_free(&c->ws);
-	xprt_release(&c->t.x);
+	tc_release(&c->t);
 	close(c->t.ev.fd);
 	loop_drop(&w->loop, &c->t.ev);
 	list_del(&c->t.node);
