@@ -4,7 +4,6 @@
 
 #include <stdint.h>
 
-#include "h1_parse.h"
 #include "lc_opts.h"
 #include "lc_reader.h"
 #include "lc_stats.h"
@@ -66,11 +65,6 @@ struct lc_conn {
 	uint32_t ex_head;
 	char *in;                    /* from the thread's pool while bytes wait in it, else NULL */
 	uint32_t in_len, in_size;
-	uint8_t h1_body;             /* reading a body */
-	uint8_t h1_chunked;
-	uint8_t h1_close;            /* close-delimited body */
-	uint64_t h1_left;            /* Content-Length left */
-	struct h1_chunk ck;
 	struct oq oq;                /* its block from the thread's pool while bytes are staged */
 	void *proto_state;           /* nghttp2 session, QUIC connection */
 };

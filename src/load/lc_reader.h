@@ -29,7 +29,7 @@ struct lc_reader {
 	int (*end)(struct lc_ex *e, struct lc_stats *st);
 	/* the exchange is over, counted or not: what its slot holds freed */
 	void (*drop)(struct lc_ex *e);
-	const struct lc_counter *rows; /* its counters in struct lc_stats, for the sums, the JSON, merge */
+	const struct row *rows;      /* its counters in struct lc_stats (LC_ROW), for the sums, the JSON, merge */
 	size_t nrows;
 };
 

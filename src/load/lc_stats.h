@@ -2,12 +2,14 @@
 #ifndef HX_LC_STATS_H
 #define HX_LC_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "hist.h"
 #include "lc_hs.h"
 #include "lc_opts.h"
+#include "rows.h"
 
 /* gRPC's status codes, 0 (OK) to 16 (UNAUTHENTICATED), then "none" (a
  * call without grpc-status): one list for the names, the JSON and merge */
@@ -153,17 +155,13 @@ struct lc_series {
 extern const char *const lc_err_names[E_MAX];
 extern const char *const lc_hist_names[H_MAX];
 
-/* the plain counters of struct lc_stats by JSON name: one list for the
- * sums, the JSON and merge; <group> NULL: at the top level */
-struct lc_counter {
-	const char *group, *name;
-	size_t off;
-};
-/* how many rows: the report's own, then each body reader's */
-size_t lc_counters_n(void);
-/* row <k> of them, 0 <= k < lc_counters_n() */
-const struct lc_counter *lc_counter(size_t k);
-#define LC_CTR(st, c) (*(uint64_t *)((char *)(st) + (c)->off))
+/* the plain counters of struct lc_stats as counter rows (core/rows.h), in
+ * tables: one list for the sums, the JSON and merge. LC_ROW(group, key,
+ * field): <group> NULL: at the top level */
+#define LC_ROW(g, key, f) { .group = (g), .json = (key), .n = 1, .off = offsetof(struct lc_stats, f) }
+/* table <i> of them (0: the report's own, then each body reader's), its
+ * rows in <*n>; NULL past the last */
+const struct row *lc_rows(size_t i, size_t *n);
 void lc_stats_add(struct lc_stats *T, const struct lc_stats *s);
 uint64_t lc_stats_errors(const struct lc_stats *s);
 void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m);

@@ -32,8 +32,8 @@ void st_udp_name(unsigned i, const char *name)
 }
 
 #define ST_ROW(f, n, name, json, label, lv, jv, help) \
-	{ name, json, label, help, lv, jv, n, offsetof(struct wstats, f) },
-const struct st_row st_rows[] = { ST_ROWS(ST_ROW) };
+	{ NULL, json, name, label, lv, jv, help, n, offsetof(struct wstats, f) },
+const struct row st_rows[] = { ST_ROWS(ST_ROW) };
 #undef ST_ROW
 const unsigned st_nrows = sizeof(st_rows) / sizeof(st_rows[0]);
 

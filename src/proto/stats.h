@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "counter.h"
+#include "rows.h"
 
 /* the protocols as the metrics label them */
 enum st_proto { SP_H1, SP_H1TLS, SP_H2C, SP_H2, SP_H3, SP_WS, SP_MAX };
@@ -172,15 +173,8 @@ struct wstats {
 #undef ST_FIELD
 };
 
-/* a row of ST_ROWS, for the stats thread */
-struct st_row {
-	const char *name, *json, *label, *help;
-	const char *const *lv, *const *jv;
-	unsigned n;
-	size_t off; /* in struct wstats, of its first counter */
-};
-
-extern const struct st_row st_rows[];
+/* the rows of ST_ROWS (core/rows.h), for the stats thread: offsets in struct wstats */
+extern const struct row st_rows[];
 extern const unsigned st_nrows;
 
 /* an HTTP/2 (HTTP/3) error code's slot in the counters above */

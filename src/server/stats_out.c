@@ -56,17 +56,17 @@ static void sum(struct tot *T)
 
 /* ---------- a growing buffer ---------- */
 
-void stats_put(struct sbuf *b, const char *fmt, ...)
+void stats_vput(struct sbuf *b, const char *fmt, va_list ap)
 {
-	va_list ap;
+	va_list aq;
 	int n;
 
 	if (b->failed)
 		return;
 	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
+		va_copy(aq, ap);
+		n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, aq);
+		va_end(aq);
 		if (n < 0) {
 			b->failed = 1;
 			return;
@@ -83,6 +83,15 @@ void stats_put(struct sbuf *b, const char *fmt, ...)
 		b->cap = b->cap * 2 + (size_t)n + 1;
 	}
 	b->len += (size_t)n;
+}
+
+void stats_put(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	stats_vput(b, fmt, ap);
+	va_end(ap);
 }
 
 /* ---------- /metrics ---------- */
@@ -223,22 +232,22 @@ static void metrics_conns(struct sbuf *b, const struct tot *T)
 	stats_put(b, "hxterm_access_log_dropped_total %llu\n", (unsigned long long)alog_dropped());
 }
 
+/* the rows' writer into a growing buffer */
+static void row_put(void *to, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	stats_vput(to, fmt, ap);
+	va_end(ap);
+}
+
 /* the counters of ST_ROWS, a family each */
 static void metrics_rows(struct sbuf *b, const struct tot *T)
 {
-	for (unsigned k = 0; k < st_nrows; k++) {
-		const struct st_row *r = &st_rows[k];
-		const uint64_t *v = T->v + r->off / sizeof(counter);
+	const struct row_out o = { row_put, b };
 
-		stats_put(b, "# HELP hxterm_%s %s\n# TYPE hxterm_%s counter\n", r->name, r->help, r->name);
-		for (unsigned i = 0; i < r->n; i++)
-			if (r->label && !r->lv[i])
-				continue;
-			else if (r->label)
-				stats_put(b, "hxterm_%s{%s=\"%s\"} %llu\n", r->name, r->label, r->lv[i], (unsigned long long)v[i]);
-			else
-				stats_put(b, "hxterm_%s %llu\n", r->name, (unsigned long long)v[i]);
-	}
+	rows_metrics(&o, "hxterm_", st_rows, st_nrows, T->v);
 }
 
 void stats_metrics(struct sbuf *b)
@@ -320,15 +329,9 @@ static void json_protocol(struct sbuf *b, const struct tot *T, int p)
 /* the counters of ST_ROWS: a number, or an object by label value */
 static void json_rows(struct sbuf *b, const struct tot *T)
 {
-	for (unsigned k = 0; k < st_nrows; k++) {
-		const struct st_row *r = &st_rows[k];
-		const uint64_t *v = T->v + r->off / sizeof(counter);
+	const struct row_out o = { row_put, b };
 
-		if (r->label)
-			json_codes(b, r->json, v, r->jv ? r->jv : r->lv, (int)r->n, 0);
-		else
-			stats_put(b, ", \"%s\": %llu", r->json, (unsigned long long)v[0]);
-	}
+	rows_json(&o, st_rows, st_nrows, T->v, NULL);
 }
 
 void stats_snapshot(struct st_snap *s)

@@ -2,6 +2,7 @@
 #ifndef HX_STATS_OUT_H
 #define HX_STATS_OUT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,7 @@ struct sbuf {
 
 /* appends printf's text to <b> (b->failed when memory ran out) */
 void stats_put(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void stats_vput(struct sbuf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 /* what the history keeps of one moment: cumulative counts, every worker's */
 struct st_snap {

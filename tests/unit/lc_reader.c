@@ -92,18 +92,44 @@ static void verify(void)
 	is_int(lc_rd_verify.end(&e, st), 0, "a random body (R=1) is not the pattern's to check");
 }
 
-/* each reader's rows are among the report's counters, once */
+/* each reader's rows are one of the counter tables, once, after the report's own */
 static void rows(void)
 {
-	size_t n = lc_counters_n();
+	const struct row *t;
+	size_t n, i;
 	int found = 0;
 
-	for (size_t r = 0; r < lc_nreaders; r++)
-		for (size_t i = 0; i < lc_readers[r]->nrows; i++)
-			for (size_t k = 0; k < n; k++)
-				found += lc_counter(k) == &lc_readers[r]->rows[i];
-	is_int(found, lc_rd_sse.nrows + lc_rd_grpc.nrows + lc_rd_verify.nrows, "every reader's row once among the counters");
-	ok(lc_counter(n - 1) && !lc_counter(n), "%zu rows, none past them", n);
+	for (i = 1; (t = lc_rows(i, &n)); i++)
+		for (size_t r = 0; r < lc_nreaders; r++)
+			found += t == lc_readers[r]->rows && n == lc_readers[r]->nrows;
+	is_int(found, (int)lc_nreaders, "every reader's rows a table of the counters, once");
+	is_int((int)i, (int)lc_nreaders + 1, "the tables: the report's, then one a reader, none past them");
+	t = lc_rows(0, &n);
+	ok(t && n > 30, "the report's own table first (%zu rows)", n);
+}
+
+/* rows_add adds each row's counters, rows_json writes a group's rows, a
+ * labelled row as an object, and leaves out a value not in use */
+static void shared_rows(void)
+{
+	static const char *const lv[3] = { "a", NULL, "c" };
+	const struct row t[] = {
+		{ .json = "x", .n = 1, .off = 0 },
+		{ .group = "g", .json = "y", .n = 1, .off = 8 },
+		{ .json = "z", .label = "k", .lv = lv, .n = 3, .off = 16 },
+	};
+	uint64_t a[5] = { 1, 2, 3, 4, 5 }, b[5] = { 10, 20, 30, 40, 50 };
+	char buf[256];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	const struct row_out o = { rows_fput, f };
+
+	rows_add(t, 3, a, b);
+	is_int((int)(a[0] + a[1] + a[2] + a[3] + a[4]), 165, "rows_add: every counter of every row added");
+	rows_json(&o, t, 3, a, NULL);
+	rows_json(&o, t, 3, a, "g");
+	fclose(f);
+	is_str(buf, ", \"x\": 11, \"z\": {\"a\": 33, \"c\": 55}, \"y\": 22",
+	       "rows_json: the top level's rows, then the group's; the value not in use left out");
 }
 
 int main(void)
@@ -114,5 +140,6 @@ int main(void)
 	grpc();
 	verify();
 	rows();
+	shared_rows();
 	return done_testing();
 }

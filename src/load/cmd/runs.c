@@ -44,6 +44,16 @@ static uint64_t u(const struct json *o, const char *key)
 	return v > 0 ? (uint64_t)v : 0;
 }
 
+/* counter row <c> of <s> from the object <o> it sits in: a number, or an
+ * object by label value */
+static void row_read(const struct row *c, struct lc_stats *s, const struct json *o)
+{
+	const struct json *v = c->label ? json_get(o, c->json) : o;
+
+	for (unsigned i = 0; i < c->n; i++)
+		*row_at(c, s, i) = c->label ? (row_jv(c, i) ? u(v, row_jv(c, i)) : 0) : u(o, c->json);
+}
+
 int lc_hist_read(struct hist *h, const struct json *o)
 {
 	const struct json *b = json_get(o, "buckets");
@@ -110,11 +120,12 @@ int lc_run_read(const struct json *r, struct lc_stats *s)
 		if (code >= 100 && code < LC_STATUS_MAX)
 			s->status[code] = (uint64_t)st->kid[i].num;
 	}
-	for (size_t k = 0, n = lc_counters_n(); k < n; k++) {
-		const struct lc_counter *c = lc_counter(k);
+	const struct row *t;
+	size_t n;
 
-		LC_CTR(s, c) = u(c->group ? json_get(r, c->group) : r, c->name);
-	}
+	for (size_t i = 0; (t = lc_rows(i, &n)); i++)
+		for (size_t k = 0; k < n; k++)
+			row_read(&t[k], s, t[k].group ? json_get(r, t[k].group) : r);
 	return lc_hs_read(&s->hs, r);
 }
 

@@ -20,11 +20,11 @@ const char *const lc_hist_names[H_MAX] = { "latency", "server", "other", "hit", 
 					   "last_event", "gap_sent", "gap_recv", "requests_per_connection",
 					   "events_per_second_x1000" };
 
-#define C(g, n, f) { g, n, offsetof(struct lc_stats, f) }
+#define C(g, n, f) LC_ROW(g, n, f)
 const char *const lc_iv_names[IV_MAX] = { "latency", "server", "other", "body_other", "queue" };
 const int lc_iv_hist[IV_MAX] = { H_LAT, H_SRV, H_OTH, H_BOTH, H_QUEUE };
 
-static const struct lc_counter lc_counters[] = {
+static const struct row lc_counters[] = {
 	C(NULL, "requests", reqs), C(NULL, "bytes", bytes), C(NULL, "non2xx", non2xx),
 	C(NULL, "unexpected", unexpected), C(NULL, "interim", interim),
 	C("schedule", "scheduled", scheduled), C("schedule", "sent", sent), C("schedule", "late", late),
@@ -49,24 +49,18 @@ static const struct lc_counter lc_counters[] = {
 #undef C
 
 /* the counter rows: lc_counters, then each body reader's (lc_reader.h) */
-size_t lc_counters_n(void)
+const struct row *lc_rows(size_t i, size_t *n)
 {
-	size_t n = ARRAY_SIZE(lc_counters);
-
-	for (size_t r = 0; r < lc_nreaders; r++)
-		n += lc_readers[r]->nrows;
-	return n;
-}
-
-const struct lc_counter *lc_counter(size_t k)
-{
-	if (k < ARRAY_SIZE(lc_counters))
-		return &lc_counters[k];
-	k -= ARRAY_SIZE(lc_counters);
-	for (size_t r = 0; r < lc_nreaders; k -= lc_readers[r++]->nrows)
-		if (k < lc_readers[r]->nrows)
-			return &lc_readers[r]->rows[k];
-	return NULL;
+	if (!i) {
+		*n = ARRAY_SIZE(lc_counters);
+		return lc_counters;
+	}
+	if (i > lc_nreaders)
+		return NULL;
+	*n = lc_readers[i - 1]->nrows;
+	/* WHY not its NULL: a reader without rows (plain) is an empty table,
+	 * not the end of them */
+	return lc_readers[i - 1]->rows ? lc_readers[i - 1]->rows : lc_counters;
 }
 
 void lc_stats_add(struct lc_stats *T, const struct lc_stats *s)
@@ -79,8 +73,11 @@ void lc_stats_add(struct lc_stats *T, const struct lc_stats *s)
 		T->errors[e] += s->errors[e];
 	uint64_t lmin = T->limit_min, llast = T->limit_last;
 
-	for (size_t k = 0, n = lc_counters_n(); k < n; k++)
-		LC_CTR(T, lc_counter(k)) += LC_CTR(s, lc_counter(k));
+	const struct row *t;
+	size_t n;
+
+	for (size_t i = 0; (t = lc_rows(i, &n)); i++)
+		rows_add(t, n, T, s);
 	lc_hs_add(&T->hs, &s->hs);
 	/* WHY again: the stream limit's figures are a least and a last, not sums */
 	T->limit_min = !(T->limit_changes - s->limit_changes) ? s->limit_min :

@@ -86,15 +86,15 @@ void lc_why_json(FILE *f, const struct lc_why *w)
 	fprintf(f, "}");
 }
 
-/* the counters of <group>, each as ", \"name\": n" */
+/* the counters of <group> (NULL: the top level's), each as ", \"name\": n" */
 static void counters_json(FILE *f, const struct lc_stats *T, const char *group)
 {
-	for (size_t k = 0, n = lc_counters_n(); k < n; k++) {
-		const struct lc_counter *c = lc_counter(k);
+	const struct row_out o = { rows_fput, f };
+	const struct row *t;
+	size_t n;
 
-		if (group ? c->group && !strcmp(c->group, group) : !c->group)
-			fprintf(f, ", \"%s\": %llu", c->name, (unsigned long long)LC_CTR(T, c));
-	}
+	for (size_t i = 0; (t = lc_rows(i, &n)); i++)
+		rows_json(&o, t, n, T, group);
 }
 
 /* h3: what the client saw of QUIC (zeros when no h3 connection) */

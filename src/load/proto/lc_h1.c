@@ -1,13 +1,25 @@
 /* hxload's HTTP/1.1 client: pipelined keep-alive requests, responses parsed and verified in place. */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "clock.h"
 #include "common.h"
+#include "h1_parse.h"
 #include "lc_conn.h"
+#include "lc_fate.h"
 #include "lc_record.h"
 #include "lc_thread.h"
 #include "lc_hits.h"
+
+/* where the response being read is: HTTP/1's state, behind c->proto_state */
+struct lc_h1 {
+	uint8_t body;                /* reading a body */
+	uint8_t chunked;
+	uint8_t close;               /* close-delimited body, or Connection: close */
+	uint64_t left;               /* Content-Length left */
+	struct h1_chunk ck;
+};
 
 static int ieq(struct ist a, const char *lit)
 {
@@ -57,18 +69,20 @@ static void h1_chunk_data(void *arg, const char *p, size_t n)
 /* the response head: status, framing, X-rsp */
 static int h1_head(struct lc_conn *c, struct lc_ex *e, const struct h1_resp *r)
 {
+	struct lc_h1 *h1 = c->proto_state;
+
 	lc_head(c, e, r->status);
-	c->h1_chunked = 0;
-	c->h1_close = r->minor == 0;
-	c->h1_left = UINT64_MAX;
+	h1->chunked = 0;
+	h1->close = r->minor == 0;
+	h1->left = UINT64_MAX;
 	for (unsigned i = 0; i < r->nhdrs; i++) {
 		const struct h1_hdr *h = &r->hdrs[i];
 
 		if (ieq(h->n, "content-length")) {
-			if (clen_parse(h->v, &c->h1_left) < 0)
+			if (clen_parse(h->v, &h1->left) < 0)
 				return -1;
 		} else if (ieq(h->n, "transfer-encoding")) {
-			c->h1_chunked = 1;
+			h1->chunked = 1;
 		} else if (ieq(h->n, "x-rsp")) {
 			lc_xrsp(e, h->v.ptr, h->v.len);
 		} else if (ieq(h->n, "x-hxterm-made")) {
@@ -76,38 +90,39 @@ static int h1_head(struct lc_conn *c, struct lc_ex *e, const struct h1_resp *r)
 		} else if (ieq(h->n, "x-hxterm-ignored")) {
 			lc_ignored(c->t, h->v.ptr, h->v.len);
 		} else if (ieq(h->n, "connection")) {
-			c->h1_close = ieq(h->v, "close");
+			h1->close = ieq(h->v, "close");
 		} else if (unlikely(lc_rd->head != NULL)) {
 			lc_rd->head(e, h->n.ptr, h->n.len, h->v.ptr, h->v.len);
 		}
 	}
-	if (c->h1_chunked)
-		h1_chunk_init(&c->ck);
+	if (h1->chunked)
+		h1_chunk_init(&h1->ck);
 	if (r->status == 204 || r->status == 304 || !strcmp(lc_o->method, "HEAD"))
-		c->h1_left = 0, c->h1_chunked = 0;
-	if (!c->h1_chunked && c->h1_left == UINT64_MAX && !c->h1_close)
-		c->h1_left = 0;
-	c->h1_body = 1;
+		h1->left = 0, h1->chunked = 0;
+	if (!h1->chunked && h1->left == UINT64_MAX && !h1->close)
+		h1->left = 0;
+	h1->body = 1;
 	return 0;
 }
 
 /* consumes body bytes at <p>; returns bytes used, -1 on bad framing */
 static long h1_body(struct lc_conn *c, struct lc_ex *e, const char *p, size_t n, int *done)
 {
+	struct lc_h1 *h1 = c->proto_state;
 	const char *why;
 	uint64_t got = 0;
 	long used;
 
-	if (c->h1_chunked) {
-		used = h1_chunk_feed_cb(&c->ck, p, n, UINT64_MAX, &got, &why, h1_chunk_data, e);
-		*done = c->ck.done;
+	if (h1->chunked) {
+		used = h1_chunk_feed_cb(&h1->ck, p, n, UINT64_MAX, &got, &why, h1_chunk_data, e);
+		*done = h1->ck.done;
 		return used;
 	}
-	used = (long)MIN((uint64_t)n, c->h1_left);
+	used = (long)MIN((uint64_t)n, h1->left);
 	lc_verify(e, p, (size_t)used);
-	if (c->h1_left != UINT64_MAX)
-		c->h1_left -= (uint64_t)used;
-	*done = c->h1_left == 0;
+	if (h1->left != UINT64_MAX)
+		h1->left -= (uint64_t)used;
+	*done = h1->left == 0;
 	return used;
 }
 
@@ -115,6 +130,7 @@ static long h1_body(struct lc_conn *c, struct lc_ex *e, const char *p, size_t n,
  * response said Connection: close */
 static int h1_parse(struct lc_conn *c)
 {
+	struct lc_h1 *h1 = c->proto_state;
 	uint32_t off = 0;
 
 	while (off < c->in_len && c->inflight) {
@@ -122,7 +138,7 @@ static int h1_parse(struct lc_conn *c)
 		int done = 0;
 		long n;
 
-		if (!c->h1_body) {
+		if (!h1->body) {
 			struct h1_resp r;
 			struct h1_err err;
 
@@ -138,7 +154,7 @@ static int h1_parse(struct lc_conn *c)
 				return -1;
 			lc_status_line(e, c->in + off, (size_t)n);
 			off += (uint32_t)n;
-			if (c->h1_left != 0 || c->h1_chunked)
+			if (h1->left != 0 || h1->chunked)
 				continue;
 			done = 1;
 		} else {
@@ -148,11 +164,11 @@ static int h1_parse(struct lc_conn *c)
 			off += (uint32_t)n;
 		}
 		if (done) {
-			c->h1_body = 0;
+			h1->body = 0;
 			lc_record(c, e);
 			c->ex_head = (c->ex_head + 1) % (uint32_t)lc_o->depth;
 			c->inflight--;
-			if (c->h1_close) { /* WHY counted: HTTP/1's graceful end, as a GOAWAY */
+			if (h1->close) { /* WHY counted: HTTP/1's graceful end, as a GOAWAY */
 				c->t->st.goaways += c->up == 2;
 				return 1;
 			}
@@ -163,18 +179,31 @@ static int h1_parse(struct lc_conn *c)
 	return 0;
 }
 
+/* WHY calloc'd, not in struct lc_conn: a connection holds only its
+ * protocol's state (h2's and h3's are their libraries' sessions) */
 static int lc_h1_start(struct lc_conn *c)
 {
+	if (!(c->proto_state = calloc(1, sizeof(struct lc_h1)))) {
+		lc_fatal_set("hxload is out of memory: no HTTP/1 state for a connection (fewer -c?)");
+		lc_error(c, E_RESET);
+		return -1;
+	}
 	c->in_len = 0;
-	c->h1_body = 0;
 	c->ex_head = 0;
 	return h1_fill(c);
+}
+
+static void lc_h1_free(struct lc_conn *c)
+{
+	free(c->proto_state);
+	c->proto_state = NULL;
 }
 
 /* reads and parses, then sends; returns -1 to reset the connection, 1 when
  * the server closes it after a complete response (a new one at once) */
 static int lc_h1_io(struct lc_conn *c)
 {
+	struct lc_h1 *h1 = c->proto_state;
 	uint64_t sent;
 	int r;
 
@@ -186,7 +215,7 @@ static int lc_h1_io(struct lc_conn *c)
 			c->rd_ready = 0;
 		if (n == XPRT_AGAIN)
 			break;
-		if (n == 0 && c->h1_body && c->h1_close && c->inflight) {
+		if (n == 0 && h1->body && h1->close && c->inflight) {
 			int done;
 
 			h1_body(c, &c->ex[c->ex_head], NULL, 0, &done);
@@ -227,4 +256,5 @@ const struct lc_protocol lc_h1 = {
 	.fifo = 1,
 	.start = lc_h1_start,
 	.io = lc_h1_io,
+	.free = lc_h1_free,
 };

@@ -8,6 +8,7 @@
 
 #include "body.h"
 #include "common.h"
+#include "h1_parse.h"
 #include "lc_conn.h"
 #include "lc_fate.h"
 #include "lc_record.h"

@@ -50,8 +50,8 @@ static int grpc_end(struct lc_ex *e, struct lc_stats *st)
 	return 0;
 }
 
-#define C(f, n) { "grpc", n, offsetof(struct lc_stats, f) }
-static const struct lc_counter grpc_rows[] = {
+#define C(f, n) LC_ROW("grpc", n, f)
+static const struct row grpc_rows[] = {
 #define G(k, name) C(grpc[k], name),
 	LC_GRPC_LIST(G)
 #undef G

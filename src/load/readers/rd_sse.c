@@ -184,8 +184,8 @@ void lc_sse_text(FILE *f, const struct lc_stats *T)
 			hist_quantile(&T->h[H_GAP_SENT], 0.99) / 1e3, hist_quantile(&T->h[H_GAP_RECV], 0.99) / 1e3);
 }
 
-static const struct lc_counter sse_rows[] = {
-	{ "events", "bunched", offsetof(struct lc_stats, bunched) },
+static const struct row sse_rows[] = {
+	LC_ROW("events", "bunched", bunched),
 };
 
 const struct lc_reader lc_rd_sse = {

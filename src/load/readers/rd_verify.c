@@ -32,9 +32,9 @@ static int verify_end(struct lc_ex *e, struct lc_stats *st)
 	return 0;
 }
 
-static const struct lc_counter verify_rows[] = {
-	{ "verify", "bodies", offsetof(struct lc_stats, verified) },
-	{ "verify", "bytes", offsetof(struct lc_stats, verified_bytes) },
+static const struct row verify_rows[] = {
+	LC_ROW("verify", "bodies", verified),
+	LC_ROW("verify", "bytes", verified_bytes),
 };
 
 const struct lc_reader lc_rd_verify = {
