@@ -29,7 +29,11 @@ struct qtls {
 void qtls_client_rand(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx);
 int qtls_client_new_cid(ngtcp2_conn *conn, ngtcp2_cid *cid, uint8_t *token, size_t len, void *user);
 
-/* Return convention: 0, or -1 (GnuTLS refused, out of memory). */
+/* Return convention: 0, or -1 (GnuTLS refused, out of memory).
+ * qtls_lib: GnuTLS's global set-up, once (the program skips its
+ * constructor's): before any other GnuTLS call that qtls_init() does not
+ * precede. qtls_init: credentials and priorities, after qtls_lib(). */
+int qtls_lib(void);
 int qtls_init(struct qtls *t);
 void qtls_free(struct qtls *t);
 

@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "log.h"
+#include "qtls.h"
 #include "tls.h"
 #include "tls_keys.h"
 
@@ -177,7 +178,7 @@ int tls_keys_setup(SSL_CTX *ctx)
 		quic_key_set = RAND_bytes(quic_key, sizeof(quic_key)) == 1;
 	}
 	if (cfg.early_data && !cfg.no_h3) {
-		if (gnutls_anti_replay_init(&anti_replay) < 0)
+		if (qtls_lib() < 0 || gnutls_anti_replay_init(&anti_replay) < 0)
 			return log_err("cannot set up QUIC 0-RTT (GnuTLS anti-replay)"), -1;
 		gnutls_anti_replay_set_add_function(anti_replay, replay_add);
 	}

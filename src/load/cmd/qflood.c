@@ -159,7 +159,7 @@ static int flood_run(struct flood *f)
 	long sent = 0, failed = 0;
 	double t0, t1;
 
-	if (!f->random && qtls_init(&t) < 0)
+	if (qtls_lib() < 0 || (!f->random && qtls_init(&t) < 0))
 		return fprintf(stderr, "hxload quic-flood: GnuTLS refused its set-up\n"), 2;
 	t0 = now_s();
 	for (long i = 0; i < f->count; i++) {

@@ -56,20 +56,25 @@ static unsigned cid_hash(const uint8_t *p, size_t len)
 	return h & ((1 << MAP_BITS) - 1);
 }
 
-static struct quic_conn *cid_find(struct cidmap *m, const uint8_t *p, size_t len)
+static struct quic_conn *cid_find(const struct cidmap *m, const uint8_t *p, size_t len)
 {
+	if (!m)
+		return NULL; /* no connection yet on this worker */
 	for (struct cident *e = m->b[cid_hash(p, len)]; e; e = e->next)
 		if (e->cid.datalen == len && !memcmp(e->cid.data, p, len))
 			return e->c;
 	return NULL;
 }
 
-static int cid_add(struct cidmap *m, const ngtcp2_cid *cid, struct quic_conn *c)
+/* WHY the map made by the first connection: its 32 KiB of buckets, zeroed
+ * at start-up, were resident in every worker at rest, QUIC clients or not */
+static int cid_add(struct cidmap **mp, const ngtcp2_cid *cid, struct quic_conn *c)
 {
-	struct cident *e = malloc(sizeof(*e));
+	struct cident *e;
+	struct cidmap *m = *mp ? *mp : (*mp = calloc(1, sizeof(**mp)));
 	unsigned h = cid_hash(cid->data, cid->datalen);
 
-	if (!e)
+	if (!m || !(e = malloc(sizeof(*e))))
 		return -1;
 	e->cid = *cid;
 	e->c = c;
@@ -200,7 +205,7 @@ static int new_cid_cb(ngtcp2_conn *conn, ngtcp2_cid *cid, uint8_t *token, size_t
 	cid->datalen = len;
 	if (quic_reset_token(token, cid))
 		return NGTCP2_ERR_CALLBACK_FAILURE;
-	return cid_add(qw(c->w)->cids, cid, c) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
+	return cid_add(&qw(c->w)->cids, cid, c) ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
 }
 
 static int remove_cid_cb(ngtcp2_conn *conn, const ngtcp2_cid *cid, void *user)
@@ -370,7 +375,7 @@ static struct quic_conn *qc_new(struct worker *w, struct udp_ep *ep, const ngtcp
 				   &st, &tp, &c->qm.mem, c) || qtls_session(&qtls, &c->tls, 1, cfg.early_data ? GNUTLS_ENABLE_EARLY_DATA | GNUTLS_NO_END_OF_EARLY_DATA : 0,
 			 &c->conn, &c->ref) ||
 	    tls_auth_gnutls_session(c->tls) < 0 || tls_keys_quic(c->tls) < 0 ||
-	    cid_add(qw(w)->cids, &scid, c) || cid_add(qw(w)->cids, &c->odcid, c)) {
+	    cid_add(&qw(w)->cids, &scid, c) || cid_add(&qw(w)->cids, &c->odcid, c)) {
 		if (c->conn)
 			ngtcp2_conn_del(c->conn);
 		qmem_release(&c->qm);
@@ -634,6 +639,31 @@ static int udp_setup(struct worker *w, struct udp_ep *ep, const struct listen_ad
 	return 0;
 }
 
+/* a worker's sockets table and I/O batches, at its first QUIC listener.
+ * WHY sized to the addresses and the batches malloc()ed, not calloc()ed:
+ * calloc zeroes all it gives from the heap, and 256 slots, the send
+ * batch's 15 KB and the receive batch's 36 KB were resident in every
+ * worker at rest (+128 KB each with the map, smaps); each batch's entries
+ * are written before they are read (qr_read, qw_burst_in) */
+static int qw_buffers(struct qw *q)
+{
+	if (!q->udp && !(q->udp = calloc((size_t)cfg.naddrs, sizeof(*q->udp))))
+		return -1;
+	if (!q->txbuf && !(q->txbuf = malloc(QW_BUF)))
+		return -1;
+	if (!q->batch && (q->batch = malloc(sizeof(*q->batch)))) {
+		q->batch->fd = -1;
+		q->batch->n = 0;
+		q->batch->used = q->batch->lost = 0;
+		q->batch->buf = NULL;
+	}
+	if (!q->batch || (!q->batch->buf && !(q->batch->buf = malloc(QW_BATCH_BYTES))))
+		return -1;
+	if (!q->rb && !(q->rb = malloc(sizeof(*q->rb))))
+		return -1;
+	return 0;
+}
+
 int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t port)
 {
 	struct qw *q = qw(w);
@@ -642,17 +672,7 @@ int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t port)
 
 	if (cfg.no_h3)
 		return 0;
-	if (!q->udp && !(q->udp = calloc(CFG_MAX_LISTEN, sizeof(*q->udp))))
-		return -1;
-	if (!q->cids && !(q->cids = calloc(1, sizeof(*q->cids))))
-		return -1;
-	if (!q->txbuf && !(q->txbuf = malloc(QW_BUF)))
-		return -1;
-	if (!q->batch && !(q->batch = calloc(1, sizeof(*q->batch))))
-		return -1;
-	if (!q->batch->buf && !(q->batch->buf = malloc(QW_BATCH_BYTES)))
-		return -1;
-	if (!q->rb && !(q->rb = calloc(1, sizeof(*q->rb))))
+	if (qw_buffers(q) < 0)
 		return -1;
 	w->loop.turn_end = quic_turn_end;
 	fd = listen_udp(la, port);
