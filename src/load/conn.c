@@ -300,6 +300,7 @@ static int conn_ready(struct lc_conn *c)
 			c->inflight = c->taken = 0;
 			c->t->fresh++;
 		}
+		lc_tls_up(c);
 		lc_conn_up(c, SSL_session_reused(c->x.ssl));
 		if (alpn_check(c) < 0)
 			return -1;

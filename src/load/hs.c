@@ -6,9 +6,11 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "lc_cmd.h"
 #include "lc_conn.h"
 #include "lc_thread.h"
 #include "lc_hs.h"
+#include "lc_stats.h"
 
 const char *const lc_hs_names[HS_KINDS] = { "full", "resumed", "0rtt" };
 
@@ -34,6 +36,13 @@ double lc_hs_busy(void)
 	if (!atomic_load(&started) || now <= wall0_us + 100000)
 		return -1;
 	return (double)(lc_hs_cpu_us() - cpu0_us) / ((double)(now - wall0_us) * lc_o->threads);
+}
+
+double lc_hs_server_busy(const struct lc_stats *T, const struct lc_meta *m)
+{
+	int cpus = lc_o->server_pid && m->runs <= 1 && m->secs > 0 ? lc_proc_cpus(lc_o->server_pid) : 0;
+
+	return cpus ? (double)T->srv_cpu_us / (m->secs * 1e6 * cpus) : -1;
 }
 
 int lc_hs_parse(const char *arg, unsigned w[HS_KINDS], char *why, size_t len)

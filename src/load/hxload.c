@@ -60,7 +60,6 @@ static int ival_take(struct lc_thread *ts, unsigned k, struct lc_ival *out)
 {
 	int have = 0;
 
-	memset(out, 0, sizeof(*out));
 	for (int i = 0; i < lc_o->threads; i++) {
 		int ended = atomic_load_explicit(&ts[i].ended, memory_order_acquire);
 		uint32_t pub = atomic_load_explicit(&ts[i].ival_pub, memory_order_acquire);
@@ -71,6 +70,11 @@ static int ival_take(struct lc_thread *ts, unsigned k, struct lc_ival *out)
 				return -1;
 			continue;
 		}
+		/* WHY zeroed here, not at the top: the monitor asks every 20 ms,
+		 * mostly before the interval is out, and the interval is 100 kB
+		 * of histograms (callgrind counted it on the client's core) */
+		if (!have)
+			memset(out, 0, sizeof(*out));
 		ival_add(out, v, !have);
 		have = 1;
 	}

@@ -50,6 +50,9 @@ int lc_qflood_main(int argc, char **argv);
 /* the CPU time (user and system) process <pid> has used, in us; 0 when it
  * cannot be read */
 uint64_t lc_proc_cpu_us(int pid);
+/* the CPUs process <pid> can keep busy: those it may run on, at most one a
+ * thread of it; 0 when it cannot be read */
+int lc_proc_cpus(int pid);
 
 
 #endif

@@ -60,6 +60,7 @@ struct lc_conn {
 	uint8_t hs_kind, hs_got;     /* --handshakes: the kind asked, the kind it was (HS_KINDS: not yet) */
 	uint8_t hs_early, hs_headed; /* ... its early data taken; its first head timed */
 	uint8_t hs_offered;          /* ... a ticket was offered */
+	uint8_t hellos;              /* TLS: ClientHellos sent (2: the server asked for another key share) */
 	/* in-flight exchanges: a FIFO on HTTP/1, slots on h2/h3 (-m of them) */
 	struct lc_ex *ex;
 	uint32_t ex_head;

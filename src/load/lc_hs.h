@@ -53,6 +53,9 @@ void lc_hs_fail(struct lc_conn *c);
 /* hxload's CPU since the first connection as a share of its threads'
  * time (near 1: the client was the limit); -1 under 0.1 s or none */
 double lc_hs_busy(void);
+/* --server-pid's CPU in the window as a share of the CPUs it can keep busy
+ * (near 1: the server was the limit); -1 unknown, or runs merged */
+double lc_hs_server_busy(const struct lc_stats *T, const struct lc_meta *m);
 /* 0-RTT over TCP (--h1): <c>'s request written as early data before its
  * handshake, when its session lets it: 0, or -1 (lost) */
 int lc_hs_early_send(struct lc_conn *c);

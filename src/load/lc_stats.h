@@ -64,6 +64,7 @@ struct lc_stats {
 	uint64_t end_answered;       /* of those, answered within --timeout after it */
 	uint64_t end_timeout;        /* of those, counted as timeouts */
 	uint64_t conns, resumed;     /* connections made (TLS: resumed) */
+	uint64_t hello_retries;      /* TLS 1.3 handshakes the server retried: our key share was not for its group */
 	uint64_t early, early_rejected; /* h3 --0rtt: connections whose 0-RTT was taken, refused */
 	uint64_t goaways;            /* connections the server ended gracefully (h1 Connection: close, h2 GOAWAY NO_ERROR, h3 GOAWAY) */
 	uint64_t past_goaway;        /* h2: frames of a stream above the server's own GOAWAY's last stream id (a server bug) */

@@ -33,6 +33,7 @@ struct lc_thread {
 	struct rng rng;              /* --urls: the path of each request */
 	SSL_SESSION *sess[LC_TICKETS]; /* TLS sessions to resume, the newest last */
 	int nsess;
+	int tls_group;               /* the key-share group the server chose last (TLS 1.3, a NID; 0: none yet) */
 	uint8_t *qtick[LC_TICKETS];  /* h3: sessions to resume (lc_h3.c's blobs), the newest last */
 	int nqtick;
 	int64_t hs_cur[3];           /* --handshakes: each kind's credit in the interleave (hs.c) */

@@ -3,9 +3,11 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common.h"
 #include "lc_thread.h"
 #include "lc_tls.h"
 #include "tls.h"
@@ -66,6 +68,18 @@ static void on_info(const SSL *ssl, int where, int ret)
 		c->alert = ret & 0xff;
 }
 
+/* a ClientHello sent: a second on one connection answers the server's
+ * HelloRetryRequest (WHY here, not in on_info: the state machine reports
+ * a state more than once) */
+static void on_msg(int write_p, int version, int type, const void *buf, size_t len, SSL *ssl, void *arg)
+{
+	struct lc_conn *c = SSL_get_app_data(ssl);
+
+	(void)version, (void)arg;
+	if (c && write_p && type == SSL3_RT_HANDSHAKE && len && *(const unsigned char *)buf == SSL3_MT_CLIENT_HELLO)
+		c->hellos++;
+}
+
 static int offer_ticket(struct lc_conn *c, SSL *ssl)
 {
 	SSL_SESSION *s = lc_o->no_resume || !lc_hs_ticket(c) ? NULL : ticket_take(c->t);
@@ -75,6 +89,50 @@ static int offer_ticket(struct lc_conn *c, SSL *ssl)
 	if (s)
 		SSL_SESSION_free(s);
 	return ok ? 0 : -1;
+}
+
+/* WHY: without --cacert nothing reads the verdict, yet OpenSSL builds and
+ * checks the chain on every full handshake */
+static int trust_any(X509_STORE_CTX *x, void *arg)
+{
+	(void)x, (void)arg;
+	return 1;
+}
+
+/* OpenSSL 3.0's default groups, its order (ssl/t1_lib.c) */
+static const int groups_default[] = {
+	NID_X25519,    NID_X9_62_prime256v1, NID_X448,      NID_secp521r1, NID_secp384r1,
+	NID_ffdhe2048, NID_ffdhe3072,        NID_ffdhe4096, NID_ffdhe6144, NID_ffdhe8192,
+};
+
+/* WHY: OpenSSL sends a key share for the first group of its list alone; a
+ * server that wants another answers HelloRetryRequest (a round trip and a
+ * second key generation, every connection). As browsers do, a connection
+ * offers first the group the server chose last; the others follow, so a
+ * server that changed its mind may still ask for one */
+static int offer_group(struct lc_conn *c, SSL *ssl)
+{
+	int g = c->t->tls_group, v[ARRAY_SIZE(groups_default) + 1], n = 1;
+
+	if (!g || g == groups_default[0])
+		return 0;
+	v[0] = g;
+	for (size_t i = 0; i < ARRAY_SIZE(groups_default); i++)
+		if (groups_default[i] != g)
+			v[n++] = groups_default[i];
+	return SSL_set1_groups(ssl, v, n) == 1 ? 0 : -1;
+}
+
+void lc_tls_up(struct lc_conn *c)
+{
+	struct lc_thread *t = c->t;
+	long g = SSL_get_negotiated_group(c->x.ssl);
+
+	if (SSL_version(c->x.ssl) != TLS1_3_VERSION || g <= 0 || g > UINT16_MAX)
+		return;
+	t->tls_group = (int)g;
+	if (c->hellos > 1 && lc_in_window(t, t->loop.now_us))
+		t->st.hello_retries++;
 }
 
 int lc_tls_init(void)
@@ -99,6 +157,7 @@ int lc_tls_init(void)
 	SSL_CTX_set_mode(lc_tls, SSL_MODE_RELEASE_BUFFERS);
 	SSL_CTX_sess_set_new_cb(lc_tls, new_session);
 	SSL_CTX_set_info_callback(lc_tls, on_info);
+	SSL_CTX_set_msg_callback(lc_tls, on_msg);
 	if (lc_o->cert && (SSL_CTX_use_certificate_chain_file(lc_tls, lc_o->cert) != 1 ||
 			     SSL_CTX_use_PrivateKey_file(lc_tls, lc_o->key ? lc_o->key : lc_o->cert,
 							 SSL_FILETYPE_PEM) != 1 ||
@@ -108,6 +167,8 @@ int lc_tls_init(void)
 		if (SSL_CTX_load_verify_locations(lc_tls, lc_o->cacert, NULL) != 1)
 			lc_die("--cacert: cannot read '%s' (PEM expected)", lc_o->cacert);
 		SSL_CTX_set_verify(lc_tls, SSL_VERIFY_PEER, NULL);
+	} else {
+		SSL_CTX_set_cert_verify_callback(lc_tls, trust_any, NULL);
 	}
 	return 0;
 }
@@ -132,11 +193,11 @@ SSL *lc_tls_new(struct lc_conn *c)
 		return NULL;
 	}
 	SSL_set_app_data(ssl, c);
-	c->alert = 0;
+	c->alert = c->hellos = 0;
 	SSL_set_connect_state(ssl);
 	if ((lc_tg->sni[0] && !SSL_set_tlsext_host_name(ssl, lc_tg->sni)) ||
 	    (lc_o->cacert && expect_name(ssl) < 0) ||
-	    offer_ticket(c, ssl) < 0) {
+	    offer_ticket(c, ssl) < 0 || offer_group(c, ssl) < 0) {
 		SSL_free(ssl);
 		return NULL;
 	}

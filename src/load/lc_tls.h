@@ -13,6 +13,9 @@ int lc_tls_init(void);
 
 /* a client SSL on <c>'s socket: SNI, the name to verify, the session to resume */
 SSL *lc_tls_new(struct lc_conn *c);
+/* <c>'s handshake done: the group the server chose is the one the next
+ * connections offer a key share for; a HelloRetryRequest counted */
+void lc_tls_up(struct lc_conn *c);
 /* one phrase saying why the handshake on <ssl> failed */
 void lc_tls_why(SSL *ssl, char *buf, size_t n);
 /* what a failed handshake's line ends with when no SNI was sent (a server

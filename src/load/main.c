@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "lc_cmd.h"
+#include "tls_mem.h"
 
 int main(int argc, char **argv)
 {
@@ -13,6 +14,8 @@ int main(int argc, char **argv)
 		{ "find", lc_find_main }, { "quic-flood", lc_qflood_main },
 	};
 
+	/* WHY first: OpenSSL takes its allocator only before its first block */
+	tls_mem_init();
 	for (size_t i = 0; argc > 1 && i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].run(argc - 1, argv + 1);

@@ -11,7 +11,7 @@
 #include "lc_record.h"
 #include "lc_sched.h"
 #include "lc_thread.h"
-#include "qh3mem.h"
+#include "szpool.h"
 #include "timer.h"
 
 #define TICK_US 100000 /* housekeeping: timeouts, intervals, the end */
@@ -171,7 +171,9 @@ void *lc_thread_main(void *arg)
 		if (t->conns[i].state)
 			lc_conn_close(&t->conns[i], !t->conns[i].inflight);
 	}
-	qh3mem_drain(); /* WHY here: its connections are gone, and the pools are this thread's */
+	/* WHY here: its connections are gone, and the pools (nghttp3's and
+	 * OpenSSL's blocks) are this thread's */
+	szp_drain();
 	xprt_thread_free();
 	if (lc_o->series_us && t->ival.from_us && (t->ival.reqs || MIN(t->loop.now_us, t->end_us) > t->ival.from_us))
 		ival_publish(t, t->ival.reqs ? MAX(t->loop.now_us, t->ival.from_us + 1) : MIN(t->loop.now_us, t->end_us));

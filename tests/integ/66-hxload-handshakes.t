@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# hxload --handshakes: full, resumed and 0-RTT handshakes in exact shares on h1 (0-RTT as TLS early data) and h2 over TLS and on h3, against hxterm with an ECDSA P-256 and an RSA-2048 certificate (hxterm's own counters agree), a server that declines tickets (openssl s_server) counted as "asked resumed, got full", early data refused (HAProxy between two hxterm, one ticket key, one taking early data) sent again, bad mixes refused; hxload's close_notify on the connections it is done with.
+# hxload --handshakes: full, resumed and 0-RTT handshakes in exact shares on h1 (0-RTT as TLS early data) and h2 over TLS and on h3, against hxterm with an ECDSA P-256 and an RSA-2048 certificate (hxterm's own counters agree), a server that declines tickets (openssl s_server) counted as "asked resumed, got full", whose only group is P-384 retried once (HelloRetryRequest) and offered P-384 first after, early data refused (HAProxy between two hxterm, one ticket key, one taking early data) sent again, bad mixes refused; hxload's close_notify on the connections it is done with.
 use strict;
 use warnings;
 use FindBin;
@@ -48,12 +48,15 @@ for my $cert (qw(ec rsa)) {
     for my $p (qw(h1 h2)) {
         my $mix = $p eq 'h1' ? '70:25:5' : '70:30:0';
         my ($res0, undef, $e0) = metrics($sp);
-        my ($r, $rc, $out) = run($mix, "--$p", $tls);
+        my ($r, $rc, $out) = run($mix, "--$p --server-pid " . hx_pid(), $tls);
         my ($res1, undef, $e1) = metrics($sp);
         (my $want = $mix) =~ tr/:/\//;
         ok($rc == 0 && kinds($r, 'asked') eq $want && kinds($r, 'got') eq $want,
            "$cert $p $mix: asked and got $want (" . kinds($r, 'got') . ')') or diag($out);
         is($res1 - $res0, 30, "... hxterm resumed 30 of them");
+        my $busy = $r->{handshakes}{server_busy} // -1;
+        ok($busy > 0 && $busy <= 1.05, "... hxterm's share of the CPUs it may run on: $busy");
+        is($r->{connections}{hello_retries} // -1, 0, '... no HelloRetryRequest (our first key share, X25519, is one hxterm takes)');
         is($e1 - $e0, 5, '... and answered 5 requests that came in TLS early data') if $p eq 'h1';
         ok(($r->{handshakes}{kinds}{full}{tls_ms}{n} // 0) == 70 && ($r->{handshakes}{kinds}{full}{connect_ms}{n} // 0) == 70
            && ($r->{handshakes}{kinds}{resumed}{first_byte_ms}{n} // 0) == ($p eq 'h1' ? 25 : 30)
@@ -74,18 +77,20 @@ for my $cert (qw(ec rsa)) {
     is(stop_hx(), 0, 'hxterm stops cleanly');
 }
 
-# a server that takes no ticket back (stateful tickets, no cache): declined
+# a server that takes no ticket back (stateful tickets, no cache): declined; and whose only
+# key-share group is P-384: the first connection retried (HelloRetryRequest), none after
 SKIP: {
     my $sport = free_port();
     my $spid = spawn_bg("$dir/s_server.out", 'openssl', 's_server', '-quiet', '-www', '-no_ticket', '-no_cache',
-                        '-accept', $sport, '-cert', "$dir/ec.pem", '-key', "$dir/ec.key");
-    skip('openssl s_server did not start', 2) unless wait_port($sport);
+                        '-groups', 'P-384', '-accept', $sport, '-cert', "$dir/ec.pem", '-key', "$dir/ec.key");
+    skip('openssl s_server did not start', 3) unless wait_port($sport);
     my $out = `timeout 30 $hxload -q --json -t 1 -c 1 -n 20 --handshakes 1:1:0 --h1 https://127.0.0.1:$sport/ 2>&1`;
     my ($line) = grep { /^\{"hxload"/ } split /\n/, $out;
     my $r = eval { decode_json($line // '') } // {};
     ok(($r->{handshakes}{asked_resumed_got_full} // 0) == 10 && ($r->{handshakes}{no_ticket} // 1) == 0,
        "s_server -no_cache: asked resumed, got full: 10, a ticket offered each time") or diag($out);
     is(kinds($r, 'got'), '20/0/0', '... all 20 full');
+    is($r->{connections}{hello_retries} // -1, 1, 's_server -groups P-384: 1 HelloRetryRequest of 20 (the 19 after offer P-384 first)');
     kill 'TERM', $spid;
 }
 

@@ -1,6 +1,7 @@
 /* hxload running itself: one --json run as a child process (ab's rounds, find's steps), its exit status and CPU time, and the folder their files are kept in. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "lc_cmd.h"
 
 int lc_child(char *const *args, const char *out, const char *err, uint64_t *cpu_us)
@@ -66,21 +68,44 @@ const char *lc_keep_dir(const char *who, const char *keep)
 	return keep;
 }
 
-uint64_t lc_proc_cpu_us(int pid)
+/* /proc/<pid>/stat into <buf>: its fields from the state on (the third),
+ * or NULL. WHY after the last ')': the command name may hold spaces */
+static const char *proc_stat(int pid, char *buf, size_t len)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long ut, st;
+	char path[64], *p;
 	FILE *f;
 	size_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	if (!(f = fopen(path, "r")))
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
+		return NULL;
+	n = fread(buf, 1, len - 1, f);
 	fclose(f);
 	buf[n] = 0;
-	/* WHY after the last ')': the command name may hold spaces */
-	if (!(p = strrchr(buf, ')')) || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+	return (p = strrchr(buf, ')')) && p[1] ? p + 2 : NULL;
+}
+
+uint64_t lc_proc_cpu_us(int pid)
+{
+	char buf[1024];
+	const char *p = proc_stat(pid, buf, sizeof(buf));
+	unsigned long long ut, st;
+
+	if (!p || sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
 		return 0;
 	return (ut + st) * 1000000ULL / (uint64_t)sysconf(_SC_CLK_TCK);
+}
+
+int lc_proc_cpus(int pid)
+{
+	char buf[1024];
+	const char *p = proc_stat(pid, buf, sizeof(buf));
+	cpu_set_t set;
+	int threads = 0;
+
+	/* the threads are the 20th field, the 18th from the state on */
+	if (!p || sched_getaffinity(pid, sizeof(set), &set) < 0 ||
+	    sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %d", &threads) != 1)
+		return 0;
+	return MIN(CPU_COUNT(&set), threads);
 }

@@ -33,10 +33,15 @@ static void alerts_text(FILE *f, const struct lc_hs_stats *s)
 
 static void cpu_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m, uint64_t n)
 {
-	double busy = m->runs > 1 ? -1 : lc_hs_busy();
+	double busy = m->runs > 1 ? -1 : lc_hs_busy(), srv = lc_hs_server_busy(T, m);
 
-	if (T->srv_cpu_us && n)
-		fprintf(f, "hs cpu   server %.1f us per handshake\n", (double)T->srv_cpu_us / (double)n);
+	if (T->srv_cpu_us && n) {
+		fprintf(f, "hs cpu   server %.1f us per handshake", (double)T->srv_cpu_us / (double)n);
+		if (srv >= 0)
+			fprintf(f, ", %.0f %% of the CPUs it can use%s", 100 * srv,
+				srv > 0.9 ? ": the server was the limit, not the client" : "");
+		fprintf(f, "\n");
+	}
 	for (int i = 0; i < m->npids && n; i++)
 		fprintf(f, "hs cpu   %s (pid %d) %.1f us per handshake\n", m->cpu[i].name, m->cpu[i].pid,
 			(double)m->cpu[i].us / (double)n);
@@ -110,7 +115,8 @@ void lc_hs_json(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 		(unsigned long long)n, n / m->secs, (unsigned long long)s->declined, (unsigned long long)s->no_ticket,
 		(unsigned long long)s->no_early, (unsigned long long)s->failed, m->runs > 1 ? -1 : lc_hs_busy());
 	if (T->srv_cpu_us && n)
-		fprintf(f, ", \"server_cpu_us\": %.1f", (double)T->srv_cpu_us / (double)n);
+		fprintf(f, ", \"server_cpu_us\": %.1f, \"server_busy\": %.3f", (double)T->srv_cpu_us / (double)n,
+			lc_hs_server_busy(T, m));
 	fprintf(f, ", \"alerts\": {");
 	for (int a = 0; a < 257; a++)
 		if (s->alerts[a]) {

@@ -32,7 +32,8 @@ static const struct row lc_counters[] = {
 	C("schedule", "failed", failed), C("schedule", "inflight_end", inflight_end),
 	C("schedule", "end_answered", end_answered), C("schedule", "end_timeout", end_timeout),
 	C("schedule", "retried", retried),
-	C("connections", "opened", conns), C("connections", "resumed", resumed), C("connections", "early", early),
+	C("connections", "opened", conns), C("connections", "resumed", resumed),
+	C("connections", "hello_retries", hello_retries), C("connections", "early", early),
 	C("connections", "early_rejected", early_rejected), C("connections", "goaway", goaways),
 	C("connections", "errors", conn_errors), C("connections", "past_goaway", past_goaway),
 	C("connections", "pings", pings), C("connections", "stream_limit_changes", limit_changes),
@@ -232,6 +233,9 @@ void lc_report_text(FILE *f, const struct lc_stats *T, const struct lc_meta *m)
 		if (T->by_proto[p])
 			fprintf(f, ", %s %llu", pn[p], (unsigned long long)T->by_proto[p]);
 	fprintf(f, "; %.1f requests each; %llu TLS resumed", report_mean_rpc(T), (unsigned long long)T->resumed);
+	if (T->hello_retries)
+		fprintf(f, "; %llu retried by the server for its key-share group (HelloRetryRequest)",
+			(unsigned long long)T->hello_retries);
 	if (T->early || T->early_rejected)
 		fprintf(f, "; 0-RTT taken on %llu, refused on %llu (their requests sent again)",
 			(unsigned long long)T->early, (unsigned long long)T->early_rejected);

@@ -1,0 +1,29 @@
+/* Unit tests of OpenSSL's allocator on szpool: installed before its first block (not under ASan), OpenSSL's own rules for 0 bytes kept, a freed block reused. */
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <string.h>
+
+#include "szpool.h"
+#include "tls_mem.h"
+#include "tap.h"
+
+int main(void)
+{
+	int r = tls_mem_init();
+	unsigned char *p, *q, md[EVP_MAX_MD_SIZE];
+	unsigned n = 0;
+
+	is_int(r, SZP_POOLED ? 1 : 0, "installed before OpenSSL's first block (not under ASan)");
+	p = OPENSSL_malloc(100);
+	OPENSSL_free(p);
+	q = OPENSSL_malloc(100);
+	ok(!SZP_POOLED || p == q, "a block OpenSSL frees is the next of its class");
+	memset(q, 7, 100);
+	p = OPENSSL_realloc(q, 3000);
+	ok(p && p[0] == 7 && p[99] == 7, "OpenSSL's realloc keeps the bytes up a class");
+	ok(OPENSSL_realloc(p, 0) == NULL, "realloc to 0 bytes frees and gives NULL, as OpenSSL's own");
+	ok(OPENSSL_malloc(0) == NULL, "0 bytes give NULL, as OpenSSL's own");
+	ok(EVP_Digest("abc", 3, md, &n, EVP_sha256(), NULL) && n == 32 && md[0] == 0xba && md[31] == 0xad,
+	   "OpenSSL works on it: SHA-256 of 'abc' (its provider loaded on our blocks)");
+	return done_testing();
+}
