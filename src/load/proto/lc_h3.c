@@ -1,4 +1,4 @@
-/* hxload's HTTP/3 client: ngtcp2 + GnuTLS on a connected UDP socket, nghttp3 for requests. */
+/* hxload's HTTP/3 client: ngtcp2 + GnuTLS on a connected UDP socket, nghttp3 for the control streams and the requests' sending, our reader for the responses. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
@@ -54,9 +54,14 @@ static int recv_stream_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_
 	struct q *q = user;
 	nghttp3_ssize n;
 
-	(void)conn, (void)off, (void)suser;
+	(void)conn, (void)off;
 	if (!q->h3)
 		return 0;
+	if (!(id & 3)) { /* a request of ours: its response */
+		lc_h3_read(q, suser, id, data, len, flags & NGTCP2_STREAM_DATA_FLAG_FIN);
+		lc_h3_consume(q, id, len);
+		return 0;
+	}
 	n = nghttp3_conn_read_stream(q->h3, id, data, len, flags & NGTCP2_STREAM_DATA_FLAG_FIN);
 	if (n < 0)
 		return NGTCP2_ERR_CALLBACK_FAILURE;
@@ -322,17 +327,20 @@ static int q_new(struct q *q, struct lc_conn *c)
 static int lc_h3_open(struct lc_conn *c)
 {
 	struct q *q = calloc(1, sizeof(*q));
+	struct lc_h3rd *rd = calloc((size_t)lc_o->depth, sizeof(*rd));
 	int fd = socket(lc_tg->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
-	if (!q || fd < 0 || lc_source_bind(fd, lc_conn_source(c)) < 0 ||
+	if (!q || !rd || fd < 0 || lc_source_bind(fd, lc_conn_source(c)) < 0 ||
 	    connect(fd, (const struct sockaddr *)&lc_tg->addr, lc_tg->alen) < 0) {
 		free(q);
+		free(rd);
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
 	if (!c->t->qbuf && !(c->t->qbuf = malloc(QW_BUF + LC_QRX))) {
 		free(q);
+		free(rd);
 		close(fd);
 		return -1;
 	}
@@ -342,6 +350,7 @@ static int lc_h3_open(struct lc_conn *c)
 	 * buffer) comes with each read: the client's own limit, reported */
 	setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &(int){ 1 }, sizeof(int));
 	q->c = c;
+	q->rd = rd;
 	q->tm = (struct timer){ 0, 0, q_timer };
 	q->locallen = sizeof(q->local);
 	getsockname(fd, (struct sockaddr *)&q->local, &q->locallen);
@@ -393,6 +402,9 @@ static void lc_h3_free(struct lc_conn *c)
 	}
 	if (q->tls)
 		gnutls_deinit(q->tls);
+	for (int i = 0; i < lc_o->depth; i++)
+		h3r_reset(&q->rd[i].r);
+	free(q->rd);
 	free(q);
 	c->proto_state = NULL;
 }

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "clock.h"
+#include "h3read.h"
 #include "lc_conn.h"
 #include "lc_fate.h"
 #include "lc_record.h"
@@ -17,6 +18,17 @@
 #include "qtls.h"
 #include "qwrite.h"
 #include "timer.h"
+
+struct q;
+
+/* a request stream's response being read (lc_h3_read.c): one a slot of
+ * the connection's exchanges, at the same index, the stream's user data
+ * for ngtcp2 */
+struct lc_h3rd {
+	struct h3r r;
+	struct q *q;
+	struct lc_ex *e;
+};
 
 /* one HTTP/3 connection: its QUIC transport, TLS session and HTTP/3 session */
 struct q {
@@ -37,6 +49,7 @@ struct q {
 	uint64_t limited_at;     /* us: a request has waited on MAX_STREAMS since, 0 none */
 	int64_t goaway_id;       /* the server's GOAWAY: streams from this one on were not processed */
 	struct qmem qm;          /* ngtcp2's memory, freed whole at the end (its leak) */
+	struct lc_h3rd *rd;      /* -m of them: each exchange's response read */
 };
 
 static inline ngtcp2_tstamp ts(void)
@@ -53,6 +66,12 @@ int lc_h3_early_refused(struct q *q);
 void lc_h3_fill(struct q *q);
 /* <n> bytes of stream <id> read: the flow-control credit back */
 void lc_h3_consume(struct q *q, int64_t id, size_t n);
+
+/* lc_h3_read.c: the responses */
+/* the reader of exchange <e>'s new stream, its state reset */
+struct lc_h3rd *lc_h3_rd_bind(struct q *q, struct lc_ex *e);
+/* <n> bytes of request stream <id> (its user data <rd>), <fin> its end */
+void lc_h3_read(struct q *q, struct lc_h3rd *rd, int64_t id, const uint8_t *p, size_t n, int fin);
 
 /* lc_h3_tick.c: sessions to resume, 0-RTT */
 /* the session a new connection offers: the thread's newest, or NULL */

@@ -1,10 +1,9 @@
-/* hxload's HTTP/3 client: requests and their streams (nghttp3's callbacks, submit, fill). */
+/* hxload's HTTP/3 client: requests and their streams (nghttp3's callbacks, submit, fill); their responses are read by lc_h3_read.c. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
 #include "lc_h3.h"
-#include "lc_hits.h"
 #include "qh3mem.h"
 
 static struct lc_ex *ex_of(struct lc_conn *c, int64_t id)
@@ -17,52 +16,12 @@ static struct lc_ex *ex_of(struct lc_conn *c, int64_t id)
 
 /* ---------- nghttp3 ---------- */
 
-static int h3_header(nghttp3_conn *h3, int64_t id, int32_t token, nghttp3_rcbuf *name,
-		     nghttp3_rcbuf *value, uint8_t flags, void *cud, void *sud)
-{
-	struct lc_ex *e = sud;
-	nghttp3_vec n, v = nghttp3_rcbuf_get_buf(value);
-
-	(void)h3, (void)id, (void)flags;
-	/* WHY the token first: QPACK named the field already, and of the
-	 * fields looked for only :status has one (no memcmp for the others) */
-	if (!e || (token >= 0 && token != NGHTTP3_QPACK_TOKEN__STATUS))
-		return 0;
-	if (token == NGHTTP3_QPACK_TOKEN__STATUS) {
-		if (v.len == 3 && v.base[0] == '1') /* an interim head: 103, 100 */
-			((struct q *)cud)->c->t->st.interim++;
-		else if (v.len == 3)
-			lc_head(((struct q *)cud)->c, e,
-				(unsigned)((v.base[0] - '0') * 100 + (v.base[1] - '0') * 10 + (v.base[2] - '0')));
-		return 0;
-	}
-	n = nghttp3_rcbuf_get_buf(name);
-	if (n.len == 5 && !memcmp(n.base, "x-rsp", 5))
-		lc_xrsp(e, (const char *)v.base, v.len);
-	else if (n.len == 13 && !memcmp(n.base, "x-hxterm-made", 13))
-		lc_made(e, (const char *)v.base, v.len);
-	else if (n.len == 16 && !memcmp(n.base, "x-hxterm-ignored", 16))
-		lc_ignored(((struct q *)cud)->c->t, (const char *)v.base, v.len);
-	return 0;
-}
-
 void lc_h3_consume(struct q *q, int64_t id, size_t n)
 {
 	if (lc_o->h3_no_credit)
 		return;
 	ngtcp2_conn_extend_max_stream_offset(q->conn, id, n);
 	ngtcp2_conn_extend_max_offset(q->conn, n);
-}
-
-static int h3_data(nghttp3_conn *h3, int64_t id, const uint8_t *data, size_t len, void *cud, void *sud)
-{
-	struct q *q = cud;
-
-	(void)h3;
-	if (sud)
-		lc_verify(sud, (const char *)data, len);
-	lc_h3_consume(q, id, len);
-	return 0;
 }
 
 static int h3_deferred(nghttp3_conn *h3, int64_t id, size_t n, void *cud, void *sud)
@@ -95,25 +54,6 @@ static int h3_close(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, void
 	return 0;
 }
 
-/* The response is whole: recorded now, not at the stream's close, which
- * waits for the server's ACK of the request (WHY: a server that closes
- * once its streams are done, at a request limit, closed before that ACK
- * came, and its last answer counted as lost; the latency ends at the last
- * byte too). Not while the request body still goes: it reads <e>. */
-static int h3_end(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
-{
-	struct q *q = cud;
-	struct lc_ex *e = sud;
-
-	if (!e || e->body_left)
-		return 0;
-	nghttp3_conn_set_stream_user_data(h3, id, NULL);
-	lc_record(q->c, e);
-	e->id = -1;
-	q->c->inflight--;
-	return 0;
-}
-
 /* the server's GOAWAY: no new request on this connection; the ones at or
  * above <id> were never processed (RFC 9114 5.2), so they go again on the
  * next connection, retried and not failed (WHY no stream shut here: ngtcp2
@@ -142,10 +82,7 @@ static int h3_shutdown(nghttp3_conn *h3, int64_t id, void *cud)
 }
 
 static const nghttp3_callbacks h3_cbs = {
-	.recv_header = h3_header,
-	.recv_data = h3_data,
 	.deferred_consume = h3_deferred,
-	.end_stream = h3_end,
 	.stream_close = h3_close,
 	.shutdown = h3_shutdown,
 };
@@ -158,11 +95,16 @@ static nghttp3_ssize body_read(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, s
 {
 	static const uint8_t u[16384] = { [0 ... 16383] = 'u' };
 	struct lc_ex *e = sud;
-	size_t n = (size_t)MIN(e->body_left, (uint64_t)sizeof(u));
+	size_t n;
 
 	(void)h3, (void)id, (void)veccnt, (void)cud;
+	if (!e) { /* WHY: the exchange left the stream (a GOAWAY's retry, a broken answer) */
+		*flags |= NGHTTP3_DATA_FLAG_EOF;
+		return 0;
+	}
 	if (lc_o->h3_no_body)
 		return NGHTTP3_ERR_WOULDBLOCK; /* WHY: the probe of a body timeout: it never comes */
+	n = (size_t)MIN(e->body_left, (uint64_t)sizeof(u));
 	vec[0] = (nghttp3_vec){ (uint8_t *)u, n };
 	e->body_left -= n;
 	if (!e->body_left)
@@ -213,7 +155,7 @@ static void submit(struct q *q, struct lc_ex *e)
 		nv[n++] = (nghttp3_nv){ (uint8_t *)lname[i], (uint8_t *)v, nl, strlen(v), NGHTTP3_NV_FLAG_NONE };
 	}
 	e->body_left = o->body;
-	if (ngtcp2_conn_open_bidi_stream(q->conn, &id, NULL) ||
+	if (ngtcp2_conn_open_bidi_stream(q->conn, &id, lc_h3_rd_bind(q, e)) ||
 	    nghttp3_conn_submit_request(q->h3, id, nv, n, o->body ? &body : NULL, e)) {
 		e->id = -1;
 		return;
