@@ -1,4 +1,4 @@
-/* hxload's HTTP/3 client: ngtcp2 + GnuTLS on a connected UDP socket, nghttp3 for the control streams and the requests' sending, our reader for the responses. */
+/* hxload's HTTP/3 client: ngtcp2 + GnuTLS on a connected UDP socket, nghttp3 for the control and QPACK streams, our framing for the requests' streams. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
@@ -32,6 +32,11 @@
 
 static struct qtls qtls;
 
+/* WHY the stream callbacks split on the stream's kind: a request stream
+ * (client bidi, id % 4 == 0) is ours (lc_h3_tx.c, lc_h3_read.c), the
+ * others (control, QPACK) nghttp3's */
+#define OURS(id) (((id) & 3) == 0)
+
 static int handshake_done_cb(ngtcp2_conn *conn, void *user)
 {
 	struct q *q = user;
@@ -57,7 +62,7 @@ static int recv_stream_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64_
 	(void)conn, (void)off;
 	if (!q->h3)
 		return 0;
-	if (!(id & 3)) { /* a request of ours: its response */
+	if (OURS(id)) { /* a request of ours: its response */
 		lc_h3_read(q, suser, id, data, len, flags & NGTCP2_STREAM_DATA_FLAG_FIN);
 		lc_h3_consume(q, id, len);
 		return 0;
@@ -74,9 +79,33 @@ static int stream_close_cb(ngtcp2_conn *conn, uint32_t flags, int64_t id, uint64
 {
 	struct q *q = user;
 
-	(void)conn, (void)suser;
-	qh3_close(q->h3, flags, id, code);
+	(void)conn;
+	if (OURS(id))
+		lc_h3s_closed(q, suser, flags, code);
+	else
+		qh3_close(q->h3, flags, id, code);
 	return 0;
+}
+
+static int acked_cb(ngtcp2_conn *conn, int64_t id, uint64_t off, uint64_t len, void *user, void *suser)
+{
+	/* WHY nothing for ours: their bytes stay until the stream's close */
+	return OURS(id) ? 0 : qh3_acked(conn, id, off, len, user, suser);
+}
+
+static int reset_cb(ngtcp2_conn *conn, int64_t id, uint64_t size, uint64_t code, void *user, void *suser)
+{
+	/* WHY nothing for ours: their close follows, with the code */
+	return OURS(id) ? 0 : qh3_reset(conn, id, size, code, user, suser);
+}
+
+static int unblock_cb(ngtcp2_conn *conn, int64_t id, uint64_t max, void *user, void *suser)
+{
+	if (OURS(id)) {
+		lc_h3s_unblock(user, suser);
+		return 0;
+	}
+	return qh3_unblock(conn, id, max, user, suser);
 }
 
 static int confirmed_cb(ngtcp2_conn *conn, void *user)
@@ -107,10 +136,10 @@ static const ngtcp2_callbacks q_cbs = {
 	.handshake_completed = handshake_done_cb,
 	.handshake_confirmed = confirmed_cb,
 	.recv_stream_data = recv_stream_cb,
-	.acked_stream_data_offset = qh3_acked,
+	.acked_stream_data_offset = acked_cb,
 	.stream_close = stream_close_cb,
-	.stream_reset = qh3_reset,
-	.extend_max_stream_data = qh3_unblock,
+	.stream_reset = reset_cb,
+	.extend_max_stream_data = unblock_cb,
 	.extend_max_local_streams_bidi = lc_h3_max_streams,
 };
 
@@ -126,6 +155,7 @@ static int q_write(struct q *q)
 
 	if (q->h3)
 		qh3_src(&srcs.s[srcs.n++], q->h3);
+	lc_h3s_src(&srcs.s[srcs.n++], q);
 	rv = qw_burst(q->conn, &srcs, &o, ts());
 
 	lc_h3_tally_sent(q, &w);
@@ -327,20 +357,20 @@ static int q_new(struct q *q, struct lc_conn *c)
 static int lc_h3_open(struct lc_conn *c)
 {
 	struct q *q = calloc(1, sizeof(*q));
-	struct lc_h3rd *rd = calloc((size_t)lc_o->depth, sizeof(*rd));
+	struct lc_h3s **sx = calloc((size_t)lc_o->depth, sizeof(*sx));
 	int fd = socket(lc_tg->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
-	if (!q || !rd || fd < 0 || lc_source_bind(fd, lc_conn_source(c)) < 0 ||
+	if (!q || !sx || fd < 0 || lc_source_bind(fd, lc_conn_source(c)) < 0 ||
 	    connect(fd, (const struct sockaddr *)&lc_tg->addr, lc_tg->alen) < 0) {
 		free(q);
-		free(rd);
+		free(sx);
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
 	if (!c->t->qbuf && !(c->t->qbuf = malloc(QW_BUF + LC_QRX))) {
 		free(q);
-		free(rd);
+		free(sx);
 		close(fd);
 		return -1;
 	}
@@ -350,7 +380,10 @@ static int lc_h3_open(struct lc_conn *c)
 	 * buffer) comes with each read: the client's own limit, reported */
 	setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &(int){ 1 }, sizeof(int));
 	q->c = c;
-	q->rd = rd;
+	q->sx = sx;
+	list_init(&q->txq);
+	list_init(&q->streams);
+	list_init(&q->spare);
 	q->tm = (struct timer){ 0, 0, q_timer };
 	q->locallen = sizeof(q->local);
 	getsockname(fd, (struct sockaddr *)&q->local, &q->locallen);
@@ -402,9 +435,8 @@ static void lc_h3_free(struct lc_conn *c)
 	}
 	if (q->tls)
 		gnutls_deinit(q->tls);
-	for (int i = 0; i < lc_o->depth; i++)
-		h3r_reset(&q->rd[i].r);
-	free(q->rd);
+	lc_h3s_free_all(q);
+	free(q->sx);
 	free(q);
 	c->proto_state = NULL;
 }

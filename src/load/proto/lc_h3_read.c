@@ -1,4 +1,4 @@
-/* hxload's HTTP/3 client: the responses read by net/h3read (no nghttp3 on the request streams' receiving side): heads, interim heads, trailers, bodies to the run's reader. */
+/* hxload's HTTP/3 client: the responses read by net/h3read (no nghttp3 on the request streams): heads, interim heads, trailers, bodies to the run's reader. */
 #include <string.h>
 
 #include "common.h"
@@ -9,18 +9,9 @@
  * counted buffers, every field validated, per-frame callbacks) cost 9,100
  * of hxload's 18,600 instructions an h3 request (callgrind, -c 10 -m 10,
  * 100 B bodies), for four fields hxload looks at. nghttp3 keeps the
- * control and QPACK streams (SETTINGS, GOAWAY) and the requests' sending;
- * with SETTINGS_QPACK_MAX_TABLE_CAPACITY 0 (its default) the server may
+ * control and QPACK streams (SETTINGS, GOAWAY); with SETTINGS_QPACK_MAX_TABLE_CAPACITY 0 (its default) the server may
  * use no dynamic table, so no decoder state is shared with it. */
 
-/* the exchange <rd> reads for stream <id>, or NULL when it has none now
- * (answered, failed, retried: its slot's id moved on) */
-static struct lc_ex *ex_of_rd(struct q *q, struct lc_h3rd *rd, int64_t id)
-{
-	struct lc_ex *e = &q->c->ex[rd - q->rd];
-
-	return e->id == id ? e : NULL;
-}
 
 /* the three digits of a :status, or 0 */
 static unsigned status_of(const uint8_t *v, size_t n)
@@ -38,7 +29,7 @@ static int is_status(int sidx)
 
 static void on_line(void *arg, const struct qpk_line *l)
 {
-	struct lc_h3rd *rd = arg;
+	struct lc_h3s *rd = arg;
 	struct lc_ex *e = rd->e;
 	const char *v = (const char *)l->value;
 	unsigned st;
@@ -65,49 +56,32 @@ static void on_line(void *arg, const struct qpk_line *l)
 
 static void on_data(void *arg, const uint8_t *p, size_t n)
 {
-	lc_verify(((struct lc_h3rd *)arg)->e, (const char *)p, n);
+	lc_verify(((struct lc_h3s *)arg)->e, (const char *)p, n);
 }
 
 static const struct h3r_ops rd_ops = { on_line, on_data };
-
-/* <e> leaves stream <id>: nghttp3 forgets it (its close reports nothing) */
-static void leave(struct q *q, struct lc_ex *e, int64_t id)
-{
-	nghttp3_conn_set_stream_user_data(q->h3, id, NULL);
-	e->id = -1;
-	q->c->inflight--;
-}
-
-struct lc_h3rd *lc_h3_rd_bind(struct q *q, struct lc_ex *e)
-{
-	struct lc_h3rd *rd = &q->rd[e - q->c->ex];
-
-	h3r_reset(&rd->r);
-	rd->q = q;
-	rd->e = e;
-	return rd;
-}
 
 /* The response is whole: recorded now, not at the stream's close, which
  * waits for the server's ACK of the request (WHY: a server that closes
  * once its streams are done, at a request limit, closed before that ACK
  * came, and its last answer counted as lost; the latency ends at the last
- * byte too). Not while the request body still goes: nghttp3 reads <e>,
- * and its close records it. A stream that breaks HTTP/3, or ends before
+ * byte too). Not while the request body still goes: the stream's close
+ * records it then (lc_h3s_closed). A stream that breaks HTTP/3, or ends before
  * its head or inside a frame, fails alone (WHY not the connection, as
  * nghttp3 did: its other requests were answered well); the rest of its
  * bytes are passed over. */
-void lc_h3_read(struct q *q, struct lc_h3rd *rd, int64_t id, const uint8_t *p, size_t n, int fin)
+void lc_h3_read(struct q *q, struct lc_h3s *s, int64_t id, const uint8_t *p, size_t n, int fin)
 {
-	struct lc_ex *e = rd ? ex_of_rd(q, rd, id) : NULL;
+	struct lc_ex *e = s ? s->e : NULL;
 
+	(void)id;
 	if (!e)
 		return;
-	if (h3r_feed(&rd->r, p, n, &rd_ops, rd) < 0 || (fin && (!h3r_at_end(&rd->r) || !e->head_us))) {
+	if (h3r_feed(&s->r, p, n, &rd_ops, s) < 0 || (fin && (!h3r_at_end(&s->r) || !e->head_us))) {
 		lc_fail(q->c, e, E_PROTOCOL);
-		leave(q, e, id);
+		lc_h3s_leave(q, e);
 	} else if (fin && !e->body_left) {
 		lc_record(q->c, e);
-		leave(q, e, id);
+		lc_h3s_leave(q, e);
 	}
 }
