@@ -1,6 +1,5 @@
 /* A QPACK field section decoder (RFC 9204 4.5) for a peer that may use no dynamic table: static-table references and literals, Huffman-coded or not, each line handed to the caller. */
-#include <string.h>
-
+#include "common.h"
 #include "qpack.h"
 #include "qpack_dec.h"
 
@@ -13,7 +12,7 @@ struct rd {
 };
 
 /* an integer with an <bits>-bit prefix (RFC 7541 5.1), at most 62 bits: 0, or -1 */
-static int qint(struct rd *r, unsigned bits, uint64_t *v)
+static inline int qint(struct rd *r, unsigned bits, uint64_t *v)
 {
 	uint64_t max = (1u << bits) - 1, x;
 	unsigned shift = 0;
@@ -22,7 +21,7 @@ static int qint(struct rd *r, unsigned bits, uint64_t *v)
 	if (r->p >= r->end)
 		return -1;
 	x = *r->p++ & max;
-	if (x < max) {
+	if (likely(x < max)) {
 		*v = x;
 		return 0;
 	}
@@ -70,15 +69,15 @@ static int str(struct rd *r, unsigned bits, uint8_t h, const uint8_t **s, size_t
 static int from_static(struct qpk_line *l, uint64_t i, int value)
 {
 	const char *n, *v;
+	size_t vlen;
 
-	if (i >= QPK_STATIC_N || qpk_static_entry((unsigned)i, &n, &v))
+	if (i >= QPK_STATIC_N || qpk_static_field((unsigned)i, &n, &l->nlen, &v, &vlen))
 		return -1;
 	l->sidx = (int)i;
 	l->name = (const uint8_t *)n;
-	l->nlen = strlen(n);
 	if (value) {
 		l->value = (const uint8_t *)v;
-		l->vlen = strlen(v);
+		l->vlen = vlen;
 	}
 	return 0;
 }

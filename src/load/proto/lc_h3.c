@@ -381,6 +381,7 @@ static int lc_h3_open(struct lc_conn *c)
 	setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &(int){ 1 }, sizeof(int));
 	q->c = c;
 	q->sx = sx;
+	q->hc_path = -1;
 	list_init(&q->txq);
 	list_init(&q->streams);
 	list_init(&q->spare);

@@ -75,6 +75,9 @@ struct q {
 	struct list spare;       /* closed ones to use again */
 	unsigned nspare;
 	struct lc_h3s *tx_cur;   /* the stream the writer was offered last */
+	int hc_path;             /* the path whose request frames hc[] holds, -1 none */
+	uint32_t hc_len;
+	uint8_t hc[LC_H3S_INLINE];
 };
 
 static inline ngtcp2_tstamp ts(void)
@@ -97,8 +100,12 @@ void lc_h3_consume(struct q *q, int64_t id, size_t n);
 void lc_h3_read(struct q *q, struct lc_h3s *s, int64_t id, const uint8_t *p, size_t n, int fin);
 
 /* lc_h3_tx.c: the requests' streams */
-/* a stream for <e>, its request of fields <f> framed, opened: 0, or -1 */
-int lc_h3s_open(struct q *q, struct lc_ex *e, const struct hpk_field *f, size_t n);
+/* a stream for <e>, its request of fields <f> framed, opened: 0, or -1;
+ * with <keep>, its frames kept for the next request of the same path */
+int lc_h3s_open(struct q *q, struct lc_ex *e, const struct hpk_field *f, size_t n, int keep);
+/* a stream for <e> with the frames kept for its path: 0; -1 when none
+ * are kept (or no stream opened), to call lc_h3s_open() */
+int lc_h3s_again(struct q *q, struct lc_ex *e);
 /* <e> leaves its stream (answered, failed, retried): its slot is free */
 void lc_h3s_leave(struct q *q, struct lc_ex *e);
 /* every exchange leaves its stream: they go again on new ones (0-RTT refused) */

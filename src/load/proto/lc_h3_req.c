@@ -82,6 +82,10 @@ static void submit(struct q *q, struct lc_ex *e)
 	const struct lc_target *tg = lc_tg;
 	struct hpk_field f[4 + LC_MAX_HDRS];
 	size_t n = 4;
+	int raw = o->nh3_fields && !q->raw_sent++;
+
+	if (!raw && !lc_h3s_again(q, e))
+		return;
 
 #define FLD(a, b) (struct hpk_field){ (const uint8_t *)(a), (const uint8_t *)(b), strlen(a), strlen(b), 0 }
 	f[0] = FLD(":method", o->method);
@@ -89,7 +93,7 @@ static void submit(struct q *q, struct lc_ex *e)
 	f[2] = FLD(":authority", tg->authority);
 	f[3] = FLD(":path", tg->paths[e->path].path);
 #undef FLD
-	if (o->nh3_fields && !q->raw_sent++)
+	if (raw)
 		n = raw_fields(f);
 	else
 		for (int i = 0; i < o->nhdrs; i++) {
@@ -101,7 +105,7 @@ static void submit(struct q *q, struct lc_ex *e)
 				lname[i][k] = (char)(o->hdrs[i][k] | 0x20);
 			f[n++] = (struct hpk_field){ (const uint8_t *)lname[i], (const uint8_t *)v, nl, strlen(v), 0 };
 		}
-	if (lc_h3s_open(q, e, f, n))
+	if (lc_h3s_open(q, e, f, n, !raw))
 		e->id = -1;
 }
 
