@@ -28,7 +28,8 @@
 #ifndef UDP_GRO
 #define UDP_GRO 104
 #endif
-#define LC_QRX 65536 /* a GRO train's most */
+#define LC_QRX      65536 /* a GRO train's most */
+#define LC_QRX_MSGS 4     /* reads a recvmmsg */
 
 static struct qtls qtls;
 
@@ -241,68 +242,107 @@ static int graceful_end(struct q *q)
 	return ce.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION && ce.error_code == NGHTTP3_H3_NO_ERROR;
 }
 
-/* one read: a datagram, or (UDP_GRO) a train of them of one size; its
- * length, *seg the size of each (both tallied); 0 nothing now, -1 an error */
-static ssize_t q_recv(struct q *q, uint8_t *buf, size_t *seg)
+/* what one recvmmsg took: LC_QRX_MSGS reads at most, each a datagram or
+ * (UDP_GRO) a train of them of one size, in LC_QRX bytes of its own */
+struct q_reads {
+	struct mmsghdr mm[LC_QRX_MSGS];
+	struct iovec iov[LC_QRX_MSGS];
+	union {
+		char b[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr align;
+	} ctrl[LC_QRX_MSGS];
+	size_t seg[LC_QRX_MSGS]; /* each read's datagram size */
+};
+
+/* read <i>'s datagram size and the socket's drop count, tallied */
+static void q_read_seen(struct q *q, struct q_reads *r, int i)
 {
-	char ctrl[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(uint32_t))];
-	struct iovec iov = { buf, LC_QRX };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctrl, .msg_controllen = sizeof(ctrl) };
-	ssize_t n = recvmsg(q->c->x.fd, &mh, 0);
+	struct msghdr *mh = &r->mm[i].msg_hdr;
+	size_t n = r->mm[i].msg_len;
 	uint32_t ovfl = q->ovfl;
 
-	if (n < 0)
-		return errno == EAGAIN ? 0 : -1;
-	*seg = (size_t)n;
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+	r->seg[i] = n;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm))
 		if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO) {
 			int g;
 
 			memcpy(&g, CMSG_DATA(cm), sizeof(g));
-			*seg = (size_t)g;
+			r->seg[i] = (size_t)g;
 		} else if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SO_RXQ_OVFL) {
 			memcpy(&ovfl, CMSG_DATA(cm), sizeof(ovfl));
 		}
-	if (n && *seg)
-		lc_h3_tally_read(q, (size_t)n, *seg, ovfl);
+	if (n && r->seg[i])
+		lc_h3_tally_read(q, n, r->seg[i], ovfl);
+}
+
+/* Up to LC_QRX_MSGS reads in one recvmmsg into <buf>, read i at i *
+ * LC_QRX: how many (0: nothing now), or -1 an error. WHY recvmmsg: fewer
+ * than asked means the socket was empty, so no read ends in EAGAIN (a
+ * third of recvmsg calls did, and a system call here costs more than
+ * hxload's work on a response) */
+static int q_recv(struct q *q, uint8_t *buf, struct q_reads *r)
+{
+	int n;
+
+	for (int i = 0; i < LC_QRX_MSGS; i++) {
+		r->iov[i] = (struct iovec){ buf + (size_t)i * LC_QRX, LC_QRX };
+		r->mm[i].msg_hdr = (struct msghdr){ .msg_iov = &r->iov[i], .msg_iovlen = 1, .msg_control = r->ctrl[i].b,
+						    .msg_controllen = sizeof(r->ctrl[i].b) };
+	}
+	do
+		n = recvmmsg(q->c->x.fd, r->mm, LC_QRX_MSGS, 0, NULL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN ? 0 : -1;
+	for (int i = 0; i < n; i++)
+		q_read_seen(q, r, i);
 	return n;
+}
+
+/* read <i>'s datagrams to ngtcp2: 0, 1 the server's graceful end, -1 an error */
+static int q_feed(struct q *q, const uint8_t *buf, size_t n, size_t seg)
+{
+	ngtcp2_path path = { { (ngtcp2_sockaddr *)&q->local, q->locallen },
+			     { (ngtcp2_sockaddr *)&lc_tg->addr, lc_tg->alen }, NULL };
+	ngtcp2_pkt_info pi = { 0 };
+
+	/* WHY seg: ngtcp2 0.12 asserts on an empty datagram (the server's did) */
+	for (size_t off = 0; seg && off < n; off += seg) {
+		int rv = ngtcp2_conn_read_pkt(q->conn, &path, &pi, buf + off, MIN(seg, n - off), ts());
+
+		if (rv == NGTCP2_ERR_DRAINING && graceful_end(q))
+			return 1;
+		if (rv) {
+			/* WHY refused first: the server's words before
+			 * the handshake's end too */
+			int tls = (rv == NGTCP2_ERR_DRAINING && refused(q)) || rv == NGTCP2_ERR_CRYPTO || !q->ready;
+
+			lc_error(q->c, tls ? E_TLS : E_RESET);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static int lc_h3_io(struct lc_conn *c)
 {
 	struct q *q = c->proto_state;
 	uint8_t *buf = c->t->qbuf + QW_BUF;
+	struct q_reads r;
+	int n;
 
-	for (;;) {
-		ngtcp2_path path = { { (ngtcp2_sockaddr *)&q->local, q->locallen },
-				     { (ngtcp2_sockaddr *)&lc_tg->addr, lc_tg->alen }, NULL };
-		ngtcp2_pkt_info pi = { 0 };
-		size_t seg = 0;
-		ssize_t n = q_recv(q, buf, &seg);
-
-		if (n < 0) {
+	do {
+		if ((n = q_recv(q, buf, &r)) < 0) {
 			lc_error(c, q->ready ? E_RESET : E_CONNECT);
 			return -1;
 		}
-		if (!n)
-			break;
-		/* WHY seg: ngtcp2 0.12 asserts on an empty datagram (the server's did) */
-		for (size_t off = 0; seg && off < (size_t)n; off += seg) {
-			int rv = ngtcp2_conn_read_pkt(q->conn, &path, &pi, buf + off, MIN(seg, (size_t)n - off), ts());
+		for (int i = 0; i < n; i++) {
+			int rv = q_feed(q, buf + (size_t)i * LC_QRX, r.mm[i].msg_len, r.seg[i]);
 
-			if (rv == NGTCP2_ERR_DRAINING && graceful_end(q))
-				return 1;
-			if (rv) {
-				/* WHY refused first: the server's words before
-				 * the handshake's end too */
-				int tls = (rv == NGTCP2_ERR_DRAINING && refused(q)) || rv == NGTCP2_ERR_CRYPTO ||
-					  !q->ready;
-
-				lc_error(c, tls ? E_TLS : E_RESET);
-				return -1;
-			}
+			if (rv)
+				return rv;
 		}
-	}
+	} while (n == LC_QRX_MSGS);
 	lc_h3_fill(q);
 	if (q_write(q) < 0) {
 		lc_error(c, E_PROTOCOL);
@@ -368,7 +408,7 @@ static int lc_h3_open(struct lc_conn *c)
 			close(fd);
 		return -1;
 	}
-	if (!c->t->qbuf && !(c->t->qbuf = malloc(QW_BUF + LC_QRX))) {
+	if (!c->t->qbuf && !(c->t->qbuf = malloc(QW_BUF + LC_QRX_MSGS * LC_QRX))) {
 		free(q);
 		free(sx);
 		close(fd);
