@@ -3,13 +3,11 @@
 #include <string.h>
 
 #include "common.h"
+#include "h3frame.h"
 #include "h3read.h"
-#include "qvarint.h"
 
 enum { ST_HEAD, ST_DATA, ST_FIELDS, ST_SKIP };
 
-#define FR_DATA    0x00
-#define FR_HEADERS 0x01
 #define SCRATCH    2048 /* a section's Huffman strings, on the stack up to this */
 
 /* Frame types a request stream may not carry (RFC 9114 7.2): CANCEL_PUSH,
@@ -40,9 +38,9 @@ static int fields(const uint8_t *p, size_t n, const struct h3r_ops *ops, void *a
 static int frame(struct h3r *r, uint64_t type, uint64_t len)
 {
 	r->left = len;
-	if (type == FR_DATA) {
+	if (type == H3F_DATA) {
 		r->st = ST_DATA;
-	} else if (type == FR_HEADERS) {
+	} else if (type == H3F_HEADERS) {
 		if (!len || len > H3R_FIELDS_MAX)
 			return -1;
 		r->st = ST_FIELDS;

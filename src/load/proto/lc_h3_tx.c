@@ -4,15 +4,12 @@
 
 #include "common.h"
 #include "lc_h3.h"
-#include "qpack.h"
-#include "qvarint.h"
+#include "h3frame.h"
 
 /* WHY not nghttp3: its submit, its QPACK encoder and its writes of each
  * stream cost 6,000 of hxload's 13,200 instructions an h3 request once it
  * no longer read the responses (callgrind, -c 10 -m 10, 100 B bodies) */
 
-#define FR_DATA    0x00
-#define FR_HEADERS 0x01
 #define SPARE_MAX  64 /* closed streams kept to use again, a connection */
 #define BODY_VECS  4  /* body runs offered at once */
 
@@ -78,19 +75,15 @@ static void put(struct q *q, struct lc_h3s *s)
  * once its length is known: 0, or -1 */
 static int frames(struct lc_h3s *s, const struct hpk_field *f, size_t n, uint64_t body)
 {
-	size_t bound = 9 + qpk_bound(f, n) + 9, len, hl;
+	size_t bound = H3F_HEAD + qpk_bound(f, n) + H3F_HEAD, len;
 	uint8_t *b = bound <= sizeof(s->in) ? s->in : (s->mem = malloc(bound)), *h;
 
 	if (!b)
 		return -1;
-	len = qpk_encode(b + 9, f, n);
-	hl = 1 + qv_len(len);
-	h = b + 9 - hl;
-	h[0] = FR_HEADERS;
-	qv_put(h + 1, len);
-	s->hlen = (uint32_t)(hl + len);
+	h = h3f_headers(b, f, n, &len);
+	s->hlen = (uint32_t)len;
 	if (body) {
-		h[s->hlen] = FR_DATA;
+		h[s->hlen] = H3F_DATA;
 		s->hlen = (uint32_t)(qv_put(h + s->hlen + 1, body) - h);
 	}
 	s->hd = h;
