@@ -64,6 +64,7 @@ struct q {
 	int early;               /* --0rtt: requests went in 0-RTT */
 	int ticket;              /* a session ticket came, or the handshake is confirmed */
 	int raw_sent;            /* --h3-fields: its first request went */
+	int h3_busy;             /* nghttp3 may have something to send: asked at the next burst */
 	uint32_t ovfl;           /* SO_RXQ_OVFL: the socket's drops so far */
 	uint64_t max_streams;    /* the server's MAX_STREAMS (bidi) last seen */
 	uint64_t limited_at;     /* us: a request has waited on MAX_STREAMS since, 0 none */

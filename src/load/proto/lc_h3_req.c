@@ -122,6 +122,7 @@ int lc_h3_session_open(struct q *q)
 	    nghttp3_conn_bind_qpack_streams(q->h3, enc, dec))
 		return -1;
 	q->ready = 1;
+	q->h3_busy = 1;
 	return 0;
 }
 
