@@ -69,7 +69,7 @@ HXTERM_OBJ := $(call obj,conf proto $(PROTO_DIRS) server)
 HXLOAD_OBJ := $(call obj,load $(LOAD_DIRS))
 LIB        := $(BUILD)/libhx.a
 
-UNIT     := opt cond fmt plan h1_parse h1_chunk body timer resp gen hist oq pool pp qinit loop qmem qh3mem hpack qpack hsrv szpool tls_mem
+UNIT     := opt cond fmt plan h1_parse h1_chunk body timer resp gen hist oq pool pp qinit loop qmem qh3mem hpack qpack hsrv szpool tls_mem huff qpack_dec h3read
 # hxload's pure parts (its schedule, JSON reader, --fail-on, URL reader, t statistics,
 # find's step judgement and search),
 # linked with its objects but main (libload.a)
@@ -85,7 +85,7 @@ fuzz_src_plan     := src/core/plan.c src/core/plan_ext.c src/core/plan_conn.c sr
 fuzz_src_h1_chunk := src/core/h1_chunk.c
 fuzz_src_pp       := src/core/pp.c
 fuzz_src_hsrv     := src/net/hsrv_line.c
-fuzz_src_qpack    = src/core/qpack.c src/core/stab.c $(PKG_LIBS) -pthread
+fuzz_src_qpack    = src/core/qpack.c src/core/stab.c src/core/qpack_dec.c src/core/huff.c src/net/h3read.c $(PKG_LIBS) -pthread
 fuzz_src_conn     = $(filter-out src/server/main.c,$(wildcard $(patsubst %,src/%/*.c,core net conf proto $(PROTO_DIRS) server))) \
 		    $(PKG_LIBS) -lwslay -pthread
 fuzz_src_h2       = $(fuzz_src_conn)

@@ -101,12 +101,25 @@ static uint8_t *put_field(uint8_t *o, const struct hpk_field *f)
 	return hpk_str(o, f->value, f->vlen);
 }
 
+static pthread_once_t built = PTHREAD_ONCE_INIT;
+
+int qpk_static_field(unsigned i, const char **name, size_t *nlen, const char **value, size_t *vlen)
+{
+	if (i >= STATIC_N)
+		return -1;
+	pthread_once(&built, names_build);
+	*name = static_names[i];
+	*nlen = names.len[i];
+	*value = static_values[i];
+	*vlen = value_len[i];
+	return 0;
+}
+
 size_t qpk_encode(uint8_t *out, const struct hpk_field *f, size_t n)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	uint8_t *o = out;
 
-	pthread_once(&once, names_build);
+	pthread_once(&built, names_build);
 	*o++ = 0; /* Required Insert Count 0 (4.5.1.1) */
 	*o++ = 0; /* Delta Base 0, sign 0 */
 	for (size_t i = 0; i < n; i++)

@@ -23,6 +23,8 @@ size_t qpk_encode(uint8_t *out, const struct hpk_field *f, size_t n);
 
 /* the static table's entry <i> (0 to 98), for those who check the table */
 int qpk_static_entry(unsigned i, const char **name, const char **value);
+/* the same with their lengths, for a decoder: 0, or -1 past the table */
+int qpk_static_field(unsigned i, const char **name, size_t *nlen, const char **value, size_t *vlen);
 
 /* A request stream's bytes walked, as they come, up to the end of its first
  * HEADERS frame, to count the field lines of its section without decoding

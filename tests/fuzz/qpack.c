@@ -1,9 +1,10 @@
-/* libFuzzer driver: field lists through our QPACK encoder and back through nghttp3's decoder (every field returns, in order, with its never-index flag, within the bound), and the input as a request stream for qpk_walk (the same walk whatever the pieces). */
+/* libFuzzer driver: field lists through our QPACK encoder and back through nghttp3's decoder (every field returns, in order, with its never-index flag, within the bound); the input as a request stream for qpk_walk (the same walk whatever the pieces), as a response stream for net/h3read (the same lines and bytes whatever the pieces), and as a section for core/qpack_dec beside nghttp3's decoder (what nghttp3 reads, ours reads alike). */
 #include <nghttp3/nghttp3.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "h3read.h"
 #include "qpack.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -103,6 +104,127 @@ static void walk_check(const uint8_t *data, size_t size, const uint8_t *sec, siz
 	free(fr);
 }
 
+/* what a reading handed on, folded: a hash of each line and DATA byte, counts */
+struct seen {
+	uint64_t h;
+	size_t lines, data;
+};
+
+static void mix(struct seen *s, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		s->h = (s->h ^ p[i]) * 0x100000001b3ull;
+}
+
+static void on_line(void *arg, const struct qpk_line *l)
+{
+	struct seen *s = arg;
+
+	mix(s, l->name, l->nlen);
+	mix(s, (const uint8_t *)"\0", 1);
+	mix(s, l->value, l->vlen);
+	s->lines++;
+}
+
+static void on_data(void *arg, const uint8_t *p, size_t n)
+{
+	struct seen *s = arg;
+
+	mix(s, p, n);
+	s->data += n;
+}
+
+static const struct h3r_ops ops = { on_line, on_data };
+
+/* <data> fed in pieces of <step>: the answer (-1, or 0 / 1 by h3r_at_end), *s what came */
+static int read_in(const uint8_t *data, size_t size, size_t step, struct seen *s)
+{
+	struct h3r r = { 0 };
+	int rv = 0;
+
+	*s = (struct seen){ 0xcbf29ce484222325ull, 0, 0 };
+	for (size_t off = 0; off < size && !rv; off += step)
+		rv = h3r_feed(&r, data + off, size - off < step ? size - off : step, &ops, s);
+	if (!rv)
+		rv = h3r_at_end(&r);
+	h3r_reset(&r);
+	return rv;
+}
+
+/* WHY only when it stays whole: a refusal may come after some lines, at a
+ * point that depends on where the pieces end (a HEADERS frame whole is
+ * decoded as it comes, a gathered one at its end) */
+static void pieces(const uint8_t *data, size_t size)
+{
+	struct seen a, b;
+	int r = read_in(data, size, size ? size : 1, &a);
+
+	if (r < 0)
+		return;
+	for (size_t step = 1; step <= 7; step += 3)
+		if (read_in(data, size, step, &b) != r || b.h != a.h || b.lines != a.lines || b.data != a.data)
+			abort(); /* the pieces changed the reading */
+}
+
+/* nghttp3's lines of section <p>, folded; -1 when it refuses the section */
+static int ng_lines(nghttp3_qpack_decoder *dec, const uint8_t *p, size_t n, struct seen *s)
+{
+	nghttp3_qpack_stream_context *sc;
+	int rv = 0;
+
+	*s = (struct seen){ 0xcbf29ce484222325ull, 0, 0 };
+	if (nghttp3_qpack_stream_context_new(&sc, 0, nghttp3_mem_default()))
+		return -1;
+	for (;;) {
+		nghttp3_qpack_nv nv;
+		uint8_t fl = 0;
+		nghttp3_ssize r = nghttp3_qpack_decoder_read_request(dec, sc, &nv, &fl, p, n, 1);
+
+		if (r < 0) {
+			rv = -1;
+			break;
+		}
+		p += r;
+		n -= (size_t)r;
+		if (fl & NGHTTP3_QPACK_DECODE_FLAG_EMIT) {
+			nghttp3_vec nm = nghttp3_rcbuf_get_buf(nv.name), v = nghttp3_rcbuf_get_buf(nv.value);
+
+			mix(s, nm.base, nm.len);
+			mix(s, (const uint8_t *)"\0", 1);
+			mix(s, v.base, v.len);
+			s->lines++;
+			nghttp3_rcbuf_decref(nv.name);
+			nghttp3_rcbuf_decref(nv.value);
+		}
+		if (fl & NGHTTP3_QPACK_DECODE_FLAG_FINAL)
+			break;
+		if ((!(fl & NGHTTP3_QPACK_DECODE_FLAG_EMIT) && !n) || (fl & NGHTTP3_QPACK_DECODE_FLAG_BLOCKED)) {
+			rv = -1;
+			break;
+		}
+	}
+	nghttp3_qpack_stream_context_del(sc);
+	return rv;
+}
+
+/* WHY one way: nghttp3 refuses a few sections ours reads (an empty name,
+ * say); what it reads, ours must read alike */
+static void beside_nghttp3(const uint8_t *data, size_t size)
+{
+	static nghttp3_qpack_decoder *dec;
+	struct seen a, b;
+	uint8_t *scr;
+
+	if (!size || (!dec && nghttp3_qpack_decoder_new(&dec, 0, 0, nghttp3_mem_default())))
+		return;
+	if (ng_lines(dec, data, size, &a) < 0 || !(scr = malloc(QPK_SCRATCH(size))))
+		return;
+	b = (struct seen){ 0xcbf29ce484222325ull, 0, 0 };
+	if (qpk_decode(data, size, scr, QPK_SCRATCH(size), on_line, &b) || b.h != a.h || b.lines != a.lines)
+		abort(); /* a section nghttp3 read, ours read otherwise */
+	free(scr);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static nghttp3_qpack_decoder *dec;
@@ -120,5 +242,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(dec, out, len, f, n);
 	walk_check(data, size, out, len, n);
 	free(out);
+	pieces(data, size);
+	beside_nghttp3(data, size);
 	return 0;
 }

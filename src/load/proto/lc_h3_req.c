@@ -1,10 +1,9 @@
-/* hxload's HTTP/3 client: requests and their streams (nghttp3's callbacks, submit, fill). */
+/* hxload's HTTP/3 client: its HTTP/3 session (nghttp3: the control and QPACK streams, GOAWAY) and its requests (submit, fill); their streams are framed by lc_h3_tx.c and read by lc_h3_read.c. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
 #include "lc_h3.h"
-#include "lc_hits.h"
 #include "qh3mem.h"
 
 static struct lc_ex *ex_of(struct lc_conn *c, int64_t id)
@@ -17,35 +16,6 @@ static struct lc_ex *ex_of(struct lc_conn *c, int64_t id)
 
 /* ---------- nghttp3 ---------- */
 
-static int h3_header(nghttp3_conn *h3, int64_t id, int32_t token, nghttp3_rcbuf *name,
-		     nghttp3_rcbuf *value, uint8_t flags, void *cud, void *sud)
-{
-	struct lc_ex *e = sud;
-	nghttp3_vec n, v = nghttp3_rcbuf_get_buf(value);
-
-	(void)h3, (void)id, (void)flags;
-	/* WHY the token first: QPACK named the field already, and of the
-	 * fields looked for only :status has one (no memcmp for the others) */
-	if (!e || (token >= 0 && token != NGHTTP3_QPACK_TOKEN__STATUS))
-		return 0;
-	if (token == NGHTTP3_QPACK_TOKEN__STATUS) {
-		if (v.len == 3 && v.base[0] == '1') /* an interim head: 103, 100 */
-			((struct q *)cud)->c->t->st.interim++;
-		else if (v.len == 3)
-			lc_head(((struct q *)cud)->c, e,
-				(unsigned)((v.base[0] - '0') * 100 + (v.base[1] - '0') * 10 + (v.base[2] - '0')));
-		return 0;
-	}
-	n = nghttp3_rcbuf_get_buf(name);
-	if (n.len == 5 && !memcmp(n.base, "x-rsp", 5))
-		lc_xrsp(e, (const char *)v.base, v.len);
-	else if (n.len == 13 && !memcmp(n.base, "x-hxterm-made", 13))
-		lc_made(e, (const char *)v.base, v.len);
-	else if (n.len == 16 && !memcmp(n.base, "x-hxterm-ignored", 16))
-		lc_ignored(((struct q *)cud)->c->t, (const char *)v.base, v.len);
-	return 0;
-}
-
 void lc_h3_consume(struct q *q, int64_t id, size_t n)
 {
 	if (lc_o->h3_no_credit)
@@ -54,63 +24,10 @@ void lc_h3_consume(struct q *q, int64_t id, size_t n)
 	ngtcp2_conn_extend_max_offset(q->conn, n);
 }
 
-static int h3_data(nghttp3_conn *h3, int64_t id, const uint8_t *data, size_t len, void *cud, void *sud)
-{
-	struct q *q = cud;
-
-	(void)h3;
-	if (sud)
-		lc_verify(sud, (const char *)data, len);
-	lc_h3_consume(q, id, len);
-	return 0;
-}
-
 static int h3_deferred(nghttp3_conn *h3, int64_t id, size_t n, void *cud, void *sud)
 {
 	(void)h3, (void)sud;
 	lc_h3_consume(cud, id, n);
-	return 0;
-}
-
-static int h3_close(nghttp3_conn *h3, int64_t id, uint64_t code, void *cud, void *sud)
-{
-	struct q *q = cud;
-	struct lc_ex *e = sud;
-
-	(void)h3;
-	if (!e)
-		return 0;
-	/* WHY a retry: H3_REQUEST_REJECTED says the server processed none of
-	 * it (RFC 9114 4.1.1, 8.1), as h2's REFUSED_STREAM */
-	if (code == NGHTTP3_H3_REQUEST_REJECTED) {
-		lc_retry(q->c, e);
-	} else if (code != NGHTTP3_H3_NO_ERROR) {
-		lc_fail(q->c, e, E_RESET);
-	} else {
-		lc_record(q->c, e);
-	}
-	e->id = -1;
-	q->c->inflight--;
-	(void)id;
-	return 0;
-}
-
-/* The response is whole: recorded now, not at the stream's close, which
- * waits for the server's ACK of the request (WHY: a server that closes
- * once its streams are done, at a request limit, closed before that ACK
- * came, and its last answer counted as lost; the latency ends at the last
- * byte too). Not while the request body still goes: it reads <e>. */
-static int h3_end(nghttp3_conn *h3, int64_t id, void *cud, void *sud)
-{
-	struct q *q = cud;
-	struct lc_ex *e = sud;
-
-	if (!e || e->body_left)
-		return 0;
-	nghttp3_conn_set_stream_user_data(h3, id, NULL);
-	lc_record(q->c, e);
-	e->id = -1;
-	q->c->inflight--;
 	return 0;
 }
 
@@ -124,6 +41,7 @@ static int h3_shutdown(nghttp3_conn *h3, int64_t id, void *cud)
 	struct q *q = cud;
 	struct lc_conn *c = q->c;
 
+	(void)h3;
 	if (!c->goaway)
 		c->t->st.goaways += c->up == 2;
 	c->goaway = 1;
@@ -133,92 +51,62 @@ static int h3_shutdown(nghttp3_conn *h3, int64_t id, void *cud)
 
 		if (e->id < id)
 			continue;
-		nghttp3_conn_set_stream_user_data(h3, e->id, NULL);
 		lc_retry(c, e);
-		e->id = -1;
-		c->inflight--;
+		lc_h3s_leave(q, e);
 	}
 	return 0;
 }
 
 static const nghttp3_callbacks h3_cbs = {
-	.recv_header = h3_header,
-	.recv_data = h3_data,
 	.deferred_consume = h3_deferred,
-	.end_stream = h3_end,
-	.stream_close = h3_close,
 	.shutdown = h3_shutdown,
 };
 
 /* ---------- requests ---------- */
 
-/* the request body: 'u' bytes from a constant buffer (it outlives every ack) */
-static nghttp3_ssize body_read(nghttp3_conn *h3, int64_t id, nghttp3_vec *vec, size_t veccnt,
-			       uint32_t *flags, void *cud, void *sud)
-{
-	static const uint8_t u[16384] = { [0 ... 16383] = 'u' };
-	struct lc_ex *e = sud;
-	size_t n = (size_t)MIN(e->body_left, (uint64_t)sizeof(u));
-
-	(void)h3, (void)id, (void)veccnt, (void)cud;
-	if (lc_o->h3_no_body)
-		return NGHTTP3_ERR_WOULDBLOCK; /* WHY: the probe of a body timeout: it never comes */
-	vec[0] = (nghttp3_vec){ (uint8_t *)u, n };
-	e->body_left -= n;
-	if (!e->body_left)
-		*flags |= NGHTTP3_DATA_FLAG_EOF;
-	return 1;
-}
-
-/* --h3-fields: a connection's first request as the user wrote it (nghttp3's
- * client checks nothing that it sends; WHY NO_COPY_NAME: its copy lower-cases
- * the name, and the fields live as long as the options) */
-static void raw_fields(nghttp3_nv *nv)
+/* --h3-fields: a connection's first request as the user wrote it (we
+ * check nothing that we send; the fields live as long as the options) */
+static size_t raw_fields(struct hpk_field *f)
 {
 	for (int i = 0; i < lc_o->nh3_fields; i++) {
-		const struct lc_field *f = &lc_o->h3_fields[i];
+		const struct lc_field *r = &lc_o->h3_fields[i];
 
-		nv[i] = (nghttp3_nv){ (uint8_t *)f->name, (uint8_t *)f->value, f->nlen, f->vlen,
-				      NGHTTP3_NV_FLAG_NO_COPY_NAME | NGHTTP3_NV_FLAG_NO_COPY_VALUE };
+		f[i] = (struct hpk_field){ (const uint8_t *)r->name, (const uint8_t *)r->value, r->nlen, r->vlen, 0 };
 	}
+	return (size_t)lc_o->nh3_fields;
 }
 
 static void submit(struct q *q, struct lc_ex *e)
 {
 	const struct lc_opts *o = lc_o;
 	const struct lc_target *tg = lc_tg;
-	static const nghttp3_data_reader body = { body_read };
-	nghttp3_nv nv[4 + LC_MAX_HDRS];
+	struct hpk_field f[4 + LC_MAX_HDRS];
 	size_t n = 4;
-	int64_t id;
-	int raw;
+	int raw = o->nh3_fields && !q->raw_sent++;
 
-#define NV(a, b) (nghttp3_nv){ (uint8_t *)(a), (uint8_t *)(b), strlen(a), strlen(b), NGHTTP3_NV_FLAG_NONE }
-	nv[0] = NV(":method", o->method);
-	nv[1] = NV(":scheme", "https");
-	nv[2] = NV(":authority", tg->authority);
-	nv[3] = NV(":path", tg->paths[e->path].path);
-#undef NV
-	if ((raw = o->nh3_fields && !q->raw_sent++)) {
-		raw_fields(nv);
-		n = (size_t)o->nh3_fields;
-	}
-	for (int i = 0; i < o->nhdrs && !raw; i++) {
-		const char *colon = strchr(o->hdrs[i], ':'), *v = colon + 1 + strspn(colon + 1, " \t");
-		static __thread char lname[LC_MAX_HDRS][128];
-		size_t nl = MIN((size_t)(colon - o->hdrs[i]), (size_t)127);
-
-		for (size_t k = 0; k < nl; k++)
-			lname[i][k] = (char)(o->hdrs[i][k] | 0x20);
-		nv[n++] = (nghttp3_nv){ (uint8_t *)lname[i], (uint8_t *)v, nl, strlen(v), NGHTTP3_NV_FLAG_NONE };
-	}
-	e->body_left = o->body;
-	if (ngtcp2_conn_open_bidi_stream(q->conn, &id, NULL) ||
-	    nghttp3_conn_submit_request(q->h3, id, nv, n, o->body ? &body : NULL, e)) {
-		e->id = -1;
+	if (!raw && !lc_h3s_again(q, e))
 		return;
-	}
-	e->id = id;
+
+#define FLD(a, b) (struct hpk_field){ (const uint8_t *)(a), (const uint8_t *)(b), strlen(a), strlen(b), 0 }
+	f[0] = FLD(":method", o->method);
+	f[1] = FLD(":scheme", "https");
+	f[2] = FLD(":authority", tg->authority);
+	f[3] = FLD(":path", tg->paths[e->path].path);
+#undef FLD
+	if (raw)
+		n = raw_fields(f);
+	else
+		for (int i = 0; i < o->nhdrs; i++) {
+			const char *colon = strchr(o->hdrs[i], ':'), *v = colon + 1 + strspn(colon + 1, " \t");
+			static __thread char lname[LC_MAX_HDRS][128];
+			size_t nl = MIN((size_t)(colon - o->hdrs[i]), (size_t)127);
+
+			for (size_t k = 0; k < nl; k++)
+				lname[i][k] = (char)(o->hdrs[i][k] | 0x20);
+			f[n++] = (struct hpk_field){ (const uint8_t *)lname[i], (const uint8_t *)v, nl, strlen(v), 0 };
+		}
+	if (lc_h3s_open(q, e, f, n, !raw))
+		e->id = -1;
 }
 
 /* the HTTP/3 session on <q>'s connection: its control and QPACK streams */
@@ -234,6 +122,7 @@ int lc_h3_session_open(struct q *q)
 	    nghttp3_conn_bind_qpack_streams(q->h3, enc, dec))
 		return -1;
 	q->ready = 1;
+	q->h3_busy = 1;
 	return 0;
 }
 
@@ -245,6 +134,7 @@ int lc_h3_early_refused(struct q *q)
 {
 	struct lc_conn *c = q->c;
 
+	lc_h3s_orphan_all(q);
 	if (ngtcp2_conn_early_data_rejected(q->conn))
 		return -1;
 	nghttp3_conn_del(q->h3);

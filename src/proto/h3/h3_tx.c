@@ -3,17 +3,14 @@
 #include <string.h>
 
 #include "pool.h"
-#include "qpack.h"
 #include "h3_eng.h"
-#include "qvarint.h"
+#include "h3frame.h"
 
 /* WHY our own: nghttp3 0.8 Huffman-codes every literal and never indexes
  * a name without a token (x-req, x-rsp, server-timing), so its encoder
  * cost 2,980 instructions an h3 response (13.6 % of ours); nghttp3 keeps
  * the control and QPACK streams, the request side and its QPACK decoder. */
 
-#define FR_DATA    0x00
-#define FR_HEADERS 0x01
 
 static __thread struct pool arenas = { .size = H3T_ARENA };
 
@@ -113,21 +110,17 @@ static uint8_t *arena(struct h3tx *t, size_t n)
 static int headers(struct h3tx *t, const struct xs_nv *nv, size_t n)
 {
 	const struct hpk_field *f = xs_hpk(nv);
-	size_t bound = 9 + qpk_bound(f, n), len, hl;
+	size_t bound = H3F_HEAD + qpk_bound(f, n), len;
 	uint8_t *b = arena(t, bound), *h;
 
 	if (!b)
 		return -1;
-	len = qpk_encode(b + 9, f, n);
-	hl = 1 + qv_len(len);
-	h = b + 9 - hl;
-	h[0] = FR_HEADERS;
-	qv_put(h + 1, len);
+	h = h3f_headers(b, f, n, &len);
 	if (t->arena && b >= t->arena && b < t->arena + H3T_ARENA) { /* WHY: the bound was generous */
-		t->arena_used = (uint16_t)(b + 9 + len - t->arena);
+		t->arena_used = (uint16_t)(h + len - t->arena);
 		t->arena_end = t->end + 1;
 	}
-	push(t, h, hl + len);
+	push(t, h, len);
 	return 0;
 }
 
@@ -184,7 +177,7 @@ static void fill(struct h3s *s)
 
 		for (size_t i = 0; i < n; i++)
 			len += v[i].len;
-		hd->hd[0] = FR_DATA;
+		hd->hd[0] = H3F_DATA;
 		hd->len = (uint32_t)(qv_put(hd->hd + 1, len) - hd->hd);
 		hd->p = hd->hd;
 		t->end++;
