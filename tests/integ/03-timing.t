@@ -19,8 +19,10 @@ my ($real) = HxTest::get_hdr($r, 'X-rsp') =~ /\(([\d.]+) real\)/;
 ok($wall >= 300, "t=300 answered after $wall ms");
 ok($real >= 300, "X-rsp real $real ms >= 300");
 # WHY wider in a sanitized build: ThreadSanitizer's accept and first read alone
-# have taken 6 ms (CI, 2026-12-02), time the server cannot see
-my $near = HxTest::sanitized() ? 25 : 5;
+# have taken 6 ms (CI, 2026-12-02), time the server cannot see; WHY 15 ms
+# plain: the io_uring pass beside a busy chain saw 5.8 ms (306.4 against
+# real 300.6, 2026-12-06), Perl's connect and read on a loaded machine
+my $near = HxTest::sanitized() ? 25 : 15;
 ok(abs($wall - $real) < $near, "X-rsp real within $near ms of the client's wall time ($wall, real $real)");
 like(HxTest::get_hdr($r, 'Server-Timing'), qr/^wait;dur=300, gen;dur=\Q$real\E$/, 'Server-Timing says the same');
 
