@@ -158,10 +158,13 @@ void lc_conn_close(struct lc_conn *c, int done)
 		hist_add(&t->st.h[H_RPC], c->taken);
 	t->fresh -= !c->taken;
 	c->taken = 1; /* WHY: counted out of <fresh> once */
+	/* WHY the protocol's last words and close_notify: without them a proxy
+	 * in front counts the close as an abort (RFC 9113 6.8, RFC 8446 6.1);
+	 * one try each, never waited for */
+	if (done && c->proto_state && protos[c->proto]->bye)
+		protos[c->proto]->bye(c);
 	if (c->proto_state && protos[c->proto]->free)
 		protos[c->proto]->free(c);
-	/* WHY close_notify: without it a proxy in front counts the close as
-	 * an abort (RFC 8446 6.1); one try, never waited for */
 	if (done)
 		xprt_close_notify(&c->x);
 	/* WHY: OpenSSL marks the session of a connection freed without a

@@ -90,6 +90,9 @@ struct lc_protocol {
 	int (*start)(struct lc_conn *c);
 	/* its socket is ready: read and write what can be */
 	int (*io)(struct lc_conn *c);
+	/* a clean end: its last words (h2: GOAWAY NO_ERROR) written if the
+	 * socket takes them, never waited for; NULL: none */
+	void (*bye)(struct lc_conn *c);
 	/* frees its per-connection state */
 	void (*free)(struct lc_conn *c);
 	/* 1: a --close connection whose exchanges are done stays open a while

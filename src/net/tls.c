@@ -84,6 +84,19 @@ SSL_CTX *tls_client_ctx(const unsigned char *alpn, unsigned len)
 	return c;
 }
 
+void tls_close_notify(SSL *ssl)
+{
+	/* WHY the guards: SSL_shutdown during a handshake fails, and a second
+	 * call would read for the peer's close_notify, which nobody waits for */
+	if (!ssl || SSL_in_init(ssl) || (SSL_get_shutdown(ssl) & SSL_SENT_SHUTDOWN))
+		return;
+	/* WHY one call, its result unread: 0 is the alert sent; -1 is a full
+	 * socket (or a record still pending in OpenSSL), and the alert is
+	 * dropped rather than waited for, as a stalled peer would make us */
+	if (SSL_shutdown(ssl) < 0)
+		ERR_clear_error();
+}
+
 int tls_alpn_is(SSL *ssl, const char *proto)
 {
 	const unsigned char *p;

@@ -32,4 +32,8 @@ SSL_CTX *tls_client_ctx(const unsigned char *alpn, unsigned len);
 /* 1 when ALPN chose HTTP/1.1 or nothing */
 int tls_alpn_is(SSL *ssl, const char *proto);
 
+/* TLS's close_notify on a connection that ends cleanly: one try, never
+ * waited for; nothing during a handshake or after one already sent */
+void tls_close_notify(SSL *ssl);
+
 #endif

@@ -9,6 +9,7 @@
 
 #include "common.h"
 #include "rio.h"
+#include "tls.h"
 #include "tls_bio.h"
 #include "xprt.h"
 
@@ -137,17 +138,9 @@ long xprt_writev(struct xprt *x, const struct iovec *iov, int iovcnt, int more)
 
 void xprt_close_notify(struct xprt *x)
 {
-	SSL *ssl = x->ssl;
-
-	/* WHY the guards: SSL_shutdown during a handshake fails, and a second
-	 * call would read for the peer's close_notify, which nobody waits for */
-	if (!ssl || x->tls_failed || SSL_in_init(ssl) || (SSL_get_shutdown(ssl) & SSL_SENT_SHUTDOWN))
-		return;
-	/* WHY one call, its result unread: 0 is the alert sent; -1 is a full
-	 * socket (or a record still pending in OpenSSL), and the alert is
-	 * dropped rather than waited for, as a stalled peer would make us */
-	if (SSL_shutdown(ssl) < 0)
-		ERR_clear_error();
+	/* WHY not after TLS failed: the connection has no clean end to tell */
+	if (!x->tls_failed)
+		tls_close_notify(x->ssl);
 }
 
 void xprt_release(struct xprt *x)

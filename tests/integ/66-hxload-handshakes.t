@@ -141,7 +141,7 @@ SKIP: {
 
 # the connections hxload is done with end with its close_notify (RFC 8446 6.1), so that a proxy in
 # front does not count them as aborted: --close (4 connections), then a keep-alive one ended with the
-# run; a TLS server in Python says how each ended (an EOF without close_notify raises an SSL error)
+# run, then --idle's two held to the end (and the run's one); a TLS server in Python says how each ended (an EOF without close_notify raises an SSL error)
 {
     my $sport = free_port();
     open my $py, '>', "$dir/notify.py" or die;
@@ -173,7 +173,7 @@ def serve(s):
     except Exception as e:
         ends.append(type(e).__name__)
 end = time.time() + 15
-while len(ends) < 5 and time.time() < end:
+while len(ends) < 7 and time.time() < end:
     try:
         threading.Thread(target=serve, args=(ls.accept()[0],), daemon=True).start()
     except socket.timeout:
@@ -185,10 +185,12 @@ EOF
     wait_port($sport);
     my $out = `timeout 20 $hxload -q -t 1 -c 1 -n 4 --close --h1 https://127.0.0.1:$sport/ 2>&1`;
     $out .= `timeout 20 $hxload -q -t 1 -c 1 -n 4 --h1 https://127.0.0.1:$sport/ 2>&1`;
+    # WHY -d: --idle's connections are held to the end of a timed run
+    $out .= `timeout 20 $hxload -q -t 1 -c 1 -d 0.5 --idle 2 --h1 https://127.0.0.1:$sport/ 2>&1`;
     waitpid($spid, 0);
     my $ends = do { local (@ARGV, $/) = "$dir/notify.out"; <> } // '';
-    like($ends, qr/^(close_notify ){4}close_notify$/m,
-         "hxload's own closes (--close, the run's end) send close_notify: $ends") or diag($out);
+    like($ends, qr/^(close_notify ){6,}close_notify$/m,
+         "hxload's own closes (--close, the run's end, --idle's held ones) send close_notify: $ends") or diag($out);
 }
 
 # bad input: one line, exit 2

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# hxload --idle: 3000 idle h1 connections held beside a checked load (hxterm counts them open, RSS per connection sane), 100 held over TLS, all closed by HAProxy's timeout client at ~2 s and counted so; h2c PINGs keep them past hxterm's idle timeout; bad counts refused.
+# hxload --idle: 3000 idle h1 connections held beside a checked load (hxterm counts them open, RSS per connection sane), 100 held over TLS, all closed by HAProxy's timeout client at ~2 s and counted so; h2c PINGs keep them past hxterm's idle timeout; the run's end says GOAWAY on held h2 connections, close_notify on TLS ones (66); bad counts refused.
 use strict;
 use warnings;
 use FindBin;
@@ -90,5 +90,55 @@ ok($quiet && $quiet->{idle}{closed} == 500 && $quiet->{idle}{first_close_s} >= 0
 my $ping = hxload_json("-c 1 -R 200 -d 1500ms --idle 500 --idle-ping 300ms h2c://127.0.0.1:$p2/?s=100");
 ok($ping && $ping->{idle}{held} == 500 && $ping->{idle}{pings} >= 1000,
    sprintf 'h2c, PING every 300 ms: 500 held past it (%d, %d PINGs)', $ping->{idle}{held} // -1, $ping->{idle}{pings} // -1);
+
+# the run's end on held h2 connections: GOAWAY NO_ERROR before the close
+# (RFC 9113 6.8), not a bare FIN a proxy in front counts as an abort; an
+# h2c server of raw frames says how each connection ended
+{
+    my $sport = free_port();
+    open my $py, '>', "$dir/h2end.py" or die;
+    print $py <<'PY';
+import socket, struct, sys, threading, time
+ls = socket.create_server(('127.0.0.1', int(sys.argv[1])))
+ls.settimeout(0.2)
+ends = []
+def serve(s):
+    buf, seen = b'', 'eof'
+    while True:
+        d = s.recv(65536)
+        if not d:
+            return ends.append(seen)
+        buf += d
+        if buf.startswith(b'PRI * HTTP/2.0'):
+            buf = buf[24:]
+            s.sendall(b'\0\0\0\4\0\0\0\0\0')
+        while len(buf) >= 9:
+            n = int.from_bytes(buf[:3], 'big')
+            if len(buf) < 9 + n:
+                break
+            t, sid = buf[3], struct.unpack('>I', buf[5:9])[0] & 0x7fffffff
+            if t == 1:  # HEADERS: 200, END_STREAM
+                s.sendall(b'\0\0\1\1\5' + struct.pack('>I', sid) + b'\x88')
+            if t == 7:
+                seen = 'goaway'
+            buf = buf[9 + n:]
+end = time.time() + 15
+while len(ends) < 3 and time.time() < end:
+    try:
+        threading.Thread(target=serve, args=(ls.accept()[0],), daemon=True).start()
+    except socket.timeout:
+        pass
+time.sleep(0.3)
+print(' '.join(sorted(ends)), flush=True)
+PY
+    close $py;
+    my $spid = spawn_bg("$dir/h2end.out", '/usr/bin/python3', "$dir/h2end.py", $sport);
+    wait_port($sport);
+    my $out = `timeout 20 $hxload -q -c 1 -R 20 -d 0.5 --idle 2 h2c://127.0.0.1:$sport/ 2>&1`;
+    waitpid($spid, 0);
+    my $ends = do { local (@ARGV, $/) = "$dir/h2end.out"; <> } // '';
+    my $goaways = () = $ends =~ /goaway/g;
+    ok($goaways >= 3, "h2c: the load's connection and the two held end with GOAWAY at the run's end ($ends)") or diag($out);
+}
 
 done_testing();

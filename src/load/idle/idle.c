@@ -262,8 +262,10 @@ void lc_idle_stop(void)
 	atomic_store(&s->stop, 1);
 	pthread_join(s->th, NULL);
 	s->running = 0;
-	for (int i = 0; i < s->n; i++)
+	for (int i = 0; i < s->n; i++) {
+		idle_end(&s->conns[i]);
 		conn_free(&s->conns[i]);
+	}
 	if (s->h3)
 		idle_h3_end();
 	s->held = (int)(atomic_load(&s->answered) - s->closed);

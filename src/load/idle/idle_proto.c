@@ -3,6 +3,7 @@
 
 #include "common.h"
 #include "lc_idle_int.h"
+#include "tls.h"
 
 #define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
@@ -132,6 +133,22 @@ int idle_read(struct idle_conn *c, const char *p, size_t n, uint64_t now)
 		}
 	}
 	return 0;
+}
+
+/* the end of the run, on a connection still held: h2 says GOAWAY
+ * NO_ERROR (RFC 9113 6.8: an endpoint SHOULD before it closes; 0, as a
+ * client that took no pushed stream), then TLS its close_notify; WHY: a
+ * proxy in front counts a close without them as an abort or a truncation */
+void idle_end(struct idle_conn *c)
+{
+	uint8_t f[17] = { 0 };
+
+	if (c->st != IC_ANSWERED)
+		return;
+	if (c->h2)
+		idle_send(c, f, frame_head(f, 8, 7, 0, 0) + 8);
+	if (c->ssl)
+		tls_close_notify(c->ssl);
 }
 
 /* --idle-ping: an h2 PING on each held connection (HTTP/1.1 has none) */

@@ -60,6 +60,8 @@ void idle_answered(struct idle_conn *c, uint64_t now);
 /* h3: the request's HEADERS frame (QPACK, static table and literals) in <p>: its length, 0 when it does not fit */
 size_t idle_h3_request(uint8_t *p, size_t max);
 void idle_ping_all(struct idle_state *s, uint64_t now);
+/* the run's end on a held connection: h2's GOAWAY, TLS's close_notify */
+void idle_end(struct idle_conn *c);
 /* idle_tls.c: the handshake; bytes in and out, TLS or not */
 int idle_tls_start(struct idle_conn *c);
 int idle_tls_step(struct idle_conn *c);

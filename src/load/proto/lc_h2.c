@@ -281,6 +281,19 @@ static int h2_send(struct lc_conn *c, nghttp2_session *s)
 	return 0;
 }
 
+/* GOAWAY NO_ERROR, its last stream the last the server opened (none: 0) */
+static void lc_h2_bye(struct lc_conn *c)
+{
+	nghttp2_session *s = c->proto_state;
+
+	/* WHY the buffers: an idle connection gave its own back */
+	if (lc_bufs_take(c) < 0 || nghttp2_submit_goaway(s, NGHTTP2_FLAG_NONE, nghttp2_session_get_last_proc_stream_id(s),
+							  NGHTTP2_NO_ERROR, NULL, 0))
+		return;
+	c->wr_ready = 1; /* WHY: one try, whatever the last write met */
+	h2_send(c, s);
+}
+
 static int lc_h2_io(struct lc_conn *c)
 {
 	nghttp2_session *s = c->proto_state;
@@ -330,5 +343,6 @@ const struct lc_protocol lc_h2 = {
 	.global_free = lc_h2_global_free,
 	.start = lc_h2_start,
 	.io = lc_h2_io,
+	.bye = lc_h2_bye,
 	.free = lc_h2_free,
 };
