@@ -128,6 +128,27 @@ for case, sids, want in (("stream 5, then 3", (5, 3), 1), ("stream 1, then 7, th
     sock.close()
 still_serving("a stream id below the last")
 
+# RFC 9113 4.3, RFC 7541 5.2: a header block must be decoded, and a Huffman string whose padding is
+# not the EOS code's top bits (here 0100) fails it: GOAWAY COMPRESSION_ERROR (9) in both engines
+# (h2diff's input tests/fuzz/corpus/h2diff/52b5367c...). The z= head of stream 1 before it goes
+# whole (ours) or not at all (nghttp2's session, when it read both frames at once), never cut by
+# the GOAWAY: a header block is one piece (6.10)
+sock, conn = client()
+Z_HEAD = b"\x82\x86\x44\x0a/?z=710535\x41\x09loczcz0lh"
+BAD = bytes.fromhex("00 01 05 01 00"      # a literal: the name "\x05", the value "\x00"
+                    " 19 82 8644"         # :status never indexed, Huffman "Ad", then the bits 0100
+                    " 0a 2f 3f838301")    # :status, a value of 47 bytes cut at 4; END_HEADERS never comes
+sock.sendall(b"\x00\x00\x00\x04\x01\x00\x00\x00\x00" + struct.pack(">I", len(Z_HEAD))[1:] + b"\x01\x05" +
+             struct.pack(">I", 1) + Z_HEAD + struct.pack(">I", len(BAD))[1:] + b"\x01\x00" + struct.pack(">I", 179) + BAD)
+frames = raw_frames(sock, 3.0)
+at = [i for i, (t, _, sid, _) in enumerate(frames) if sid == 1 and t in (1, 9)]
+whole = not at or (at == list(range(at[0], at[-1] + 1)) and frames[at[-1]][1] & 4)
+ok(goaway_code(frames) == 9 and frames[-1][0] == 7 and whole,
+   "a bad Huffman padding after a z=710535 answer: GOAWAY %s last, the head before it whole or none "
+   "(%d bytes in %d frames)" % (goaway_code(frames), sum(len(frames[i][3]) for i in at), len(at)))
+sock.close()
+still_serving("a bad Huffman padding")
+
 # which engine answers: ours writes header values as literals, nghttp2's session Huffman-codes
 # them, so the response head shows "text/plain" in clear only from ours; the make check pass
 # with HX_ARGS="--h2-engine nghttp2" must really run nghttp2's
