@@ -389,13 +389,18 @@ static int q_read_all(struct q *q)
 			rv = q_feed(q, buf + (size_t)i * LC_QRX, r.mm[i].msg_len, r.seg[i], now);
 		t->held_us = 0;
 	} while (!rv && n == LC_QRX_MSGS);
+	if (!rv)
+		q->c->rd_ready = 0; /* WHY: read empty; its next datagram is an edge (EPOLLET) */
 	return rv;
 }
 
+/* WHY the read only when the socket said so: in an open loop each send
+ * time due calls this to send, and its recvmmsg found nothing (a system
+ * call a request, EAGAIN, at -R) */
 static int lc_h3_io(struct lc_conn *c)
 {
 	struct q *q = c->proto_state;
-	int rv = q_read_all(q);
+	int rv = c->rd_ready ? q_read_all(q) : 0;
 
 	if (rv)
 		return rv;
