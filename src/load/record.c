@@ -51,7 +51,7 @@ int lc_take(struct lc_conn *c, struct lc_ex *e)
 	if (lc_interrupted() || t->closed_us || t->loop.now_us >= t->end_us || !t->budget ||
 	    (lc_o->close && c->taken))
 		return 0;
-	now = lc_now_us();
+	now = lc_clock(t);
 	if (!lc_open_loop())
 		due = now;
 	else if (!lc_due_take(t, &due))
@@ -269,8 +269,12 @@ void lc_record(struct lc_conn *c, struct lc_ex *e)
 {
 	struct lc_thread *t = c->t;
 	struct lc_stats *st = &t->st;
-	uint64_t now = MAX(lc_now_us(), e->sent_us), lat = now > e->t0 ? now - e->t0 : 0;
+	/* WHY read apart from MAX(): a macro, it read the clock twice */
+	uint64_t now = lc_clock(t), lat;
 	int hit;
+
+	now = MAX(now, e->sent_us);
+	lat = now > e->t0 ? now - e->t0 : 0;
 
 	lc_success();
 	if (unlikely(lc_rd->drop != NULL))
