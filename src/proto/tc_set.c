@@ -4,14 +4,12 @@
 
 #include "bug.h"
 #include "rio.h"
-#include "session-t.h"
 #include "tc_set.h"
 #include "timer.h"
 
-void tc_set_init(struct tc_set *s, size_t size, size_t off, void (*release)(struct tconn *),
-		 void (*gone)(struct worker *))
+void tc_set_init(struct tc_set *s, const struct tc_kind *k, struct loop *l, struct wstats *st)
 {
-	*s = (struct tc_set){ .size = (uint32_t)size, .off = (uint32_t)off, .release = release, .gone = gone };
+	*s = (struct tc_set){ .k = k, .loop = l, .st = st };
 	list_init(&s->live);
 	list_init(&s->zombies);
 	list_init(&s->free.l);
@@ -22,7 +20,7 @@ void *tc_get(struct tc_set *s)
 	struct list *n = list_pop(&s->free.l);
 
 	if (!n)
-		return calloc(1, s->size);
+		return calloc(1, s->k->size);
 	s->free.n--;
 	return tc_conn(s, list_elem(n, struct tconn, node));
 }
@@ -32,14 +30,14 @@ void tc_add(struct tc_set *s, struct tconn *t)
 	list_add(&s->live, &t->node);
 	s->n++;
 	if (t->stp != TC_NO_SLOT)
-		st_conn_open(&t->w->st, (enum st_proto)t->stp);
+		st_conn_open(s->st, (enum st_proto)t->stp);
 }
 
 /* WHY a bound: a crowd that left would otherwise stay in memory for good */
 void tc_put(struct tc_set *s, struct tconn *t)
 {
-	if (s->release)
-		s->release(t);
+	if (s->k->release)
+		s->k->release(t);
 	if (s->free.n >= TC_KEEP) {
 		free(tc_conn(s, t));
 		return;
@@ -54,28 +52,26 @@ static void tc_close(struct tc_set *s, struct tconn *t)
 	if (t->ev.fd >= 0)
 		close(t->ev.fd);
 	t->ev.fd = t->x.fd = -1;
-	loop_drop(&t->w->loop, &t->ev);
+	loop_drop(s->loop, &t->ev);
 	t->x.rio = NULL;
 	tc_put(s, t);
 }
 
 static void tc_count_end(struct tc_set *s, struct tconn *t, uint32_t nreq)
 {
-	struct worker *w = t->w;
-
 	if (t->flags & TC_MOVED) {
 		if (t->stp != TC_NO_SLOT)
-			st_conn_moved(&w->st, (enum st_proto)t->stp);
+			st_conn_moved(s->st, (enum st_proto)t->stp);
 		return;
 	}
-	s->gone(w);
+	s->k->gone(t->w);
 	if (t->stp != TC_NO_SLOT)
-		st_conn_close(&w->st, (enum st_proto)t->stp, nreq, t->why);
+		st_conn_close(s->st, (enum st_proto)t->stp, nreq, t->why);
 }
 
 void tc_end(struct tc_set *s, struct tconn *t, uint32_t nreq)
 {
-	loop_cancel(&t->w->loop, &t->tm);
+	loop_cancel(s->loop, &t->tm);
 	tc_release(t);
 	list_del(&t->node);
 	s->n--;

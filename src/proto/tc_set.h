@@ -18,6 +18,17 @@ struct tc_free {
 	uint32_t n;
 };
 
+/* what a protocol tells its sets, once */
+struct tc_kind {
+	uint32_t size;       /* the protocol's struct, its base at <off> */
+	uint32_t off;
+	/* what a closed connection still holds given back (buffers, client
+	 * information), before it is kept or freed; its socket is not its */
+	void (*release)(struct tconn *t);
+	/* the session's count of open connections (sess_conn_gone) */
+	void (*gone)(struct worker *w);
+};
+
 /* WHY one set for every protocol: the close accounting, the ring's late
  * completions and the recycling bound are the same for all of them; a
  * feature that crosses them (an id in the access log, an order for the
@@ -27,17 +38,14 @@ struct tc_set {
 	struct list zombies;  /* closed, with ring operations still in flight */
 	struct tc_free free;  /* closed, kept for the next connection */
 	uint32_t n;           /* on live */
-	uint32_t size;        /* the protocol's struct, its base at <off> */
-	uint32_t off;
-	/* what a closed connection still holds given back (buffers, client
-	 * information), before it is kept or freed; its socket is not its */
-	void (*release)(struct tconn *t);
-	/* the session's count of open connections (sess_conn_gone) */
-	void (*gone)(struct worker *w);
+	const struct tc_kind *k;
+	struct loop *loop;    /* the worker's, and its counters */
+	struct wstats *st;
 };
 
-void tc_set_init(struct tc_set *s, size_t size, size_t off, void (*release)(struct tconn *),
-		 void (*gone)(struct worker *));
+/* WHY the loop and the counters given: the set knows no worker's type,
+ * so the session layer, which defines it, may keep a set too */
+void tc_set_init(struct tc_set *s, const struct tc_kind *k, struct loop *l, struct wstats *st);
 /* a connection's memory: one kept (as it was left), else a zeroed one; NULL */
 void *tc_get(struct tc_set *s);
 /* <t>, set up (w, stp), is open: live, counted in its stats slot */
@@ -61,7 +69,7 @@ void tc_set_free(struct tc_set *s);
 /* the protocol's struct around base <t> */
 static inline void *tc_conn(const struct tc_set *s, struct tconn *t)
 {
-	return (char *)t - s->off;
+	return (char *)t - s->k->off;
 }
 
 #endif

@@ -62,9 +62,11 @@ static uint64_t why_count(unsigned why)
 	return ctr_get(&w.st.conn_why[SP_H1][why]);
 }
 
+static const struct tc_kind kind = { sizeof(struct conn), offsetof(struct conn, t), release, count_gone };
+
 static void set_up(void)
 {
-	tc_set_init(&set, sizeof(struct conn), offsetof(struct conn, t), release, count_gone);
+	tc_set_init(&set, &kind, &w.loop, &w.st);
 	gone = released = 0;
 }
 

@@ -76,6 +76,8 @@ static void h1_release(struct tconn *t)
 	c->ci = NULL;
 }
 
+static const struct tc_kind h1_kind = { sizeof(struct h1c), offsetof(struct h1c, t), h1_release, sess_conn_gone };
+
 static void h1_free(struct h1c *c)
 {
 	struct worker *w = c->t.w;
@@ -918,7 +920,7 @@ static int h1_thread_init(struct worker *w)
 
 	if (!hw)
 		return -1;
-	tc_set_init(&hw->set, sizeof(struct h1c), offsetof(struct h1c, t), h1_release, sess_conn_gone);
+	tc_set_init(&hw->set, &h1_kind, &w->loop, &w->st);
 	w->ps[P_H1] = hw;
 	return 0;
 }

@@ -557,6 +557,8 @@ static void h2c_release(struct tconn *t)
 	h2c_buffers_put(c);
 }
 
+static const struct tc_kind h2_kind = { sizeof(struct h2c), offsetof(struct h2c, t), h2c_release, sess_conn_gone };
+
 static void h2c_free(struct h2c *c)
 {
 	h2s_put_all(c);
@@ -930,7 +932,7 @@ int h2_thread_init(struct worker *w)
 
 	if (!hw)
 		return -1;
-	tc_set_init(&hw->set, sizeof(struct h2c), offsetof(struct h2c, t), h2c_release, sess_conn_gone);
+	tc_set_init(&hw->set, &h2_kind, &w->loop, &w->st);
 	list_init(&hw->free_s);
 	hw->in = (struct pool){ .size = (size_t)cfg.iobuf, .keep = H2_BUF_KEEP };
 	hw->sc = (struct pool){ .size = oq_mem_size(H2_SC_SIZE), .keep = H2_BUF_KEEP };

@@ -93,6 +93,8 @@ static void c_release(struct tconn *t)
 	c->pre = NULL;
 }
 
+static const struct tc_kind ws_kind = { sizeof(struct wsc), offsetof(struct wsc, t), c_release, sess_conn_gone };
+
 static void c_free(struct wsc *c, enum ws_state how)
 {
 	struct worker *w = c->t.w;
@@ -196,7 +198,7 @@ static int ws_thread_init(struct worker *w)
 
 	if (!ww)
 		return -1;
-	tc_set_init(&ww->set, sizeof(struct wsc), offsetof(struct wsc, t), c_release, sess_conn_gone);
+	tc_set_init(&ww->set, &ws_kind, &w->loop, &w->st);
 	w->ps[P_WS] = ww;
 	return 0;
 }
