@@ -15,26 +15,8 @@ void tc_set_init(struct tc_set *s, const struct tc_kind *k, struct loop *l, stru
 	list_init(&s->free.l);
 }
 
-void *tc_get(struct tc_set *s)
-{
-	struct list *n = list_pop(&s->free.l);
-
-	if (!n)
-		return calloc(1, s->k->size);
-	s->free.n--;
-	return tc_conn(s, list_elem(n, struct tconn, node));
-}
-
-void tc_add(struct tc_set *s, struct tconn *t)
-{
-	list_add(&s->live, &t->node);
-	s->n++;
-	if (t->stp != TC_NO_SLOT)
-		st_conn_open(s->st, (enum st_proto)t->stp);
-}
-
 /* WHY a bound: a crowd that left would otherwise stay in memory for good */
-void tc_put(struct tc_set *s, struct tconn *t)
+static inline void tc_recycle(struct tc_set *s, struct tconn *t)
 {
 	if (s->k->release)
 		s->k->release(t);
@@ -46,6 +28,11 @@ void tc_put(struct tc_set *s, struct tconn *t)
 	s->free.n++;
 }
 
+void tc_put(struct tc_set *s, struct tconn *t)
+{
+	tc_recycle(s, t);
+}
+
 /* its socket closed and forgotten by the loop, then recycled */
 static void tc_close(struct tc_set *s, struct tconn *t)
 {
@@ -54,7 +41,7 @@ static void tc_close(struct tc_set *s, struct tconn *t)
 	t->ev.fd = t->x.fd = -1;
 	loop_drop(s->loop, &t->ev);
 	t->x.rio = NULL;
-	tc_put(s, t);
+	tc_recycle(s, t);
 }
 
 static void tc_count_end(struct tc_set *s, struct tconn *t, uint32_t nreq)

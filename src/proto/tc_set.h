@@ -4,8 +4,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "list.h"
+#include "stats.h"
 #include "tconn.h"
 
 struct worker;
@@ -46,10 +48,6 @@ struct tc_set {
 /* WHY the loop and the counters given: the set knows no worker's type,
  * so the session layer, which defines it, may keep a set too */
 void tc_set_init(struct tc_set *s, const struct tc_kind *k, struct loop *l, struct wstats *st);
-/* a connection's memory: one kept (as it was left), else a zeroed one; NULL */
-void *tc_get(struct tc_set *s);
-/* <t>, set up (w, stp), is open: live, counted in its stats slot */
-void tc_add(struct tc_set *s, struct tconn *t);
 /* <t> never went live (its start failed; the caller keeps the socket):
  * released, then kept or freed */
 void tc_put(struct tc_set *s, struct tconn *t);
@@ -70,6 +68,27 @@ void tc_set_free(struct tc_set *s);
 static inline void *tc_conn(const struct tc_set *s, struct tconn *t)
 {
 	return (char *)t - s->k->off;
+}
+
+/* a connection's memory: one kept (as it was left), else a zeroed one;
+ * NULL. WHY inline, and tc_add: a connection per request pays them */
+static inline void *tc_get(struct tc_set *s)
+{
+	struct list *n = list_pop(&s->free.l);
+
+	if (!n)
+		return calloc(1, s->k->size);
+	s->free.n--;
+	return tc_conn(s, list_elem(n, struct tconn, node));
+}
+
+/* <t>, set up (w, stp), is open: live, counted in its stats slot */
+static inline void tc_add(struct tc_set *s, struct tconn *t)
+{
+	list_add(&s->live, &t->node);
+	s->n++;
+	if (t->stp != TC_NO_SLOT)
+		st_conn_open(s->st, (enum st_proto)t->stp);
 }
 
 #endif
