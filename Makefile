@@ -69,7 +69,7 @@ HXTERM_OBJ := $(call obj,conf proto $(PROTO_DIRS) server)
 HXLOAD_OBJ := $(call obj,load $(LOAD_DIRS))
 LIB        := $(BUILD)/libhx.a
 
-UNIT     := opt cond fmt plan h1_parse h1_chunk body timer resp gen hist oq pool pp qinit loop qmem qh3mem hpack qpack hsrv szpool tls_mem huff qpack_dec h3read
+UNIT     := opt cond fmt plan h1_parse h1_chunk body timer resp gen hist oq pool pp qinit loop qmem qh3mem hpack qpack hsrv szpool tls_mem huff qpack_dec h3read tc_set
 # hxload's pure parts (its schedule, JSON reader, --fail-on, URL reader, t statistics,
 # find's step judgement and search),
 # linked with its objects but main (libload.a)
@@ -138,6 +138,12 @@ $(LOAD_LIB): $(filter-out %/main.o,$(HXLOAD_OBJ))
 $(BUILD)/tests/unit/lc_%.t: $(BUILD)/tests/unit/lc_%.o $(LOAD_LIB) $(LIB)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) $(LOAD_LIBS)
+
+# WHY the session layer's connection set and the counters it writes: the
+# one unit test of src/proto, which libhx.a does not hold
+$(BUILD)/tests/unit/tc_set.t: $(BUILD)/tests/unit/tc_set.o $(BUILD)/src/proto/tc_set.o $(BUILD)/src/proto/stats.o $(LIB)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/unit/%.t: $(BUILD)/tests/unit/%.o $(LIB)
 	$(call say,LD,$@)

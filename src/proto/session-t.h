@@ -11,6 +11,7 @@
 #include "rng.h"
 #include "splice.h"
 #include "stats.h"
+#include "tc_set.h"
 
 struct alog_w;
 
@@ -20,8 +21,7 @@ struct worker {
 	struct rng rng;
 	int draining;        /* a graceful drain started: close after each response */
 	void *ps[P_MAX];     /* each protocol's per-thread state */
-	struct list hs;      /* TLS handshakes in progress (session layer) */
-	struct list free_hs;
+	struct tc_set hs;    /* connections before their protocol: PROXY headers, TLS handshakes (session layer) */
 	struct splicer spl;  /* pipes for spliced HTTP/1 bodies */
 	struct wstats st;
 	struct alog_w *alog; /* the access log's buffer, NULL when off */

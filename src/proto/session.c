@@ -28,10 +28,7 @@ static atomic_int conn_count;
 /* a connection before its protocol: a PROXY header to read, a TLS
  * handshake in progress, or both in that order */
 struct pre {
-	struct ev ev;
-	struct xprt x;
-	struct timer tm;
-	struct worker *w;
+	struct tconn t;      /* first: ev, x, tm, w, node (on w->hs); no stats slot */
 	uint16_t tls_port;   /* the TLS port it came to, 0: clear text */
 	uint16_t alt_port;
 	uint8_t proxy;       /* the PROXY header is still to read */
@@ -40,8 +37,9 @@ struct pre {
 	uint32_t early_len;
 	char *early;         /* --early-data: what came in it, or NULL */
 	struct cinfo *ci;    /* what the PROXY header said, NULL: nothing */
-	struct list node;    /* on w->hs, or w->free_hs */
 };
+
+static const struct tc_kind pre_kind;
 
 /* ---------- the table ---------- */
 
@@ -63,8 +61,7 @@ void sess_free(void)
 
 int sess_thread_init(struct worker *w)
 {
-	list_init(&w->hs);
-	list_init(&w->free_hs);
+	tc_set_init(&w->hs, &pre_kind, &w->loop, &w->st);
 	for (int i = 0; i < P_MAX; i++)
 		if (protocols[i]->thread_init(w) < 0)
 			return -1;
@@ -125,35 +122,31 @@ static void conn_open(struct worker *w)
 
 /* ---------- before the protocol: PROXY header, TLS handshake ---------- */
 
-static void pre_unlink(struct pre *h)
+/* what it still holds, freed (the set's release) */
+static void pre_release(struct tconn *t)
 {
-	struct worker *w = h->w;
+	struct pre *h = container_of(t, struct pre, t);
 
-	loop_cancel(&w->loop, &h->tm);
-	loop_drop(&w->loop, &h->ev);
-	list_del(&h->node);
-	list_add(&w->free_hs, &h->node);
-}
-
-static void pre_end(struct pre *h)
-{
-	struct worker *w = h->w;
-
-	xprt_release(&h->x);
-	close(h->x.fd);
 	free(h->ci);
 	h->ci = NULL;
 	free(h->early);
 	h->early = NULL;
-	pre_unlink(h);
-	sess_conn_gone(w);
+}
+
+static const struct tc_kind pre_kind = { sizeof(struct pre), offsetof(struct pre, t), pre_release, sess_conn_gone };
+
+/* WHY no close_notify: the handshake failed or never ended */
+static void pre_end(struct pre *h)
+{
+	xprt_release(&h->t.x);
+	tc_end(&h->t.w->hs, &h->t, 0);
 }
 
 /* it failed, timed out, or the server stops: the connection goes, counted
  * by <why> */
 static void pre_close(struct pre *h, enum st_pre why)
 {
-	ctr_add(&h->w->st.pre_close[why], 1);
+	ctr_add(&h->t.w->st.pre_close[why], 1);
 	pre_end(h);
 }
 
@@ -164,7 +157,7 @@ static int pre_drain(struct pre *h)
 	char buf[4096];
 	long n;
 
-	while ((n = recv(h->x.fd, buf, sizeof(buf), 0)) > 0)
+	while ((n = recv(h->t.x.fd, buf, sizeof(buf), 0)) > 0)
 		;
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
@@ -177,15 +170,15 @@ static int pre_drain(struct pre *h)
  * a RST that can destroy the alert (certificate required) on its way */
 static void pre_linger(struct pre *h, enum st_pre why)
 {
-	struct worker *w = h->w;
+	struct worker *w = h->t.w;
 
 	ctr_add(&w->st.pre_close[why], 1);
-	xprt_release(&h->x);
-	h->x.ssl = NULL;
+	xprt_release(&h->t.x);
+	h->t.x.ssl = NULL;
 	h->linger = 1;
-	shutdown(h->x.fd, SHUT_WR);
-	loop_cancel(&w->loop, &h->tm);
-	if (loop_arm(&w->loop, &h->tm, w->loop.now_us + 1000000) < 0)
+	shutdown(h->t.x.fd, SHUT_WR);
+	loop_cancel(&w->loop, &h->t.tm);
+	if (loop_arm(&w->loop, &h->t.tm, w->loop.now_us + 1000000) < 0)
 		pre_end(h);
 	else
 		pre_drain(h);
@@ -205,8 +198,8 @@ static const char *pre_cert(SSL *ssl, char *buf, size_t len)
  * takes the connection */
 static void pre_done(struct pre *h)
 {
-	struct worker *w = h->w;
-	struct xprt x = h->x;
+	struct worker *w = h->t.w;
+	struct xprt x = h->t.x;
 	struct handoff ho = { .alt_port = h->alt_port, .ci = h->ci, .buf = h->early, .len = h->early_len };
 	char *early = h->early;
 	enum proto_id id = x.ssl && tls_is_h2(x.ssl) ? P_H2 : P_H1;
@@ -225,8 +218,12 @@ static void pre_done(struct pre *h)
 	/* WHY: clear text after a PROXY header may go to the ring, which
 	 * never takes the epoll registration over from us */
 	if (!x.ssl)
-		loop_forget(&w->loop, &h->ev);
-	pre_unlink(h);
+		loop_forget(&w->loop, &h->t.ev);
+	/* the socket and its TLS are the protocol's now */
+	h->t.x.ssl = NULL;
+	h->t.ev.fd = h->t.x.fd = -1;
+	h->t.flags |= TC_MOVED;
+	tc_end(&w->hs, &h->t, 0);
 	if ((cert && !ho.ci) || protocols[id]->start(w, &x, &ho) < 0) {
 		free(ho.ci);
 		xprt_release(&x);
@@ -244,7 +241,7 @@ static int pre_proxy(struct pre *h)
 	char buf[PP_MAX];
 	struct pp_info pi;
 	const char *why = "";
-	long n = recv(h->x.fd, buf, sizeof(buf), MSG_PEEK), r;
+	long n = recv(h->t.x.fd, buf, sizeof(buf), MSG_PEEK), r;
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return HX_AGAIN;
@@ -254,12 +251,12 @@ static int pre_proxy(struct pre *h)
 		return HX_AGAIN;
 	if (r < 0) {
 		if (cfg.debug)
-			log_debug("thread %d fd %d: %s", h->w->id, h->x.fd, why);
+			log_debug("thread %d fd %d: %s", h->t.w->id, h->t.x.fd, why);
 		return pre_close(h, SPR_PROXY_BAD), -1;
 	}
-	if (recv(h->x.fd, buf, (size_t)r, 0) != r || !(h->ci = cinfo_new(h->x.fd, NULL, &pi, NULL)))
+	if (recv(h->t.x.fd, buf, (size_t)r, 0) != r || !(h->ci = cinfo_new(h->t.x.fd, NULL, &pi, NULL)))
 		return pre_close(h, SPR_ERROR), -1;
-	ctr_add(&h->w->st.proxy_hdr[pi.version - 1], 1);
+	ctr_add(&h->t.w->st.proxy_hdr[pi.version - 1], 1);
 	h->proxy = 0;
 	return 0;
 }
@@ -276,14 +273,14 @@ static void pre_step(struct pre *h)
 		return;
 	if (!h->tls_port)
 		return pre_done(h);
-	if (!h->x.ssl && !(h->x.ssl = tls_new(h->x.fd)))
+	if (!h->t.x.ssl && !(h->t.x.ssl = tls_new(h->t.x.fd)))
 		return pre_close(h, SPR_ERROR);
 	if (cfg.early_data && !h->early_done) {
 		size_t n = h->early_len;
 
 		if (!h->early && !(h->early = malloc(TLS_EARLY_MAX)))
 			return pre_close(h, SPR_ERROR);
-		r = tls_read_early(h->x.ssl, h->early, &n);
+		r = tls_read_early(h->t.x.ssl, h->early, &n);
 		h->early_len = (uint32_t)n;
 		if (r == -1)
 			return pre_linger(h, SPR_TLS_FAILED);
@@ -291,7 +288,7 @@ static void pre_step(struct pre *h)
 			return;
 		h->early_done = 1;
 	}
-	r = tls_handshake(h->x.ssl);
+	r = tls_handshake(h->t.x.ssl);
 	if (r == -1)
 		pre_linger(h, SPR_TLS_FAILED);
 	else if (!r)
@@ -301,14 +298,14 @@ static void pre_step(struct pre *h)
 static void pre_io(struct loop *l, struct ev *e, uint32_t events)
 {
 	(void)l, (void)events;
-	pre_step(container_of(e, struct pre, ev));
+	pre_step(container_of(e, struct pre, t.ev));
 }
 
 /* WHY: --head-timeout covers a PROXY header or a handshake left half-done
  * too (slowloris) */
 static void pre_timeout(struct loop *l, struct timer *t)
 {
-	struct pre *h = container_of(t, struct pre, tm);
+	struct pre *h = container_of(t, struct pre, t.tm);
 
 	(void)l;
 	if (h->linger)
@@ -319,18 +316,18 @@ static void pre_timeout(struct loop *l, struct timer *t)
 
 static int pre_start(struct worker *w, int fd, uint16_t tls_port, int proxy)
 {
-	struct list *n = list_pop(&w->free_hs);
-	struct pre *h = n ? list_elem(n, struct pre, node) : malloc(sizeof(*h));
+	struct pre *h = tc_get(&w->hs);
 
 	if (!h)
 		return -1;
-	*h = (struct pre){ .ev = { fd, pre_io }, .x = { .fd = fd }, .tm = { 0, 0, pre_timeout }, .w = w,
+	*h = (struct pre){ .t = { .ev = { fd, pre_io }, .x = { .fd = fd }, .tm = { 0, 0, pre_timeout }, .w = w,
+				  .stp = TC_NO_SLOT },
 			   .tls_port = tls_port, .proxy = (uint8_t)proxy,
 			   .alt_port = (tls_port && !cfg.no_h3 && !cfg.no_alt_svc) ? tls_port : 0 };
-	list_add(&w->hs, &h->node);
+	tc_add(&w->hs, &h->t);
 	conn_open(w);
-	if (loop_watch(&w->loop, &h->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0 ||
-	    loop_arm(&w->loop, &h->tm, w->loop.now_us + cfg.head_ms * 1000) < 0) {
+	if (loop_watch(&w->loop, &h->t.ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0 ||
+	    loop_arm(&w->loop, &h->t.tm, w->loop.now_us + cfg.head_ms * 1000) < 0) {
 		pre_close(h, SPR_ERROR);
 		return 0;
 	}
@@ -339,16 +336,19 @@ static int pre_start(struct worker *w, int fd, uint16_t tls_port, int proxy)
 	return 0;
 }
 
+static void pre_stop(struct tconn *t)
+{
+	struct pre *h = container_of(t, struct pre, t);
+
+	if (h->linger)
+		pre_end(h);
+	else
+		pre_close(h, SPR_DRAIN);
+}
+
 static void pre_close_all(struct worker *w)
 {
-	while (!list_empty(&w->hs)) {
-		struct pre *h = list_elem(w->hs.next, struct pre, node);
-
-		if (h->linger)
-			pre_end(h);
-		else
-			pre_close(h, SPR_DRAIN);
-	}
+	tc_close_all(&w->hs, pre_stop);
 }
 
 /* ---------- connections ---------- */
@@ -380,8 +380,7 @@ void sess_drain(struct worker *w)
 void sess_thread_free(struct worker *w)
 {
 	pre_close_all(w);
-	for (struct list *n; (n = list_pop(&w->free_hs));)
-		free(list_elem(n, struct pre, node));
+	tc_set_free(&w->hs);
 	for (int i = 0; i < P_MAX; i++)
 		protocols[i]->close_all(w);
 	/* WHY here: what the ring still does ends, so that no protocol frees a

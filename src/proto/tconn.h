@@ -1,4 +1,4 @@
-/* The base of every TCP connection of the server, whatever its protocol: the event, the transport, the timer, the worker, the list it is on, the readiness and end flags, why it ends, its last activity; first in h1c, h2c and wsc. */
+/* The base of every TCP connection of the server, whatever its protocol: the event, the transport, the timer, the worker, the list it is on, the readiness and end flags, why it ends, its stats slot, its last activity; first in h1c, h2c, wsc and the session's pre. */
 #ifndef HX_TCONN_H
 #define HX_TCONN_H
 
@@ -19,7 +19,10 @@ struct worker;
 #define TC_WR_READY 0x02000000 /* the socket may take bytes */
 #define TC_RDHUP    0x04000000 /* the peer shut its side: reads go on to EOF */
 #define TC_DEAD     0x08000000 /* being closed: no more work */
+#define TC_MOVED    0x10000000 /* it went on as another protocol: no close counted */
 #define TC_LOW      0x01000000
+
+#define TC_NO_SLOT  0xff /* a connection before its protocol: counted by its session */
 
 struct tconn {
 	struct ev ev;
@@ -29,6 +32,7 @@ struct tconn {
 	struct list node;    /* on its protocol's live, zombie or free list */
 	uint32_t flags;      /* TC_*, and the protocol's bits below TC_LOW */
 	uint8_t why;         /* why it ends (enum st_close), SC_UNSET until known */
+	uint8_t stp;         /* its protocol's stats slot (enum st_proto), TC_NO_SLOT: none */
 	uint64_t last_act;   /* ms: the last progress either way */
 };
 
@@ -70,43 +74,6 @@ static inline void tc_release(struct tconn *t)
 {
 	tc_close_notify(t);
 	xprt_release(&t->x);
-}
-
-#define TC_KEEP 64 /* closed connections a protocol keeps per thread; beyond, free() */
-
-/* a protocol's closed connections, kept for the next ones, at most TC_KEEP */
-struct tc_free {
-	struct list l;
-	uint32_t n;
-};
-
-static inline void tc_free_init(struct tc_free *f)
-{
-	list_init(&f->l);
-	f->n = 0;
-}
-
-/* a connection from <f>, or NULL when it is empty: <off> is where its base
- * lies in the protocol's struct */
-static inline void *tc_pop(struct tc_free *f, size_t off)
-{
-	struct list *n = list_pop(&f->l);
-
-	if (!n)
-		return NULL;
-	f->n--;
-	return (char *)list_elem(n, struct tconn, node) - off;
-}
-
-/* <t>, closed, kept for the next connection: 1, or 0 when <f> is full
- * and the caller frees it (what it holds given back first) */
-static inline int tc_keep(struct tc_free *f, struct tconn *t)
-{
-	if (f->n >= TC_KEEP)
-		return 0;
-	list_add(&f->l, &t->node);
-	f->n++;
-	return 1;
 }
 
 #endif

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# The architecture holds: the include graph keeps its layers with no circle, a protocol's folder (and each of hxload's) keeps its headers, no .c files call each other in a new circle, no adapter decides a plan's matters, the QUIC transport and HTTP/3 keep to their sides of the seam (ngtcp2, nghttp3), HTTP/3's engine is chosen in one place, hxload holds no server code and hxterm no hxload code.
+# The architecture holds: the include graph keeps its layers with no circle, a protocol's folder (and each of hxload's) keeps its headers, no .c files call each other in a new circle, no adapter decides a plan's matters, no protocol does its connection set's work (tc_set.c), the QUIC transport and HTTP/3 keep to their sides of the seam (ngtcp2, nghttp3), HTTP/3's engine is chosen in one place, hxload holds no server code and hxterm no hxload code.
 use strict;
 use warnings;
 use FindBin;
@@ -33,6 +33,24 @@ ok($out =~ /no circle \(calls too\)/ && $out !~ /known call circle/, '... none k
     is($? >> 8, 1, 'scripts/layers fails an adapter that decides a plan itself');
     my $n = () = $o =~ m{src/proto/ws\.c:\d+ (tests a PF_ flag|assigns a field of a plan|holds a plan it may write)}g;
     is($n, 3, '... naming each line and what it does') or diag($o);
+}
+
+# the connection set written once, tried: a copy of the tree where a
+# protocol links its connection on a list of its own, bounds its free list
+# and counts its close itself is refused, line by line
+{
+    my $tmp = File::Temp::tempdir(CLEANUP => 1);
+    system('cp', '-r', "$top/src", "$top/scripts", $tmp) == 0 or die;
+    open(my $f, '>>', "$tmp/src/proto/ws/ws_conn.c") or die;
+    print $f "static void bad6(struct list *l, struct wsc *c) { list_add(l, &c->t.node); }\n",
+        "static int bad7(struct tc_set *s) { return s->free.n < TC_KEEP; }\n",
+        "static void bad8(struct wsc *c) { st_conn_close(&c->t.w->st, SP_WS, 1, SC_PEER); }\n",
+        "/* list_del(&c->t.node) in a comment is no breach */\n";
+    close $f;
+    my $o = `python3 $tmp/scripts/layers 2>&1`;
+    is($? >> 8, 1, 'scripts/layers fails a protocol that does its connection set\'s work');
+    my @w = $o =~ m{src/proto/ws/ws_conn\.c:\d+ (links a connection's base itself|bounds a free list of connections itself|counts a connection's open or close itself)}g;
+    is(scalar(@w), 3, '... naming each line and what it does, in code only') or diag($o);
 }
 
 # the seam between the QUIC transport and HTTP/3, tried: a copy of the tree

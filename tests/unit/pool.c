@@ -1,10 +1,9 @@
-/* Unit tests of the one recycling policy: buffer pools and their bound, the bounded free list of connections (a queue's block from a pool: oq.c). */
+/* Unit tests of the one recycling policy: buffer pools and their bound (a queue's block from a pool: oq.c; the bounded free list of connections: tc_set.c). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "pool.h"
 #include "tap.h"
-#include "tconn.h"
 
 static void pool_bound(void)
 {
@@ -30,40 +29,8 @@ static void pool_bound(void)
 	pool_drain(&d);
 }
 
-struct conn {
-	int x;
-	struct tconn t;
-};
-
-static void conn_free_list(void)
-{
-	struct tc_free f;
-	struct conn *c[TC_KEEP + 1];
-	int kept = 0;
-
-	tc_free_init(&f);
-	ok(tc_pop(&f, offsetof(struct conn, t)) == NULL, "an empty free list gives none");
-	for (int i = 0; i <= TC_KEEP; i++) {
-		c[i] = calloc(1, sizeof(*c[i]));
-		c[i]->x = i;
-		if (tc_keep(&f, &c[i]->t))
-			kept++;
-		else
-			free(c[i]);
-	}
-	is_int(kept, TC_KEEP, "TC_KEEP closed connections kept, the one beyond for the caller to free");
-	struct conn *got = tc_pop(&f, offsetof(struct conn, t));
-	ok(got && got->x == TC_KEEP - 1, "the last kept comes back first, whole");
-	is_int(f.n, TC_KEEP - 1, "and the count follows");
-	free(got);
-	while ((got = tc_pop(&f, offsetof(struct conn, t))))
-		free(got);
-	is_int(f.n, 0, "emptied");
-}
-
 int main(void)
 {
 	pool_bound();
-	conn_free_list();
 	return done_testing();
 }

@@ -16,7 +16,7 @@
 #include "splice.h"
 #include "timer-t.h"
 #include "uring.h"
-#include "tconn.h"
+#include "tc_set.h"
 #include "xprt.h"
 
 /* connection flags */
@@ -30,7 +30,7 @@
 #define H1C_DEAD      TC_DEAD
 #define H1C_HEAD_END  0x0100 /* the whole head, padding included, is staged */
 #define H1C_SHUT      0x0200 /* write side shut (lingering close) */
-#define H1C_HANDOFF   0x0800 /* the socket went to an HTTP/2 connection */
+#define H1C_HANDOFF   TC_MOVED /* the socket went to another protocol */
 #define H1C_RDHUP     TC_RDHUP
 #define H1C_NOSPLICE  0x2000 /* the rest of this body goes by writev */
 
@@ -45,7 +45,7 @@ enum h1_state {
 };
 
 struct h1c {
-	struct tconn t;      /* first: ev, x, tm, w, node, flags, why, last_act */
+	struct tconn t;      /* first: ev, x, tm, w, node, flags, why, stp (SP_H1, SP_H1TLS), last_act */
 	uint8_t st;
 	uint8_t next_st;     /* the state after H1S_UNTIL */
 	uint8_t minor;       /* HTTP/1.<minor> of the current request */
@@ -59,7 +59,6 @@ struct h1c {
 	uint32_t hend;
 	uint32_t nreq;       /* requests seen on this connection */
 	uint32_t max_req;    /* its last request's number (--conn-requests, maxreq=), 0: none */
-	uint8_t stp;         /* SP_H1 or SP_H1TLS, for the stats */
 	uint16_t alt_port;   /* Alt-Svc h3 port on a TLS connection, else 0 */
 
 	struct oq oq;
@@ -92,9 +91,7 @@ struct h1c {
 
 /* HTTP/1's state in each worker (worker->ps[P_H1]) */
 struct h1w {
-	struct list conns;   /* live connections, for the drain and the end */
-	struct tc_free free; /* closed ones, for the next accept */
-	struct list zombies; /* closed ones with ring operations in flight */
+	struct tc_set set;   /* its connections */
 	struct pool in;      /* input buffers, held while a request is read */
 	struct pool sc;      /* output scratch, held while a response is staged */
 	struct pool ex;      /* exchanges (struct exch) */

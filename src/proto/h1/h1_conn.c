@@ -65,44 +65,28 @@ static int h1_idle(const struct h1c *c)
 	return c->st == H1S_HEAD && c->rd == c->wr && !oq_pending(&c->oq);
 }
 
-static void h1_release(struct h1c *c)
+/* what a closed connection holds, back to the pools (the set's release) */
+static void h1_release(struct tconn *t)
 {
-	struct worker *w = c->t.w;
+	struct h1c *c = container_of(t, struct h1c, t);
 
 	c->rio.st = 0;
-	c->t.x.rio = NULL;
 	h1_buffers_put(c);
 	free(c->ci);
 	c->ci = NULL;
-	if (c->t.ev.fd >= 0)
-		close(c->t.ev.fd);
-	c->t.ev.fd = -1;
-	loop_drop(&w->loop, &c->t.ev);
-	if (!tc_keep(&h1w(w)->free, &c->t))
-		free(c);
 }
+
+static const struct tc_kind h1_kind = { sizeof(struct h1c), offsetof(struct h1c, t), h1_release, sess_conn_gone };
 
 static void h1_free(struct h1c *c)
 {
 	struct worker *w = c->t.w;
 
-	timer_cancel(&w->loop.timers, &c->t.tm);
 	if (c->sp) {
 		spl_put(&w->spl, c->sp);
 		c->sp = NULL;
 	}
-	tc_release(&c->t);
-	list_del(&c->t.node);
-	if (!(c->t.flags & H1C_HANDOFF)) {
-		sess_conn_gone(w);
-		st_conn_close(&w->st, (enum st_proto)c->stp, c->nreq, c->t.why);
-	} else {
-		st_conn_moved(&w->st, (enum st_proto)c->stp);
-	}
-	if (c->t.x.rio && rio_close(c->t.x.rio))
-		h1u_bury(c); /* the ring still writes into its buffers */
-	else
-		h1_release(c);
+	tc_end(&h1w(w)->set, &c->t, c->nreq);
 }
 
 /* the connection goes on as protocol <to> (HTTP/2, WebSocket) with the
@@ -172,7 +156,7 @@ static int h1_fail(struct h1c *c, uint16_t status, const char *why)
 		c->t.why = status == 408 ? SC_TIMEOUT : SC_BAD;
 	ctr_add(&c->t.w->st.errors, 1);
 	st_bad(&c->t.w->st, status);
-	ctr_add(&c->t.w->st.resp[c->stp][status / 100 % 10], 1);
+	ctr_add(&c->t.w->st.resp[c->t.stp][status / 100 % 10], 1);
 	if (cfg.debug)
 		log_debug("thread %d fd %d: %u %s", c->t.w->id, c->t.ev.fd, status, why);
 	h1_stage_error(c, status, why);
@@ -314,7 +298,7 @@ __attribute__((cold, noinline)) static int h1_hint(struct h1c *c)
 	oq_ref(&c->oq, eh, sizeof(eh) - 1);
 	oq_ref(&c->oq, f->val, f->vlen);
 	oq_ref(&c->oq, "\r\n\r\n", 4);
-	ctr_add(&c->t.w->st.resp[c->stp][1], 1);
+	ctr_add(&c->t.w->st.resp[c->t.stp][1], 1);
 	return h1_flush(c) == -1 ? -1 : 0;
 }
 
@@ -420,7 +404,7 @@ static int h1_ws_upgrade(struct h1c *c)
 		oq_copy(&c->oq, xc.ptr, xc.len);
 	}
 	oq_ref(&c->oq, "\r\n\r\n", 4);
-	ctr_add(&c->t.w->st.resp[c->stp][1], 1);
+	ctr_add(&c->t.w->st.resp[c->t.stp][1], 1);
 	if (h1_flush_now(c)) {
 		h1_kill(c, 0, SC_PEER);
 		return 0;
@@ -544,10 +528,10 @@ static void h1_start_response(struct h1c *c)
 	int64_t now = clock_ns();
 
 	ex_respond(c->ex, &cfg.gen, now);
-	st_response(&c->t.w->st, (enum st_proto)c->stp, c->ex->rs.status, now - c->ex->rq.t_head,
+	st_response(&c->t.w->st, (enum st_proto)c->t.stp, c->ex->rs.status, now - c->ex->rq.t_head,
 		    c->ex->rq.flags & RQ_EARLY, c->ex->plan.ign_len);
 	if (c->t.w->alog)
-		alog_write(c->t.w, (enum st_proto)c->stp, c->ex, (struct cpeer){ c->t.x.fd, NULL, &c->ci }, c->nreq,
+		alog_write(c->t.w, (enum st_proto)c->t.stp, c->ex, (struct cpeer){ c->t.x.fd, NULL, &c->ci }, c->nreq,
 			   now - c->ex->rq.t_head);
 	c->chunk_left = 0;
 	c->t.flags &= ~H1C_NOSPLICE;
@@ -819,11 +803,8 @@ static void h1_io_cb(struct loop *l, struct ev *e, uint32_t events)
 
 static struct h1c *h1c_get(struct worker *w)
 {
-	struct h1c *c = tc_pop(&h1w(w)->free, offsetof(struct h1c, t));
+	struct h1c *c = tc_get(&h1w(w)->set);
 
-	if (c)
-		return c;
-	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
 	c->in_size = (uint32_t)cfg.iobuf + BODY_ROOM;
@@ -837,8 +818,7 @@ static void h1u_wake(struct rio *r, int what)
 	struct h1c *c = container_of(r, struct h1c, rio);
 
 	if (!what) { /* the last operation of a closed connection: now it goes */
-		list_del(&c->t.node);
-		h1_release(c);
+		tc_zombie_done(&h1w(c->t.w)->set, &c->t);
 		return;
 	}
 	if (what < 0) {
@@ -879,7 +859,7 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->t.flags = H1C_WR_READY;
 	c->st = H1S_HEAD;
 	c->rd = c->wr = c->hend = c->nreq = 0;
-	c->stp = x->ssl ? SP_H1TLS : SP_H1;
+	c->t.stp = x->ssl ? SP_H1TLS : SP_H1;
 	c->t.why = SC_UNSET;
 	c->t_first = 0;
 	c->t_recv = 0;
@@ -894,17 +874,14 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	if (h->len) {
 		if (h->len > c->in_size || h1_buffers_take(c) < 0) {
 			c->ci = NULL; /* WHY: the caller still owns it */
-			h1_buffers_put(c);
-			if (!tc_keep(&h1w(w)->free, &c->t))
-				free(c);
+			tc_put(&h1w(w)->set, &c->t);
 			return -1;
 		}
 		memcpy(c->in, h->buf, h->len);
 		c->wr = (uint32_t)h->len;
 		c->early_left = h->early ? (uint32_t)h->len : 0;
 	}
-	st_conn_open(&w->st, (enum st_proto)c->stp);
-	list_add(&h1w(w)->conns, &c->t.node);
+	tc_add(&h1w(w)->set, &c->t);
 	/* WHY: the listener defers accept until the request is there, so it is
 	 * read at once; a Connection: close exchange then ends before epoll
 	 * ever hears of the socket (no epoll_ctl, no wake-up). After a TLS
@@ -922,16 +899,19 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	return 0;
 }
 
+/* WHY only the idle ones: a busy connection closes after its response
+ * (w->draining) */
+static void h1_drain_one(struct tconn *t)
+{
+	struct h1c *c = container_of(t, struct h1c, t);
+
+	if (c->st == H1S_HEAD && c->rd == c->wr && !c->t_first && !oq_pending(&c->oq))
+		h1_free(c);
+}
+
 static void h1_drain(struct worker *w)
 {
-	struct list *n, *tmp;
-
-	list_each_safe(n, tmp, &h1w(w)->conns) {
-		struct h1c *c = list_elem(n, struct h1c, t.node);
-
-		if (c->st == H1S_HEAD && c->rd == c->wr && !c->t_first && !oq_pending(&c->oq))
-			h1_free(c);
-	}
+	tc_drain(&h1w(w)->set, h1_drain_one);
 }
 
 static int h1_thread_init(struct worker *w)
@@ -940,30 +920,29 @@ static int h1_thread_init(struct worker *w)
 
 	if (!hw)
 		return -1;
-	list_init(&hw->conns);
-	tc_free_init(&hw->free);
-	list_init(&hw->zombies);
+	tc_set_init(&hw->set, &h1_kind, &w->loop, &w->st);
 	w->ps[P_H1] = hw;
 	return 0;
 }
 
+static void h1_end(struct tconn *t)
+{
+	h1_free(container_of(t, struct h1c, t));
+}
+
 static void h1_close_all(struct worker *w)
 {
-	struct h1w *hw = h1w(w);
-
-	while (hw && !list_empty(&hw->conns))
-		h1_free(list_elem(hw->conns.next, struct h1c, t.node));
+	if (h1w(w))
+		tc_close_all(&h1w(w)->set, h1_end);
 }
 
 static void h1_thread_free(struct worker *w)
 {
 	struct h1w *hw = h1w(w);
-	struct h1c *c;
 
 	if (!hw)
 		return;
-	while ((c = tc_pop(&hw->free, offsetof(struct h1c, t))))
-		free(c);
+	tc_set_free(&hw->set);
 	pool_drain(&hw->in);
 	pool_drain(&hw->sc);
 	pool_drain(&hw->ex);

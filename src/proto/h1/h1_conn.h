@@ -39,10 +39,9 @@ enum h1_out h1_splice_body(struct h1c *c);
  * called at each completion and <room> for a pooled recv's bytes;
  * h1u_arm() sends the recv the state machine asked for, after its turn
  * (into the input buffer, or into a pooled one when the connection went
- * idle); h1u_bury() keeps a closed connection until its operations
- * complete. */
+ * idle). A closed connection with operations in flight waits on its
+ * set's zombies (tc_end) until they complete. */
 void h1u_start(struct h1c *c, void (*wake)(struct rio *, int), char *(*room)(struct rio *, size_t));
 void h1u_arm(struct h1c *c);
-void h1u_bury(struct h1c *c);
 
 #endif

@@ -1,4 +1,4 @@
-/* HTTP/1.x connections on the worker's io_uring (--io-uring): the owner's side of the ring transport (net/rio): completions, pooled buffers, closing with operations in flight. */
+/* HTTP/1.x connections on the worker's io_uring (--io-uring): the owner's side of the ring transport (net/rio): its start and the recv it arms (completions and zombies: h1_conn.c, tc_set.c). */
 #include "common.h"
 #include "h1_conn.h"
 #include "rio.h"
@@ -26,9 +26,4 @@ void h1u_arm(struct h1c *c)
 		rio_arm(r, NULL, URING_BUF);
 	else
 		rio_arm(r, c->in + c->wr, c->in_size - c->wr);
-}
-
-void h1u_bury(struct h1c *c)
-{
-	list_add(&h1w(c->t.w)->zombies, &c->t.node);
 }

@@ -70,7 +70,7 @@ struct h2s *h2s_get(struct h2c *c, int32_t id)
 	if (c->scan_at <= w->loop.now_ms)
 		c->scan_at = w->loop.now_ms + H2_SCAN_MS;
 	c->total++;
-	xs_init(&s->x, w, &h2s_ops, (enum st_proto)c->sp, c->total, (struct cpeer){ c->t.ev.fd, NULL, &c->ci });
+	xs_init(&s->x, w, &h2s_ops, (enum st_proto)c->t.stp, c->total, (struct cpeer){ c->t.ev.fd, NULL, &c->ci });
 	if (c->t.flags & H2C_EARLY)
 		s->x.flags |= XS_EARLY;
 	list_add(&c->streams, &s->node);
@@ -255,7 +255,7 @@ __attribute__((cold, noinline)) static int h2s_hint(struct h2s *s)
 		return 0;
 	if (s->c->eng->info(s, nv, n) < 0)
 		return -1;
-	ctr_add(&s->c->t.w->st.resp[s->c->sp][1], 1);
+	ctr_add(&s->c->t.w->st.resp[s->c->t.stp][1], 1);
 	return 0;
 }
 
@@ -546,39 +546,27 @@ static int h2c_recv(struct h2c *c)
 	return 0;
 }
 
-/* the socket closed, the memory ready for the next connection */
-static void h2c_recycle(struct h2c *c)
+/* what a closed connection holds, back to the pools (the set's release) */
+static void h2c_release(struct tconn *t)
 {
-	close(c->t.ev.fd);
-	loop_drop(&c->t.w->loop, &c->t.ev);
-	c->t.x.rio = NULL;
+	struct h2c *c = container_of(t, struct h2c, t);
+
 	/* WHY: what it had staged will never go; a queue with bytes staged
 	 * keeps its block (oq_give), and the struct may be freed now */
 	oq_reset(&c->oq);
 	h2c_buffers_put(c);
-	if (!tc_keep(&h2w(c->t.w)->free, &c->t))
-		free(c);
 }
+
+static const struct tc_kind h2_kind = { sizeof(struct h2c), offsetof(struct h2c, t), h2c_release, sess_conn_gone };
 
 static void h2c_free(struct h2c *c)
 {
-	struct worker *w = c->t.w;
-
 	h2s_put_all(c);
-	timer_cancel(&w->loop.timers, &c->t.tm);
 	c->eng->close(c);
 	c->sess = NULL;
-	tc_release(&c->t);
 	free(c->ci);
 	c->ci = NULL;
-	list_del(&c->t.node);
-	sess_conn_gone(w);
-	st_conn_close(&w->st, (enum st_proto)c->sp, c->total, c->t.why);
-	/* WHY: the ring may still read into <in> or send from the queue */
-	if (c->t.x.rio && rio_close(c->t.x.rio))
-		list_add(&h2w(w)->zombies, &c->t.node);
-	else
-		h2c_recycle(c);
+	tc_end(&h2w(c->t.w)->set, &c->t, c->total);
 }
 
 /* a completion of the connection's ring transport */
@@ -587,8 +575,7 @@ static void h2c_wake(struct rio *r, int what)
 	struct h2c *c = container_of(r, struct h2c, rio);
 
 	if (!what) { /* the last operation of a closed connection */
-		list_del(&c->t.node);
-		h2c_recycle(c);
+		tc_zombie_done(&h2w(c->t.w)->set, &c->t);
 		return;
 	}
 	if (what < 0) {
@@ -782,11 +769,8 @@ static char *h2c_room_in(struct rio *r, size_t n)
 
 static struct h2c *h2c_get(struct worker *w)
 {
-	struct h2c *c = tc_pop(&h2w(w)->free, offsetof(struct h2c, t));
+	struct h2c *c = tc_get(&h2w(w)->set);
 
-	if (c)
-		return c;
-	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
 	c->in_size = (uint32_t)cfg.iobuf;
@@ -858,7 +842,7 @@ int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->max_req = cfg.conn_requests;
 	c->chg.set = 0;
 	c->ping_at = UINT64_MAX;
-	c->sp = x->ssl ? SP_H2 : SP_H2C;
+	c->t.stp = x->ssl ? SP_H2 : SP_H2C;
 	c->t.why = SC_UNSET;
 	list_init(&c->streams);
 	c->big = NULL;
@@ -881,9 +865,7 @@ int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 		if (c->sess)
 			c->eng->close(c);
 		c->sess = NULL;
-		h2c_buffers_put(c);
-		if (!tc_keep(&h2w(w)->free, &c->t))
-			free(c);
+		tc_put(&h2w(w)->set, &c->t);
 		return -1;
 	}
 	c->t.flags &= ~H2C_EARLY;
@@ -897,43 +879,44 @@ int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	} else {
 		loop_rewatch(&w->loop, &c->t.ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
 	}
-	list_add(&h2w(w)->conns, &c->t.node);
-	st_conn_open(&w->st, (enum st_proto)c->sp);
+	tc_add(&h2w(w)->set, &c->t);
 	h2c_run(c);
 	return 0;
 }
 
+static void h2c_drain_one(struct tconn *t)
+{
+	struct h2c *c = container_of(t, struct h2c, t);
+
+	h2c_why(c, SC_DRAIN);
+	c->eng->drain(c);
+	h2c_run(c);
+}
+
 void h2c_drain(struct worker *w)
 {
-	struct list *n, *tmp;
+	tc_drain(&h2w(w)->set, h2c_drain_one);
+}
 
-	list_each_safe(n, tmp, &h2w(w)->conns) {
-		struct h2c *c = list_elem(n, struct h2c, t.node);
-
-		h2c_why(c, SC_DRAIN);
-		c->eng->drain(c);
-		h2c_run(c);
-	}
+static void h2c_end(struct tconn *t)
+{
+	h2c_free(container_of(t, struct h2c, t));
 }
 
 void h2_close_all(struct worker *w)
 {
-	struct list *n;
-
-	while (h2w(w) && (n = h2w(w)->conns.next) != &h2w(w)->conns)
-		h2c_free(list_elem(n, struct h2c, t.node));
+	if (h2w(w))
+		tc_close_all(&h2w(w)->set, h2c_end);
 }
 
 void h2_thread_free(struct worker *w)
 {
 	struct h2w *hw = h2w(w);
 	struct list *n;
-	struct h2c *c;
 
 	if (!hw)
 		return;
-	while ((c = tc_pop(&hw->free, offsetof(struct h2c, t))))
-		free(c);
+	tc_set_free(&hw->set);
 	pool_drain(&hw->in);
 	pool_drain(&hw->sc);
 	pool_drain(&hw->work);
@@ -949,10 +932,8 @@ int h2_thread_init(struct worker *w)
 
 	if (!hw)
 		return -1;
-	list_init(&hw->conns);
-	tc_free_init(&hw->free);
+	tc_set_init(&hw->set, &h2_kind, &w->loop, &w->st);
 	list_init(&hw->free_s);
-	list_init(&hw->zombies);
 	hw->in = (struct pool){ .size = (size_t)cfg.iobuf, .keep = H2_BUF_KEEP };
 	hw->sc = (struct pool){ .size = oq_mem_size(H2_SC_SIZE), .keep = H2_BUF_KEEP };
 	hw->work = (struct pool){ .size = MAX(engines[0]->wsize, engines[1]->wsize), .keep = H2_BUF_KEEP };

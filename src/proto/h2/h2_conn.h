@@ -6,17 +6,15 @@
 #include "pool.h"
 #include "proto.h"
 #include "session-t.h"
-#include "tconn.h"
+#include "tc_set.h"
 
 struct h2c;
 struct h2s;
 
 /* HTTP/2's state in each worker (worker->ps[P_H2]) */
 struct h2w {
-	struct list conns;   /* live connections */
-	struct tc_free free; /* closed ones, for the next accept */
+	struct tc_set set;   /* its connections */
 	struct list free_s;  /* streams, for the next ones */
-	struct list zombies; /* closed, with ring operations in flight */
 	struct pool in;      /* input buffers, held while a connection reads or has streams */
 	struct pool sc;      /* output queues' blocks, held while it sends or has streams */
 	struct pool work;    /* engines' work states, held while requests flow (h2_eng.rest) */

@@ -60,7 +60,7 @@ struct h2s {
 };
 
 struct h2c {
-	struct tconn t;      /* first: ev, x, tm, w, node, flags, why, last_act */
+	struct tconn t;      /* first: ev, x, tm, w, node, flags, why, stp (SP_H2, SP_H2C), last_act */
 	const struct h2_eng *eng;
 	void *sess;          /* the engine's state: nghttp2_session, struct h2x */
 	uint32_t nstreams;
@@ -68,7 +68,6 @@ struct h2c {
 	uint32_t max_req;    /* its last request's number (--conn-requests, maxreq=), 0: none */
 	struct plan_conn chg; /* h2s=, h2w=, ping= an answer asked for, applied once it went */
 	uint64_t ping_at;    /* ms: our next PING (ping=), UINT64_MAX: none */
-	uint8_t sp;          /* SP_H2 or SP_H2C */
 	char *in;
 	uint32_t in_size;
 	uint64_t scan_at;    /* ms: the next look at its streams' stalls */

@@ -8,14 +8,13 @@
 #include "config.h"
 #include "log.h"
 #include "session.h"
-#include "tconn.h"
+#include "tc_set.h"
 #include "timer.h"
 #include "ws.h"
 
 struct wsc {
-	struct tconn t;      /* first: ev, x, tm, w, node, flags, why, last_act */
+	struct tconn t;      /* first: ev, x, tm, w, node, flags, why, stp (SP_WS), last_act */
 	struct ws ws;
-	uint8_t stp;         /* SP_WS */
 	uint64_t wake_us;    /* a ws=gen message is due, 0: none */
 	char *pre;           /* bytes read before the switch, still to feed */
 	size_t pre_len, pre_off;
@@ -23,7 +22,7 @@ struct wsc {
 
 /* WebSocket's state in each worker (worker->ps[P_WS]) */
 struct wsw {
-	struct list conns;
+	struct tc_set set;   /* its connections */
 };
 
 static struct wsw *wsw(const struct worker *w)
@@ -84,6 +83,18 @@ static const struct ws_io c_io = { c_recv, c_send, c_wake_at };
 
 /* ---------- the connection ---------- */
 
+/* what a closed connection holds, freed (the set's release) */
+static void c_release(struct tconn *t)
+{
+	struct wsc *c = container_of(t, struct wsc, t);
+
+	ws_free(&c->ws);
+	free(c->pre);
+	c->pre = NULL;
+}
+
+static const struct tc_kind ws_kind = { sizeof(struct wsc), offsetof(struct wsc, t), c_release, sess_conn_gone };
+
 static void c_free(struct wsc *c, enum ws_state how)
 {
 	struct worker *w = c->t.w;
@@ -97,16 +108,7 @@ static void c_free(struct wsc *c, enum ws_state how)
 		c->t.why = how == WS_RESET || how == WS_CUT ? SC_FAULT : how == WS_DONE ? SC_SERVER : SC_UNSET;
 	if (how == WS_RESET || how == WS_CUT)
 		ctr_add(how == WS_RESET ? &w->st.faults[SF_RESET] : &w->st.faults[SF_CLOSE], 1);
-	loop_cancel(&w->loop, &c->t.tm);
-	ws_free(&c->ws);
-	tc_release(&c->t);
-	close(c->t.ev.fd);
-	loop_drop(&w->loop, &c->t.ev);
-	list_del(&c->t.node);
-	sess_conn_gone(w);
-	st_conn_close(&w->st, SP_WS, 1, c->t.why);
-	free(c->pre);
-	free(c);
+	tc_end(&wsw(w)->set, &c->t, 1);
 }
 
 static void c_run(struct wsc *c)
@@ -156,12 +158,13 @@ static void c_io_cb(struct loop *l, struct ev *e, uint32_t events)
  * d=, R=, x=, X=), <h->buf> holds what came after the request */
 static int ws_start(struct worker *w, struct xprt *x, const struct handoff *h)
 {
-	struct wsc *c = calloc(1, sizeof(*c));
+	struct wsc *c = tc_get(&wsw(w)->set);
 
 	if (!c)
 		return -1;
+	*c = (struct wsc){ 0 }; /* WHY: a kept one comes as it was left */
 	if (h->len && !(c->pre = malloc(h->len))) {
-		free(c);
+		tc_put(&wsw(w)->set, &c->t);
 		return -1;
 	}
 	if (h->len)
@@ -173,18 +176,16 @@ static int ws_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->t.tm = (struct timer){ 0, 0, c_timer };
 	c->t.w = w;
 	c->t.why = SC_UNSET;
+	c->t.stp = SP_WS;
 	c->t.flags = TC_RD_READY;
 	c->t.last_act = w->loop.now_ms;
 	if (ws_init(&c->ws, h->ex, &c_io, c, &w->rng) < 0 ||
 	    loop_rewatch(&w->loop, &c->t.ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
-		ws_free(&c->ws);
-		free(c->pre);
-		free(c);
+		tc_put(&wsw(w)->set, &c->t);
 		return -1;
 	}
 	free(h->ci); /* WHY: X-Client went in the 101; nothing here shows it */
-	list_add(&wsw(w)->conns, &c->t.node);
-	st_conn_open(&w->st, SP_WS);
+	tc_add(&wsw(w)->set, &c->t);
 	c_run(c);
 	return 0;
 }
@@ -197,32 +198,40 @@ static int ws_thread_init(struct worker *w)
 
 	if (!ww)
 		return -1;
-	list_init(&ww->conns);
+	tc_set_init(&ww->set, &ws_kind, &w->loop, &w->st);
 	w->ps[P_WS] = ww;
 	return 0;
 }
 
+static void ws_drain_one(struct tconn *t)
+{
+	struct wsc *c = container_of(t, struct wsc, t);
+
+	c->t.why = SC_DRAIN;
+	ws_going_away(&c->ws);
+	c_run(c);
+}
+
 static void ws_drain(struct worker *w)
 {
-	struct list *n, *tmp;
+	tc_drain(&wsw(w)->set, ws_drain_one);
+}
 
-	list_each_safe(n, tmp, &wsw(w)->conns) {
-		struct wsc *c = list_elem(n, struct wsc, t.node);
-
-		c->t.why = SC_DRAIN;
-		ws_going_away(&c->ws);
-		c_run(c);
-	}
+static void ws_end(struct tconn *t)
+{
+	c_free(container_of(t, struct wsc, t), WS_FAILED);
 }
 
 static void ws_close_all(struct worker *w)
 {
-	while (wsw(w) && !list_empty(&wsw(w)->conns))
-		c_free(list_elem(wsw(w)->conns.next, struct wsc, t.node), WS_FAILED);
+	if (wsw(w))
+		tc_close_all(&wsw(w)->set, ws_end);
 }
 
 static void ws_thread_free(struct worker *w)
 {
+	if (wsw(w))
+		tc_set_free(&wsw(w)->set);
 	free(wsw(w));
 	w->ps[P_WS] = NULL;
 }

@@ -1,0 +1,104 @@
+/* One protocol's TCP connections in one worker (tc_set.h): start, end and its close accounting, the ring's zombies, the bounded recycling, drain, close-all, free. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "bug.h"
+#include "rio.h"
+#include "tc_set.h"
+#include "timer.h"
+
+void tc_set_init(struct tc_set *s, const struct tc_kind *k, struct loop *l, struct wstats *st)
+{
+	*s = (struct tc_set){ .k = k, .loop = l, .st = st };
+	list_init(&s->live);
+	list_init(&s->zombies);
+	list_init(&s->free.l);
+}
+
+/* WHY a bound: a crowd that left would otherwise stay in memory for good */
+static inline void tc_recycle(struct tc_set *s, struct tconn *t)
+{
+	if (s->k->release)
+		s->k->release(t);
+	if (s->free.n >= TC_KEEP) {
+		free(tc_conn(s, t));
+		return;
+	}
+	list_add(&s->free.l, &t->node);
+	s->free.n++;
+}
+
+void tc_put(struct tc_set *s, struct tconn *t)
+{
+	tc_recycle(s, t);
+}
+
+/* its socket closed and forgotten by the loop, then recycled */
+static void tc_close(struct tc_set *s, struct tconn *t)
+{
+	if (t->ev.fd >= 0)
+		close(t->ev.fd);
+	t->ev.fd = t->x.fd = -1;
+	loop_drop(s->loop, &t->ev);
+	t->x.rio = NULL;
+	tc_recycle(s, t);
+}
+
+static void tc_count_end(struct tc_set *s, struct tconn *t, uint32_t nreq)
+{
+	if (t->flags & TC_MOVED) {
+		if (t->stp != TC_NO_SLOT)
+			st_conn_moved(s->st, (enum st_proto)t->stp);
+		return;
+	}
+	s->k->gone(t->w);
+	if (t->stp != TC_NO_SLOT)
+		st_conn_close(s->st, (enum st_proto)t->stp, nreq, t->why);
+}
+
+void tc_end(struct tc_set *s, struct tconn *t, uint32_t nreq)
+{
+	loop_cancel(s->loop, &t->tm);
+	tc_release(t);
+	list_del(&t->node);
+	s->n--;
+	tc_count_end(s, t, nreq);
+	/* WHY: the ring may still read into its buffers or send from them */
+	if (t->x.rio && rio_close(t->x.rio))
+		list_add(&s->zombies, &t->node);
+	else
+		tc_close(s, t);
+}
+
+void tc_zombie_done(struct tc_set *s, struct tconn *t)
+{
+	list_del(&t->node);
+	tc_close(s, t);
+}
+
+void tc_drain(struct tc_set *s, void (*fn)(struct tconn *t))
+{
+	struct list *n, *tmp;
+
+	list_each_safe(n, tmp, &s->live)
+		fn(list_elem(n, struct tconn, node));
+}
+
+void tc_close_all(struct tc_set *s, void (*fn)(struct tconn *t))
+{
+	struct list *n;
+
+	while ((n = s->live.next) != &s->live) {
+		fn(list_elem(n, struct tconn, node));
+		BUG_ON(s->live.next == n); /* it must end it */
+	}
+}
+
+void tc_set_free(struct tc_set *s)
+{
+	struct list *n;
+
+	while ((n = list_pop(&s->free.l)))
+		free(tc_conn(s, list_elem(n, struct tconn, node)));
+	s->free.n = 0;
+}

@@ -1,0 +1,94 @@
+/* One protocol's TCP connections in one worker: the live ones, those closed with ring operations in flight, those kept for the next; their start, end (the close accounting), drain, close-all and free written once. */
+#ifndef HX_TC_SET_H
+#define HX_TC_SET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "list.h"
+#include "stats.h"
+#include "tconn.h"
+
+struct worker;
+
+#define TC_KEEP 64 /* closed connections a protocol keeps per thread; beyond, free() */
+
+/* a protocol's closed connections, kept for the next ones, at most TC_KEEP */
+struct tc_free {
+	struct list l;
+	uint32_t n;
+};
+
+/* what a protocol tells its sets, once */
+struct tc_kind {
+	uint32_t size;       /* the protocol's struct, its base at <off> */
+	uint32_t off;
+	/* what a closed connection still holds given back (buffers, client
+	 * information), before it is kept or freed; its socket is not its */
+	void (*release)(struct tconn *t);
+	/* the session's count of open connections (sess_conn_gone) */
+	void (*gone)(struct worker *w);
+};
+
+/* WHY one set for every protocol: the close accounting, the ring's late
+ * completions and the recycling bound are the same for all of them; a
+ * feature that crosses them (an id in the access log, an order for the
+ * drain) is written here once */
+struct tc_set {
+	struct list live;     /* open: the drain and the end walk it */
+	struct list zombies;  /* closed, with ring operations still in flight */
+	struct tc_free free;  /* closed, kept for the next connection */
+	uint32_t n;           /* on live */
+	const struct tc_kind *k;
+	struct loop *loop;    /* the worker's, and its counters */
+	struct wstats *st;
+};
+
+/* WHY the loop and the counters given: the set knows no worker's type,
+ * so the session layer, which defines it, may keep a set too */
+void tc_set_init(struct tc_set *s, const struct tc_kind *k, struct loop *l, struct wstats *st);
+/* <t> never went live (its start failed; the caller keeps the socket):
+ * released, then kept or freed */
+void tc_put(struct tc_set *s, struct tconn *t);
+/* <t> ends: its timer cancelled, its TLS ended, off live, its close
+ * counted by t->why (or its move, TC_MOVED); then on zombies while the ring
+ * still works on it, else its socket closed, released, kept or freed */
+void tc_end(struct tc_set *s, struct tconn *t, uint32_t nreq);
+/* the last ring operation of a zombie completed: it goes as tc_end's did */
+void tc_zombie_done(struct tc_set *s, struct tconn *t);
+/* <fn> on every live connection; it may end the one it is given */
+void tc_drain(struct tc_set *s, void (*fn)(struct tconn *t));
+/* <fn>, which ends the connection it is given, on every live one */
+void tc_close_all(struct tc_set *s, void (*fn)(struct tconn *t));
+/* the thread ends: the kept connections freed (the ring drained before) */
+void tc_set_free(struct tc_set *s);
+
+/* the protocol's struct around base <t> */
+static inline void *tc_conn(const struct tc_set *s, struct tconn *t)
+{
+	return (char *)t - s->k->off;
+}
+
+/* a connection's memory: one kept (as it was left), else a zeroed one;
+ * NULL. WHY inline, and tc_add: a connection per request pays them */
+static inline void *tc_get(struct tc_set *s)
+{
+	struct list *n = list_pop(&s->free.l);
+
+	if (!n)
+		return calloc(1, s->k->size);
+	s->free.n--;
+	return tc_conn(s, list_elem(n, struct tconn, node));
+}
+
+/* <t>, set up (w, stp), is open: live, counted in its stats slot */
+static inline void tc_add(struct tc_set *s, struct tconn *t)
+{
+	list_add(&s->live, &t->node);
+	s->n++;
+	if (t->stp != TC_NO_SLOT)
+		st_conn_open(s->st, (enum st_proto)t->stp);
+}
+
+#endif
