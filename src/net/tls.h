@@ -2,7 +2,12 @@
 #ifndef HX_TLS_H
 #define HX_TLS_H
 
-#include "xprt.h"
+#include <stddef.h>
+
+#include "common.h"
+
+/* WHY not xprt.h: xprt calls tls_close_notify() */
+typedef struct ssl_st SSL;
 
 typedef struct ssl_ctx_st SSL_CTX;
 
