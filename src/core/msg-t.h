@@ -75,6 +75,12 @@ struct hresp {
 	 * valid until the thread's next resp_build, so read at once. WHY:
 	 * 1.9 KB of every open stream and connection for a head sent once */
 	const struct hfield *f;
+	/* the first <h1_nf> fields of <f> as HTTP/1 text, "Name: value\r\n"
+	 * each, <h1_len> bytes at <h1> (the same scratch, where their values
+	 * lie): HTTP/1 copies them as one run */
+	const char *h1;
+	uint16_t h1_len;
+	uint8_t h1_nf;
 };
 
 #endif

@@ -61,7 +61,8 @@ static int stage_head_main(struct h1c *c)
 		p = fmt_lit(p, "Connection: close\r\n");
 	else if (!c->minor)
 		p = fmt_lit(p, "Connection: keep-alive\r\n");
-	for (int i = 0; i < rs->nf; i++)
+	p = fmt_mem(p, rs->h1, rs->h1_len);
+	for (int i = rs->h1_nf; i < rs->nf; i++)
 		p = put_field(p, rs->f[i].name, rs->f[i].nlen, rs->f[i].val, rs->f[i].vlen);
 	if (!rs->pad)
 		p = fmt_lit(p, "\r\n");
