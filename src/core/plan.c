@@ -89,7 +89,9 @@ int plan_copy(struct plan *dst, const struct plan *src)
 
 int plan_query_of(const char *target, size_t tlen, const char **q, size_t *qlen)
 {
-	const char *m = memchr(target, '?', tlen);
+	/* WHY "/?" first: nearly every target, where memchr's call was 25
+	 * instructions of an h1 request's (bench/cg) */
+	const char *m = tlen > 1 && target[1] == '?' && target[0] != '?' ? target + 1 : memchr(target, '?', tlen);
 
 	if (!m)
 		return 0;
@@ -445,7 +447,8 @@ static int plan_item(struct plan *p, const char *it, size_t len, struct rng *r,
 		     const struct plan_limits *lim)
 {
 	const char *err = NULL;
-	const char *eq = memchr(it, '=', len);
+	/* WHY the second byte first: most items are one letter (as below) */
+	const char *eq = len > 1 && it[1] == '=' && it[0] != '=' ? it + 1 : memchr(it, '=', len);
 	const char *v;
 	size_t vlen;
 	uint64_t n;
