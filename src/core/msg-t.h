@@ -61,7 +61,6 @@ struct hresp {
 	uint8_t chunked;     /* body framed by the protocol, no length */
 	uint8_t cache;       /* cacheable (no c=0) */
 	enum body_src src;
-	struct ist reason;
 	int64_t clen;        /* Content-Length to announce, -1 none */
 	uint64_t body;       /* body bytes to send */
 	uint64_t from;       /* the offset of the first in the whole body (a Range's), else 0 */

@@ -539,7 +539,6 @@ void resp_build(struct hresp *rs, const struct hreq *rq, const struct plan *p,
 	 * none, and these cost them no more (bench/cg) */
 	if (unlikely((cache = (p->flags & PF_CACHE) || (rq->flags & RQ_COND))))
 		b = validate(rs, rq, p, b, &size, &v);
-	rs->reason = resp_reason(rs->status);
 	resp_frame(rs, rq, p, size);
 	if (unlikely(p->flags & (PF_ECHOBODY | PF_SSE | PF_GRPC)) && !(cache && v.refused))
 		content_type_of(rs, rq, p);

@@ -44,10 +44,13 @@ static int stage_head_main(struct h1c *c)
 	if (rs->status == 200 && c->minor) {
 		p = fmt_lit(p, "HTTP/1.1 200 OK\r\n");
 	} else {
+		/* WHY here, not in resp_build: only this line says it */
+		struct ist why = resp_reason(rs->status);
+
 		p = c->minor ? fmt_lit(p, "HTTP/1.1 ") : fmt_lit(p, "HTTP/1.0 ");
 		p = fmt_u64(p, rs->status);
 		*p++ = ' ';
-		p = fmt_mem(p, rs->reason.ptr, rs->reason.len);
+		p = fmt_mem(p, why.ptr, why.len);
 		p = fmt_lit(p, "\r\n");
 	}
 	if (rs->clen >= 0) {
