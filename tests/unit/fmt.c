@@ -30,6 +30,18 @@ int main(void)
 		check_u64(v - 1);
 		check_u64(v);
 	}
+	{
+		/* WHY each: 100 to 999 come from a table built at start */
+		int same = 1;
+		char want[8];
+
+		for (unsigned n = 0; n < 1100; n++) {
+			e = fmt_u64(buf, n);
+			snprintf(want, sizeof(want), "%u", n);
+			same &= (size_t)(e - buf) == strlen(want) && !memcmp(buf, want, strlen(want));
+		}
+		ok(same, "fmt_u64 of every value under 1100");
+	}
 	for (size_t n = 0; n <= 70; n++) {
 		static const char src[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-_+=*&^%$#";
 		char out[80];
