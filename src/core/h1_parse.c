@@ -45,6 +45,34 @@ static int parse_version(const char *p, const char *eol, struct h1_req *r,
 	return 0;
 }
 
+/* the top bit of each byte among the eight at <p> that is at or under ' '
+ * or is 0x7f; exact for the first such byte, the others may be too many
+ * (a borrow runs upward), so only the lowest is read */
+static inline uint64_t stop_in(const char *p)
+{
+	uint64_t x, d;
+
+	memcpy(&x, p, 8);
+	d = x ^ ONES * 0x7f;
+	return ((x - ONES * 0x21) & ~x & ONES * 0x80) | ((d - ONES) & ~d & ONES * 0x80);
+}
+
+/* where the target that starts at <p> ends: its first byte at or under ' '
+ * or 0x7f, or <eol>. WHY: bytes >= 0x80 are let through, clients do send
+ * raw UTF-8. WHY eight at a time: a byte test each was 54 of an h1
+ * request's instructions for "/?s=100" (bench/cg) */
+static const char *target_end(const char *p, const char *eol)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (uint64_t m; eol - p >= 8; p += 8)
+		if ((m = stop_in(p)))
+			return p + __builtin_ctzll(m) / 8;
+#endif
+	while (p < eol && (unsigned char)*p > ' ' && *p != 0x7f)
+		p++;
+	return p;
+}
+
 static int parse_reqline(const char *p, const char *eol, struct h1_req *r,
 			 struct h1_err *err)
 {
@@ -56,9 +84,7 @@ static int parse_reqline(const char *p, const char *eol, struct h1_req *r,
 		return fail(err, 400, "malformed method in request line");
 	r->method = (struct ist){ s, (size_t)(p - s) };
 	s = ++p;
-	/* WHY: bytes >= 0x80 are let through, clients do send raw UTF-8 */
-	while (p < eol && (unsigned char)*p > ' ' && *p != 0x7f)
-		p++;
+	p = target_end(p, eol);
 	if (p == s || p == eol || *p != ' ')
 		return fail(err, 400, "malformed target in request line");
 	r->target = (struct ist){ s, (size_t)(p - s) };

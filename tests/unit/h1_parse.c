@@ -180,6 +180,35 @@ static void control_bytes(void)
 	is_int(caught, 17 * (8 + 24) / 2, "a DEL at any offset of a value of 8 to 24 bytes is a 400 (%d)", caught);
 }
 
+/* WHY every length and offset: the target's end is looked for eight bytes at
+ * a time, the first stop byte in any lane must end it, raw UTF-8 must not */
+static void target_bytes(void)
+{
+	int lens = 1, caught = 0, passed = 0;
+
+	for (int len = 1; len < 30; len++) {
+		char head[128], t[32];
+
+		memset(t, 'a', (size_t)len);
+		t[0] = '/';
+		t[len] = 0;
+		snprintf(head, sizeof(head), "GET %s HTTP/1.1\r\nHost: a\r\n\r\n", t);
+		lens &= parse(head) > 0 && req.target.len == (size_t)len;
+		for (int k = 1; k < len; k++) {
+			t[k] = 0x7f;
+			snprintf(head, sizeof(head), "GET %s HTTP/1.1\r\nHost: a\r\n\r\n", t);
+			caught += parse(head) < 0 && err.status == 400;
+			t[k] = (char)0xc3;
+			snprintf(head, sizeof(head), "GET %s HTTP/1.1\r\nHost: a\r\n\r\n", t);
+			passed += parse(head) > 0 && req.target.len == (size_t)len;
+			t[k] = 'a';
+		}
+	}
+	ok(lens, "a target of 1 to 29 bytes ends at its space");
+	is_int(caught, 29 * 28 / 2, "a DEL at any offset of a target is a 400 (%d)", caught);
+	is_int(passed, 29 * 28 / 2, "a byte >= 0x80 at any offset of a target passes (%d)", passed);
+}
+
 /* field names are matched whatever their case, and only those names */
 static void name_case(void)
 {
@@ -226,5 +255,6 @@ int main(void)
 	malformed();
 	control_bytes();
 	name_case();
+	target_bytes();
 	return done_testing();
 }
