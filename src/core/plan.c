@@ -87,19 +87,6 @@ int plan_copy(struct plan *dst, const struct plan *src)
 	return 0;
 }
 
-int plan_query_of(const char *target, size_t tlen, const char **q, size_t *qlen)
-{
-	/* WHY "/?" first: nearly every target, where memchr's call was 25
-	 * instructions of an h1 request's (bench/cg) */
-	const char *m = tlen > 1 && target[1] == '?' && target[0] != '?' ? target + 1 : memchr(target, '?', tlen);
-
-	if (!m)
-		return 0;
-	*q = m + 1;
-	*qlen = tlen - (size_t)(m + 1 - target);
-	return 1;
-}
-
 /* Writes "bad item '<item>': <why>" into the reason (plan_err says out of
  * memory when it has no room) */
 static int plan_fail(struct plan *p, const char *item, size_t len, const char *why)
