@@ -360,7 +360,8 @@ static int h1_got_head(struct h1c *c, int n)
 	c->info = in.flags;
 	c->body_left = in.clen;
 	c->body_read = 0;
-	h1_chunk_init(&c->ck);
+	if (c->info & H1I_CHUNKED) /* WHY only then: nothing else reads it */
+		h1_chunk_init(&c->ck);
 	c->ex->rq.flags = (in.flags & H1I_HEAD ? RQ_HEAD : 0) | (in.flags & H1I_GET ? RQ_GET : 0) |
 			  (r->minor ? RQ_CAN_CHUNK : 0) |
 			  (c->nreq == 1 && (uint32_t)n <= c->early_left ? RQ_EARLY : 0);
@@ -490,8 +491,6 @@ static int h1_route(struct h1c *c)
 
 static int h1_do_head(struct h1c *c)
 {
-	struct h1_limits lim = { cfg.max_uri, (unsigned)cfg.max_hdrs };
-	struct h1_err err;
 	long n;
 
 	if (c->rd == c->wr)
@@ -499,6 +498,10 @@ static int h1_do_head(struct h1c *c)
 	if (c->rd < c->wr && (n = h1_preface(c)))
 		goto more;
 	if (c->rd < c->wr) {
+		/* WHY here: most calls find nothing buffered and go to recv */
+		struct h1_limits lim = { cfg.max_uri, (unsigned)cfg.max_hdrs };
+		struct h1_err err;
+
 		if (!c->t_first)
 			c->t_first = c->t_recv;
 		n = h1_parse_req(c->in + c->rd, c->wr - c->rd, &h1w(c->t.w)->req, &lim, &err);
