@@ -36,6 +36,12 @@ static const char *line_end(const char *p, const char *end, const char **eol)
 static int parse_version(const char *p, const char *eol, struct h1_req *r,
 			 struct h1_err *err)
 {
+	/* WHY the usual one first, as one word: its byte tests were 17 of an
+	 * h1 request's instructions (bench/cg) */
+	if (eol - p == 8 && !memcmp(p, "HTTP/1.1", 8)) {
+		r->minor = 1;
+		return 0;
+	}
 	if (eol - p != 8 || memcmp(p, "HTTP/", 5) || p[6] != '.' ||
 	    p[5] < '0' || p[5] > '9' || p[7] < '0' || p[7] > '9')
 		return fail(err, 400, "malformed HTTP version in request line");
@@ -78,8 +84,13 @@ static int parse_reqline(const char *p, const char *eol, struct h1_req *r,
 {
 	const char *s = p;
 
-	while (p < eol && tchar[(unsigned char)*p])
-		p++;
+	/* WHY GET first, as one word: a table test a byte was 22 of an h1
+	 * request's instructions (bench/cg) */
+	if (eol - p > 4 && !memcmp(p, "GET ", 4))
+		p += 3;
+	else
+		while (p < eol && tchar[(unsigned char)*p])
+			p++;
 	if (p == s || p == eol || *p != ' ')
 		return fail(err, 400, "malformed method in request line");
 	r->method = (struct ist){ s, (size_t)(p - s) };
