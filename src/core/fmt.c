@@ -54,8 +54,23 @@ char *fmt_hex(char *p, uint64_t v)
 	return p;
 }
 
-/* <ns> as milliseconds with exactly three decimals, rounded to the microsecond */
-char *fmt_ms3(char *p, int64_t ns)
+char fmt_ms3_small[1000][8];
+char fmt_digits3[1000][3];
+
+__attribute__((constructor)) static void prebuilt_init(void)
+{
+	for (int us = 0; us < 1000; us++)
+		fmt_ms3_big(fmt_ms3_small[us], us * 1000);
+	for (unsigned v = 100; v < 1000; v++) {
+		fmt_digits3[v][0] = (char)('0' + v / 100);
+		fmt_digits3[v][1] = (char)('0' + v / 10 % 10);
+		fmt_digits3[v][2] = (char)('0' + v % 10);
+	}
+}
+
+/* fmt_ms3 past the table: <ns> as milliseconds with exactly three
+ * decimals, rounded to the microsecond */
+char *fmt_ms3_big(char *p, int64_t ns)
 {
 	uint64_t us;
 	unsigned frac;

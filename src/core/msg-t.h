@@ -61,7 +61,6 @@ struct hresp {
 	uint8_t chunked;     /* body framed by the protocol, no length */
 	uint8_t cache;       /* cacheable (no c=0) */
 	enum body_src src;
-	struct ist reason;
 	int64_t clen;        /* Content-Length to announce, -1 none */
 	uint64_t body;       /* body bytes to send */
 	uint64_t from;       /* the offset of the first in the whole body (a Range's), else 0 */
@@ -75,6 +74,12 @@ struct hresp {
 	 * valid until the thread's next resp_build, so read at once. WHY:
 	 * 1.9 KB of every open stream and connection for a head sent once */
 	const struct hfield *f;
+	/* the first <h1_nf> fields of <f> as HTTP/1 text, "Name: value\r\n"
+	 * each, <h1_len> bytes at <h1> (the same scratch, where their values
+	 * lie): HTTP/1 copies them as one run */
+	const char *h1;
+	uint16_t h1_len;
+	uint8_t h1_nf;
 };
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "num.h"
 #include "plan-t.h"
@@ -82,8 +83,18 @@ int plan_conn_word(struct plan *p, const char *k, size_t klen, const char *v, si
 int plan_copy(struct plan *dst, const struct plan *src);
 
 /* Locates the query of a request target: the bytes after its first '?'.
- * Returns 1 and fills <q>/<qlen> when the target has a '?', else 0. */
-int plan_query_of(const char *target, size_t tlen, const char **q,
-		  size_t *qlen);
+ * Returns 1 and fills <q>/<qlen> when the target has a '?', else 0.
+ * WHY inline, "/?" first: nearly every target starts so, where memchr's
+ * call and this one's were 50 instructions of an h1 request's (bench/cg) */
+static inline int plan_query_of(const char *target, size_t tlen, const char **q, size_t *qlen)
+{
+	const char *m = tlen > 1 && target[1] == '?' && target[0] != '?' ? target + 1 : memchr(target, '?', tlen);
+
+	if (!m)
+		return 0;
+	*q = m + 1;
+	*qlen = tlen - (size_t)(m + 1 - target);
+	return 1;
+}
 
 #endif

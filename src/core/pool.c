@@ -3,21 +3,16 @@
 
 #include "pool.h"
 
-void *pool_get(struct pool *p)
+void *pool_new(struct pool *p)
 {
 	/* WHY zeroed when asked: what a struct holds (an exchange's E=2 copy)
 	 * starts empty; buffers need not */
-	return p->n ? p->v[--p->n] : p->zero ? calloc(1, p->size) : malloc(p->size);
+	return p->zero ? calloc(1, p->size) : malloc(p->size);
 }
 
-void pool_put(struct pool *p, void *buf)
+void pool_free(void *buf)
 {
-	if (!buf)
-		return;
-	if (p->n < (p->keep && p->keep < POOL_KEEP ? p->keep : POOL_KEEP))
-		p->v[p->n++] = buf;
-	else
-		free(buf);
+	free(buf);
 }
 
 void pool_drain(struct pool *p)

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "nocall.h"
 #include "tls_bio.h"
 
 /* WHY: the BIO's data word holds the fd and the drained bit, so a
@@ -22,7 +23,7 @@ static int bio_read(BIO *b, char *buf, int len)
 
 	BIO_clear_retry_flags(b);
 	do
-		n = recv(fd, buf, (size_t)len, 0);
+		n = nc_recv(fd, buf, (size_t)len, 0);
 	while (n < 0 && errno == EINTR);
 	/* a short read means the queue is empty: the next byte raises a new edge */
 	SET(b, fd, n <= 0 || n < len);
@@ -37,7 +38,7 @@ static int bio_write(BIO *b, const char *buf, int len)
 
 	BIO_clear_retry_flags(b);
 	do
-		n = send(FD_OF(b), buf, (size_t)len, MSG_NOSIGNAL);
+		n = nc_send(FD_OF(b), buf, (size_t)len, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	if (n < 0 && errno == EAGAIN)
 		BIO_set_retry_write(b);

@@ -8,6 +8,7 @@
 #include <sys/uio.h>
 
 #include "common.h"
+#include "nocall.h"
 #include "rio.h"
 #include "tls.h"
 #include "tls_bio.h"
@@ -20,7 +21,7 @@ static long tcp_recv(int fd, void *buf, size_t len, int *drained)
 	ssize_t n;
 
 	do
-		n = recv(fd, buf, len, 0);
+		n = nc_recv(fd, buf, len, 0);
 	while (n < 0 && errno == EINTR);
 	if (n > 0) {
 		/* WHY: edge-triggered; a short read means the queue is empty,
@@ -129,7 +130,7 @@ long xprt_writev(struct xprt *x, const struct iovec *iov, int iovcnt, int more)
 	if (x->ssl)
 		return tls_writev(x, iov, iovcnt);
 	do
-		n = more ? sendmsg(x->fd, &m, MSG_MORE) : writev(x->fd, iov, iovcnt);
+		n = more ? nc_sendmsg(x->fd, &m, MSG_MORE) : nc_writev(x->fd, iov, iovcnt);
 	while (n < 0 && errno == EINTR);
 	if (n >= 0)
 		return n;

@@ -30,6 +30,18 @@ int main(void)
 		check_u64(v - 1);
 		check_u64(v);
 	}
+	{
+		/* WHY each: 100 to 999 come from a table built at start */
+		int same = 1;
+		char want[8];
+
+		for (unsigned n = 0; n < 1100; n++) {
+			e = fmt_u64(buf, n);
+			snprintf(want, sizeof(want), "%u", n);
+			same &= (size_t)(e - buf) == strlen(want) && !memcmp(buf, want, strlen(want));
+		}
+		ok(same, "fmt_u64 of every value under 1100");
+	}
 	for (size_t n = 0; n <= 70; n++) {
 		static const char src[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-_+=*&^%$#";
 		char out[80];
@@ -56,5 +68,21 @@ int main(void)
 	is_mem(buf, (size_t)(e - buf), "5.000", "fmt_ms3(5 ms)");
 	e = fmt_ms3(buf, -5);
 	is_mem(buf, (size_t)(e - buf), "0.000", "fmt_ms3 clamps negatives");
+	{
+		/* WHY every 100 ns across the table's edge: under 999.5 us the
+		 * prebuilt digits answer, above the arithmetic; both must agree
+		 * with the rounding to the microsecond */
+		int same = 1;
+		char want[32];
+
+		for (int64_t ns = -1000; ns < 1002000; ns += 100) {
+			int64_t us = ns < 0 ? 0 : (ns + 500) / 1000;
+
+			snprintf(want, sizeof(want), "%lld.%03lld", (long long)(us / 1000), (long long)(us % 1000));
+			e = fmt_ms3(buf, ns);
+			same &= (size_t)(e - buf) == strlen(want) && !memcmp(buf, want, strlen(want));
+		}
+		ok(same, "fmt_ms3 is the rounded microsecond from -1 us to 1.002 ms, table and arithmetic");
+	}
 	return done_testing();
 }

@@ -164,6 +164,65 @@ static void control_bytes(void)
 	is_int(caught, 41 * 29, "a control byte at any of 41 offsets of a value is a 400 (%d)", caught);
 	is_int(passed, 41 * 224 - 2, "any other byte (tab, obs-text) at any offset passes (%d)", passed);
 	is_int(tabs, 40, "a tab inside a value passes at every offset but the first (%d)", tabs);
+	/* WHY each length from 8: a value's last eight bytes are tested as one
+	 * word that overlaps the words before it */
+	caught = 0;
+	for (int len = 8; len < 25; len++)
+		for (int k = 0; k < len; k++) {
+			char head[160], val[32];
+
+			memset(val, 'v', (size_t)len);
+			val[len] = 0;
+			val[k] = 0x7f;
+			snprintf(head, sizeof(head), "GET / HTTP/1.1\r\nHost: x\r\nX-Long: %s\r\n\r\n", val);
+			caught += parse_len(head, strlen(head)) < 0 && err.status == 400;
+		}
+	is_int(caught, 17 * (8 + 24) / 2, "a DEL at any offset of a value of 8 to 24 bytes is a 400 (%d)", caught);
+}
+
+/* WHY every length and offset: the target's end is looked for eight bytes at
+ * a time, the first stop byte in any lane must end it, raw UTF-8 must not */
+static void target_bytes(void)
+{
+	int lens = 1, caught = 0, passed = 0;
+
+	for (int len = 1; len < 30; len++) {
+		char head[128], t[32];
+
+		memset(t, 'a', (size_t)len);
+		t[0] = '/';
+		t[len] = 0;
+		snprintf(head, sizeof(head), "GET %s HTTP/1.1\r\nHost: a\r\n\r\n", t);
+		lens &= parse(head) > 0 && req.target.len == (size_t)len;
+		for (int k = 1; k < len; k++) {
+			t[k] = 0x7f;
+			snprintf(head, sizeof(head), "GET %s HTTP/1.1\r\nHost: a\r\n\r\n", t);
+			caught += parse(head) < 0 && err.status == 400;
+			t[k] = (char)0xc3;
+			snprintf(head, sizeof(head), "GET %s HTTP/1.1\r\nHost: a\r\n\r\n", t);
+			passed += parse(head) > 0 && req.target.len == (size_t)len;
+			t[k] = 'a';
+		}
+	}
+	ok(lens, "a target of 1 to 29 bytes ends at its space");
+	is_int(caught, 29 * 28 / 2, "a DEL at any offset of a target is a 400 (%d)", caught);
+	is_int(passed, 29 * 28 / 2, "a byte >= 0x80 at any offset of a target passes (%d)", passed);
+}
+
+/* field names are matched whatever their case, and only those names */
+static void name_case(void)
+{
+	struct h1_info in;
+
+	is_int(status_of("GET / HTTP/1.1\r\nhost: a\r\nHOST: b\r\n\r\n"), 400, "host and HOST are two Hosts");
+	parse("POST / HTTP/1.1\r\nHoSt: a\r\nCONTENT-LENGTH: 7\r\n\r\n");
+	ok(h1_analyze(&req, &in, 1000, &err) == 0 && in.clen == 7, "CONTENT-LENGTH read as Content-Length");
+	parse("POST / HTTP/1.1\r\nHost: a\r\nContent-Lengti: 7\r\n\r\n");
+	ok(h1_analyze(&req, &in, 1000, &err) == 0 && in.clen == 0, "a name one letter off its last word is another");
+	parse("POST / HTTP/1.1\r\nHost: a\r\nContenu-Length: 7\r\n\r\n");
+	ok(h1_analyze(&req, &in, 1000, &err) == 0 && in.clen == 0, "a name one letter off its first word is another");
+	is_int(status_of("GET / HTTP/1.1\r\nHost: a\r\nEXPECT: 100-CONTINUE\r\n\r\n"), 0, "EXPECT: 100-CONTINUE");
+	is_int(status_of("GET / HTTP/1.1\r\nHost: a\r\nExpect: 100-continuf\r\n\r\n"), 417, "another expectation is a 417");
 }
 
 /* the conditional fields: set only when one came, lists over lines, a
@@ -195,5 +254,7 @@ int main(void)
 	conditional();
 	malformed();
 	control_bytes();
+	name_case();
+	target_bytes();
 	return done_testing();
 }

@@ -33,6 +33,7 @@
 #define H1C_HANDOFF   TC_MOVED /* the socket went to another protocol */
 #define H1C_RDHUP     TC_RDHUP
 #define H1C_NOSPLICE  0x2000 /* the rest of this body goes by writev */
+#define H1C_FRESH     0x4000 /* t_recv's bytes have ended no head yet */
 
 /* states, in the order one request goes through them */
 enum h1_state {

@@ -44,10 +44,13 @@ static int stage_head_main(struct h1c *c)
 	if (rs->status == 200 && c->minor) {
 		p = fmt_lit(p, "HTTP/1.1 200 OK\r\n");
 	} else {
+		/* WHY here, not in resp_build: only this line says it */
+		struct ist why = resp_reason(rs->status);
+
 		p = c->minor ? fmt_lit(p, "HTTP/1.1 ") : fmt_lit(p, "HTTP/1.0 ");
 		p = fmt_u64(p, rs->status);
 		*p++ = ' ';
-		p = fmt_mem(p, rs->reason.ptr, rs->reason.len);
+		p = fmt_mem(p, why.ptr, why.len);
 		p = fmt_lit(p, "\r\n");
 	}
 	if (rs->clen >= 0) {
@@ -61,7 +64,8 @@ static int stage_head_main(struct h1c *c)
 		p = fmt_lit(p, "Connection: close\r\n");
 	else if (!c->minor)
 		p = fmt_lit(p, "Connection: keep-alive\r\n");
-	for (int i = 0; i < rs->nf; i++)
+	p = fmt_mem(p, rs->h1, rs->h1_len);
+	for (int i = rs->h1_nf; i < rs->nf; i++)
 		p = put_field(p, rs->f[i].name, rs->f[i].nlen, rs->f[i].val, rs->f[i].vlen);
 	if (!rs->pad)
 		p = fmt_lit(p, "\r\n");
