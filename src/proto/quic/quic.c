@@ -369,6 +369,14 @@ static struct quic_conn *qc_new(struct worker *w, struct udp_ep *ep, const ngtcp
 	st.max_stream_window = 16 << 20;
 	st.max_window = 24 << 20;
 	st.handshake_timeout = cfg.head_ms * NGTCP2_MILLISECONDS;
+	/* WHY 1, not ngtcp2's 2: ngtcp2 0.12 puts an ACK on a packet only once
+	 * it is due, so a request's ACK, not due yet when its answer went,
+	 * followed alone at the delayed-ACK timer: 0.048 datagrams a request
+	 * more (hxload -c 10 -m 10, 100 B: 0.248 in a request, now 0.200) and a
+	 * sendmsg each. Due at once, it rides on the answer; a turn that reads
+	 * upload data and answers nothing sends its ACK alone (1 MiB POSTs: 12
+	 * ACKs a request where 10 went, against 756 packets of data) */
+	st.ack_thresh = 1;
 	qc_params(&tp, hd, &scid, odcid);
 	qmem_init(&c->qm);
 	if (ngtcp2_conn_server_new(&c->conn, &hd->scid, &scid, &path, hd->version, &quic_cbs,
