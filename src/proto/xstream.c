@@ -53,7 +53,7 @@ void xs_thread_free(void)
 }
 
 void xs_init(struct xstream *s, struct worker *w, const struct xs_ops *ops, enum st_proto sp, uint32_t nreq,
-	     struct cpeer peer)
+	     struct cpeer peer, int64_t t_first)
 {
 	s->flags = 0;
 	s->tm = (struct timer){ 0, 0, xs_timer_cb };
@@ -71,7 +71,7 @@ void xs_init(struct xstream *s, struct worker *w, const struct xs_ops *ops, enum
 	s->path_len = s->xhx_len = 0;
 	s->path_off = s->xhx_off = 0;
 	memset(&s->ex.rq, 0, sizeof(s->ex.rq));
-	s->ex.rq.t_first = clock_ns();
+	s->ex.rq.t_first = t_first;
 }
 
 void xs_release(struct xstream *s)

@@ -93,8 +93,9 @@ struct xstream {
 	struct exch ex;      /* the request, its plan, the response and its cursor */
 };
 
+/* <t_first>: ns, when the request's first byte came (monotonic) */
 void xs_init(struct xstream *s, struct worker *w, const struct xs_ops *ops, enum st_proto sp, uint32_t nreq,
-	     struct cpeer peer);
+	     struct cpeer peer, int64_t t_first);
 void xs_release(struct xstream *s);
 /* <n> request-body bytes at <p> came: counted, and kept for E=2 */
 void xs_body_in(struct xstream *s, const uint8_t *p, size_t n);

@@ -70,7 +70,8 @@ struct h2s *h2s_get(struct h2c *c, int32_t id)
 	if (c->scan_at <= w->loop.now_ms)
 		c->scan_at = w->loop.now_ms + H2_SCAN_MS;
 	c->total++;
-	xs_init(&s->x, w, &h2s_ops, (enum st_proto)c->t.stp, c->total, (struct cpeer){ c->t.ev.fd, NULL, &c->ci });
+	xs_init(&s->x, w, &h2s_ops, (enum st_proto)c->t.stp, c->total, (struct cpeer){ c->t.ev.fd, NULL, &c->ci },
+		clock_ns());
 	if (c->t.flags & H2C_EARLY)
 		s->x.flags |= XS_EARLY;
 	list_add(&c->streams, &s->node);

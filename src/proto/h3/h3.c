@@ -55,7 +55,11 @@ static struct h3s *h3s_new(struct h3c *c, int64_t id)
 	qpk_walk_init(&s->walk);
 	s->since = w->loop.now_ms;
 	c->total++;
-	xs_init(&s->x, w, &h3s_ops, SP_H3, c->total, (struct cpeer){ -1, &c->q.peer, &c->q.ci });
+	/* WHY the datagram's time, not a clock read: the request's first byte
+	 * came with it (h1 stamps its recv alike), and this stream opens while
+	 * ngtcp2 reads it; one clock read a request less (3 were: here, the
+	 * head's end, the answer) */
+	xs_init(&s->x, w, &h3s_ops, SP_H3, c->total, (struct cpeer){ -1, &c->q.peer, &c->q.ci }, c->q.rx_ns);
 	if (eng->init)
 		eng->init(s);
 	/* WHY: ngtcp2's acknowledgements and window updates of the stream

@@ -581,6 +581,7 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 		return; /* WHY: it failed on an earlier datagram of this batch, and goes at its end */
 	path = (ngtcp2_path){ { (ngtcp2_sockaddr *)&ep->local, ep->locallen },
 			      { (ngtcp2_sockaddr *)peer, peerlen }, NULL };
+	c->rx_ns = (int64_t)now;
 	rv = ngtcp2_conn_read_pkt(c->conn, &path, &pi, p, len, now);
 	if (rv)
 		qc_fail(c, rv);

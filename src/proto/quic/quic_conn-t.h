@@ -33,7 +33,8 @@ struct udp_ep {
 
 /* A QUIC connection: the transport's alone (quic.c), the first member of
  * the application's (struct h3c), which the transport allocates at
- * quic_app.conn_size and frees. The application reads <w>, <peer>, <ci>. */
+ * quic_app.conn_size and frees. The application reads <w>, <peer>, <ci>,
+ * <rx_ns>. */
 struct quic_conn {
 	struct timer tm;
 	struct worker *w;
@@ -51,6 +52,7 @@ struct quic_conn {
 	struct qmem qm;      /* ngtcp2's memory for it, freed whole at the end */
 	uint64_t scan_at;    /* ms: the application's next look at its streams (quic_app.scan) */
 	struct quic_conn *pend; /* the next connection read in this batch (qw.pend) */
+	int64_t rx_ns;       /* ns: the datagram being read came (its batch's clock read) */
 };
 
 struct cidmap;
