@@ -1,4 +1,4 @@
-# The measuring functions bench/run, bench/scale and bench/h3 share (sourced): a server's CPU ticks,
+# The measuring functions bench/run, bench/scale, bench/h3, bench/cg and bench/floor-counts share (sourced): a server's CPU ticks,
 # one wrk or h2load run as "req/s bytes/s p50 p99 cpu-us/req", the median of runs. CLIENT_CPUS
 # (default 1) and CLIENT_THREADS (1) place the client, SERVER_CPUS (0) the server; DUR is each
 # run's length in seconds.
@@ -64,3 +64,19 @@ run_h2load() { # pid url [conns]
 		END { printf "%.0f %.0f %s %s %.2f\n", r, 0, p50, "-", (a - b) * 1e6 / hz / (n ? n : 1) }'
 }
 median() { sort -n -k1,1 | awk '{l[NR]=$0} END {print l[int((NR + 1) / 2)]}'; }
+
+# the requests a client run got answered, from its summary in <file> (hxload's
+# or h2load's). WHY not the count asked for: a server under valgrind is slow
+# enough that TLS handshakes time out, and a run that served 7,770 of 12,000
+# made the difference of two runs meaningless (h1 over TLS read 4,510 where it
+# was 16,659)
+served_of() {
+	awk '/^requests [0-9]+ in / { n = $2; for (i = 2; i <= NF; i++) if ($i ~ /^errors/) n -= $(i - 1) }
+		/^requests: [0-9]+ total/ { n = $8 } END { print n + 0 }' "$1"
+}
+
+# <total a> <total b> <served a> <served b>: what two runs' totals differ by,
+# per request they served more, "n/a" when the second served no more
+diff_per_served() {
+	echo "$@" | awk '{ if ($4 > $3) printf "%.2f\n", ($2 - $1) / ($4 - $3); else print "n/a" }'
+}
