@@ -16,7 +16,7 @@ void tc_set_init(struct tc_set *s, const struct tc_kind *k, struct loop *l, stru
 }
 
 /* WHY a bound: a crowd that left would otherwise stay in memory for good */
-static inline void tc_recycle(struct tc_set *s, struct tconn *t)
+void tc_put(struct tc_set *s, struct tconn *t)
 {
 	if (s->k->release)
 		s->k->release(t);
@@ -28,11 +28,6 @@ static inline void tc_recycle(struct tc_set *s, struct tconn *t)
 	s->free.n++;
 }
 
-void tc_put(struct tc_set *s, struct tconn *t)
-{
-	tc_recycle(s, t);
-}
-
 /* its socket closed and forgotten by the loop, then recycled */
 static void tc_close(struct tc_set *s, struct tconn *t)
 {
@@ -41,7 +36,7 @@ static void tc_close(struct tc_set *s, struct tconn *t)
 	t->ev.fd = t->x.fd = -1;
 	loop_drop(s->loop, &t->ev);
 	t->x.rio = NULL;
-	tc_recycle(s, t);
+	tc_put(s, t);
 }
 
 static void tc_count_end(struct tc_set *s, struct tconn *t, uint32_t nreq)
