@@ -8,6 +8,7 @@
 #include "lc_record.h"
 #include "lc_thread.h"
 #include "lc_hits.h"
+#include "lc_h2_mem.h"
 
 static nghttp2_session_callbacks *cbs;
 static nghttp2_option *opt;
@@ -198,7 +199,7 @@ static void h2_fill(struct lc_conn *c, nghttp2_session *s)
 
 static int lc_h2_global_init(void)
 {
-	if (nghttp2_session_callbacks_new(&cbs) || nghttp2_option_new(&opt))
+	if (nghttp2_session_callbacks_new(&cbs) || nghttp2_option_new(&opt) || lc_h2_mem_init() < 0)
 		return -1;
 	nghttp2_session_callbacks_set_on_header_callback(cbs, header_cb);
 	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cbs, data_cb);
@@ -215,6 +216,7 @@ static void lc_h2_global_free(void)
 {
 	nghttp2_session_callbacks_del(cbs);
 	nghttp2_option_del(opt);
+	lc_h2_mem_free();
 	cbs = NULL;
 	opt = NULL;
 }
@@ -227,7 +229,7 @@ static int lc_h2_start(struct lc_conn *c)
 		{ NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, (1U << 30) },
 	};
 
-	if (nghttp2_session_client_new2(&s, cbs, c, opt))
+	if (nghttp2_session_client_new3(&s, cbs, c, opt, lc_h2_mem((uint32_t)c->t->nconns)))
 		return -1;
 	c->proto_state = s;
 	for (int i = 0; i < lc_o->depth; i++)
