@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# The architecture holds: the include graph keeps its layers with no circle, a protocol's folder (and each of hxload's) keeps its headers, no .c files call each other in a new circle, no adapter decides a plan's matters, no protocol does its connection set's work (tc_set.c), the QUIC transport and HTTP/3 keep to their sides of the seam (ngtcp2, nghttp3), HTTP/3's engine is chosen in one place, hxload holds no server code and hxterm no hxload code.
+# The architecture holds: the include graph keeps its layers with no circle, a protocol's folder (and each of hxload's) keeps its headers, no .c files call each other in a new circle, no adapter decides a plan's matters, no protocol does its connection set's work (tc_set.c), a connection's network part is net/nconn.h's alone (the server's and hxload's), the QUIC transport and HTTP/3 keep to their sides of the seam (ngtcp2, nghttp3), HTTP/3's engine is chosen in one place, hxload holds no server code and hxterm no hxload code.
 use strict;
 use warnings;
 use FindBin;
@@ -51,6 +51,24 @@ ok($out =~ /no circle \(calls too\)/ && $out !~ /known call circle/, '... none k
     is($? >> 8, 1, 'scripts/layers fails a protocol that does its connection set\'s work');
     my @w = $o =~ m{src/proto/ws/ws_conn\.c:\d+ (links a connection's base itself|bounds a free list of connections itself|counts a connection's open or close itself)}g;
     is(scalar(@w), 3, '... naming each line and what it does, in code only') or diag($o);
+}
+
+# one network base, tried: a copy of the tree where a hxload file holds a
+# transport of its own (repeating net/nconn.h) and includes the server's
+# base (proto/tconn.h) is refused, breach by breach
+{
+    my $tmp = File::Temp::tempdir(CLEANUP => 1);
+    system('cp', '-r', "$top/src", "$top/scripts", $tmp) == 0 or die;
+    open(my $f, '>>', "$tmp/src/load/conn.c") or die;
+    print $f "#include \"tconn.h\"\n",
+        "struct bad9 {\n\tstruct ev ev;\n\tstruct xprt x;\n};\n",
+        "/* struct xprt x; in a comment is no breach */\n";
+    close $f;
+    my $o = `python3 $tmp/scripts/layers 2>&1`;
+    is($? >> 8, 1, 'scripts/layers fails a connection that repeats the network base, and hxload using the server\'s');
+    my @x = $o =~ m{src/load/conn\.c:(\d+) holds a struct xprt of its own}g;
+    is(scalar(@x), 1, '... naming the line, in code only') or diag($o);
+    like($o, qr{src/load/conn\.c includes proto/tconn\.h: load may not include proto}, '... and hxload including the server\'s base') or diag($o);
 }
 
 # the seam between the QUIC transport and HTTP/3, tried: a copy of the tree
