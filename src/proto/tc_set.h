@@ -52,7 +52,7 @@ void tc_set_init(struct tc_set *s, const struct tc_kind *k, struct loop *l, stru
  * released, then kept or freed */
 void tc_put(struct tc_set *s, struct tconn *t);
 /* <t> ends: its timer cancelled, its TLS ended, off live, its close
- * counted by t->why (or its move, TC_MOVED); then on zombies while the ring
+ * counted by t->nc.why (or its move, TC_MOVED); then on zombies while the ring
  * still works on it, else its socket closed, released, kept or freed */
 void tc_end(struct tc_set *s, struct tconn *t, uint32_t nreq);
 /* the last ring operation of a zombie completed: it goes as tc_end's did */
@@ -82,13 +82,13 @@ static inline void *tc_get(struct tc_set *s)
 	return tc_conn(s, list_elem(n, struct tconn, node));
 }
 
-/* <t>, set up (w, stp), is open: live, counted in its stats slot */
+/* <t>, set up (w, nc.proto), is open: live, counted in its stats slot */
 static inline void tc_add(struct tc_set *s, struct tconn *t)
 {
 	list_add(&s->live, &t->node);
 	s->n++;
-	if (t->stp != TC_NO_SLOT)
-		st_conn_open(s->st, (enum st_proto)t->stp);
+	if (t->nc.proto != TC_NO_SLOT)
+		st_conn_open(s->st, (enum st_proto)t->nc.proto);
 }
 
 #endif

@@ -48,11 +48,11 @@ static struct conn *open_one(int id, int fd, unsigned why)
 	c->id = id;
 	c->released = 0;
 	c->t.w = &w;
-	c->t.ev = (struct ev){ fd, NULL };
-	c->t.x = (struct xprt){ .fd = fd };
-	c->t.flags = 0;
-	c->t.stp = SP_H1;
-	c->t.why = (uint8_t)why;
+	c->t.nc.ev = (struct ev){ fd, NULL };
+	c->t.nc.x = (struct xprt){ .fd = fd };
+	c->t.nc.flags = 0;
+	c->t.nc.proto = SP_H1;
+	c->t.nc.why = (uint8_t)why;
 	tc_add(&set, &c->t);
 	return c;
 }
@@ -103,14 +103,14 @@ static void accounting(void)
 	opened = ctr_get(&w.st.conn_open[SP_H1]);
 	closed = ctr_get(&w.st.conn_closed[SP_H1]);
 	c = open_one(2, -1, SC_UNSET);
-	c->t.flags |= TC_MOVED;
+	c->t.nc.flags |= TC_MOVED;
 	tc_end(&set, &c->t, 1);
 	is_int(ctr_get(&w.st.conn_open[SP_H1]) - opened, 0, "a connection that moved on is not counted open");
 	ok(ctr_get(&w.st.conn_closed[SP_H1]) == closed && gone == 1, "... nor closed, nor gone");
 
 	/* no slot: the session's connection before its protocol */
 	c = open_one(3, -1, SC_UNSET);
-	c->t.stp = TC_NO_SLOT;
+	c->t.nc.proto = TC_NO_SLOT;
 	tc_end(&set, &c->t, 0);
 	ok(ctr_get(&w.st.conn_closed[SP_H1]) == closed && gone == 2, "a connection without a slot: gone, not counted closed");
 	tc_set_free(&set);
@@ -152,7 +152,7 @@ static void drain_even(struct tconn *t)
 
 	drained_seen |= 1 << c->id;
 	if (!(c->id & 1)) {
-		c->t.why = SC_DRAIN;
+		c->t.nc.why = SC_DRAIN;
 		tc_end(&set, t, 0);
 	}
 }
@@ -209,7 +209,7 @@ static void zombies(void)
 		abort();
 	struct conn *c = open_one(9, sv[0], SC_PEER);
 	rio_init(&c->rio, w.loop.ring, sv[0], zombie_wake, NULL);
-	c->t.x.rio = &c->rio;
+	c->t.nc.x.rio = &c->rio;
 	c->rio.st = RIO_WANT;
 	rio_arm(&c->rio, buf, sizeof(buf));
 	tc_end(&set, &c->t, 1);
