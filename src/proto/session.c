@@ -377,6 +377,14 @@ void sess_drain(struct worker *w)
 		protocols[i]->drain(w);
 }
 
+void sess_trim(struct worker *w)
+{
+	tc_set_free(&w->hs);
+	for (int i = 0; i < P_MAX; i++)
+		if (protocols[i]->trim)
+			protocols[i]->trim(w);
+}
+
 void sess_thread_free(struct worker *w)
 {
 	pre_close_all(w);

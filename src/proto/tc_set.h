@@ -61,7 +61,8 @@ void tc_zombie_done(struct tc_set *s, struct tconn *t);
 void tc_drain(struct tc_set *s, void (*fn)(struct tconn *t));
 /* <fn>, which ends the connection it is given, on every live one */
 void tc_close_all(struct tc_set *s, void (*fn)(struct tconn *t));
-/* the thread ends: the kept connections freed (the ring drained before) */
+/* the kept connections freed: the thread ends (the ring drained before),
+ * or a crowd left (none of them is the ring's: it finished with each) */
 void tc_set_free(struct tc_set *s);
 
 /* the protocol's struct around base <t> */

@@ -1,4 +1,4 @@
-/* Unit tests of a protocol's connection set (tc_set.c): its start and end accounting, the recycling bound, drain, close-all, zombies on the ring, free at thread end. */
+/* Unit tests of a protocol's connection set (tc_set.c): its start and end accounting, the recycling bound, drain, close-all, zombies on the ring, free at thread end or mid-life (a trim). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -143,6 +143,27 @@ static void bound(void)
 	tc_set_free(&set);
 }
 
+/* a crowd left (the worker's trim): the kept ones freed while others
+ * live, the live untouched, and the recycling goes on after */
+static void trim_midlife(void)
+{
+	struct conn *c[3];
+
+	set_up();
+	for (int i = 0; i < 3; i++)
+		c[i] = open_one(i, -1, SC_PEER);
+	tc_end(&set, &c[0]->t, 1);
+	tc_end(&set, &c[1]->t, 1);
+	is_int(set.free.n, 2, "two ended, kept");
+	tc_set_free(&set);
+	ok(set.free.n == 0 && set.free.l.next == &set.free.l, "the kept ones freed, the list empty");
+	ok(set.n == 1 && set.live.next == &c[2]->t.node, "the live one untouched");
+	tc_end(&set, &c[2]->t, 1);
+	is_int(set.free.n, 1, "the next ended one kept again");
+	ok(tc_get(&set) == c[2] && set.free.n == 0, "and given to the next connection");
+	free(c[2]);
+}
+
 /* the drain's callback: ends the even ones ("idle"), leaves the others */
 static int drained_seen;
 
@@ -231,6 +252,7 @@ int main(void)
 		abort();
 	accounting();
 	bound();
+	trim_midlife();
 	drain_and_close_all();
 	zombies();
 	return done_testing();

@@ -951,16 +951,23 @@ static void h1_close_all(struct worker *w)
 		tc_close_all(&h1w(w)->set, h1_end);
 }
 
+static void h1_trim(struct worker *w)
+{
+	struct h1w *hw = h1w(w);
+
+	tc_set_free(&hw->set);
+	pool_drain(&hw->in);
+	pool_drain(&hw->sc);
+	pool_drain(&hw->ex);
+}
+
 static void h1_thread_free(struct worker *w)
 {
 	struct h1w *hw = h1w(w);
 
 	if (!hw)
 		return;
-	tc_set_free(&hw->set);
-	pool_drain(&hw->in);
-	pool_drain(&hw->sc);
-	pool_drain(&hw->ex);
+	h1_trim(w);
 	free(hw);
 	w->ps[P_H1] = NULL;
 }
@@ -971,6 +978,7 @@ const struct proto proto_h1 = {
 	.thread_init = h1_thread_init,
 	.close_all = h1_close_all,
 	.thread_free = h1_thread_free,
+	.trim = h1_trim,
 	.start = h1_start,
 	.drain = h1_drain,
 };

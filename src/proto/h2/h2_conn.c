@@ -910,19 +910,25 @@ void h2_close_all(struct worker *w)
 		tc_close_all(&h2w(w)->set, h2c_end);
 }
 
-void h2_thread_free(struct worker *w)
+void h2_trim(struct worker *w)
 {
 	struct h2w *hw = h2w(w);
 	struct list *n;
 
-	if (!hw)
-		return;
 	tc_set_free(&hw->set);
 	pool_drain(&hw->in);
 	pool_drain(&hw->sc);
 	pool_drain(&hw->work);
 	while ((n = list_pop(&hw->free_s)))
 		free(list_elem(n, struct h2s, node));
+	h2s_nfree = 0;
+}
+
+void h2_thread_free(struct worker *w)
+{
+	if (!h2w(w))
+		return;
+	h2_trim(w);
 	free(w->ps[P_H2]);
 	w->ps[P_H2] = NULL;
 }
