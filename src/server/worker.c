@@ -24,6 +24,7 @@
 #include "nofd.h"
 #include "plan.h"
 #include "session.h"
+#include "szpool.h"
 #include "worker.h"
 #include "xstream.h"
 
@@ -102,6 +103,7 @@ static void heap_trim(struct wthread *t, uint64_t open)
 	sess_trim(&t->w);
 	plan_ext_thread_free();
 	xs_thread_free();
+	szp_drain(); /* OpenSSL's blocks this thread's pools kept (tls_mem) */
 	malloc_trim(0);
 	t->trim_at = open / 4 >= TRIM_LAST ? open / 4 : 0;
 	if (!open)
@@ -216,6 +218,7 @@ static void *worker_main(void *arg)
 	plan_ext_thread_free();
 	xs_thread_free();
 	xprt_thread_free();
+	szp_drain(); /* WHY last: the TLS states freed above gave their blocks to the pools */
 	alog_thread_flush(w);
 	if (cfg.splice)
 		spl_free(&w->spl);
