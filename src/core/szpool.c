@@ -85,6 +85,16 @@ void *szp_malloc(size_t size)
 	return h + 1;
 }
 
+void *szp_malloc_exact(size_t size)
+{
+	union szp_hdr *h;
+
+	if (size > SIZE_MAX - sizeof(*h) || !(h = malloc(sizeof(*h) + size)))
+		return NULL;
+	h->cls = SZP_DIRECT;
+	return h + 1;
+}
+
 void szp_free(void *p)
 {
 	union szp_hdr *h = p ? (union szp_hdr *)p - 1 : NULL;

@@ -26,6 +26,9 @@
 /* a block of <size> bytes aligned as malloc's, or NULL; from this thread's
  * pool of its class when it has one */
 void *szp_malloc(size_t size);
+/* a block of <size> bytes that no pool takes back (malloc's own, as a block
+ * past the classes), for blocks that live long: no class's rounding */
+void *szp_malloc_exact(size_t size);
 /* <p> (or NULL) to this thread's pool of its class, or to free() when that
  * pool holds its bound; any thread may free a block any other took */
 void szp_free(void *p);

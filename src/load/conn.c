@@ -47,7 +47,7 @@ static void conn_count(struct lc_conn *c)
 		return;
 	c->up = 2; /* WHY 2: counted, so its requests per connection are too */
 	t->st.conns++;
-	t->st.by_proto[c->proto]++;
+	t->st.by_proto[c->nc.proto]++;
 }
 
 void lc_conn_up(struct lc_conn *c, int resumed)
@@ -60,14 +60,15 @@ void lc_conn_up(struct lc_conn *c, int resumed)
 		t->st.resumed += resumed != 0;
 	}
 	lc_hs_up(c, resumed);
-	if (c->proto == LC_H3)
+	if (c->nc.proto == LC_H3)
 		conn_count(c);
 }
 
 static void conn_fresh(struct lc_conn *c)
 {
-	c->rd_ready = c->wr_ready = c->rdhup = c->got_bytes = c->up = c->goaway = c->h2_set = 0;
-	c->err_kind = E_RESET;
+	c->nc.flags = 0;
+	c->got_bytes = c->up = c->goaway = c->h2_set = 0;
+	c->nc.why = E_RESET;
 	c->inflight = c->taken = 0;
 	c->up_us = 0;
 	c->open_us = c->t->loop.now_us = lc_now_us();
@@ -84,17 +85,17 @@ static int conn_open(struct lc_conn *c)
 
 	conn_fresh(c);
 	if (lc_tg->proto != LC_AUTO && protos[lc_tg->proto]->open) {
-		c->proto = lc_tg->proto;
-		c->ev = (struct ev){ -1, conn_io };
-		if (protos[c->proto]->open(c) < 0)
+		c->nc.proto = lc_tg->proto;
+		c->nc.ev = (struct ev){ -1, conn_io };
+		if (protos[c->nc.proto]->open(c) < 0)
 			return -1;
-		c->ev.fd = c->x.fd;
+		c->nc.ev.fd = c->nc.x.fd;
 		c->state = LS_READY;
 		return 0;
 	}
 	/* WHY first: a failed open is reset, which walks the exchanges by the
 	 * protocol's rules; with none set, that walk read a NULL table row */
-	c->proto = lc_tg->proto == LC_AUTO ? LC_H1 : lc_tg->proto;
+	c->nc.proto = lc_tg->proto == LC_AUTO ? LC_H1 : lc_tg->proto;
 	fd = socket(lc_tg->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
@@ -108,11 +109,11 @@ static int conn_open(struct lc_conn *c)
 		errno = e;
 		return -1;
 	}
-	c->ev = (struct ev){ fd, conn_io };
-	c->x = (struct xprt){ .fd = fd };
+	c->nc.ev = (struct ev){ fd, conn_io };
+	c->nc.x = (struct xprt){ .fd = fd };
 	c->state = LS_CONNECTING;
 	oq_reset(&c->oq);
-	return loop_watch(&c->t->loop, &c->ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
+	return loop_watch(&c->t->loop, &c->nc.ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
 }
 
 /* each exchange in flight on <c> */
@@ -120,7 +121,7 @@ void lc_conn_each(struct lc_conn *c, void (*fn)(struct lc_conn *, struct lc_ex *
 {
 	uint32_t depth = (uint32_t)lc_o->depth;
 
-	if (protos[c->proto]->fifo) {
+	if (protos[c->nc.proto]->fifo) {
 		for (uint32_t k = 0; k < c->inflight; k++)
 			fn(c, &c->ex[(c->ex_head + k) % depth]);
 		return;
@@ -161,21 +162,21 @@ void lc_conn_close(struct lc_conn *c, int done)
 	/* WHY the protocol's last words and close_notify: without them a proxy
 	 * in front counts the close as an abort (RFC 9113 6.8, RFC 8446 6.1);
 	 * one try each, never waited for */
-	if (done && c->proto_state && protos[c->proto]->bye)
-		protos[c->proto]->bye(c);
-	if (c->proto_state && protos[c->proto]->free)
-		protos[c->proto]->free(c);
+	if (done && c->proto_state && protos[c->nc.proto]->bye)
+		protos[c->nc.proto]->bye(c);
+	if (c->proto_state && protos[c->nc.proto]->free)
+		protos[c->nc.proto]->free(c);
 	if (done)
-		xprt_close_notify(&c->x);
+		xprt_close_notify(&c->nc.x);
 	/* WHY: OpenSSL marks the session of a connection freed without a
 	 * shutdown as not resumable, and that is the one to resume */
-	if (c->x.ssl)
-		SSL_set_shutdown(c->x.ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
-	xprt_release(&c->x);
+	if (c->nc.x.ssl)
+		SSL_set_shutdown(c->nc.x.ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+	xprt_release(&c->nc.x);
 	lc_bufs_put(c, 1);
-	if (c->x.fd >= 0)
-		close(c->x.fd);
-	c->x.fd = c->ev.fd = -1;
+	if (c->nc.x.fd >= 0)
+		close(c->nc.x.fd);
+	c->nc.x.fd = c->nc.ev.fd = -1;
 	c->state = 0;
 	c->inflight = 0;
 	for (int i = 0; i < lc_o->depth; i++)
@@ -189,7 +190,7 @@ static void conn_reset(struct lc_conn *c)
 	lc_conn_close(c, 0);
 	if (lc_run_over(c->t))
 		return;
-	timer_arm(&c->t->loop.timers, &c->tm, c->t->loop.now_us + (lc_succeeded() ? 1000 : 10000));
+	timer_arm(&c->t->loop.timers, &c->nc.tm, c->t->loop.now_us + (lc_succeeded() ? 1000 : 10000));
 }
 
 void lc_reset(struct lc_conn *c)
@@ -220,7 +221,7 @@ static void conn_after(struct lc_conn *c, int r)
 	if (r < 0)
 		conn_reset(c);
 	else if (r > 0 || (lc_o->close && c->taken && !c->inflight && c->state == LS_READY &&
-			   !(protos[c->proto]->linger && protos[c->proto]->linger(c))))
+			   !(protos[c->nc.proto]->linger && protos[c->nc.proto]->linger(c))))
 		conn_renew(c);
 	else if (!c->inflight) /* WHY not between a request and its answer: no pool churn under load */
 		lc_bufs_put(c, 0);
@@ -237,7 +238,7 @@ void lc_conn_open(struct lc_conn *c)
 static void conn_retry(struct loop *l, struct timer *tm)
 {
 	(void)l;
-	lc_conn_open(container_of(tm, struct lc_conn, tm));
+	lc_conn_open(container_of(tm, struct lc_conn, nc.tm));
 }
 
 /* --h2 on https:// and the server chose something else */
@@ -245,10 +246,10 @@ static int alpn_check(struct lc_conn *c)
 {
 	char msg[600];
 
-	if (lc_tg->proto != LC_H2 || tls_alpn_is(c->x.ssl, "h2"))
+	if (lc_tg->proto != LC_H2 || tls_alpn_is(c->nc.x.ssl, "h2"))
 		return 0;
 	snprintf(msg, sizeof(msg), "the server at %s chose no ALPN h2 (%s): drop --h2", lc_tg->where,
-		 tls_alpn_is(c->x.ssl, "http/1.1") ? "it chose http/1.1" : "it chose none");
+		 tls_alpn_is(c->nc.x.ssl, "http/1.1") ? "it chose http/1.1" : "it chose none");
 	lc_fatal_set(msg);
 	return -1;
 }
@@ -262,11 +263,11 @@ static int proxy_send(struct lc_conn *c)
 	char h[PP_V1_MAX + 1];
 	size_t n;
 
-	getsockname(c->x.fd, (struct sockaddr *)&src, &sl);
-	getpeername(c->x.fd, (struct sockaddr *)&dst, &dl);
+	getsockname(c->nc.x.fd, (struct sockaddr *)&src, &sl);
+	getpeername(c->nc.x.fd, (struct sockaddr *)&dst, &dl);
 	n = pp_write(h, lc_o->proxy_proto, (struct sockaddr *)&src, (struct sockaddr *)&dst);
 	/* WHY no retry: a fresh socket's send buffer takes 52 bytes whole */
-	if (send(c->x.fd, h, n, MSG_NOSIGNAL) != (ssize_t)n) {
+	if (send(c->nc.x.fd, h, n, MSG_NOSIGNAL) != (ssize_t)n) {
 		lc_error(c, E_CONNECT);
 		return -1;
 	}
@@ -279,17 +280,17 @@ static int conn_ready(struct lc_conn *c)
 	if (c->state == LS_CONNECTING && lc_o->proxy_proto && proxy_send(c) < 0)
 		return -1;
 	if (lc_tg->tls && c->state != LS_TLS) {
-		if (!(c->x.ssl = lc_tls_new(c)))
+		if (!(c->nc.x.ssl = lc_tls_new(c)))
 			return -1;
 		c->state = LS_TLS;
 		if (lc_hs_early_send(c) < 0)
 			return -1;
 	}
 	if (c->state == LS_TLS) {
-		int r = SSL_do_handshake(c->x.ssl);
+		int r = SSL_do_handshake(c->nc.x.ssl);
 
 		if (r != 1) {
-			int e = SSL_get_error(c->x.ssl, r);
+			int e = SSL_get_error(c->nc.x.ssl, r);
 
 			if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
 				return 0;
@@ -304,16 +305,16 @@ static int conn_ready(struct lc_conn *c)
 			c->t->fresh++;
 		}
 		lc_tls_up(c);
-		lc_conn_up(c, SSL_session_reused(c->x.ssl));
+		lc_conn_up(c, SSL_session_reused(c->nc.x.ssl));
 		if (alpn_check(c) < 0)
 			return -1;
 		if (lc_tg->proto == LC_AUTO)
-			c->proto = tls_alpn_is(c->x.ssl, "h2") ? LC_H2 : LC_H1;
-		c->rd_ready = 1;
+			c->nc.proto = tls_alpn_is(c->nc.x.ssl, "h2") ? LC_H2 : LC_H1;
+		c->nc.flags |= NC_RD_READY;
 	}
 	c->state = LS_READY;
 	conn_count(c);
-	return conn_turn(c, protos[c->proto]->start);
+	return conn_turn(c, protos[c->nc.proto]->start);
 }
 
 /* WHY pools: an idle connection holds no buffer; its 64 KiB input and
@@ -344,7 +345,7 @@ void lc_bufs_put(struct lc_conn *c, int all)
 /* a TCP protocol's turn runs with its buffers (QUIC's rows have their own) */
 static int conn_turn(struct lc_conn *c, int (*fn)(struct lc_conn *))
 {
-	if (!protos[c->proto]->open && lc_bufs_take(c) < 0) {
+	if (!protos[c->nc.proto]->open && lc_bufs_take(c) < 0) {
 		lc_fatal_set("hxload is out of memory: no buffer for a connection (fewer -c?)");
 		lc_error(c, E_RESET);
 		return -1;
@@ -354,33 +355,28 @@ static int conn_turn(struct lc_conn *c, int (*fn)(struct lc_conn *))
 
 static int conn_step(struct lc_conn *c)
 {
-	return conn_turn(c, protos[c->proto]->io);
+	return conn_turn(c, protos[c->nc.proto]->io);
 }
 
 static void conn_io(struct loop *l, struct ev *e, uint32_t events)
 {
-	struct lc_conn *c = container_of(e, struct lc_conn, ev);
+	struct lc_conn *c = container_of(e, struct lc_conn, nc.ev);
 	int r = 0;
 
 	(void)l;
-	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
-		c->rd_ready = 1;
-	if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
-		c->rdhup = 1;
-	if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
-		c->wr_ready = 1;
+	nc_events(&c->nc, events);
 	if (c->state == LS_CONNECTING) {
 		int err = 0;
 		socklen_t el = sizeof(err);
 
-		getsockopt(c->x.fd, SOL_SOCKET, SO_ERROR, &err, &el);
+		getsockopt(c->nc.x.fd, SOL_SOCKET, SO_ERROR, &err, &el);
 		if (err || (events & (EPOLLERR | EPOLLHUP))) {
 			errno = err ? err : ECONNREFUSED;
 			lc_error(c, E_CONNECT);
 			conn_reset(c);
 			return;
 		}
-		if (!c->wr_ready)
+		if (!(c->nc.flags & NC_WR_READY))
 			return;
 		c->up_us = c->t->loop.now_us;
 		if (lc_in_window(c->t, c->up_us))
@@ -409,7 +405,7 @@ uint64_t lc_conn_oldest(const struct lc_conn *c)
 
 	if (c->state != LS_READY || !c->inflight)
 		return oldest;
-	if (protos[c->proto]->fifo)
+	if (protos[c->nc.proto]->fifo)
 		return c->ex[c->ex_head].sent_us;
 	for (int k = 0; k < lc_o->depth; k++)
 		if (c->ex[k].id >= 0 && c->ex[k].sent_us < oldest)
@@ -421,8 +417,8 @@ void lc_conn_init(struct lc_conn *c, struct lc_thread *t, int idx)
 {
 	c->t = t;
 	c->idx = idx;
-	c->x.fd = c->ev.fd = -1;
-	c->tm = (struct timer){ 0, 0, conn_retry };
+	c->nc.x.fd = c->nc.ev.fd = -1;
+	c->nc.tm = (struct timer){ 0, 0, conn_retry };
 	c->ex = calloc((size_t)lc_o->depth, sizeof(*c->ex));
 	c->in_size = LC_INBUF;
 	c->oq.sc_size = LC_INBUF;

@@ -9,7 +9,7 @@
 
 int lc_hs_early_send(struct lc_conn *c)
 {
-	SSL_SESSION *s = SSL_get0_session(c->x.ssl);
+	SSL_SESSION *s = SSL_get0_session(c->nc.x.ssl);
 	struct lc_ex *e = &c->ex[0];
 	const struct lc_path *p;
 	size_t n;
@@ -21,7 +21,7 @@ int lc_hs_early_send(struct lc_conn *c)
 	c->ex_head = 0;
 	c->inflight = 1;
 	/* WHY no retry: a fresh socket takes a ClientHello and a request whole */
-	if (p->reqlen > SSL_SESSION_get_max_early_data(s) || SSL_write_early_data(c->x.ssl, p->req, p->reqlen, &n) != 1 ||
+	if (p->reqlen > SSL_SESSION_get_max_early_data(s) || SSL_write_early_data(c->nc.x.ssl, p->req, p->reqlen, &n) != 1 ||
 	    n != p->reqlen) {
 		lc_error(c, E_TLS);
 		return -1;
@@ -36,7 +36,7 @@ int lc_hs_early_end(struct lc_conn *c)
 
 	if (c->hs_early != HS_EARLY_SENT)
 		return 0;
-	c->hs_early = SSL_get_early_data_status(c->x.ssl) == SSL_EARLY_DATA_ACCEPTED;
+	c->hs_early = SSL_get_early_data_status(c->nc.x.ssl) == SSL_EARLY_DATA_ACCEPTED;
 	if (lc_in_window(t, t->loop.now_us)) {
 		t->st.early += c->hs_early;
 		t->st.early_rejected += !c->hs_early;

@@ -7,9 +7,8 @@
 #include "lc_opts.h"
 #include "lc_reader.h"
 #include "lc_stats.h"
-#include "loop.h"
+#include "nconn.h"
 #include "oq.h"
-#include "xprt.h"
 
 typedef struct ssl_ctx_st SSL_CTX;
 #define LC_INBUF 65536 /* a TCP connection's input buffer and output scratch */
@@ -36,31 +35,30 @@ struct lc_ex {
 
 struct lc_thread;
 
+/* The network part is the server's (nconn.h): its flags hold the readiness
+ * (NC_RD_READY, NC_WR_READY, NC_RDHUP), its why the enum lc_err of what
+ * ended it (its requests lost count as that), its proto the enum lc_proto.
+ * WHY hs_offered and hellos beside the state bytes: in the hole before
+ * h2_streams, so the base's last_act (unused here) costs the struct nothing */
 struct lc_conn {
-	struct ev ev;
-	struct xprt x;
-	struct timer tm;
+	struct nconn nc;             /* first: ev, x, tm, flags, why, proto */
 	struct lc_thread *t;
-	enum lc_proto proto;
 	int idx;
 	uint8_t state;               /* LS_* */
-	uint8_t rd_ready, wr_ready;
-	uint8_t rdhup;               /* the peer shut its side: read on to EOF */
 	uint8_t got_bytes;           /* something came back on this connection */
 	uint8_t up;                  /* its protocol started: 1, and in the window: 2 */
 	uint8_t goaway;              /* h2: the server's GOAWAY came: 1 NO_ERROR (a graceful end), 2 another */
 	uint8_t h2_set;              /* h2: the server's first SETTINGS came */
-	uint32_t h2_streams;         /* ... its SETTINGS_MAX_CONCURRENT_STREAMS, the last said */
+	uint8_t hs_offered;          /* --handshakes: a ticket was offered */
+	uint8_t hellos;              /* TLS: ClientHellos sent (2: the server asked for another key share) */
+	uint32_t h2_streams;         /* h2: the server's SETTINGS_MAX_CONCURRENT_STREAMS, the last said */
 	int32_t goaway_sid;          /* ... its GOAWAY's last stream id */
-	uint8_t err_kind;            /* enum lc_err of what ended it: its requests lost count as that */
 	uint32_t inflight;
 	uint32_t taken;              /* exchanges started on this connection */
 	uint64_t open_us, up_us;     /* connect() called, TCP connected */
 	int alert;                   /* the server's fatal TLS alert, 0: none */
 	uint8_t hs_kind, hs_got;     /* --handshakes: the kind asked, the kind it was (HS_KINDS: not yet) */
 	uint8_t hs_early, hs_headed; /* ... its early data taken; its first head timed */
-	uint8_t hs_offered;          /* ... a ticket was offered */
-	uint8_t hellos;              /* TLS: ClientHellos sent (2: the server asked for another key share) */
 	/* in-flight exchanges: a FIFO on HTTP/1, slots on h2/h3 (-m of them) */
 	struct lc_ex *ex;
 	uint32_t ex_head;

@@ -126,9 +126,9 @@ static int offer_group(struct lc_conn *c, SSL *ssl)
 void lc_tls_up(struct lc_conn *c)
 {
 	struct lc_thread *t = c->t;
-	long g = SSL_get_negotiated_group(c->x.ssl);
+	long g = SSL_get_negotiated_group(c->nc.x.ssl);
 
-	if (SSL_version(c->x.ssl) != TLS1_3_VERSION || g <= 0 || g > UINT16_MAX)
+	if (SSL_version(c->nc.x.ssl) != TLS1_3_VERSION || g <= 0 || g > UINT16_MAX)
 		return;
 	t->tls_group = (int)g;
 	if (c->hellos > 1 && lc_in_window(t, t->loop.now_us))
@@ -188,7 +188,7 @@ SSL *lc_tls_new(struct lc_conn *c)
 {
 	SSL *ssl = SSL_new(lc_tls);
 
-	if (!ssl || tls_bio_attach(ssl, c->x.fd)) {
+	if (!ssl || tls_bio_attach(ssl, c->nc.x.fd)) {
 		SSL_free(ssl);
 		return NULL;
 	}

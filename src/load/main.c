@@ -15,7 +15,7 @@ int main(int argc, char **argv)
 	};
 
 	/* WHY first: OpenSSL takes its allocator only before its first block */
-	tls_mem_init();
+	tls_mem_init(1);
 	for (size_t i = 0; argc > 1 && i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].run(argc - 1, argv + 1);

@@ -92,7 +92,7 @@ void lc_head(struct lc_conn *c, struct lc_ex *e, unsigned status)
 		struct lc_why *w = &c->t->why;
 
 		w->status = (uint16_t)status;
-		snprintf(w->line, sizeof(w->line), "%s %u", c->proto == LC_H2 ? "HTTP/2" : c->proto == LC_H3 ? "HTTP/3" :
+		snprintf(w->line, sizeof(w->line), "%s %u", c->nc.proto == LC_H2 ? "HTTP/2" : c->nc.proto == LC_H3 ? "HTTP/3" :
 			 "HTTP/1.1", status);
 		e->why = w;
 	}
@@ -322,16 +322,16 @@ void lc_lost(struct lc_conn *c, struct lc_ex *e)
 		st->end_timeout++;
 	else
 		st->failed++;
-	st->errors[c->err_kind]++;
+	st->errors[c->nc.why]++;
 }
 
 void lc_fail(struct lc_conn *c, struct lc_ex *e, enum lc_err kind)
 {
-	uint8_t was = c->err_kind;
+	uint8_t was = c->nc.why;
 
-	c->err_kind = (uint8_t)kind;
+	c->nc.why = (uint8_t)kind;
 	lc_lost(c, e);
-	c->err_kind = was;
+	c->nc.why = was;
 }
 
 void lc_error(struct lc_conn *c, enum lc_err kind)
@@ -340,7 +340,7 @@ void lc_error(struct lc_conn *c, enum lc_err kind)
 
 	/* WHY by what it takes: with requests in flight, each one lost counts
 	 * (lc_lost); without, the connection itself failed */
-	c->err_kind = (uint8_t)kind;
+	c->nc.why = (uint8_t)kind;
 	if (lc_o->hs)
 		lc_hs_fail(c);
 	if (kind == E_CONNECT && errno == EADDRNOTAVAIL)
@@ -349,14 +349,14 @@ void lc_error(struct lc_conn *c, enum lc_err kind)
 		t->st.errors[kind]++;
 		t->st.conn_errors++;
 	}
-	if (kind == E_RESET && c->x.ssl && !lc_succeeded() && lc_tls_alert(c->x.ssl)) {
+	if (kind == E_RESET && c->nc.x.ssl && !lc_succeeded() && lc_tls_alert(c->nc.x.ssl)) {
 		char msg[600];
 
 		snprintf(msg, sizeof(msg), "the server at %s ended the TLS session: alert %s%s", lc_tg->where,
-			 lc_tls_alert(c->x.ssl), lc_o->cert ? "" : " (does it want a client certificate? --cert)");
+			 lc_tls_alert(c->nc.x.ssl), lc_o->cert ? "" : " (does it want a client certificate? --cert)");
 		lc_fatal_set(msg);
 	}
-	if (kind == E_RESET && !c->got_bytes && !c->x.ssl && !lc_succeeded() &&
+	if (kind == E_RESET && !c->got_bytes && !c->nc.x.ssl && !lc_succeeded() &&
 	    lc_silent_close() == 3) {
 		char msg[600];
 
@@ -368,8 +368,8 @@ void lc_error(struct lc_conn *c, enum lc_err kind)
 	if ((kind == E_CONNECT || kind == E_TLS) && !lc_succeeded() && !lc_fatal()) {
 		char why[300];
 
-		if (kind == E_TLS && c->x.ssl)
-			lc_tls_why(c->x.ssl, why, sizeof(why));
+		if (kind == E_TLS && c->nc.x.ssl)
+			lc_tls_why(c->nc.x.ssl, why, sizeof(why));
 		else
 			snprintf(why, sizeof(why), "%s", kind == E_TLS ? "TLS handshake failed" : strerror(errno));
 		char msg[900];
@@ -385,13 +385,13 @@ int lc_first_bytes(struct lc_conn *c, const char *p, size_t n)
 {
 	char msg[600];
 
-	if (c->got_bytes || c->x.ssl || !n)
+	if (c->got_bytes || c->nc.x.ssl || !n)
 		return 0;
 	c->got_bytes = 1;
 	if (n >= 2 && (p[0] == 0x15 || p[0] == 0x16) && p[1] == 0x03)
 		snprintf(msg, sizeof(msg), "the server at %s answered TLS on a cleartext URL (use https://)",
 			 lc_tg->where);
-	else if (c->proto == LC_H2 && n >= 5 && !memcmp(p, "HTTP/", 5))
+	else if (c->nc.proto == LC_H2 && n >= 5 && !memcmp(p, "HTTP/", 5))
 		snprintf(msg, sizeof(msg), "the server at %s answered HTTP/1 to the HTTP/2 preface: "
 			 "it does not speak h2c (use http://)", lc_tg->where);
 	else

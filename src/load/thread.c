@@ -165,7 +165,7 @@ void *lc_thread_main(void *arg)
 			break;
 	}
 	for (int i = 0; i < t->nconns; i++) {
-		timer_cancel(&t->loop.timers, &t->conns[i].tm);
+		timer_cancel(&t->loop.timers, &t->conns[i].nc.tm);
 		if (t->conns[i].state == LS_READY)
 			lc_conn_each(&t->conns[i], end_timeout);
 		if (t->conns[i].state)

@@ -6,10 +6,14 @@
 
 /* WHY 0 gives NULL, and realloc to 0 frees: OpenSSL's own functions do so,
  * and its callers were written for them */
+static int pooled;
+
 static void *tm_malloc(size_t num, const char *file, int line)
 {
 	(void)file, (void)line;
-	return num ? szp_malloc(num) : NULL;
+	if (!num)
+		return NULL;
+	return pooled ? szp_malloc(num) : szp_malloc_exact(num);
 }
 
 static void *tm_realloc(void *p, size_t num, const char *file, int line)
@@ -28,9 +32,15 @@ static void tm_free(void *p, const char *file, int line)
 	szp_free(p);
 }
 
-int tls_mem_init(void)
+void tls_mem_pooled(void)
+{
+	pooled = 1;
+}
+
+int tls_mem_init(int pooled_now)
 {
 	if (!SZP_POOLED)
 		return 0;
+	pooled = pooled_now;
 	return CRYPTO_set_mem_functions(tm_malloc, tm_realloc, tm_free) ? 1 : -1;
 }

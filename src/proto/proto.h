@@ -42,6 +42,10 @@ struct proto {
 	int (*thread_init)(struct worker *w);
 	void (*close_all)(struct worker *w);
 	void (*thread_free)(struct worker *w);
+	/* a crowd left (the worker trims its heap next): what the worker kept
+	 * for the next connections (kept ones, pooled buffers, streams) back
+	 * to malloc; NULL: nothing kept */
+	void (*trim)(struct worker *w);
 	/* the protocol's own sockets on a -L address (QUIC on the TLS port's
 	 * UDP twin), NULL when it serves TCP connections the session hands it */
 	int (*listen)(struct worker *w, const struct listen_addr *la, uint16_t tls_port);

@@ -28,7 +28,7 @@ static atomic_int conn_count;
 /* a connection before its protocol: a PROXY header to read, a TLS
  * handshake in progress, or both in that order */
 struct pre {
-	struct tconn t;      /* first: ev, x, tm, w, node (on w->hs); no stats slot */
+	struct tconn t;      /* first: nc (ev, x, tm, ...), w, node (on w->hs); no stats slot */
 	uint16_t tls_port;   /* the TLS port it came to, 0: clear text */
 	uint16_t alt_port;
 	uint8_t proxy;       /* the PROXY header is still to read */
@@ -138,7 +138,7 @@ static const struct tc_kind pre_kind = { sizeof(struct pre), offsetof(struct pre
 /* WHY no close_notify: the handshake failed or never ended */
 static void pre_end(struct pre *h)
 {
-	xprt_release(&h->t.x);
+	xprt_release(&h->t.nc.x);
 	tc_end(&h->t.w->hs, &h->t, 0);
 }
 
@@ -157,7 +157,7 @@ static int pre_drain(struct pre *h)
 	char buf[4096];
 	long n;
 
-	while ((n = recv(h->t.x.fd, buf, sizeof(buf), 0)) > 0)
+	while ((n = recv(h->t.nc.x.fd, buf, sizeof(buf), 0)) > 0)
 		;
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
@@ -173,12 +173,12 @@ static void pre_linger(struct pre *h, enum st_pre why)
 	struct worker *w = h->t.w;
 
 	ctr_add(&w->st.pre_close[why], 1);
-	xprt_release(&h->t.x);
-	h->t.x.ssl = NULL;
+	xprt_release(&h->t.nc.x);
+	h->t.nc.x.ssl = NULL;
 	h->linger = 1;
-	shutdown(h->t.x.fd, SHUT_WR);
-	loop_cancel(&w->loop, &h->t.tm);
-	if (loop_arm(&w->loop, &h->t.tm, w->loop.now_us + 1000000) < 0)
+	shutdown(h->t.nc.x.fd, SHUT_WR);
+	loop_cancel(&w->loop, &h->t.nc.tm);
+	if (loop_arm(&w->loop, &h->t.nc.tm, w->loop.now_us + 1000000) < 0)
 		pre_end(h);
 	else
 		pre_drain(h);
@@ -199,7 +199,7 @@ static const char *pre_cert(SSL *ssl, char *buf, size_t len)
 static void pre_done(struct pre *h)
 {
 	struct worker *w = h->t.w;
-	struct xprt x = h->t.x;
+	struct xprt x = h->t.nc.x;
 	struct handoff ho = { .alt_port = h->alt_port, .ci = h->ci, .buf = h->early, .len = h->early_len };
 	char *early = h->early;
 	enum proto_id id = x.ssl && tls_is_h2(x.ssl) ? P_H2 : P_H1;
@@ -218,11 +218,11 @@ static void pre_done(struct pre *h)
 	/* WHY: clear text after a PROXY header may go to the ring, which
 	 * never takes the epoll registration over from us */
 	if (!x.ssl)
-		loop_forget(&w->loop, &h->t.ev);
+		loop_forget(&w->loop, &h->t.nc.ev);
 	/* the socket and its TLS are the protocol's now */
-	h->t.x.ssl = NULL;
-	h->t.ev.fd = h->t.x.fd = -1;
-	h->t.flags |= TC_MOVED;
+	h->t.nc.x.ssl = NULL;
+	h->t.nc.ev.fd = h->t.nc.x.fd = -1;
+	h->t.nc.flags |= TC_MOVED;
 	tc_end(&w->hs, &h->t, 0);
 	if ((cert && !ho.ci) || protocols[id]->start(w, &x, &ho) < 0) {
 		free(ho.ci);
@@ -241,7 +241,7 @@ static int pre_proxy(struct pre *h)
 	char buf[PP_MAX];
 	struct pp_info pi;
 	const char *why = "";
-	long n = recv(h->t.x.fd, buf, sizeof(buf), MSG_PEEK), r;
+	long n = recv(h->t.nc.x.fd, buf, sizeof(buf), MSG_PEEK), r;
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return HX_AGAIN;
@@ -251,10 +251,10 @@ static int pre_proxy(struct pre *h)
 		return HX_AGAIN;
 	if (r < 0) {
 		if (cfg.debug)
-			log_debug("thread %d fd %d: %s", h->t.w->id, h->t.x.fd, why);
+			log_debug("thread %d fd %d: %s", h->t.w->id, h->t.nc.x.fd, why);
 		return pre_close(h, SPR_PROXY_BAD), -1;
 	}
-	if (recv(h->t.x.fd, buf, (size_t)r, 0) != r || !(h->ci = cinfo_new(h->t.x.fd, NULL, &pi, NULL)))
+	if (recv(h->t.nc.x.fd, buf, (size_t)r, 0) != r || !(h->ci = cinfo_new(h->t.nc.x.fd, NULL, &pi, NULL)))
 		return pre_close(h, SPR_ERROR), -1;
 	ctr_add(&h->t.w->st.proxy_hdr[pi.version - 1], 1);
 	h->proxy = 0;
@@ -273,14 +273,14 @@ static void pre_step(struct pre *h)
 		return;
 	if (!h->tls_port)
 		return pre_done(h);
-	if (!h->t.x.ssl && !(h->t.x.ssl = tls_new(h->t.x.fd)))
+	if (!h->t.nc.x.ssl && !(h->t.nc.x.ssl = tls_new(h->t.nc.x.fd)))
 		return pre_close(h, SPR_ERROR);
 	if (cfg.early_data && !h->early_done) {
 		size_t n = h->early_len;
 
 		if (!h->early && !(h->early = malloc(TLS_EARLY_MAX)))
 			return pre_close(h, SPR_ERROR);
-		r = tls_read_early(h->t.x.ssl, h->early, &n);
+		r = tls_read_early(h->t.nc.x.ssl, h->early, &n);
 		h->early_len = (uint32_t)n;
 		if (r == -1)
 			return pre_linger(h, SPR_TLS_FAILED);
@@ -288,7 +288,7 @@ static void pre_step(struct pre *h)
 			return;
 		h->early_done = 1;
 	}
-	r = tls_handshake(h->t.x.ssl);
+	r = tls_handshake(h->t.nc.x.ssl);
 	if (r == -1)
 		pre_linger(h, SPR_TLS_FAILED);
 	else if (!r)
@@ -298,14 +298,14 @@ static void pre_step(struct pre *h)
 static void pre_io(struct loop *l, struct ev *e, uint32_t events)
 {
 	(void)l, (void)events;
-	pre_step(container_of(e, struct pre, t.ev));
+	pre_step(container_of(e, struct pre, t.nc.ev));
 }
 
 /* WHY: --head-timeout covers a PROXY header or a handshake left half-done
  * too (slowloris) */
 static void pre_timeout(struct loop *l, struct timer *t)
 {
-	struct pre *h = container_of(t, struct pre, t.tm);
+	struct pre *h = container_of(t, struct pre, t.nc.tm);
 
 	(void)l;
 	if (h->linger)
@@ -320,14 +320,14 @@ static int pre_start(struct worker *w, int fd, uint16_t tls_port, int proxy)
 
 	if (!h)
 		return -1;
-	*h = (struct pre){ .t = { .ev = { fd, pre_io }, .x = { .fd = fd }, .tm = { 0, 0, pre_timeout }, .w = w,
-				  .stp = TC_NO_SLOT },
+	*h = (struct pre){ .t = { .nc = { .ev = { fd, pre_io }, .x = { .fd = fd }, .tm = { 0, 0, pre_timeout },
+					 .proto = TC_NO_SLOT }, .w = w },
 			   .tls_port = tls_port, .proxy = (uint8_t)proxy,
 			   .alt_port = (tls_port && !cfg.no_h3 && !cfg.no_alt_svc) ? tls_port : 0 };
 	tc_add(&w->hs, &h->t);
 	conn_open(w);
-	if (loop_watch(&w->loop, &h->t.ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0 ||
-	    loop_arm(&w->loop, &h->t.tm, w->loop.now_us + cfg.head_ms * 1000) < 0) {
+	if (loop_watch(&w->loop, &h->t.nc.ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0 ||
+	    loop_arm(&w->loop, &h->t.nc.tm, w->loop.now_us + cfg.head_ms * 1000) < 0) {
 		pre_close(h, SPR_ERROR);
 		return 0;
 	}
@@ -375,6 +375,14 @@ void sess_drain(struct worker *w)
 	pre_close_all(w);
 	for (int i = 0; i < P_MAX; i++)
 		protocols[i]->drain(w);
+}
+
+void sess_trim(struct worker *w)
+{
+	tc_set_free(&w->hs);
+	for (int i = 0; i < P_MAX; i++)
+		if (protocols[i]->trim)
+			protocols[i]->trim(w);
 }
 
 void sess_thread_free(struct worker *w)

@@ -25,6 +25,9 @@ void sess_free(void);
  * closes every connection it still has first */
 int sess_thread_init(struct worker *w);
 void sess_thread_free(struct worker *w);
+/* a crowd left: the connections every protocol keeps for reuse, and its
+ * pooled buffers and streams, back to malloc (the worker trims its heap) */
+void sess_trim(struct worker *w);
 /* the protocols' own sockets on <la> (QUIC on its TLS port) */
 int sess_listen(struct worker *w, const struct listen_addr *la);
 

@@ -31,35 +31,35 @@ void tc_put(struct tc_set *s, struct tconn *t)
 /* its socket closed and forgotten by the loop, then recycled */
 static void tc_close(struct tc_set *s, struct tconn *t)
 {
-	if (t->ev.fd >= 0)
-		close(t->ev.fd);
-	t->ev.fd = t->x.fd = -1;
-	loop_drop(s->loop, &t->ev);
-	t->x.rio = NULL;
+	if (t->nc.ev.fd >= 0)
+		close(t->nc.ev.fd);
+	t->nc.ev.fd = t->nc.x.fd = -1;
+	loop_drop(s->loop, &t->nc.ev);
+	t->nc.x.rio = NULL;
 	tc_put(s, t);
 }
 
 static void tc_count_end(struct tc_set *s, struct tconn *t, uint32_t nreq)
 {
-	if (t->flags & TC_MOVED) {
-		if (t->stp != TC_NO_SLOT)
-			st_conn_moved(s->st, (enum st_proto)t->stp);
+	if (t->nc.flags & TC_MOVED) {
+		if (t->nc.proto != TC_NO_SLOT)
+			st_conn_moved(s->st, (enum st_proto)t->nc.proto);
 		return;
 	}
 	s->k->gone(t->w);
-	if (t->stp != TC_NO_SLOT)
-		st_conn_close(s->st, (enum st_proto)t->stp, nreq, t->why);
+	if (t->nc.proto != TC_NO_SLOT)
+		st_conn_close(s->st, (enum st_proto)t->nc.proto, nreq, t->nc.why);
 }
 
 void tc_end(struct tc_set *s, struct tconn *t, uint32_t nreq)
 {
-	loop_cancel(s->loop, &t->tm);
+	loop_cancel(s->loop, &t->nc.tm);
 	tc_release(t);
 	list_del(&t->node);
 	s->n--;
 	tc_count_end(s, t, nreq);
 	/* WHY: the ring may still read into its buffers or send from them */
-	if (t->x.rio && rio_close(t->x.rio))
+	if (t->nc.x.rio && rio_close(t->nc.x.rio))
 		list_add(&s->zombies, &t->node);
 	else
 		tc_close(s, t);

@@ -52,7 +52,7 @@ void tc_set_init(struct tc_set *s, const struct tc_kind *k, struct loop *l, stru
  * released, then kept or freed */
 void tc_put(struct tc_set *s, struct tconn *t);
 /* <t> ends: its timer cancelled, its TLS ended, off live, its close
- * counted by t->why (or its move, TC_MOVED); then on zombies while the ring
+ * counted by t->nc.why (or its move, TC_MOVED); then on zombies while the ring
  * still works on it, else its socket closed, released, kept or freed */
 void tc_end(struct tc_set *s, struct tconn *t, uint32_t nreq);
 /* the last ring operation of a zombie completed: it goes as tc_end's did */
@@ -61,7 +61,8 @@ void tc_zombie_done(struct tc_set *s, struct tconn *t);
 void tc_drain(struct tc_set *s, void (*fn)(struct tconn *t));
 /* <fn>, which ends the connection it is given, on every live one */
 void tc_close_all(struct tc_set *s, void (*fn)(struct tconn *t));
-/* the thread ends: the kept connections freed (the ring drained before) */
+/* the kept connections freed: the thread ends (the ring drained before),
+ * or a crowd left (none of them is the ring's: it finished with each) */
 void tc_set_free(struct tc_set *s);
 
 /* the protocol's struct around base <t> */
@@ -82,13 +83,13 @@ static inline void *tc_get(struct tc_set *s)
 	return tc_conn(s, list_elem(n, struct tconn, node));
 }
 
-/* <t>, set up (w, stp), is open: live, counted in its stats slot */
+/* <t>, set up (w, nc.proto), is open: live, counted in its stats slot */
 static inline void tc_add(struct tc_set *s, struct tconn *t)
 {
 	list_add(&s->live, &t->node);
 	s->n++;
-	if (t->stp != TC_NO_SLOT)
-		st_conn_open(s->st, (enum st_proto)t->stp);
+	if (t->nc.proto != TC_NO_SLOT)
+		st_conn_open(s->st, (enum st_proto)t->nc.proto);
 }
 
 #endif

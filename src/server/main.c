@@ -19,6 +19,7 @@
 #include "stats_srv.h"
 #include "tls_ctx.h"
 #include "tls_keys.h"
+#include "tls_mem.h"
 #include "worker.h"
 
 static void announce(void)
@@ -168,7 +169,10 @@ static int check_only(void)
 int main(int argc, char **argv)
 {
 	sigset_t set;
-	int r = config_parse(argc, argv);
+	int r;
+
+	tls_mem_init(0);
+	r = config_parse(argc, argv);
 
 	if (r)
 		return r > 0 ? 0 : 2;
@@ -201,6 +205,7 @@ int main(int argc, char **argv)
 	mallopt(M_TRIM_THRESHOLD, 32 << 20);
 	if (prepare() < 0)
 		return 2;
+	tls_mem_pooled();
 	stats_out_init();
 	if (stats_listen() < 0 || alog_start() < 0)
 		return 2;

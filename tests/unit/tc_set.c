@@ -1,4 +1,4 @@
-/* Unit tests of a protocol's connection set (tc_set.c): its start and end accounting, the recycling bound, drain, close-all, zombies on the ring, free at thread end. */
+/* Unit tests of a protocol's connection set (tc_set.c): its start and end accounting, the recycling bound, drain, close-all, zombies on the ring, free at thread end or mid-life (a trim). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -48,11 +48,11 @@ static struct conn *open_one(int id, int fd, unsigned why)
 	c->id = id;
 	c->released = 0;
 	c->t.w = &w;
-	c->t.ev = (struct ev){ fd, NULL };
-	c->t.x = (struct xprt){ .fd = fd };
-	c->t.flags = 0;
-	c->t.stp = SP_H1;
-	c->t.why = (uint8_t)why;
+	c->t.nc.ev = (struct ev){ fd, NULL };
+	c->t.nc.x = (struct xprt){ .fd = fd };
+	c->t.nc.flags = 0;
+	c->t.nc.proto = SP_H1;
+	c->t.nc.why = (uint8_t)why;
 	tc_add(&set, &c->t);
 	return c;
 }
@@ -103,14 +103,14 @@ static void accounting(void)
 	opened = ctr_get(&w.st.conn_open[SP_H1]);
 	closed = ctr_get(&w.st.conn_closed[SP_H1]);
 	c = open_one(2, -1, SC_UNSET);
-	c->t.flags |= TC_MOVED;
+	c->t.nc.flags |= TC_MOVED;
 	tc_end(&set, &c->t, 1);
 	is_int(ctr_get(&w.st.conn_open[SP_H1]) - opened, 0, "a connection that moved on is not counted open");
 	ok(ctr_get(&w.st.conn_closed[SP_H1]) == closed && gone == 1, "... nor closed, nor gone");
 
 	/* no slot: the session's connection before its protocol */
 	c = open_one(3, -1, SC_UNSET);
-	c->t.stp = TC_NO_SLOT;
+	c->t.nc.proto = TC_NO_SLOT;
 	tc_end(&set, &c->t, 0);
 	ok(ctr_get(&w.st.conn_closed[SP_H1]) == closed && gone == 2, "a connection without a slot: gone, not counted closed");
 	tc_set_free(&set);
@@ -143,6 +143,27 @@ static void bound(void)
 	tc_set_free(&set);
 }
 
+/* a crowd left (the worker's trim): the kept ones freed while others
+ * live, the live untouched, and the recycling goes on after */
+static void trim_midlife(void)
+{
+	struct conn *c[3];
+
+	set_up();
+	for (int i = 0; i < 3; i++)
+		c[i] = open_one(i, -1, SC_PEER);
+	tc_end(&set, &c[0]->t, 1);
+	tc_end(&set, &c[1]->t, 1);
+	is_int(set.free.n, 2, "two ended, kept");
+	tc_set_free(&set);
+	ok(set.free.n == 0 && set.free.l.next == &set.free.l, "the kept ones freed, the list empty");
+	ok(set.n == 1 && set.live.next == &c[2]->t.node, "the live one untouched");
+	tc_end(&set, &c[2]->t, 1);
+	is_int(set.free.n, 1, "the next ended one kept again");
+	ok(tc_get(&set) == c[2] && set.free.n == 0, "and given to the next connection");
+	free(c[2]);
+}
+
 /* the drain's callback: ends the even ones ("idle"), leaves the others */
 static int drained_seen;
 
@@ -152,7 +173,7 @@ static void drain_even(struct tconn *t)
 
 	drained_seen |= 1 << c->id;
 	if (!(c->id & 1)) {
-		c->t.why = SC_DRAIN;
+		c->t.nc.why = SC_DRAIN;
 		tc_end(&set, t, 0);
 	}
 }
@@ -209,7 +230,7 @@ static void zombies(void)
 		abort();
 	struct conn *c = open_one(9, sv[0], SC_PEER);
 	rio_init(&c->rio, w.loop.ring, sv[0], zombie_wake, NULL);
-	c->t.x.rio = &c->rio;
+	c->t.nc.x.rio = &c->rio;
 	c->rio.st = RIO_WANT;
 	rio_arm(&c->rio, buf, sizeof(buf));
 	tc_end(&set, &c->t, 1);
@@ -231,6 +252,7 @@ int main(void)
 		abort();
 	accounting();
 	bound();
+	trim_midlife();
 	drain_and_close_all();
 	zombies();
 	return done_testing();

@@ -1,4 +1,4 @@
-/* Unit tests of OpenSSL's allocator on szpool: installed before its first block (not under ASan), OpenSSL's own rules for 0 bytes kept, a freed block reused. */
+/* Unit tests of OpenSSL's allocator on szpool: installed before its first block (not under ASan), exact blocks until tls_mem_pooled(), OpenSSL's own rules for 0 bytes kept, a freed block reused. */
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <string.h>
@@ -9,11 +9,21 @@
 
 int main(void)
 {
-	int r = tls_mem_init();
-	unsigned char *p, *q, md[EVP_MAX_MD_SIZE];
+	int r = tls_mem_init(0);
+	unsigned char *p, *q, *e, md[EVP_MAX_MD_SIZE];
 	unsigned n = 0;
 
 	is_int(r, SZP_POOLED ? 1 : 0, "installed before OpenSSL's first block (not under ASan)");
+	e = OPENSSL_malloc(100);
+	OPENSSL_free(e);
+	p = OPENSSL_malloc(100);
+	OPENSSL_free(p);
+	tls_mem_pooled();
+	q = OPENSSL_malloc(100);
+	OPENSSL_free(q);
+	ok(!SZP_POOLED || OPENSSL_malloc(100) == q, "pooled from tls_mem_pooled(): a freed block is the next of its class");
+	ok(!SZP_POOLED || (e != q && p != q), "... and not before: the set-up's blocks went back to malloc, not to a pool");
+	OPENSSL_free(q);
 	p = OPENSSL_malloc(100);
 	OPENSSL_free(p);
 	q = OPENSSL_malloc(100);

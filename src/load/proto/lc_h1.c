@@ -207,12 +207,12 @@ static int lc_h1_io(struct lc_conn *c)
 	uint64_t sent;
 	int r;
 
-	while (c->rd_ready) {
+	while (c->nc.flags & NC_RD_READY) {
 		int drained;
-		long n = xprt_recv(&c->x, c->in + c->in_len, c->in_size - c->in_len, &drained);
+		long n = xprt_recv(&c->nc.x, c->in + c->in_len, c->in_size - c->in_len, &drained);
 
-		if (drained && !c->rdhup) /* WHY: a FIN with the last bytes raises no new edge */
-			c->rd_ready = 0;
+		if (drained && !(c->nc.flags & NC_RDHUP)) /* WHY: a FIN with the last bytes raises no new edge */
+			c->nc.flags &= ~NC_RD_READY;
 		if (n == XPRT_AGAIN)
 			break;
 		if (n == 0 && h1->body && h1->close && c->inflight) {
@@ -238,15 +238,15 @@ static int lc_h1_io(struct lc_conn *c)
 			return 1;
 	}
 	h1_fill(c);
-	if (oq_pending(&c->oq) && c->wr_ready) {
-		r = oq_flush(&c->oq, &c->x, &sent);
+	if (oq_pending(&c->oq) && (c->nc.flags & NC_WR_READY)) {
+		r = oq_flush(&c->oq, &c->nc.x, &sent);
 
 		if (r == -1) {
 			lc_error(c, E_RESET);
 			return -1;
 		}
 		if (r == HX_AGAIN)
-			c->wr_ready = 0;
+			c->nc.flags &= ~NC_WR_READY;
 	}
 	return 0;
 }

@@ -255,11 +255,11 @@ static int h2_send(struct lc_conn *c, nghttp2_session *s)
 		int r;
 
 		if (oq_sc_room(&c->oq) < 16384 || oq_iov_room(&c->oq) < 4) {
-			r = oq_flush(&c->oq, &c->x, &sent);
+			r = oq_flush(&c->oq, &c->nc.x, &sent);
 			if (r == -1)
 				return -1;
 			if (r == HX_AGAIN) {
-				c->wr_ready = 0;
+				c->nc.flags &= ~NC_WR_READY;
 				return 0;
 			}
 		}
@@ -272,13 +272,13 @@ static int h2_send(struct lc_conn *c, nghttp2_session *s)
 			return -1; /* a frame bigger than the scratch: never from a client */
 		oq_copy(&c->oq, data, (size_t)n);
 	}
-	if (oq_pending(&c->oq) && c->wr_ready) {
-		int r = oq_flush(&c->oq, &c->x, &sent);
+	if (oq_pending(&c->oq) && (c->nc.flags & NC_WR_READY)) {
+		int r = oq_flush(&c->oq, &c->nc.x, &sent);
 
 		if (r == -1)
 			return -1;
 		if (r == HX_AGAIN)
-			c->wr_ready = 0;
+			c->nc.flags &= ~NC_WR_READY;
 	}
 	return 0;
 }
@@ -292,7 +292,7 @@ static void lc_h2_bye(struct lc_conn *c)
 	if (lc_bufs_take(c) < 0 || nghttp2_submit_goaway(s, NGHTTP2_FLAG_NONE, nghttp2_session_get_last_proc_stream_id(s),
 							  NGHTTP2_NO_ERROR, NULL, 0))
 		return;
-	c->wr_ready = 1; /* WHY: one try, whatever the last write met */
+	c->nc.flags |= NC_WR_READY; /* WHY: one try, whatever the last write met */
 	h2_send(c, s);
 }
 
@@ -300,12 +300,12 @@ static int lc_h2_io(struct lc_conn *c)
 {
 	nghttp2_session *s = c->proto_state;
 
-	while (c->rd_ready) {
+	while (c->nc.flags & NC_RD_READY) {
 		int drained;
-		long n = xprt_recv(&c->x, c->in, c->in_size, &drained);
+		long n = xprt_recv(&c->nc.x, c->in, c->in_size, &drained);
 
-		if (drained && !c->rdhup) /* WHY: a FIN with the last bytes raises no new edge */
-			c->rd_ready = 0;
+		if (drained && !(c->nc.flags & NC_RDHUP)) /* WHY: a FIN with the last bytes raises no new edge */
+			c->nc.flags &= ~NC_RD_READY;
 		if (n == XPRT_AGAIN)
 			break;
 		/* WHY no error: the server closes once a graceful GOAWAY's streams are done */

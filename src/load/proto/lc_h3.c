@@ -158,7 +158,7 @@ static const ngtcp2_callbacks q_cbs = {
 static int q_write(struct q *q, ngtcp2_tstamp now)
 {
 	struct qw_tally w = { 0 };
-	struct qw_out o = { q->c->x.fd, NULL, 0, q->c->t->qbuf, 0, &w };
+	struct qw_out o = { q->c->nc.x.fd, NULL, 0, q->c->t->qbuf, 0, &w };
 	struct qw_srcs srcs = { 0 };
 	int rv;
 
@@ -331,7 +331,7 @@ static int q_recv(struct q *q, uint8_t *buf, struct q_reads *r)
 						    .msg_controllen = sizeof(r->ctrl[i].b) };
 	}
 	do
-		n = recvmmsg(q->c->x.fd, r->mm, LC_QRX_MSGS, 0, NULL);
+		n = recvmmsg(q->c->nc.x.fd, r->mm, LC_QRX_MSGS, 0, NULL);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return errno == EAGAIN ? 0 : -1;
@@ -390,7 +390,7 @@ static int q_read_all(struct q *q)
 		t->held_us = 0;
 	} while (!rv && n == LC_QRX_MSGS);
 	if (!rv)
-		q->c->rd_ready = 0; /* WHY: read empty; its next datagram is an edge (EPOLLET) */
+		q->c->nc.flags &= ~NC_RD_READY; /* WHY: read empty; its next datagram is an edge (EPOLLET) */
 	return rv;
 }
 
@@ -400,7 +400,7 @@ static int q_read_all(struct q *q)
 static int lc_h3_io(struct lc_conn *c)
 {
 	struct q *q = c->proto_state;
-	int rv = c->rd_ready ? q_read_all(q) : 0;
+	int rv = (c->nc.flags & NC_RD_READY) ? q_read_all(q) : 0;
 
 	if (rv)
 		return rv;
@@ -489,12 +489,12 @@ static int lc_h3_open(struct lc_conn *c)
 	q->tm = (struct timer){ 0, 0, q_timer };
 	q->locallen = sizeof(q->local);
 	getsockname(fd, (struct sockaddr *)&q->local, &q->locallen);
-	c->x = (struct xprt){ .fd = fd };
+	c->nc.x = (struct xprt){ .fd = fd };
 	c->proto_state = q;
 	for (int i = 0; i < lc_o->depth; i++)
 		c->ex[i].id = -1;
-	c->ev.fd = fd;
-	if (q_new(q, c) < 0 || loop_watch(&c->t->loop, &c->ev, EPOLLIN | EPOLLET) < 0)
+	c->nc.ev.fd = fd;
+	if (q_new(q, c) < 0 || loop_watch(&c->t->loop, &c->nc.ev, EPOLLIN | EPOLLET) < 0)
 		return -1;
 	/* WHY requests: with --0rtt and a session, they go with the ClientHello */
 	return q_send_round(q, ts());
@@ -513,7 +513,7 @@ static void q_goodbye(struct q *q)
 	ngtcp2_path_storage_zero(&ps);
 	ngtcp2_connection_close_error_set_application_error(&ccerr, NGHTTP3_H3_NO_ERROR, NULL, 0);
 	n = ngtcp2_conn_write_connection_close(q->conn, &ps.path, &pi, buf, sizeof(buf), &ccerr, ts());
-	if (n > 0 && send(q->c->x.fd, buf, (size_t)n, 0) < 0)
+	if (n > 0 && send(q->c->nc.x.fd, buf, (size_t)n, 0) < 0)
 		return; /* WHY: best effort; the server's idle timeout ends it otherwise */
 }
 

@@ -49,18 +49,18 @@ static ssize_t recv_cb(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
 		w->pre_off += (uint32_t)n;
 		return n;
 	}
-	if (!c->rd_ready) {
+	if (!(c->nc.flags & NC_RD_READY)) {
 		wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
 		return -1;
 	}
-	n = xprt_recv(&c->x, buf, len, &drained);
-	if (drained && !c->rdhup)
-		c->rd_ready = 0;
+	n = xprt_recv(&c->nc.x, buf, len, &drained);
+	if (drained && !(c->nc.flags & NC_RDHUP))
+		c->nc.flags &= ~NC_RD_READY;
 	if (n > 0) {
 		return n;
 	}
 	if (n == XPRT_AGAIN) {
-		c->rd_ready = 0;
+		c->nc.flags &= ~NC_RD_READY;
 		wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
 		return -1;
 	}
@@ -76,15 +76,15 @@ static ssize_t send_cb(wslay_event_context_ptr ctx, const uint8_t *data, size_t 
 	long n;
 
 	(void)flags;
-	if (!w->c->wr_ready) {
+	if (!(w->c->nc.flags & NC_WR_READY)) {
 		wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
 		return -1;
 	}
-	n = xprt_writev(&w->c->x, &iov, 1, 0);
+	n = xprt_writev(&w->c->nc.x, &iov, 1, 0);
 	if (n > 0)
 		return n;
 	if (n == XPRT_AGAIN || n == 0) {
-		w->c->wr_ready = 0;
+		w->c->nc.flags &= ~NC_WR_READY;
 		wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
 		return -1;
 	}
@@ -223,12 +223,12 @@ static int ws_io(struct lc_conn *c)
 	struct wsl *w = wsl_of(c);
 	uint64_t sent;
 
-	while (!w->up && c->rd_ready) {
+	while (!w->up && (c->nc.flags & NC_RD_READY)) {
 		int drained;
-		long n = xprt_recv(&c->x, c->in + c->in_len, c->in_size - c->in_len, &drained);
+		long n = xprt_recv(&c->nc.x, c->in + c->in_len, c->in_size - c->in_len, &drained);
 
-		if (drained && !c->rdhup)
-			c->rd_ready = 0;
+		if (drained && !(c->nc.flags & NC_RDHUP))
+			c->nc.flags &= ~NC_RD_READY;
 		if (n == XPRT_AGAIN)
 			break;
 		if (n <= 0)
@@ -241,19 +241,19 @@ static int ws_io(struct lc_conn *c)
 			return -1;
 	}
 	if (!w->up) {
-		if (oq_pending(&c->oq) && c->wr_ready && oq_flush(&c->oq, &c->x, &sent) == -1)
+		if (oq_pending(&c->oq) && (c->nc.flags & NC_WR_READY) && oq_flush(&c->oq, &c->nc.x, &sent) == -1)
 			return lc_error(c, E_RESET), -1;
 		return 0;
 	}
 	/* WHY a loop: wslay stops at a short read (a TLS record's end) */
-	for (int turn = 0; turn < 64 && (c->rd_ready || w->pre_off < c->in_len); turn++)
+	for (int turn = 0; turn < 64 && ((c->nc.flags & NC_RD_READY) || w->pre_off < c->in_len); turn++)
 		if (wslay_event_recv(w->ctx) || w->failed)
 			return lc_error(c, E_RESET), -1;
 	if (w->pre_off == c->in_len) /* WHY: wslay read what followed the 101: the buffer may go back */
 		c->in_len = w->pre_off = 0;
 	ws_fill(c, w);
 	/* WHY a loop: wslay returns after a partial write */
-	for (int turn = 0; turn < 64 && c->wr_ready && wslay_event_want_write(w->ctx); turn++)
+	for (int turn = 0; turn < 64 && (c->nc.flags & NC_WR_READY) && wslay_event_want_write(w->ctx); turn++)
 		if (wslay_event_send(w->ctx) || w->failed)
 			return lc_error(c, E_RESET), -1;
 	/* WHY 1: the server closed the WebSocket (ws=gen after n=): a new one */

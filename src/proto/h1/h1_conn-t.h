@@ -20,8 +20,8 @@
 #include "xprt.h"
 
 /* connection flags */
-#define H1C_RD_READY  TC_RD_READY
-#define H1C_WR_READY  TC_WR_READY
+#define H1C_RD_READY  NC_RD_READY
+#define H1C_WR_READY  NC_WR_READY
 #define H1C_EOF       0x0004 /* the peer shut its side */
 #define H1C_KEEP      0x0008 /* keep alive after the current response */
 #define H1C_HEAD_OUT  0x0010 /* the current response head is staged */
@@ -31,7 +31,7 @@
 #define H1C_HEAD_END  0x0100 /* the whole head, padding included, is staged */
 #define H1C_SHUT      0x0200 /* write side shut (lingering close) */
 #define H1C_HANDOFF   TC_MOVED /* the socket went to another protocol */
-#define H1C_RDHUP     TC_RDHUP
+#define H1C_RDHUP     NC_RDHUP
 #define H1C_NOSPLICE  0x2000 /* the rest of this body goes by writev */
 #define H1C_FRESH     0x4000 /* t_recv's bytes have ended no head yet */
 
@@ -46,7 +46,7 @@ enum h1_state {
 };
 
 struct h1c {
-	struct tconn t;      /* first: ev, x, tm, w, node, flags, why, stp (SP_H1, SP_H1TLS), last_act */
+	struct tconn t;      /* first: nc (ev, x, tm, last_act, flags, why, proto: SP_H1, SP_H1TLS), w, node */
 	uint8_t st;
 	uint8_t next_st;     /* the state after H1S_UNTIL */
 	uint8_t minor;       /* HTTP/1.<minor> of the current request */

@@ -97,16 +97,16 @@ static int h1_handoff(struct h1c *c, enum proto_id to, const char *buf, size_t l
 			     .settings = up && to == P_H2 ? c->settings : (struct ist){ NULL, 0 }, .ex = up,
 			     .ci = c->ci };
 	/* WHY no ring: that transport is this connection's; the next makes its own */
-	struct xprt x = { .fd = c->t.x.fd, .ssl = c->t.x.ssl };
+	struct xprt x = { .fd = c->t.nc.x.fd, .ssl = c->t.nc.x.ssl };
 
 	if (sess_switch(c->t.w, to, &x, &h) < 0) {
 		h1_kill(c, 0, SC_ERROR);
 		return 0;
 	}
-	c->t.x.ssl = NULL;
+	c->t.nc.x.ssl = NULL;
 	c->ci = NULL;
-	c->t.x.fd = c->t.ev.fd = -1;
-	c->t.flags |= H1C_DEAD | H1C_HANDOFF;
+	c->t.nc.x.fd = c->t.nc.ev.fd = -1;
+	c->t.nc.flags |= H1C_DEAD | H1C_HANDOFF;
 	return 0;
 }
 
@@ -117,20 +117,20 @@ static int h1_handoff(struct h1c *c, enum proto_id to, const char *buf, size_t l
 static long h1_recv(struct h1c *c)
 {
 	int drained;
-	long n = xprt_recv(&c->t.x, c->in + c->wr, c->in_size - c->wr, &drained);
+	long n = xprt_recv(&c->t.nc.x, c->in + c->wr, c->in_size - c->wr, &drained);
 
 	/* WHY: a FIN that came with the last bytes raises no further edge */
-	if (drained && !(c->t.flags & H1C_RDHUP))
-		c->t.flags &= ~H1C_RD_READY;
+	if (drained && !(c->t.nc.flags & H1C_RDHUP))
+		c->t.nc.flags &= ~H1C_RD_READY;
 	if (n > 0) {
 		c->wr += (uint32_t)n;
 		c->t_recv = clock_ns();
-		c->t.flags |= H1C_FRESH;
-		c->t.last_act = c->t.w->loop.now_ms;
+		c->t.nc.flags |= H1C_FRESH;
+		c->t.nc.last_act = c->t.w->loop.now_ms;
 		ctr_add(c->t.w->st.bytes_in, (uint64_t)n);
 	} else if (n == 0) {
-		c->t.flags |= H1C_EOF;
-		c->t.flags &= ~H1C_RD_READY;
+		c->t.nc.flags |= H1C_EOF;
+		c->t.nc.flags &= ~H1C_RD_READY;
 	}
 	return n;
 }
@@ -144,7 +144,7 @@ static int h1_flush(struct h1c *c)
 
 static int h1_linger(struct h1c *c)
 {
-	c->t.flags &= ~H1C_KEEP;
+	c->t.nc.flags &= ~H1C_KEEP;
 	c->st = H1S_LINGER;
 	c->until = c->t.w->loop.now_us + LINGER_US;
 	return 1;
@@ -153,13 +153,13 @@ static int h1_linger(struct h1c *c)
 /* the connection cannot go on: answer <status> with <why>, then close */
 static int h1_fail(struct h1c *c, uint16_t status, const char *why)
 {
-	if (c->t.why == SC_UNSET)
-		c->t.why = status == 408 ? SC_TIMEOUT : SC_BAD;
+	if (c->t.nc.why == SC_UNSET)
+		c->t.nc.why = status == 408 ? SC_TIMEOUT : SC_BAD;
 	ctr_add(&c->t.w->st.errors, 1);
 	st_bad(&c->t.w->st, status);
-	ctr_add(&c->t.w->st.resp[c->t.stp][status / 100 % 10], 1);
+	ctr_add(&c->t.w->st.resp[c->t.nc.proto][status / 100 % 10], 1);
 	if (cfg.debug)
-		log_debug("thread %d fd %d: %u %s", c->t.w->id, c->t.ev.fd, status, why);
+		log_debug("thread %d fd %d: %u %s", c->t.w->id, c->t.nc.ev.fd, status, why);
 	h1_stage_error(c, status, why);
 	return h1_linger(c);
 }
@@ -168,9 +168,9 @@ static int h1_do_linger(struct h1c *c)
 {
 	if (h1_flush(c))
 		return 0;
-	if (!(c->t.flags & H1C_SHUT)) {
+	if (!(c->t.nc.flags & H1C_SHUT)) {
 		tc_shut(&c->t);
-		c->t.flags |= H1C_SHUT;
+		c->t.nc.flags |= H1C_SHUT;
 	}
 	/* WHY: drain what the peer still sends so that close() does not turn
 	 * into a RST that destroys the response in flight */
@@ -178,7 +178,7 @@ static int h1_do_linger(struct h1c *c)
 		long n;
 
 		c->rd = c->wr = 0;
-		if (!(c->t.flags & H1C_RD_READY) && !(c->t.flags & H1C_EOF))
+		if (!(c->t.nc.flags & H1C_RD_READY) && !(c->t.nc.flags & H1C_EOF))
 			return 0;
 		n = h1_recv(c);
 		if (n == 0 || n == XPRT_ERROR) {
@@ -252,7 +252,7 @@ static int body_step(struct h1c *c, uint64_t cap)
 		memmove(c->in + c->hend, c->in + c->rd, left);
 		c->rd = c->hend;
 		c->wr = c->hend + left;
-		if (!(c->t.flags & H1C_RD_READY))
+		if (!(c->t.nc.flags & H1C_RD_READY))
 			return 0;
 		n = h1_recv(c);
 		if (n == XPRT_AGAIN)
@@ -268,7 +268,7 @@ static int body_step(struct h1c *c, uint64_t cap)
 
 static void h1_next(struct h1c *c)
 {
-	c->t.flags &= ~(H1C_HEAD_OUT | H1C_HEAD_END | H1C_TRL_OUT | H1C_CONTINUE);
+	c->t.nc.flags &= ~(H1C_HEAD_OUT | H1C_HEAD_END | H1C_TRL_OUT | H1C_CONTINUE);
 	c->t_first = 0;
 	c->st = H1S_HEAD;
 }
@@ -299,7 +299,7 @@ __attribute__((cold, noinline)) static int h1_hint(struct h1c *c)
 	oq_ref(&c->oq, eh, sizeof(eh) - 1);
 	oq_ref(&c->oq, f->val, f->vlen);
 	oq_ref(&c->oq, "\r\n\r\n", 4);
-	ctr_add(&c->t.w->st.resp[c->t.stp][1], 1);
+	ctr_add(&c->t.w->st.resp[c->t.nc.proto][1], 1);
 	return h1_flush(c) == -1 ? -1 : 0;
 }
 
@@ -327,9 +327,9 @@ static int h1_got_head(struct h1c *c, int n)
 	 * request's CPU. A head after it in the same bytes (pipelined) waited
 	 * for the answers before it: its own read, as X-rsp times the server
 	 * from the moment it takes a request up */
-	if (c->t.flags & H1C_FRESH) {
+	if (c->t.nc.flags & H1C_FRESH) {
 		c->ex->rq.t_head = c->t_recv;
-		c->t.flags &= ~H1C_FRESH;
+		c->t.nc.flags &= ~H1C_FRESH;
 	} else {
 		c->ex->rq.t_head = clock_ns();
 	}
@@ -364,7 +364,7 @@ static int h1_got_head(struct h1c *c, int n)
 	c->ws_key = in.ws_key;
 	if ((c->info & H1I_WS) || c->ex->plan.ws)
 		ex_ws(c->ex, !!(c->info & H1I_WS));
-	c->ex->rq.client = cinfo_for((struct cpeer){ c->t.x.fd, NULL, &c->ci }, c->ex);
+	c->ex->rq.client = cinfo_for((struct cpeer){ c->t.nc.x.fd, NULL, &c->ci }, c->ex);
 	return 0;
 }
 
@@ -372,14 +372,14 @@ static int h1_got_head(struct h1c *c, int n)
  * there): HTTP/2 takes the socket over right after */
 static int h1_flush_now(struct h1c *c)
 {
-	struct rio *rio = c->t.x.rio;
+	struct rio *rio = c->t.nc.x.rio;
 	int r;
 
 	if (rio && (rio->st & RIO_TX))
 		return HX_AGAIN;
-	c->t.x.rio = NULL;
+	c->t.nc.x.rio = NULL;
 	r = h1_flush(c);
-	c->t.x.rio = rio;
+	c->t.nc.x.rio = rio;
 	return r;
 }
 
@@ -389,7 +389,7 @@ static int h1_upgrade(struct h1c *c)
 	static const char sw[] = "HTTP/1.1 101 Switching Protocols\r\n"
 				 "Connection: Upgrade\r\nUpgrade: h2c\r\n\r\n";
 	if (h1_flush_now(c)) /* earlier responses first; if they cannot go, no upgrade */
-		return c->t.flags & H1C_DEAD ? 0 : h1_ready(c);
+		return c->t.nc.flags & H1C_DEAD ? 0 : h1_ready(c);
 	oq_ref(&c->oq, sw, sizeof(sw) - 1);
 	if (h1_flush_now(c)) {
 		h1_kill(c, 0, SC_PEER);
@@ -408,7 +408,7 @@ static int h1_ws_upgrade(struct h1c *c)
 	char key[29];
 
 	if (h1_flush_now(c))
-		return c->t.flags & H1C_DEAD ? 0 : h1_ready(c);
+		return c->t.nc.flags & H1C_DEAD ? 0 : h1_ready(c);
 	ws_accept_of(c->ws_key.ptr, c->ws_key.len, key);
 	oq_ref(&c->oq, sw, sizeof(sw) - 1);
 	oq_copy(&c->oq, key, strlen(key));
@@ -417,7 +417,7 @@ static int h1_ws_upgrade(struct h1c *c)
 		oq_copy(&c->oq, xc.ptr, xc.len);
 	}
 	oq_ref(&c->oq, "\r\n\r\n", 4);
-	ctr_add(&c->t.w->st.resp[c->t.stp][1], 1);
+	ctr_add(&c->t.w->st.resp[c->t.nc.proto][1], 1);
 	if (h1_flush_now(c)) {
 		h1_kill(c, 0, SC_PEER);
 		return 0;
@@ -430,7 +430,7 @@ static int h1_preface(struct h1c *c)
 {
 	int r;
 
-	if (c->nreq || c->t.x.ssl || (r = sess_preface(c->in + c->rd, c->wr - c->rd)) == 0)
+	if (c->nreq || c->t.nc.x.ssl || (r = sess_preface(c->in + c->rd, c->wr - c->rd)) == 0)
 		return 0;
 	if (r == HX_AGAIN)
 		return HX_AGAIN;
@@ -453,8 +453,8 @@ static int h1_route(struct h1c *c)
 	if (c->t.w->draining || (unlikely(c->max_req) && c->nreq >= c->max_req))
 		keep = 0;
 	c->idle_ms = ex_idle_ms(c->ex, c->idle_ms);
-	c->t.flags = (c->t.flags & ~H1C_KEEP) | (keep ? H1C_KEEP : 0);
-	if ((c->info & H1I_UPGRADE) && !has_body && c->minor && !c->t.x.ssl)
+	c->t.nc.flags = (c->t.nc.flags & ~H1C_KEEP) | (keep ? H1C_KEEP : 0);
+	if ((c->info & H1I_UPGRADE) && !has_body && c->minor && !c->t.nc.x.ssl)
 		return h1_upgrade(c);
 	if ((c->info & H1I_WS) && c->ex->plan.ws && !has_body)
 		return h1_ws_upgrade(c);
@@ -462,14 +462,14 @@ static int h1_route(struct h1c *c)
 		return h1_ready(c);
 	if (!ex_answer_early(c->ex, 0)) {
 		if ((c->info & H1I_EXPECT) && c->rd == c->wr && c->minor)
-			c->t.flags |= H1C_CONTINUE;
+			c->t.nc.flags |= H1C_CONTINUE;
 		c->st = H1S_BODY;
 		return 1;
 	}
 	/* WHY: a client that asked 100-continue and got a final status may
 	 * never send its body: do not wait for it on a kept connection */
 	if (c->info & H1I_EXPECT)
-		c->t.flags &= ~H1C_KEEP;
+		c->t.nc.flags &= ~H1C_KEEP;
 	return h1_ready(c);
 }
 
@@ -504,11 +504,11 @@ static int h1_do_head(struct h1c *c)
 		}
 	}
 more:
-	if (c->t.flags & H1C_DEAD)
+	if (c->t.nc.flags & H1C_DEAD)
 		return 0;
-	if (c->t.flags & H1C_EOF) /* staged responses still go out */
+	if (c->t.nc.flags & H1C_EOF) /* staged responses still go out */
 		return h1_linger(c);
-	if (!(c->t.flags & H1C_RD_READY))
+	if (!(c->t.nc.flags & H1C_RD_READY))
 		return 0;
 	n = h1_recv(c);
 	if (n == XPRT_ERROR) {
@@ -523,11 +523,11 @@ static int h1_do_body(struct h1c *c)
 	uint64_t cap = ex_body_cap(c->ex);
 	int r;
 
-	if (c->t.flags & H1C_CONTINUE) {
+	if (c->t.nc.flags & H1C_CONTINUE) {
 		static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
 
 		oq_ref(&c->oq, cont, sizeof(cont) - 1);
-		c->t.flags &= ~H1C_CONTINUE;
+		c->t.nc.flags &= ~H1C_CONTINUE;
 		if (h1_flush(c) == -1)
 			return 0;
 	}
@@ -543,16 +543,16 @@ static void h1_start_response(struct h1c *c)
 	int64_t now = clock_ns();
 
 	ex_respond(c->ex, &cfg.gen, now);
-	st_response(&c->t.w->st, (enum st_proto)c->t.stp, c->ex->rs.status, now - c->ex->rq.t_head,
+	st_response(&c->t.w->st, (enum st_proto)c->t.nc.proto, c->ex->rs.status, now - c->ex->rq.t_head,
 		    c->ex->rq.flags & RQ_EARLY, c->ex->plan.ign_len);
 	if (c->t.w->alog)
-		alog_write(c->t.w, (enum st_proto)c->t.stp, c->ex, (struct cpeer){ c->t.x.fd, NULL, &c->ci }, c->nreq,
+		alog_write(c->t.w, (enum st_proto)c->t.nc.proto, c->ex, (struct cpeer){ c->t.nc.x.fd, NULL, &c->ci }, c->nreq,
 			   now - c->ex->rq.t_head);
 	c->chunk_left = 0;
-	c->t.flags &= ~(H1C_NOSPLICE | H1C_FRESH); /* WHY FRESH: a head after this answer waited for it */
+	c->t.nc.flags &= ~(H1C_NOSPLICE | H1C_FRESH); /* WHY FRESH: a head after this answer waited for it */
 	/* WHY: without a length or chunks, only the close ends the body */
 	if ((c->ex->rs.clen < 0 && !c->ex->rs.chunked && c->ex->rs.body) || c->t.w->draining)
-		c->t.flags &= ~H1C_KEEP;
+		c->t.nc.flags &= ~H1C_KEEP;
 }
 
 /* WHY: lingering is for a peer that may still be sending. One that asked to
@@ -562,15 +562,15 @@ static int h1_peer_closing(const struct h1c *c)
 {
 	int asked = c->minor ? (c->info & H1I_CLOSE) : !(c->info & H1I_KEEPALIVE);
 
-	return asked && !(c->t.flags & H1C_KEEP) && !c->t.x.ssl && c->rd == c->wr &&
-	       !(c->t.flags & H1C_RD_READY);
+	return asked && !(c->t.nc.flags & H1C_KEEP) && !c->t.nc.x.ssl && c->rd == c->wr &&
+	       !(c->t.nc.flags & H1C_RD_READY);
 }
 
 static int h1_finish(struct h1c *c)
 {
-	if (!(c->t.flags & H1C_KEEP) || c->t.w->draining) {
-		if (c->t.why == SC_UNSET)
-			c->t.why = c->t.w->draining ? SC_DRAIN : SC_SERVER;
+	if (!(c->t.nc.flags & H1C_KEEP) || c->t.w->draining) {
+		if (c->t.nc.why == SC_UNSET)
+			c->t.nc.why = c->t.w->draining ? SC_DRAIN : SC_SERVER;
 		if (oq_pending(&c->oq) || !h1_peer_closing(c))
 			return h1_linger(c);
 		h1_kill(c, 0, SC_SERVER);
@@ -588,7 +588,7 @@ static int h1_sent(struct h1c *c)
 	enum ex_act end = ex_end(c->ex); /* END, RESET or CLOSE */
 	int faulted = end != EXA_END;
 
-	if (faulted || !(c->t.flags & H1C_KEEP) || ex_pause_ms(c->ex)) {
+	if (faulted || !(c->t.nc.flags & H1C_KEEP) || ex_pause_ms(c->ex)) {
 		/* WHY: a close comes right after: MSG_MORE holds the last bytes
 		 * back so that the FIN rides in their segment */
 		int fin_next = !faulted && body_done(c) && h1_peer_closing(c);
@@ -603,8 +603,8 @@ static int h1_sent(struct h1c *c)
 	}
 	if (faulted) {
 		ctr_add(&c->t.w->st.faults[SF_CLOSE], 1);
-		if (c->t.why == SC_UNSET)
-			c->t.why = SC_FAULT;
+		if (c->t.nc.why == SC_UNSET)
+			c->t.nc.why = SC_FAULT;
 		return h1_linger(c);
 	}
 	if (!body_done(c)) {
@@ -624,17 +624,17 @@ static int h1_do_send(struct h1c *c)
 {
 	enum h1_out o;
 
-	if (!(c->t.flags & H1C_HEAD_OUT)) {
+	if (!(c->t.nc.flags & H1C_HEAD_OUT)) {
 		/* room for a whole head, or send what is queued first */
 		if (oq_sc_room(&c->oq) < 4096 || oq_iov_room(&c->oq) < 32)
 			if (!h1_push(c))
 				return 0;
 		h1_start_response(c);
 	}
-	if (!(c->t.flags & H1C_HEAD_END)) {
+	if (!(c->t.nc.flags & H1C_HEAD_END)) {
 		if (h1_stage_head(c) == H1O_FLUSH)
 			return h1_push(c);
-		c->t.flags |= H1C_HEAD_END;
+		c->t.nc.flags |= H1C_HEAD_END;
 	}
 	if (c->sp || h1_splice_ok(c)) {
 		o = h1_splice_body(c);
@@ -679,7 +679,7 @@ static int h1_do_until(struct h1c *c)
 		h1_next(c);
 		return 1;
 	}
-	if (c->t.flags & H1C_HEAD_OUT) /* the drip after a piece ended */
+	if (c->t.nc.flags & H1C_HEAD_OUT) /* the drip after a piece ended */
 		ex_resume(c->ex);
 	c->st = c->next_st;
 	return 1;
@@ -709,28 +709,28 @@ static uint64_t h1_deadline(const struct h1c *c)
 	switch (c->st) {
 	case H1S_HEAD:
 		if (c->rd == c->wr && !c->t_first)
-			d = (c->t.last_act + (c->nreq ? c->idle_ms : cfg.head_ms)) * 1000;
+			d = (c->t.nc.last_act + (c->nreq ? c->idle_ms : cfg.head_ms)) * 1000;
 		else
 			d = ((uint64_t)(c->t_first / 1000000) + cfg.head_ms) * 1000;
 		break;
 	case H1S_BODY:
 	case H1S_DRAIN:
-		d = (c->t.last_act + cfg.body_ms) * 1000;
+		d = (c->t.nc.last_act + cfg.body_ms) * 1000;
 		break;
 	case H1S_SEND:
-		d = (c->t.last_act + cfg.send_ms) * 1000;
+		d = (c->t.nc.last_act + cfg.send_ms) * 1000;
 		break;
 	default:
 		d = c->until;
 	}
 	if (oq_pending(&c->oq))
-		d = MIN(d, (c->t.last_act + cfg.send_ms) * 1000);
+		d = MIN(d, (c->t.nc.last_act + cfg.send_ms) * 1000);
 	return d;
 }
 
 static void h1_expire(struct h1c *c)
 {
-	if (oq_pending(&c->oq) && c->t.w->loop.now_ms >= c->t.last_act + cfg.send_ms) {
+	if (oq_pending(&c->oq) && c->t.w->loop.now_ms >= c->t.nc.last_act + cfg.send_ms) {
 		h1_kill(c, 1, SC_TIMEOUT); /* the client stopped reading */
 		return;
 	}
@@ -757,7 +757,7 @@ static void h1_run(struct h1c *c);
 static void h1_timer_cb(struct loop *l, struct timer *t)
 {
 	struct worker *w = worker_of(l);
-	struct h1c *c = container_of(t, struct h1c, t.tm);
+	struct h1c *c = container_of(t, struct h1c, t.nc.tm);
 
 	if (h1_buffers_take(c) < 0) {
 		h1_kill(c, 0, SC_ERROR);
@@ -775,8 +775,8 @@ static void h1_timer_need(struct h1c *c)
 {
 	uint64_t d = h1_deadline(c);
 
-	if (!timer_queued(&c->t.tm) || c->t.tm.expire > d)
-		timer_arm(&c->t.w->loop.timers, &c->t.tm, d);
+	if (!timer_queued(&c->t.nc.tm) || c->t.nc.tm.expire > d)
+		timer_arm(&c->t.w->loop.timers, &c->t.nc.tm, d);
 }
 
 /* ---------- events ---------- */
@@ -786,17 +786,17 @@ static int h1_go(struct h1c *c)
 {
 	if (h1_buffers_take(c) < 0)
 		h1_kill(c, 0, SC_ERROR);
-	while (!(c->t.flags & H1C_DEAD) && h1_step(c))
+	while (!(c->t.nc.flags & H1C_DEAD) && h1_step(c))
 		;
-	if (!(c->t.flags & H1C_DEAD) && oq_pending(&c->oq))
+	if (!(c->t.nc.flags & H1C_DEAD) && oq_pending(&c->oq))
 		h1_flush(c);
-	if (c->t.flags & H1C_DEAD) {
+	if (c->t.nc.flags & H1C_DEAD) {
 		h1_free(c);
 		return 0;
 	}
 	if (h1_idle(c))
 		h1_buffers_put(c);
-	if (c->t.x.rio)
+	if (c->t.nc.x.rio)
 		h1u_arm(c);
 	h1_timer_need(c);
 	return 1;
@@ -809,10 +809,10 @@ static void h1_run(struct h1c *c)
 
 static void h1_io_cb(struct loop *l, struct ev *e, uint32_t events)
 {
-	struct h1c *c = container_of(e, struct h1c, t.ev);
+	struct h1c *c = container_of(e, struct h1c, t.nc.ev);
 
 	(void)l;
-	tc_events(&c->t, events);
+	nc_events(&c->t.nc, events);
 	h1_run(c);
 }
 
@@ -837,14 +837,14 @@ static void h1u_wake(struct rio *r, int what)
 		return;
 	}
 	if (what < 0) {
-		c->t.flags |= H1C_DEAD;
+		c->t.nc.flags |= H1C_DEAD;
 	} else if (what == RIO_TX) {
 		oq_sent(&c->oq, (size_t)r->sent);
-		c->t.last_act = c->t.w->loop.now_ms;
+		c->t.nc.last_act = c->t.w->loop.now_ms;
 		ctr_add(c->t.w->st.bytes_out, r->sent);
-		c->t.flags |= H1C_WR_READY;
+		c->t.nc.flags |= H1C_WR_READY;
 	} else {
-		c->t.flags |= H1C_RD_READY;
+		c->t.nc.flags |= H1C_RD_READY;
 	}
 	h1_run(c);
 }
@@ -867,18 +867,18 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 
 	if (!c)
 		return -1;
-	c->t.x = *x;
-	c->t.ev = (struct ev){ x->fd, h1_io_cb };
-	c->t.tm = (struct timer){ 0, 0, h1_timer_cb };
+	c->t.nc.x = *x;
+	c->t.nc.ev = (struct ev){ x->fd, h1_io_cb };
+	c->t.nc.tm = (struct timer){ 0, 0, h1_timer_cb };
 	c->t.w = w;
-	c->t.flags = H1C_WR_READY;
+	c->t.nc.flags = H1C_WR_READY;
 	c->st = H1S_HEAD;
 	c->rd = c->wr = c->hend = c->nreq = 0;
-	c->t.stp = x->ssl ? SP_H1TLS : SP_H1;
-	c->t.why = SC_UNSET;
+	c->t.nc.proto = x->ssl ? SP_H1TLS : SP_H1;
+	c->t.nc.why = SC_UNSET;
 	c->t_first = 0;
 	c->t_recv = 0;
-	c->t.last_act = w->loop.now_ms;
+	c->t.nc.last_act = w->loop.now_ms;
 	c->idle_ms = cfg.idle_ms;
 	c->max_req = cfg.conn_requests;
 	c->alt_port = h->alt_port;
@@ -901,13 +901,13 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	 * read at once; a Connection: close exchange then ends before epoll
 	 * ever hears of the socket (no epoll_ctl, no wake-up). After a TLS
 	 * handshake, SSL may hold decrypted bytes already. */
-	c->t.flags |= H1C_RD_READY;
-	c->t.x.rio = NULL;
+	c->t.nc.flags |= H1C_RD_READY;
+	c->t.nc.x.rio = NULL;
 	if (w->loop.ring && !x->ssl)
 		h1u_start(c, h1u_wake, h1u_room);
-	if (!h1_go(c) || c->t.x.rio)
+	if (!h1_go(c) || c->t.nc.x.rio)
 		return 0;
-	if (loop_rewatch(&w->loop, &c->t.ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
+	if (loop_rewatch(&w->loop, &c->t.nc.ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
 		h1_kill(c, 0, SC_ERROR);
 		h1_free(c);
 	}
@@ -951,16 +951,23 @@ static void h1_close_all(struct worker *w)
 		tc_close_all(&h1w(w)->set, h1_end);
 }
 
+static void h1_trim(struct worker *w)
+{
+	struct h1w *hw = h1w(w);
+
+	tc_set_free(&hw->set);
+	pool_drain(&hw->in);
+	pool_drain(&hw->sc);
+	pool_drain(&hw->ex);
+}
+
 static void h1_thread_free(struct worker *w)
 {
 	struct h1w *hw = h1w(w);
 
 	if (!hw)
 		return;
-	tc_set_free(&hw->set);
-	pool_drain(&hw->in);
-	pool_drain(&hw->sc);
-	pool_drain(&hw->ex);
+	h1_trim(w);
 	free(hw);
 	w->ps[P_H1] = NULL;
 }
@@ -971,6 +978,7 @@ const struct proto proto_h1 = {
 	.thread_init = h1_thread_init,
 	.close_all = h1_close_all,
 	.thread_free = h1_thread_free,
+	.trim = h1_trim,
 	.start = h1_start,
 	.drain = h1_drain,
 };

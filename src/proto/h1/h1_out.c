@@ -60,7 +60,7 @@ static int stage_head_main(struct h1c *c)
 	}
 	if (rs->chunked)
 		p = fmt_lit(p, "Transfer-Encoding: chunked\r\n");
-	if (!(c->t.flags & H1C_KEEP))
+	if (!(c->t.nc.flags & H1C_KEEP))
 		p = fmt_lit(p, "Connection: close\r\n");
 	else if (!c->minor)
 		p = fmt_lit(p, "Connection: keep-alive\r\n");
@@ -79,10 +79,10 @@ enum h1_out h1_stage_head(struct h1c *c)
 	struct oq *q = &c->oq;
 	struct hfield f;
 
-	if (!(c->t.flags & H1C_HEAD_OUT)) {
+	if (!(c->t.nc.flags & H1C_HEAD_OUT)) {
 		if (oq_sc_room(q) < HEAD_RESERVE || oq_iov_room(q) < 2 + RESP_MAX_FIELDS)
 			return H1O_FLUSH;
-		c->t.flags |= H1C_HEAD_OUT;
+		c->t.nc.flags |= H1C_HEAD_OUT;
 		if (stage_head_main(c))
 			return H1O_DONE;
 	}
@@ -157,7 +157,7 @@ static enum h1_out chunk_close(struct h1c *c)
 	for (size_t i = 0; i < nt; i++)
 		stage_field(q, t[i].name, t[i].nlen, t[i].val, t[i].vlen);
 	oq_copy(q, "\r\n", 2);
-	c->t.flags |= H1C_TRL_OUT;
+	c->t.nc.flags |= H1C_TRL_OUT;
 	return H1O_DONE;
 }
 
@@ -204,7 +204,7 @@ enum h1_out h1_stage_body(struct h1c *c)
 		case EXA_END:
 			/* the framing ends only with the whole body, never at a fault;
 			 * a HEAD response announces chunks but sends none */
-			if (c->ex->rs.chunked && !(c->ex->rq.flags & RQ_HEAD) && !(c->t.flags & H1C_TRL_OUT))
+			if (c->ex->rs.chunked && !(c->ex->rq.flags & RQ_HEAD) && !(c->t.nc.flags & H1C_TRL_OUT))
 				return chunk_close(c);
 			return H1O_DONE;
 		case EXA_RESET:
@@ -238,7 +238,7 @@ void h1_stage_error(struct h1c *c, uint16_t status, const char *why)
 
 int h1_splice_ok(struct h1c *c)
 {
-	if (!cfg.splice || !c->t.w->spl.ok || c->t.x.ssl || c->t.x.rio || (c->t.flags & H1C_NOSPLICE) ||
+	if (!cfg.splice || !c->t.w->spl.ok || c->t.nc.x.ssl || c->t.nc.x.rio || (c->t.nc.flags & H1C_NOSPLICE) ||
 	    !ex_zero_copy_ok(c->ex) || ex_left(c->ex) < SPL_MIN)
 		return 0;
 	return (c->sp = spl_get(&c->t.w->spl)) != NULL;
@@ -258,7 +258,7 @@ static enum h1_out splice_refill(struct h1c *c, int rnd)
 	c->sp = NULL;
 	if (!ex_left(c->ex))
 		return H1O_DONE;
-	c->t.flags |= H1C_NOSPLICE; /* WHY: a short tee left the pattern mid-line */
+	c->t.nc.flags |= H1C_NOSPLICE; /* WHY: a short tee left the pattern mid-line */
 	return H1O_WRITEV;
 }
 
@@ -275,32 +275,32 @@ enum h1_out h1_splice_body(struct h1c *c)
 	for (;;) {
 		if (!c->sp->len && (o = splice_refill(c, rnd)))
 			return o;
-		if (!(c->t.flags & H1C_WR_READY))
+		if (!(c->t.nc.flags & H1C_WR_READY))
 			return H1O_WAIT;
-		n = spl_out(c->sp, c->t.x.fd, ex_left(c->ex) > 0);
+		n = spl_out(c->sp, c->t.nc.x.fd, ex_left(c->ex) > 0);
 		if (n == XPRT_AGAIN) {
-			c->t.flags &= ~H1C_WR_READY;
+			c->t.nc.flags &= ~H1C_WR_READY;
 			return H1O_WAIT;
 		}
 		if (n < 0) {
-			c->t.flags |= H1C_DEAD;
+			c->t.nc.flags |= H1C_DEAD;
 			return H1O_DEAD;
 		}
-		c->t.last_act = c->t.w->loop.now_ms;
+		c->t.nc.last_act = c->t.w->loop.now_ms;
 		ctr_add(c->t.w->st.bytes_out, (uint64_t)n);
 	}
 }
 
 void h1_kill(struct h1c *c, int rst, unsigned why)
 {
-	if (c->t.why == SC_UNSET)
-		c->t.why = (uint8_t)why;
+	if (c->t.nc.why == SC_UNSET)
+		c->t.nc.why = (uint8_t)why;
 	if (rst) {
 		struct linger l = { 1, 0 };
 
-		setsockopt(c->t.ev.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+		setsockopt(c->t.nc.ev.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
 	}
-	c->t.flags |= H1C_DEAD;
+	c->t.nc.flags |= H1C_DEAD;
 }
 
 int h1_flush_queue(struct h1c *c, int more)
@@ -308,18 +308,18 @@ int h1_flush_queue(struct h1c *c, int more)
 	uint64_t sent;
 	int r;
 
-	if (!(c->t.flags & H1C_WR_READY) && oq_pending(&c->oq))
+	if (!(c->t.nc.flags & H1C_WR_READY) && oq_pending(&c->oq))
 		return HX_AGAIN;
-	r = more ? oq_flush_more(&c->oq, &c->t.x, &sent) : oq_flush(&c->oq, &c->t.x, &sent);
+	r = more ? oq_flush_more(&c->oq, &c->t.nc.x, &sent) : oq_flush(&c->oq, &c->t.nc.x, &sent);
 	/* WHY a ring send too: --send-timeout counts from when it went out; a
 	 * last_act of the last recv would make a response staged after a long
 	 * wait look stalled */
-	if (sent || (r == HX_AGAIN && c->t.x.rio)) {
-		c->t.last_act = c->t.w->loop.now_ms;
+	if (sent || (r == HX_AGAIN && c->t.nc.x.rio)) {
+		c->t.nc.last_act = c->t.w->loop.now_ms;
 		ctr_add(c->t.w->st.bytes_out, sent);
 	}
 	if (r == HX_AGAIN)
-		c->t.flags &= ~H1C_WR_READY;
+		c->t.nc.flags &= ~H1C_WR_READY;
 	else if (r == -1)
 		h1_kill(c, 0, SC_PEER);
 	return r;

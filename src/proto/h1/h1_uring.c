@@ -5,13 +5,13 @@
 
 void h1u_start(struct h1c *c, void (*wake)(struct rio *, int), char *(*room)(struct rio *, size_t))
 {
-	rio_init(&c->rio, c->t.w->loop.ring, c->t.ev.fd, wake, room);
-	c->t.x.rio = &c->rio;
+	rio_init(&c->rio, c->t.w->loop.ring, c->t.nc.ev.fd, wake, room);
+	c->t.nc.x.rio = &c->rio;
 }
 
 void h1u_arm(struct h1c *c)
 {
-	struct rio *r = c->t.x.rio;
+	struct rio *r = c->t.nc.x.rio;
 
 	if (!rio_wants(r))
 		return;

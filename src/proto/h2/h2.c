@@ -16,6 +16,7 @@ const struct proto proto_h2 = {
 	.thread_init = h2_thread_init,
 	.close_all = h2_close_all,
 	.thread_free = h2_thread_free,
+	.trim = h2_trim,
 	.start = h2c_start,
 	.drain = h2c_drain,
 };

@@ -70,9 +70,9 @@ struct h2s *h2s_get(struct h2c *c, int32_t id)
 	if (c->scan_at <= w->loop.now_ms)
 		c->scan_at = w->loop.now_ms + H2_SCAN_MS;
 	c->total++;
-	xs_init(&s->x, w, &h2s_ops, (enum st_proto)c->t.stp, c->total, (struct cpeer){ c->t.ev.fd, NULL, &c->ci },
+	xs_init(&s->x, w, &h2s_ops, (enum st_proto)c->t.nc.proto, c->total, (struct cpeer){ c->t.nc.ev.fd, NULL, &c->ci },
 		clock_ns());
-	if (c->t.flags & H2C_EARLY)
+	if (c->t.nc.flags & H2C_EARLY)
 		s->x.flags |= XS_EARLY;
 	list_add(&c->streams, &s->node);
 	c->nstreams++;
@@ -122,8 +122,8 @@ void h2_settings(struct h2_setting *out)
 
 void h2c_why(struct h2c *c, unsigned why)
 {
-	if (c->t.why == SC_UNSET)
-		c->t.why = (uint8_t)why;
+	if (c->t.nc.why == SC_UNSET)
+		c->t.nc.why = (uint8_t)why;
 }
 
 int h2c_count_reset(struct h2c *c)
@@ -138,7 +138,7 @@ int h2c_count_reset(struct h2c *c)
 		return 0;
 	c->eng->goaway(c, H2E_CALM);
 	if (cfg.debug)
-		log_debug("thread %d fd %d: rapid reset, GOAWAY ENHANCE_YOUR_CALM", c->t.w->id, c->t.ev.fd);
+		log_debug("thread %d fd %d: rapid reset, GOAWAY ENHANCE_YOUR_CALM", c->t.w->id, c->t.nc.ev.fd);
 	return 1;
 }
 
@@ -200,8 +200,8 @@ static void ws_kick(void *stream)
 	}
 	/* WHY a timer at once: from the session's own timer nothing else
 	 * would send what was resumed */
-	if (!timer_queued(&c->t.tm) || c->t.tm.expire > c->t.w->loop.now_us)
-		timer_arm(&c->t.w->loop.timers, &c->t.tm, c->t.w->loop.now_us);
+	if (!timer_queued(&c->t.nc.tm) || c->t.nc.tm.expire > c->t.w->loop.now_us)
+		timer_arm(&c->t.w->loop.timers, &c->t.nc.tm, c->t.w->loop.now_us);
 }
 
 /* an extended CONNECT with ws= (or none: an echo) becomes a WebSocket; the
@@ -238,8 +238,8 @@ static void h2s_request_in(struct h2s *s, int end_stream)
 static void h2c_count_req(struct h2c *c, const struct exch *x)
 {
 	c->max_req = ex_max_req(x, c->max_req);
-	if (unlikely(c->max_req) && c->total >= c->max_req && !(c->t.flags & H2C_ENDING)) {
-		c->t.flags |= H2C_ENDING;
+	if (unlikely(c->max_req) && c->total >= c->max_req && !(c->t.nc.flags & H2C_ENDING)) {
+		c->t.nc.flags |= H2C_ENDING;
 		h2c_why(c, SC_SERVER); /* WHY: counted as HTTP/1's Connection: close is */
 		c->eng->drain(c);
 	}
@@ -256,7 +256,7 @@ __attribute__((cold, noinline)) static int h2s_hint(struct h2s *s)
 		return 0;
 	if (s->c->eng->info(s, nv, n) < 0)
 		return -1;
-	ctr_add(&s->c->t.w->st.resp[s->c->t.stp][1], 1);
+	ctr_add(&s->c->t.w->st.resp[s->c->t.nc.proto][1], 1);
 	return 0;
 }
 
@@ -409,7 +409,7 @@ void h2s_stage_body(struct h2c *c, struct h2s *s, const uint8_t *hd, const struc
 		if (likely(!copy))
 			oq_ref(&c->oq, ptr, n);
 		else if (h2c_stage(c, (const uint8_t *)ptr, n) < 0)
-			c->t.flags |= H2C_DEAD;
+			c->t.nc.flags |= H2C_DEAD;
 		off += n;
 		len -= n;
 	}
@@ -446,7 +446,7 @@ static void h2c_buffers_put(struct h2c *c)
 {
 	struct h2w *hw = h2w(c->t.w);
 
-	if (c->in && !(c->t.x.rio && (c->t.x.rio->st & (RIO_RX | RIO_RES)))) {
+	if (c->in && !(c->t.nc.x.rio && (c->t.nc.x.rio->st & (RIO_RX | RIO_RES)))) {
 		pool_put(&hw->in, c->in);
 		c->in = NULL;
 	}
@@ -459,21 +459,21 @@ int h2c_flush(struct h2c *c)
 	uint64_t sent;
 	int r;
 
-	if (!(c->t.flags & H2C_WR_READY) && oq_pending(&c->oq))
+	if (!(c->t.nc.flags & H2C_WR_READY) && oq_pending(&c->oq))
 		return HX_AGAIN;
-	r = oq_flush(&c->oq, &c->t.x, &sent);
+	r = oq_flush(&c->oq, &c->t.nc.x, &sent);
 	/* WHY a ring send too: --send-timeout counts from when it went out,
 	 * not from the last recv before a long t= wait */
-	if (sent || (r == HX_AGAIN && c->t.x.rio)) {
-		c->t.last_act = c->t.w->loop.now_ms;
+	if (sent || (r == HX_AGAIN && c->t.nc.x.rio)) {
+		c->t.nc.last_act = c->t.w->loop.now_ms;
 		ctr_add(c->t.w->st.bytes_out, sent);
 	}
 	if (!r)
 		big_free(c);
 	else if (r == HX_AGAIN)
-		c->t.flags &= ~H2C_WR_READY;
+		c->t.nc.flags &= ~H2C_WR_READY;
 	else
-		c->t.flags |= H2C_DEAD;
+		c->t.nc.flags |= H2C_DEAD;
 	return r;
 }
 
@@ -508,7 +508,7 @@ static void h2c_goaway_raw(struct h2c *c, uint8_t code)
 	uint8_t goaway[] = { 0, 0, 8, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, code };
 	struct iovec iov = { goaway, sizeof(goaway) };
 
-	xprt_writev(&c->t.x, &iov, 1, 0);
+	xprt_writev(&c->t.nc.x, &iov, 1, 0);
 }
 
 /* A fatal error the engine will not answer (a bad client preface): a GOAWAY
@@ -516,7 +516,7 @@ static void h2c_goaway_raw(struct h2c *c, uint8_t code)
 static void h2c_fatal(struct h2c *c)
 {
 	if (cfg.debug)
-		log_debug("thread %d fd %d: HTTP/2 protocol error, GOAWAY", c->t.w->id, c->t.ev.fd);
+		log_debug("thread %d fd %d: HTTP/2 protocol error, GOAWAY", c->t.w->id, c->t.nc.ev.fd);
 	c->eng->goaway(c, H2E_PROTOCOL);
 	if (c->eng->send(c) == 0 && !oq_pending(&c->oq) && !c->eng->alive(c))
 		return;
@@ -525,17 +525,17 @@ static void h2c_fatal(struct h2c *c)
 
 static int h2c_recv(struct h2c *c)
 {
-	while (c->t.flags & H2C_RD_READY) {
+	while (c->t.nc.flags & H2C_RD_READY) {
 		int drained;
-		long n = xprt_recv(&c->t.x, c->in, c->in_size, &drained);
+		long n = xprt_recv(&c->t.nc.x, c->in, c->in_size, &drained);
 
-		if (drained && !(c->t.flags & H2C_RDHUP))
-			c->t.flags &= ~H2C_RD_READY;
+		if (drained && !(c->t.nc.flags & H2C_RDHUP))
+			c->t.nc.flags &= ~H2C_RD_READY;
 		if (n == XPRT_AGAIN)
 			break;
 		if (n <= 0)
 			return -1;
-		c->t.last_act = c->t.w->loop.now_ms;
+		c->t.nc.last_act = c->t.w->loop.now_ms;
 		ctr_add(c->t.w->st.bytes_in, (uint64_t)n);
 		if (c->eng->recv(c, (uint8_t *)c->in, (size_t)n) < 0) {
 			h2c_fatal(c);
@@ -580,24 +580,24 @@ static void h2c_wake(struct rio *r, int what)
 		return;
 	}
 	if (what < 0) {
-		c->t.flags |= H2C_DEAD;
+		c->t.nc.flags |= H2C_DEAD;
 	} else if (what == RIO_TX) {
 		oq_sent(&c->oq, (size_t)r->sent);
-		c->t.last_act = c->t.w->loop.now_ms;
+		c->t.nc.last_act = c->t.w->loop.now_ms;
 		ctr_add(c->t.w->st.bytes_out, r->sent);
-		c->t.flags |= H2C_WR_READY;
+		c->t.nc.flags |= H2C_WR_READY;
 	} else {
-		c->t.flags |= H2C_RD_READY;
+		c->t.nc.flags |= H2C_RD_READY;
 	}
 	h2c_run(c);
 }
 
 static uint64_t h2c_deadline(const struct h2c *c)
 {
-	uint64_t d = c->nstreams ? UINT64_MAX : c->t.last_act + cfg.idle_ms;
+	uint64_t d = c->nstreams ? UINT64_MAX : c->t.nc.last_act + cfg.idle_ms;
 
 	if (oq_pending(&c->oq))
-		d = MIN(d, c->t.last_act + cfg.send_ms);
+		d = MIN(d, c->t.nc.last_act + cfg.send_ms);
 	return d;
 }
 
@@ -656,10 +656,10 @@ static void h2c_scan(struct h2c *c)
 static void h2c_nomem(struct h2c *c)
 {
 	if (cfg.debug)
-		log_debug("thread %d fd %d: out of memory for HTTP/2 buffers", c->t.w->id, c->t.ev.fd);
+		log_debug("thread %d fd %d: out of memory for HTTP/2 buffers", c->t.w->id, c->t.nc.ev.fd);
 	h2c_why(c, SC_ERROR);
 	h2c_goaway_raw(c, H2E_INTERNAL);
-	c->t.flags |= H2C_DEAD;
+	c->t.nc.flags |= H2C_DEAD;
 }
 
 void *h2c_work_get(struct h2c *c)
@@ -702,15 +702,15 @@ static void h2c_run(struct h2c *c)
 {
 	uint64_t d, rest = UINT64_MAX;
 
-	if (!(c->t.flags & H2C_DEAD) && unlikely(h2c_buffers_take(c) < 0))
+	if (!(c->t.nc.flags & H2C_DEAD) && unlikely(h2c_buffers_take(c) < 0))
 		h2c_nomem(c);
-	if (!(c->t.flags & H2C_DEAD) && (h2c_recv(c) < 0 || c->eng->send(c) < 0))
-		c->t.flags |= H2C_DEAD;
-	if (unlikely(c->chg.set) && !(c->t.flags & H2C_DEAD) && (h2c_changes(c) < 0 || c->eng->send(c) < 0))
-		c->t.flags |= H2C_DEAD;
-	if (!(c->t.flags & H2C_DEAD) && !oq_pending(&c->oq) && !c->eng->alive(c))
-		c->t.flags |= H2C_DEAD; /* GOAWAY done, or the peer is gone */
-	if (c->t.flags & H2C_DEAD) {
+	if (!(c->t.nc.flags & H2C_DEAD) && (h2c_recv(c) < 0 || c->eng->send(c) < 0))
+		c->t.nc.flags |= H2C_DEAD;
+	if (unlikely(c->chg.set) && !(c->t.nc.flags & H2C_DEAD) && (h2c_changes(c) < 0 || c->eng->send(c) < 0))
+		c->t.nc.flags |= H2C_DEAD;
+	if (!(c->t.nc.flags & H2C_DEAD) && !oq_pending(&c->oq) && !c->eng->alive(c))
+		c->t.nc.flags |= H2C_DEAD; /* GOAWAY done, or the peer is gone */
+	if (c->t.nc.flags & H2C_DEAD) {
 		h2c_free(c);
 		return;
 	}
@@ -721,17 +721,17 @@ static void h2c_run(struct h2c *c)
 	}
 	/* the recv it waits for, once this turn is over: idle, into a buffer
 	 * the ring picks when bytes come (h2c_room_in) */
-	if (c->t.x.rio)
-		rio_arm(c->t.x.rio, c->in, c->in ? c->in_size : URING_BUF);
+	if (c->t.nc.x.rio)
+		rio_arm(c->t.nc.x.rio, c->in, c->in ? c->in_size : URING_BUF);
 	d = MIN(h2c_wake_at(c), rest);
-	if (d != UINT64_MAX && (!timer_queued(&c->t.tm) || c->t.tm.expire > d * 1000))
-		timer_arm(&c->t.w->loop.timers, &c->t.tm, d * 1000);
+	if (d != UINT64_MAX && (!timer_queued(&c->t.nc.tm) || c->t.nc.tm.expire > d * 1000))
+		timer_arm(&c->t.w->loop.timers, &c->t.nc.tm, d * 1000);
 }
 
 static void h2c_timer_cb(struct loop *l, struct timer *t)
 {
 	struct worker *w = worker_of(l);
-	struct h2c *c = container_of(t, struct h2c, t.tm);
+	struct h2c *c = container_of(t, struct h2c, t.nc.tm);
 
 	if (c->nstreams && w->loop.now_ms >= c->scan_at)
 		h2c_scan(c);
@@ -739,7 +739,7 @@ static void h2c_timer_cb(struct loop *l, struct timer *t)
 		h2c_ping(c);
 	if (w->loop.now_ms >= h2c_deadline(c)) {
 		if (oq_pending(&c->oq)) {
-			c->t.flags |= H2C_DEAD; /* the client stopped reading */
+			c->t.nc.flags |= H2C_DEAD; /* the client stopped reading */
 			h2c_why(c, SC_TIMEOUT);
 		} else {
 			h2c_why(c, SC_IDLE);
@@ -751,10 +751,10 @@ static void h2c_timer_cb(struct loop *l, struct timer *t)
 
 static void h2c_io_cb(struct loop *l, struct ev *e, uint32_t events)
 {
-	struct h2c *c = container_of(e, struct h2c, t.ev);
+	struct h2c *c = container_of(e, struct h2c, t.nc.ev);
 
 	(void)l;
-	tc_events(&c->t, events);
+	nc_events(&c->t.nc, events);
 	h2c_run(c);
 }
 
@@ -836,15 +836,15 @@ int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	if (!c)
 		return -1;
 	c->t.w = w;
-	c->t.ev = (struct ev){ x->fd, h2c_io_cb };
-	c->t.tm = (struct timer){ 0, 0, h2c_timer_cb };
-	c->t.flags = H2C_WR_READY | H2C_RD_READY;
+	c->t.nc.ev = (struct ev){ x->fd, h2c_io_cb };
+	c->t.nc.tm = (struct timer){ 0, 0, h2c_timer_cb };
+	c->t.nc.flags = H2C_WR_READY | H2C_RD_READY;
 	c->nstreams = c->total = 0;
 	c->max_req = cfg.conn_requests;
 	c->chg.set = 0;
 	c->ping_at = UINT64_MAX;
-	c->t.stp = x->ssl ? SP_H2 : SP_H2C;
-	c->t.why = SC_UNSET;
+	c->t.nc.proto = x->ssl ? SP_H2 : SP_H2C;
+	c->t.nc.why = SC_UNSET;
 	list_init(&c->streams);
 	c->big = NULL;
 	c->rst_sec = 0;
@@ -853,12 +853,12 @@ int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	c->scan_at = 0;
 	c->alt_port = h->alt_port;
 	c->ci = h->ci;
-	c->t.last_act = w->loop.now_ms;
+	c->t.nc.last_act = w->loop.now_ms;
 	c->eng = engines[cfg.h2_engine == H2ENG_HX ? 0 : 1];
 	oq_reset(&c->oq);
 	if (h->early)
-		c->t.flags |= H2C_EARLY;
-	c->t.x.rio = NULL;
+		c->t.nc.flags |= H2C_EARLY;
+	c->t.nc.x.rio = NULL;
 	if (h2c_buffers_take(c) < 0 || c->eng->open(c) < 0 || (h->ex && h2c_upgrade(c, h) < 0) ||
 	    (h->len && c->eng->recv(c, (const uint8_t *)h->buf, h->len) < 0)) {
 		c->ci = NULL; /* WHY: the caller still owns it */
@@ -869,16 +869,16 @@ int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 		tc_put(&h2w(w)->set, &c->t);
 		return -1;
 	}
-	c->t.flags &= ~H2C_EARLY;
-	c->t.x = *x;
+	c->t.nc.flags &= ~H2C_EARLY;
+	c->t.nc.x = *x;
 	/* WHY: on the ring, clear text reads and sends through it (h1 had it
 	 * there too, so epoll never had the socket); else the socket may be
 	 * registered under its previous owner, or not yet */
 	if (w->loop.ring && !x->ssl) {
 		rio_init(&c->rio, w->loop.ring, x->fd, h2c_wake, h2c_room_in);
-		c->t.x.rio = &c->rio;
+		c->t.nc.x.rio = &c->rio;
 	} else {
-		loop_rewatch(&w->loop, &c->t.ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
+		loop_rewatch(&w->loop, &c->t.nc.ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
 	}
 	tc_add(&h2w(w)->set, &c->t);
 	h2c_run(c);
@@ -910,19 +910,25 @@ void h2_close_all(struct worker *w)
 		tc_close_all(&h2w(w)->set, h2c_end);
 }
 
-void h2_thread_free(struct worker *w)
+void h2_trim(struct worker *w)
 {
 	struct h2w *hw = h2w(w);
 	struct list *n;
 
-	if (!hw)
-		return;
 	tc_set_free(&hw->set);
 	pool_drain(&hw->in);
 	pool_drain(&hw->sc);
 	pool_drain(&hw->work);
 	while ((n = list_pop(&hw->free_s)))
 		free(list_elem(n, struct h2s, node));
+	h2s_nfree = 0;
+}
+
+void h2_thread_free(struct worker *w)
+{
+	if (!h2w(w))
+		return;
+	h2_trim(w);
 	free(w->ps[P_H2]);
 	w->ps[P_H2] = NULL;
 }

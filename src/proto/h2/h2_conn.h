@@ -31,10 +31,12 @@ struct h2_eng;
 void h2c_engines(const struct h2_eng *hx, const struct h2_eng *ng);
 
 /* the protocol row's (h2.c): a worker's HTTP/2 state, its connections
- * closed, freed; a connection taken over; a drain (GOAWAY) */
+ * closed, freed; what it keeps for reuse freed (a crowd left); a connection
+ * taken over; a drain (GOAWAY) */
 int h2_thread_init(struct worker *w);
 void h2_close_all(struct worker *w);
 void h2_thread_free(struct worker *w);
+void h2_trim(struct worker *w);
 int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h);
 void h2c_drain(struct worker *w);
 

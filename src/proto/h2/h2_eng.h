@@ -16,11 +16,11 @@
 #include "xstream.h"
 
 /* connection flags */
-#define H2C_RD_READY TC_RD_READY
-#define H2C_WR_READY TC_WR_READY
+#define H2C_RD_READY NC_RD_READY
+#define H2C_WR_READY NC_WR_READY
 #define H2C_DEAD     TC_DEAD
 #define H2C_BLOCKED  0x08 /* the engine wanted to send but the queue was full */
-#define H2C_RDHUP    TC_RDHUP
+#define H2C_RDHUP    NC_RDHUP
 #define H2C_EARLY    0x20 /* reading TLS early data: its streams say early=1 */
 #define H2C_ENDING   0x40 /* its request limit reached: GOAWAY sent, later streams refused */
 
@@ -60,7 +60,7 @@ struct h2s {
 };
 
 struct h2c {
-	struct tconn t;      /* first: ev, x, tm, w, node, flags, why, stp (SP_H2, SP_H2C), last_act */
+	struct tconn t;      /* first: nc (ev, x, tm, last_act, flags, why, proto: SP_H2, SP_H2C), w, node */
 	const struct h2_eng *eng;
 	void *sess;          /* the engine's state: nghttp2_session, struct h2x */
 	uint32_t nstreams;

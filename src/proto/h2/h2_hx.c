@@ -50,7 +50,7 @@ static int hx_open(struct h2c *c)
 	hx_ctl(h, FR_SETTINGS, 0, 0, p, sizeof(p));
 	h->acks_owed = 1;
 	h->nopri = 2;
-	return c->t.flags & H2C_DEAD ? -1 : 0;
+	return c->t.nc.flags & H2C_DEAD ? -1 : 0;
 }
 
 static int hx_upgrade(struct h2c *c, struct h2s *s, const uint8_t *settings, size_t n, int head)

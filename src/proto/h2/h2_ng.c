@@ -80,7 +80,7 @@ static int send_data_cb(nghttp2_session *sess, nghttp2_frame *frame, const uint8
 
 	(void)sess, (void)frame;
 	if (!h2c_room(c, len)) {
-		c->t.flags |= H2C_BLOCKED;
+		c->t.nc.flags |= H2C_BLOCKED;
 		return NGHTTP2_ERR_WOULDBLOCK;
 	}
 	h2s_stage_body(c, s, hd, &a);
@@ -159,7 +159,7 @@ static int begin_headers_cb(nghttp2_session *sess, const nghttp2_frame *frame, v
 		return 0;
 	/* WHY: nghttp2 takes the streams read with the one that reached the
 	 * request limit before its GOAWAY goes out: refused, sent again */
-	if (unlikely(c->t.flags & H2C_ENDING))
+	if (unlikely(c->t.nc.flags & H2C_ENDING))
 		return nghttp2_submit_rst_stream(sess, NGHTTP2_FLAG_NONE, frame->hd.stream_id,
 						 NGHTTP2_REFUSED_STREAM) ? NGHTTP2_ERR_CALLBACK_FAILURE : 0;
 	s = h2s_get(c, frame->hd.stream_id);
@@ -335,15 +335,15 @@ static int ng_send(struct h2c *c)
 
 		if ((oq_sc_room(&c->oq) < 16384 || oq_iov_room(&c->oq) < 8 ||
 		     c->oq.bytes >= H2_STAGE_MAX) && h2c_flush(c))
-			return c->t.flags & H2C_DEAD ? -1 : 0;
-		c->t.flags &= ~H2C_BLOCKED;
+			return c->t.nc.flags & H2C_DEAD ? -1 : 0;
+		c->t.nc.flags &= ~H2C_BLOCKED;
 		n = nghttp2_session_mem_send(SESS(c), &data);
 		if (n < 0 || (n > 0 && h2c_stage(c, data, (size_t)n) < 0))
-			return c->t.flags |= H2C_DEAD, -1;
-		if (n == 0 && !(c->t.flags & H2C_BLOCKED))
+			return c->t.nc.flags |= H2C_DEAD, -1;
+		if (n == 0 && !(c->t.nc.flags & H2C_BLOCKED))
 			break;
 		if (n == 0 && h2c_flush(c))
-			return c->t.flags & H2C_DEAD ? -1 : 0;
+			return c->t.nc.flags & H2C_DEAD ? -1 : 0;
 	}
 	return h2c_flush(c) == -1 ? -1 : 0;
 }

@@ -7,7 +7,7 @@
 void hx_ctl(struct h2x *h, uint8_t type, uint8_t flags, int32_t sid, const void *p, size_t len)
 {
 	if (hx_buf_room(&h->ctl, 9 + len) < 0) {
-		h->c->t.flags |= H2C_DEAD;
+		h->c->t.nc.flags |= H2C_DEAD;
 		return;
 	}
 	hx_fr_head(h->ctl.p + h->ctl.n, len, type, flags, sid);
@@ -24,7 +24,7 @@ void hx_conn_err(struct h2x *h, uint32_t code)
 	if (h->gone & HX_CLOSING)
 		return;
 	if (cfg.debug && code)
-		log_debug("thread %d fd %d: HTTP/2 connection error %u, GOAWAY", h->c->t.w->id, h->c->t.ev.fd, code);
+		log_debug("thread %d fd %d: HTTP/2 connection error %u, GOAWAY", h->c->t.w->id, h->c->t.nc.ev.fd, code);
 	hx_put32(p, (uint32_t)h->last_sid);
 	hx_put32(p + 4, code);
 	hx_ctl(h, FR_GOAWAY, 0, 0, p, 8);
@@ -141,7 +141,7 @@ int hx_settings(struct h2c *c, const struct h2_setting *set, size_t n)
 	}
 	hx_ctl(h, FR_SETTINGS, 0, 0, p, 6 * n);
 	h->acks_owed++;
-	return c->t.flags & H2C_DEAD ? -1 : 0;
+	return c->t.nc.flags & H2C_DEAD ? -1 : 0;
 }
 
 /* an ACK of our SETTINGS came: a lower initial window it carried applies */

@@ -398,7 +398,7 @@ int hx_recv(struct h2c *c, const uint8_t *p, size_t n)
 {
 	struct h2x *h = HX(c);
 
-	while (n && !(h->gone & HX_CLOSING) && !(c->t.flags & H2C_DEAD)) {
+	while (n && !(h->gone & HX_CLOSING) && !(c->t.nc.flags & H2C_DEAD)) {
 		size_t k;
 
 		if (h->pre < PREFACE_LEN) {

@@ -193,20 +193,20 @@ int hx_send(struct h2c *c)
 	for (;;) {
 		int r;
 
-		if (c->t.flags & H2C_DEAD)
+		if (c->t.nc.flags & H2C_DEAD)
 			return -1;
 		if (h->ctl.n) {
 			if ((oq_iov_room(&c->oq) < 2 || c->oq.bytes >= H2_STAGE_MAX) && h2c_flush(c))
-				return c->t.flags & H2C_DEAD ? -1 : 0;
+				return c->t.nc.flags & H2C_DEAD ? -1 : 0;
 			if (h2c_stage(c, h->ctl.p, h->ctl.n) < 0)
-				return c->t.flags |= H2C_DEAD, -1;
+				return c->t.nc.flags |= H2C_DEAD, -1;
 			h->ctl.n = 0;
 			h->acks = 0;
 		}
 		if ((r = data_out(h)) == 0)
 			break;
 		if (r < 0 && h2c_flush(c))
-			return c->t.flags & H2C_DEAD ? -1 : 0;
+			return c->t.nc.flags & H2C_DEAD ? -1 : 0;
 	}
 	return h2c_flush(c) == -1 ? -1 : 0;
 }

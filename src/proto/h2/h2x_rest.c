@@ -92,7 +92,7 @@ struct hxw *hx_work_take(struct h2x *h)
 uint64_t hx_rest(struct h2c *c)
 {
 	struct h2x *h = HX(c);
-	uint64_t now = c->t.w->loop.now_ms, at = c->t.last_act + HX_REST_MS;
+	uint64_t now = c->t.w->loop.now_ms, at = c->t.nc.last_act + HX_REST_MS;
 
 	if (!h->w && !h->ctl.p && !h->enc.p && !h->fb.p)
 		return UINT64_MAX;

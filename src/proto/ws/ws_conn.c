@@ -13,7 +13,7 @@
 #include "ws.h"
 
 struct wsc {
-	struct tconn t;      /* first: ev, x, tm, w, node, flags, why, stp (SP_WS), last_act */
+	struct tconn t;      /* first: nc (ev, x, tm, last_act, flags, why, proto: SP_WS), w, node */
 	struct ws ws;
 	uint64_t wake_us;    /* a ws=gen message is due, 0: none */
 	char *pre;           /* bytes read before the switch, still to feed */
@@ -44,13 +44,13 @@ static long c_recv(void *u, uint8_t *buf, size_t len)
 		c->pre_off += (size_t)n;
 		return n;
 	}
-	if (!(c->t.flags & TC_RD_READY))
+	if (!(c->t.nc.flags & NC_RD_READY))
 		return HX_AGAIN;
-	n = xprt_recv(&c->t.x, buf, len, &drained);
+	n = xprt_recv(&c->t.nc.x, buf, len, &drained);
 	if (n == XPRT_AGAIN || drained)
-		c->t.flags &= ~TC_RD_READY; /* WHY: nothing more until the next epoll edge */
+		c->t.nc.flags &= ~NC_RD_READY; /* WHY: nothing more until the next epoll edge */
 	if (n > 0) {
-		c->t.last_act = c->t.w->loop.now_ms;
+		c->t.nc.last_act = c->t.w->loop.now_ms;
 		ctr_add(c->t.w->st.bytes_in, (uint64_t)n);
 	}
 	return n == XPRT_AGAIN ? HX_AGAIN : n;
@@ -60,10 +60,10 @@ static long c_send(void *u, const uint8_t *buf, size_t len)
 {
 	struct wsc *c = u;
 	struct iovec iov = { (void *)buf, len };
-	long n = xprt_writev(&c->t.x, &iov, 1, 0);
+	long n = xprt_writev(&c->t.nc.x, &iov, 1, 0);
 
 	if (n > 0) {
-		c->t.last_act = c->t.w->loop.now_ms;
+		c->t.nc.last_act = c->t.w->loop.now_ms;
 		ctr_add(c->t.w->st.bytes_out, (uint64_t)n);
 	}
 	return n == XPRT_AGAIN ? HX_AGAIN : n;
@@ -102,10 +102,10 @@ static void c_free(struct wsc *c, enum ws_state how)
 	if (how == WS_RESET) {
 		struct linger l = { 1, 0 };
 
-		setsockopt(c->t.ev.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+		setsockopt(c->t.nc.ev.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
 	}
-	if (c->t.why == SC_UNSET)
-		c->t.why = how == WS_RESET || how == WS_CUT ? SC_FAULT : how == WS_DONE ? SC_SERVER : SC_UNSET;
+	if (c->t.nc.why == SC_UNSET)
+		c->t.nc.why = how == WS_RESET || how == WS_CUT ? SC_FAULT : how == WS_DONE ? SC_SERVER : SC_UNSET;
 	if (how == WS_RESET || how == WS_CUT)
 		ctr_add(how == WS_RESET ? &w->st.faults[SF_RESET] : &w->st.faults[SF_CLOSE], 1);
 	tc_end(&wsw(w)->set, &c->t, 1);
@@ -127,18 +127,18 @@ static void c_run(struct wsc *c)
 /* the next timer: a message due, else the idle timeout */
 static void c_arm(struct wsc *c)
 {
-	uint64_t idle = (c->t.last_act + cfg.idle_ms) * 1000;
+	uint64_t idle = (c->t.nc.last_act + cfg.idle_ms) * 1000;
 
-	loop_cancel(&c->t.w->loop, &c->t.tm);
-	loop_arm(&c->t.w->loop, &c->t.tm, c->wake_us && c->wake_us < idle ? c->wake_us : idle);
+	loop_cancel(&c->t.w->loop, &c->t.nc.tm);
+	loop_arm(&c->t.w->loop, &c->t.nc.tm, c->wake_us && c->wake_us < idle ? c->wake_us : idle);
 }
 
 static void c_timer(struct loop *l, struct timer *t)
 {
-	struct wsc *c = container_of(t, struct wsc, t.tm);
+	struct wsc *c = container_of(t, struct wsc, t.nc.tm);
 
-	if (!c->wake_us && l->now_ms >= c->t.last_act + cfg.idle_ms) {
-		c->t.why = SC_IDLE;
+	if (!c->wake_us && l->now_ms >= c->t.nc.last_act + cfg.idle_ms) {
+		c->t.nc.why = SC_IDLE;
 		c_free(c, WS_FAILED);
 		return;
 	}
@@ -147,10 +147,10 @@ static void c_timer(struct loop *l, struct timer *t)
 
 static void c_io_cb(struct loop *l, struct ev *e, uint32_t events)
 {
-	struct wsc *c = container_of(e, struct wsc, t.ev);
+	struct wsc *c = container_of(e, struct wsc, t.nc.ev);
 
 	(void)l;
-	tc_events(&c->t, events);
+	nc_events(&c->t.nc, events);
 	c_run(c);
 }
 
@@ -170,17 +170,17 @@ static int ws_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	if (h->len)
 		memcpy(c->pre, h->buf, h->len);
 	c->pre_len = h->len;
-	c->t.x = *x;
-	c->t.x.rio = NULL;
-	c->t.ev = (struct ev){ x->fd, c_io_cb };
-	c->t.tm = (struct timer){ 0, 0, c_timer };
+	c->t.nc.x = *x;
+	c->t.nc.x.rio = NULL;
+	c->t.nc.ev = (struct ev){ x->fd, c_io_cb };
+	c->t.nc.tm = (struct timer){ 0, 0, c_timer };
 	c->t.w = w;
-	c->t.why = SC_UNSET;
-	c->t.stp = SP_WS;
-	c->t.flags = TC_RD_READY;
-	c->t.last_act = w->loop.now_ms;
+	c->t.nc.why = SC_UNSET;
+	c->t.nc.proto = SP_WS;
+	c->t.nc.flags = NC_RD_READY;
+	c->t.nc.last_act = w->loop.now_ms;
 	if (ws_init(&c->ws, h->ex, &c_io, c, &w->rng) < 0 ||
-	    loop_rewatch(&w->loop, &c->t.ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
+	    loop_rewatch(&w->loop, &c->t.nc.ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
 		tc_put(&wsw(w)->set, &c->t);
 		return -1;
 	}
@@ -207,7 +207,7 @@ static void ws_drain_one(struct tconn *t)
 {
 	struct wsc *c = container_of(t, struct wsc, t);
 
-	c->t.why = SC_DRAIN;
+	c->t.nc.why = SC_DRAIN;
 	ws_going_away(&c->ws);
 	c_run(c);
 }
