@@ -336,9 +336,9 @@ static int pre_start(struct worker *w, int fd, uint16_t tls_port, int proxy)
 	return 0;
 }
 
-static void pre_stop(struct tconn *t)
+static void pre_stop(struct tc_link *l)
 {
-	struct pre *h = container_of(t, struct pre, t);
+	struct pre *h = container_of(l, struct pre, t.l);
 
 	if (h->linger)
 		pre_end(h);

@@ -1,4 +1,4 @@
-/* One protocol's TCP connections in one worker (tc_set.h): start, end and its close accounting, the ring's zombies, the bounded recycling, drain, close-all, free. */
+/* One protocol's connections in one worker (tc_set.h): the close accounting, drain and close-all of any; a TCP one's start and end, the ring's zombies, the bounded recycling, free. */
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -39,25 +39,26 @@ static void tc_close(struct tc_set *s, struct tconn *t)
 	tc_put(s, t);
 }
 
-static void tc_count_end(struct tc_set *s, struct tconn *t, uint32_t nreq)
+void tc_count_close(struct tc_set *s, struct tc_link *l, unsigned slot, unsigned why, int moved, uint32_t nreq)
 {
-	if (t->nc.flags & TC_MOVED) {
-		if (t->nc.proto != TC_NO_SLOT)
-			st_conn_moved(s->st, (enum st_proto)t->nc.proto);
+	list_del(&l->node);
+	s->n--;
+	if (moved) {
+		if (slot != TC_NO_SLOT)
+			st_conn_moved(s->st, (enum st_proto)slot);
 		return;
 	}
-	s->k->gone(t->w);
-	if (t->nc.proto != TC_NO_SLOT)
-		st_conn_close(s->st, (enum st_proto)t->nc.proto, nreq, t->nc.why);
+	if (s->k->gone)
+		s->k->gone(l->w);
+	if (slot != TC_NO_SLOT)
+		st_conn_close(s->st, (enum st_proto)slot, nreq, why);
 }
 
 void tc_end(struct tc_set *s, struct tconn *t, uint32_t nreq)
 {
 	loop_cancel(s->loop, &t->nc.tm);
 	tc_release(t);
-	list_del(&t->node);
-	s->n--;
-	tc_count_end(s, t, nreq);
+	tc_count_close(s, &t->l, t->nc.proto, t->nc.why, !!(t->nc.flags & TC_MOVED), nreq);
 	/* WHY: the ring may still read into its buffers or send from them */
 	if (t->nc.x.rio && rio_close(t->nc.x.rio))
 		list_add(&s->zombies, &t->node);
@@ -71,20 +72,20 @@ void tc_zombie_done(struct tc_set *s, struct tconn *t)
 	tc_close(s, t);
 }
 
-void tc_drain(struct tc_set *s, void (*fn)(struct tconn *t))
+void tc_drain(struct tc_set *s, void (*fn)(struct tc_link *l))
 {
 	struct list *n, *tmp;
 
 	list_each_safe(n, tmp, &s->live)
-		fn(list_elem(n, struct tconn, node));
+		fn(list_elem(n, struct tc_link, node));
 }
 
-void tc_close_all(struct tc_set *s, void (*fn)(struct tconn *t))
+void tc_close_all(struct tc_set *s, void (*fn)(struct tc_link *l))
 {
 	struct list *n;
 
 	while ((n = s->live.next) != &s->live) {
-		fn(list_elem(n, struct tconn, node));
+		fn(list_elem(n, struct tc_link, node));
 		BUG_ON(s->live.next == n); /* it must end it */
 	}
 }

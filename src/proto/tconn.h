@@ -1,14 +1,12 @@
-/* The base of every TCP connection of the server, whatever its protocol: the network part (nconn.h: event, transport, timer, flags, why it ends, its stats slot, last activity), the worker, the list it is on, the end flags; first in h1c, h2c, wsc and the session's pre. */
+/* The base of every TCP connection of the server, whatever its protocol: the network part (nconn.h: event, transport, timer, flags, why it ends, its stats slot, last activity), the counted base (tc_link.h: the worker, the list it is on), the end flags; first in h1c, h2c, wsc and the session's pre. */
 #ifndef HX_TCONN_H
 #define HX_TCONN_H
 
 #include <sys/socket.h>
 
-#include "list.h"
 #include "nconn.h"
 #include "stats.h"
-
-struct worker;
+#include "tc_link.h"
 
 /* the server's flags, above the network base's (NC_*, nconn.h): the
  * protocols' own bits stay below TC_LOW */
@@ -20,8 +18,7 @@ struct worker;
 
 struct tconn {
 	struct nconn nc;     /* first: ev, x, tm, last_act, flags, why (enum st_close), proto (its stats slot, enum st_proto) */
-	struct worker *w;
-	struct list node;    /* on its protocol's live, zombie or free list */
+	TC_LINK;             /* w, node: the counted base (tc_link.h), on its protocol's live, zombie or free list */
 };
 
 /* WHY TLS's close_notify on every end of a connection but two: without it

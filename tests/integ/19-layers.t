@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# The architecture holds: the include graph keeps its layers with no circle, a protocol's folder (and each of hxload's) keeps its headers, no .c files call each other in a new circle, no adapter decides a plan's matters, no protocol does its connection set's work (tc_set.c), a connection's network part is net/nconn.h's alone (the server's and hxload's), the QUIC transport and HTTP/3 keep to their sides of the seam (ngtcp2, nghttp3), HTTP/3's engine is chosen in one place, hxload holds no server code and hxterm no hxload code.
+# The architecture holds: the include graph keeps its layers with no circle, a protocol's folder (and each of hxload's) keeps its headers, no .c files call each other in a new circle, no adapter decides a plan's matters, no protocol does its connection set's work (tc_set.c), HTTP/3's on QUIC included, a connection's network part is net/nconn.h's alone (the server's and hxload's), the QUIC transport and HTTP/3 keep to their sides of the seam (ngtcp2, nghttp3), HTTP/3's engine is chosen in one place, hxload holds no server code and hxterm no hxload code.
 use strict;
 use warnings;
 use FindBin;
@@ -56,6 +56,19 @@ sub layers_with {
     is($rc, 1, 'scripts/layers fails a protocol that does its connection set\'s work');
     my @w = $o =~ m{src/proto/ws/ws_conn\.c:\d+ (links a connection's base itself|bounds a free list of connections itself|counts a connection's open or close itself)}g;
     is(scalar(@w), 3, '... naming each line and what it does, in code only') or diag($o);
+}
+
+# HTTP/3's connections on the same set (issue 39), tried: a copy of the
+# tree where the QUIC transport links its connection on a list of its own
+# and HTTP/3 counts its open and close itself is refused, line by line
+{
+    my ($rc, $o) = layers_with('proto/quic/quic.c' => "static void bad10(struct list *h, struct quic_conn *c) { list_add(h, &c->l.node); }\n",
+        'proto/h3/h3_app.c' => "static void bad11(struct quic_conn *q) { st_conn_open(&q->w->st, SP_H3); }\n"
+        . "static void bad12(struct quic_conn *q) { st_conn_close(&q->w->st, SP_H3, 1, SC_PEER); }\n");
+    is($rc, 1, 'scripts/layers fails QUIC and HTTP/3 doing their connection set\'s work');
+    like($o, qr{src/proto/quic/quic\.c:\d+ links a connection's base itself}, '... the transport linking its connection') or diag($o);
+    my @c = $o =~ m{src/proto/h3/h3_app\.c:\d+ counts a connection's open or close itself}g;
+    is(scalar(@c), 2, '... HTTP/3 counting its open and its close') or diag($o);
 }
 
 # one network base, tried: a copy of the tree where a hxload file holds a

@@ -1,4 +1,4 @@
-/* Unit tests of a protocol's connection set (tc_set.c): its start and end accounting, the recycling bound, drain, close-all, zombies on the ring, free at thread end or mid-life (a trim). */
+/* Unit tests of a protocol's connection set (tc_set.c): its start and end accounting, the recycling bound, drain, close-all, zombies on the ring, free at thread end or mid-life (a trim); the counted part alone, on a connection with no TCP part (QUIC's). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -167,20 +167,20 @@ static void trim_midlife(void)
 /* the drain's callback: ends the even ones ("idle"), leaves the others */
 static int drained_seen;
 
-static void drain_even(struct tconn *t)
+static void drain_even(struct tc_link *l)
 {
-	struct conn *c = container_of(t, struct conn, t);
+	struct conn *c = container_of(l, struct conn, t.l);
 
 	drained_seen |= 1 << c->id;
 	if (!(c->id & 1)) {
 		c->t.nc.why = SC_DRAIN;
-		tc_end(&set, t, 0);
+		tc_end(&set, &c->t, 0);
 	}
 }
 
-static void end_one(struct tconn *t)
+static void end_one(struct tc_link *l)
 {
-	tc_end(&set, t, 0);
+	tc_end(&set, &container_of(l, struct conn, t.l)->t, 0);
 }
 
 static void drain_and_close_all(void)
@@ -246,6 +246,63 @@ static void zombies(void)
 	tc_set_free(&set);
 }
 
+/* a connection with no TCP part, as QUIC's: the counted base alone, its
+ * why and slot its own; counted open and closed, drained and closed all
+ * by the same code, no session told (a kind without gone) */
+struct bare {
+	uint8_t why;
+	TC_LINK;
+};
+
+static const struct tc_kind bare_kind = { sizeof(struct bare), offsetof(struct bare, l), NULL, NULL };
+
+static void bare_end(struct tc_link *l)
+{
+	struct bare *b = container_of(l, struct bare, l);
+
+	tc_count_close(&set, l, SP_H3, b->why, 0, 3);
+	free(b);
+}
+
+static void bare_drain(struct tc_link *l)
+{
+	struct bare *b = container_of(l, struct bare, l);
+
+	if (b->w != &w)
+		return;
+	b->why = SC_DRAIN;
+	bare_end(l);
+}
+
+static void counted_alone(void)
+{
+	uint64_t opens = ctr_get(&w.st.conn_open[SP_H3]), drains = ctr_get(&w.st.conn_why[SP_H3][SC_DRAIN]);
+	uint64_t idles = ctr_get(&w.st.conn_why[SP_H3][SC_IDLE]);
+	struct worker other;
+
+	gone = 0;
+	tc_set_init(&set, &bare_kind, &w.loop, &w.st);
+	for (int i = 0; i < 4; i++) {
+		struct bare *b = calloc(1, sizeof(*b));
+
+		if (!b)
+			abort();
+		b->w = i < 2 ? &w : &other; /* the drain ends the first two */
+		b->why = SC_IDLE;
+		tc_count_open(&set, &b->l, SP_H3);
+	}
+	is_int(set.n, 4, "a bare connection counted open, live");
+	is_int(ctr_get(&w.st.conn_open[SP_H3]) - opens, 4, "... in its slot");
+	tc_drain(&set, bare_drain);
+	is_int(set.n, 2, "the drain walks bare connections too");
+	tc_close_all(&set, bare_end);
+	ok(set.n == 0 && list_empty(&set.live), "close-all ends the rest");
+	is_int(ctr_get(&w.st.conn_why[SP_H3][SC_DRAIN]) - drains, 2, "closes counted by the why given: drained");
+	is_int(ctr_get(&w.st.conn_why[SP_H3][SC_IDLE]) - idles, 2, "... idle");
+	is_int(gone, 0, "no session told: the kind has none");
+	tc_set_free(&set);
+}
+
 int main(void)
 {
 	if (loop_init(&w.loop) < 0)
@@ -255,5 +312,6 @@ int main(void)
 	trim_midlife();
 	drain_and_close_all();
 	zombies();
+	counted_alone();
 	return done_testing();
 }

@@ -916,9 +916,9 @@ static int h1_start(struct worker *w, struct xprt *x, const struct handoff *h)
 
 /* WHY only the idle ones: a busy connection closes after its response
  * (w->draining) */
-static void h1_drain_one(struct tconn *t)
+static void h1_drain_one(struct tc_link *l)
 {
-	struct h1c *c = container_of(t, struct h1c, t);
+	struct h1c *c = container_of(l, struct h1c, t.l);
 
 	if (c->st == H1S_HEAD && c->rd == c->wr && !c->t_first && !oq_pending(&c->oq))
 		h1_free(c);
@@ -940,9 +940,9 @@ static int h1_thread_init(struct worker *w)
 	return 0;
 }
 
-static void h1_end(struct tconn *t)
+static void h1_end(struct tc_link *l)
 {
-	h1_free(container_of(t, struct h1c, t));
+	h1_free(container_of(l, struct h1c, t.l));
 }
 
 static void h1_close_all(struct worker *w)

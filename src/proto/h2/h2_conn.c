@@ -885,9 +885,9 @@ int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 	return 0;
 }
 
-static void h2c_drain_one(struct tconn *t)
+static void h2c_drain_one(struct tc_link *l)
 {
-	struct h2c *c = container_of(t, struct h2c, t);
+	struct h2c *c = container_of(l, struct h2c, t.l);
 
 	h2c_why(c, SC_DRAIN);
 	c->eng->drain(c);
@@ -899,9 +899,9 @@ void h2c_drain(struct worker *w)
 	tc_drain(&h2w(w)->set, h2c_drain_one);
 }
 
-static void h2c_end(struct tconn *t)
+static void h2c_end(struct tc_link *l)
 {
-	h2c_free(container_of(t, struct h2c, t));
+	h2c_free(container_of(l, struct h2c, t.l));
 }
 
 void h2_close_all(struct worker *w)

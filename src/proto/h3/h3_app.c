@@ -58,7 +58,6 @@ static void h3_open(struct quic_conn *q)
 	c->max_req = cfg.conn_requests;
 	c->ng_max = c->memo_max = -1;
 	c->granted = cfg.h3_streams;
-	st_conn_open(&q->w->st, SP_H3);
 }
 
 /* WHY not at the 1-RTT key: a half-open connection held its HTTP/3
@@ -215,21 +214,22 @@ static void h3_drain(struct quic_conn *q)
 	}
 }
 
-static void h3_gone(struct quic_conn *q, enum st_close why)
+static uint32_t h3_gone(struct quic_conn *q)
 {
 	struct h3c *c = h3c_of(q);
 
-	st_conn_close(&q->w->st, SP_H3, c->total, why);
 	while (!list_empty(&c->streams))
 		h3s_free(list_elem(c->streams.next, struct h3s, node));
 	if (c->h3)
 		nghttp3_conn_del(c->h3);
+	return c->total;
 }
 
 /* ---------- the protocol ---------- */
 
 static const struct quic_app h3_app = {
 	.conn_size = sizeof(struct h3c),
+	.slot = SP_H3,
 	.open = h3_open,
 	.start = h3_start,
 	.recv = h3_recv_stream,

@@ -393,16 +393,16 @@ static struct quic_conn *qc_new(struct worker *w, struct udp_ep *ep, const ngtcp
 		return NULL;
 	}
 	c->why = SC_UNSET;
+	c->proto = app->slot;
 	c->flags |= QC_HALF;
-	list_add(&qw(w)->conns, &c->node);
-	qw(w)->nconns++;
+	tc_count_open(&qw(w)->set, &c->l, c->proto);
 	qw(w)->nhalf++;
-	if (qw(w)->nconns > qw(w)->peak)
-		qw(w)->peak = qw(w)->nconns;
+	if (qw(w)->set.n > qw(w)->peak)
+		qw(w)->peak = qw(w)->set.n;
 	ctr_add(&w->st.accepted, 1);
 	app->open(c);
 	if (cfg.debug)
-		log_debug("thread %d: new QUIC connection (%u on this thread)", w->id, qw(w)->nconns);
+		log_debug("thread %d: new QUIC connection (%u on this thread)", w->id, qw(w)->set.n);
 	return c;
 }
 
@@ -412,7 +412,7 @@ static struct quic_conn *qc_new(struct worker *w, struct udp_ep *ep, const ngtcp
  * churn of one connection at a time would trim at every close */
 static void quic_trim(struct worker *w)
 {
-	if (qw(w)->nconns == 0 && qw(w)->peak >= QUIC_TRIM_PEAK) {
+	if (qw(w)->set.n == 0 && qw(w)->peak >= QUIC_TRIM_PEAK) {
 		qw(w)->peak = 0;
 		malloc_trim(0);
 	}
@@ -423,6 +423,7 @@ static void qc_free(struct quic_conn *c)
 	struct worker *w = c->w;
 	ngtcp2_cid inl[16], *ids = inl;
 	size_t n = ngtcp2_conn_get_num_scid(c->conn);
+	uint32_t nreq;
 
 	if (n > ARRAY_SIZE(inl) && !(ids = malloc(n * sizeof(*ids))))
 		n = 0; /* WHY: out of memory, the map keeps stale IDs to nothing */
@@ -434,7 +435,7 @@ static void qc_free(struct quic_conn *c)
 	cid_del(qw(w)->cids, &c->odcid);
 	qc_whole(c);
 	timer_cancel(&w->loop.timers, &c->tm);
-	app->gone(c, c->why);
+	nreq = app->gone(c);
 	ngtcp2_conn_del(c->conn);
 	/* WHY: ngtcp2 0.12 leaks STREAM frame chains (its issue 1244, fixed
 	 * in 1.6) when frames of many small DATA pieces are split or merged;
@@ -442,8 +443,7 @@ static void qc_free(struct quic_conn *c)
 	ctr_add(w->st.quic_reclaimed, qmem_release(&c->qm));
 	gnutls_deinit(c->tls);
 	free(c->ci);
-	list_del(&c->node);
-	qw(w)->nconns--;
+	tc_count_close(&qw(w)->set, &c->l, c->proto, c->why, 0, nreq);
 	free(c);
 	quic_trim(w);
 }
@@ -567,7 +567,7 @@ static void quic_datagram(struct worker *w, struct udp_ep *ep, const uint8_t *p,
 
 		/* WHY qinit_open: a forged or random Initial once made a
 		 * connection and a GnuTLS session before its decryption failed */
-		if (ngtcp2_accept(&hd, p, len) || qw(w)->nconns >= cfg.quic_max_conns || w->draining ||
+		if (ngtcp2_accept(&hd, p, len) || qw(w)->set.n >= cfg.quic_max_conns || w->draining ||
 		    qinit_open(p, len) < 0) {
 			ctr_add(&w->st.quic_dgram[SQD_DROPPED], 1);
 			return;
@@ -701,22 +701,28 @@ int quic_listen(struct worker *w, const struct listen_addr *la, uint16_t port)
 	return loop_watch(&w->loop, &ep->ev, EPOLLIN);
 }
 
+static void qc_drain_one(struct tc_link *l)
+{
+	app->drain(container_of(l, struct quic_conn, l));
+}
+
 void quic_drain(struct worker *w)
 {
-	struct list *n, *tmp;
+	tc_drain(&qw(w)->set, qc_drain_one);
+}
 
-	list_each_safe(n, tmp, &qw(w)->conns)
-		app->drain(list_elem(n, struct quic_conn, node));
+static void qc_end(struct tc_link *l)
+{
+	struct quic_conn *c = container_of(l, struct quic_conn, l);
+
+	quic_close_soon(c, SC_DRAIN);
+	quic_done(c);
 }
 
 void quic_close_all(struct worker *w)
 {
-	while (qw(w) && !list_empty(&qw(w)->conns)) {
-		struct quic_conn *c = list_elem(qw(w)->conns.next, struct quic_conn, node);
-
-		quic_close_soon(c, SC_DRAIN);
-		quic_done(c);
-	}
+	if (qw(w))
+		tc_close_all(&qw(w)->set, qc_end);
 }
 
 void quic_thread_free(struct worker *w)
@@ -772,13 +778,17 @@ void quic_free(void)
 	qtls_free(&qtls);
 }
 
+/* WHY no size, release or gone: the set counts a QUIC connection and
+ * walks it; it neither makes one nor keeps one, and none is a session's */
+static const struct tc_kind qc_kind = { 0, offsetof(struct quic_conn, l), NULL, NULL };
+
 int quic_thread_init(struct worker *w, void *a)
 {
 	struct qw *q = calloc(1, sizeof(*q));
 
 	if (!q)
 		return -1;
-	list_init(&q->conns);
+	tc_set_init(&q->set, &qc_kind, &w->loop, &w->st);
 	q->app = a;
 	w->ps[P_H3] = q;
 	return 0;
@@ -786,5 +796,5 @@ int quic_thread_init(struct worker *w, void *a)
 
 uint32_t quic_live(const struct worker *w)
 {
-	return qw(w)->nconns;
+	return qw(w)->set.n;
 }

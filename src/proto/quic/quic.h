@@ -14,7 +14,8 @@
  * here. The int callbacks return 0, or -1 to fail the connection. */
 struct quic_app {
 	size_t conn_size;    /* its connection's size: a struct quic_conn first */
-	/* a connection made (the rest of it zero): its part set, counted */
+	uint8_t slot;        /* its connections' stats slot (enum st_proto): the transport counts them */
+	/* a connection made (the rest of it zero), counted: its part set */
 	void (*open)(struct quic_conn *q);
 	/* the handshake is done: its session (control streams), unless early
 	 * stream data made it already */
@@ -43,9 +44,10 @@ struct quic_app {
 	void (*wrote)(struct quic_conn *q);
 	/* the worker drains: a notice to the peer, or the end (quic_close_soon) */
 	void (*drain)(struct quic_conn *q);
-	/* <q> goes (<why>): its streams and session freed, counted; the
-	 * transport frees the memory after */
-	void (*gone)(struct quic_conn *q, enum st_close why);
+	/* <q> goes: its streams and session freed; the requests it served,
+	 * for the transport's count of its close (by q->why), which frees the
+	 * memory after */
+	uint32_t (*gone)(struct quic_conn *q);
 	uint64_t no_error;   /* its code for a close without error (CONNECTION_CLOSE) */
 };
 

@@ -11,6 +11,7 @@
 #include "qmem.h"
 #include "loop.h"
 #include "session-t.h"
+#include "tc_set.h"
 #include "timer-t.h"
 
 #define QUIC_SCIDLEN 18
@@ -34,12 +35,12 @@ struct udp_ep {
 /* A QUIC connection: the transport's alone (quic.c), the first member of
  * the application's (struct h3c), which the transport allocates at
  * quic_app.conn_size and frees. The application reads <w>, <peer>, <ci>,
- * <rx_ns>. */
+ * <rx_ns>. Its counted base (tc_link.h), and its why and slot, are what
+ * its set (qw.set) counts, as a TCP connection's; no TCP part */
 struct quic_conn {
 	struct timer tm;
-	struct worker *w;
+	TC_LINK;             /* w, node: on the worker's live connections (qw.set) */
 	struct udp_ep *ep;
-	struct list node;    /* on the worker's live connections */
 	ngtcp2_conn *conn;
 	gnutls_session_t tls;
 	ngtcp2_crypto_conn_ref ref;
@@ -47,6 +48,7 @@ struct quic_conn {
 	socklen_t peerlen;
 	ngtcp2_cid odcid;    /* the client's first DCID, also in the map */
 	uint8_t why;         /* why it ends (enum st_close), SC_UNSET: the peer */
+	uint8_t proto;       /* its stats slot (enum st_proto): the application's (quic_app.slot) */
 	uint32_t flags;
 	struct cinfo *ci;    /* --client-cert: who the certificate names, or NULL */
 	struct qmem qm;      /* ngtcp2's memory for it, freed whole at the end */
@@ -63,8 +65,9 @@ struct qr_batch;
 struct qw {
 	struct udp_ep *udp;  /* sockets, one per TLS port */
 	int nudp;
-	struct list conns;   /* live connections */
-	uint32_t nconns;
+	/* live connections, counted: their list and number (set.n), their
+	 * opens and closes; none kept (the set's TCP part unused) */
+	struct tc_set set;
 	uint32_t nhalf;      /* of them, half-open (--quic-retry-threshold) */
 	uint32_t peak;       /* the most since memory was last handed back */
 	struct cidmap *cids; /* connection IDs to connections */

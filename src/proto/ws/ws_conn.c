@@ -203,9 +203,9 @@ static int ws_thread_init(struct worker *w)
 	return 0;
 }
 
-static void ws_drain_one(struct tconn *t)
+static void ws_drain_one(struct tc_link *l)
 {
-	struct wsc *c = container_of(t, struct wsc, t);
+	struct wsc *c = container_of(l, struct wsc, t.l);
 
 	c->t.nc.why = SC_DRAIN;
 	ws_going_away(&c->ws);
@@ -217,9 +217,9 @@ static void ws_drain(struct worker *w)
 	tc_drain(&wsw(w)->set, ws_drain_one);
 }
 
-static void ws_end(struct tconn *t)
+static void ws_end(struct tc_link *l)
 {
-	c_free(container_of(t, struct wsc, t), WS_FAILED);
+	c_free(container_of(l, struct wsc, t.l), WS_FAILED);
 }
 
 static void ws_close_all(struct worker *w)
