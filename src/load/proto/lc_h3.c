@@ -359,11 +359,12 @@ static int q_read_all(struct q *q)
 	return rv;
 }
 
-/* WHY at the turn's end: the connections read in a turn then write in a
- * row, not each one read then written; the code of each phase (ngtcp2's
- * read and GnuTLS's decryption, then its write, the encryption and the
- * kernel's send path) stays hot over them all, where a connection at a
- * time evicted it (callgrind --cache-sim: 143 I1 misses a request) */
+/* WHY at the turn's end, on shared sockets (--h3-ports): the packets of
+ * every connection read in the turn go in one sendmmsg. WHY not for a
+ * socket of its own: it gains no call, and the connections' writes held to
+ * the turn's end cost the client more than the server (bench/client:
+ * client/server 1.29 against 1.02 sending at once, 4 runs alternating),
+ * though callgrind counted fewer I1 misses (143 -> 112 a request) */
 static int q_turn_end(struct loop *l)
 {
 	struct lc_h3_sock *qs = lc_h3_sock_of(container_of(l, struct lc_thread, loop));
@@ -390,10 +391,10 @@ static int q_turn_end(struct loop *l)
 
 /* WHY the read only when the socket said so: in an open loop each send
  * time due calls this to send, and its recvmmsg found nothing (a system
- * call a request, EAGAIN, at -R). WHY a read's send round at the turn's
- * end (q_turn_end) but not another's: a send time due comes outside the
- * loop's turn, and would wait for the next one's end; a GOAWAY's ends the
- * connection here */
+ * call a request, EAGAIN, at -R). WHY a shared socket's read's send round
+ * at the turn's end (q_turn_end) but not another's: a send time due comes
+ * outside the loop's turn, and would wait for the next one's end; a
+ * GOAWAY's ends the connection here */
 static int lc_h3_io(struct lc_conn *c)
 {
 	struct q *q = c->proto_state;
@@ -401,7 +402,7 @@ static int lc_h3_io(struct lc_conn *c)
 
 	if (rv)
 		return rv;
-	if (read && !c->goaway) {
+	if (read && q->port && !c->goaway) {
 		if (list_empty(&q->due))
 			list_add(lc_h3_sock_of(c->t)->due.prev, &q->due);
 		return 0;
