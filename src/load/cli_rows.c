@@ -115,10 +115,10 @@ const struct opt cli_rows[] = {
 	  "own; reported by kind (0-RTT: --h1 or --h3)" },
 	{ "h3-ports", 0, NUM(h3_ports, 0, LC_QS_PORTS_MAX, 0), .arg = "<n>",
 	  .help = "HTTP/3: a thread's connections share n UDP sockets (1 to\n"
-	  "64), connection i on socket i mod n, read with a recvmmsg\n"
-	  "and written with a sendmmsg a loop turn; 0 (default) a socket\n"
-	  "each, which a server sharing its port over threads\n"
-	  "(SO_REUSEPORT) spreads the most evenly" },
+	  "64), connection i on socket i mod n, read with a recvmmsg a\n"
+	  "loop turn, written by sendmmsg, 4 connections a call; 0\n"
+	  "(default) a socket each, which a server sharing its port\n"
+	  "over threads (SO_REUSEPORT) spreads the most evenly" },
 	{ "h3-no-credit", 0, FLAG(h3_no_credit),
 	  .help = "HTTP/3: stream windows of 1 KiB never extended, a client\n"
 	  "that stops reading at the QUIC level (a target's or a\n"

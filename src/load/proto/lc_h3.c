@@ -383,6 +383,13 @@ static int q_turn_end(struct loop *l)
 			lc_error(c, E_PROTOCOL);
 			lc_reset(c); /* frees <q> */
 		}
+		/* WHY not all at the end: the server works on the first
+		 * connections' packets while the next are written; sent in one
+		 * sendmmsg at the turn's end, the two sides took turns, each idle
+		 * while the other worked (-c 40 -m 20: hxterm -t 1 86 to 88 %
+		 * busy, flushed every 4 trains 86 to 96 %, as with a socket each) */
+		if (qs->batch.n >= LC_QS_FLUSH)
+			qw_flush(&qs->batch);
 	}
 	if (qs->batch.n)
 		qw_flush(&qs->batch);

@@ -30,6 +30,7 @@ struct q;
 #define LC_SCID_LEN 17    /* our connection IDs' bytes */
 #define LC_CID_KEY  7     /* of them, the connection's slot (3) and generation (4) in front */
 #define LC_QS_PORTS LC_QS_PORTS_MAX /* --h3-ports' most */
+#define LC_QS_FLUSH 4     /* trains the loop turn's end sends in one sendmmsg at most */
 
 /* one request stream of ours (lc_h3_tx.c): its frames sent, its response
  * read (lc_h3_read.c); ngtcp2's user data for the stream, kept until
