@@ -113,6 +113,12 @@ const struct opt cli_rows[] = {
 	  "full : resumed : 0-RTT handshakes in these shares, in turn\n"
 	  "(70:25:5: exactly so in each 100), tickets from the run's\n"
 	  "own; reported by kind (0-RTT: --h1 or --h3)" },
+	{ "h3-ports", 0, NUM(h3_ports, 0, LC_QS_PORTS_MAX, 0), .arg = "<n>",
+	  .help = "HTTP/3: a thread's connections share n UDP sockets (1 to\n"
+	  "64), connection i on socket i mod n, read with a recvmmsg a\n"
+	  "loop turn, written by sendmmsg, 4 connections a call; 0\n"
+	  "(default) a socket each, which a server sharing its port\n"
+	  "over threads (SO_REUSEPORT) spreads the most evenly" },
 	{ "h3-no-credit", 0, FLAG(h3_no_credit),
 	  .help = "HTTP/3: stream windows of 1 KiB never extended, a client\n"
 	  "that stops reading at the QUIC level (a target's or a\n"

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #define LC_MAX_DEPTH  1024      /* -m */
+#define LC_QS_PORTS_MAX 64     /* --h3-ports */
 #define LC_MAX_PATH   65536     /* a longer path is refused, never cut */
 #define LC_MAX_HDRS   32        /* -H */
 #define LC_MAX_PIDS   8        /* --pid NAME=PID */
@@ -47,6 +48,7 @@ struct lc_opts {
 	unsigned hs_mix[3];          /* ... its shares (lc_hs.h's kinds) */
 	int h3_no_credit;            /* --h3-no-credit: stream windows never extended */
 	int h3_no_body;              /* --h3-no-body: the request body never sent */
+	int h3_ports;                /* --h3-ports: UDP sockets a thread's h3 connections share, 0 one each */
 	struct lc_field {            /* --h3-fields: a connection's first request, as given */
 		const char *name, *value;
 		size_t nlen, vlen;

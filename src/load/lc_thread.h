@@ -53,7 +53,7 @@ struct lc_thread {
 	_Atomic uint64_t progress;   /* requests done, read by the main thread */
 	char *logbuf;                /* --log: lines not yet written */
 	size_t loglen;
-	uint8_t *qbuf;               /* h3: a GSO batch out (QW_BUF), then GRO batches in (4 of LC_QRX) */
+	uint8_t *qbuf;               /* h3: a GSO burst out, GRO reads in, the shared socket (LC_QBUF, lc_h3.h) */
 	uint64_t held_us;            /* a clock reading a burst shares (lc_clock), 0 none */
 	char ignored[LC_IGN];        /* the first X-Hxterm-Ignored the server sent, or "" */
 	struct lc_why why;           /* the first answer of an unexpected status: once a run */

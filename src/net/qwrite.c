@@ -239,6 +239,7 @@ static void qw_queue(struct qw_out *o, struct qw_batch *b, const uint8_t *buf, s
 		memcpy(CMSG_DATA(cm), &b->seg[i], sizeof(uint16_t));
 	}
 	b->used = (size_t)(buf + len - b->buf);
+	qw_tally(o, len, seg, len > seg); /* WHY at the queueing: the flush knows no connection */
 }
 
 void qw_flush(struct qw_batch *b)

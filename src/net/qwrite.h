@@ -108,8 +108,9 @@ struct qw_batch {
 };
 
 /* qw_burst, the packets left in <b> (<o>'s buffer unused) for one
- * sendmmsg with other connections' (qw_flush); the kernel's refusals are
- * counted in <b>, at the flush */
+ * sendmmsg with other connections' (qw_flush); <o>'s tally counts each
+ * train queued as a send, the kernel's refusals are counted in <b>, at
+ * the flush. <b> NULL: qw_burst */
 int qw_burst_in(struct qw_batch *b, ngtcp2_conn *conn, struct qw_srcs *srcs, struct qw_out *o, ngtcp2_tstamp now);
 
 /* Sends what <b> holds, one sendmmsg (a train the kernel refuses: retried

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Packets of the connections read in one wakeup leave in one sendmmsg: strace -c counts hxterm's send calls over a bounded hxload --h3 -c 100 -m 1 run.
+# Packets of the connections read in one wakeup leave in one sendmmsg: strace -c counts hxterm's send calls over a bounded hxload --h3 -c 100 -m 1 run, then hxload's own socket calls at -c 10 -m 10, a socket each and --h3-ports 2.
 import os
 import re
 import shutil
@@ -39,6 +39,31 @@ ok(mm > 0, "sendmmsg is used: %d calls, %d recvmmsg" % (mm, calls.get("recvmmsg"
 # sendmmsg a turn of the loop (receive batches and timers) 0.04 to 0.1
 ok((mm + one) / N < 0.6, "send calls a request: %.3f (sendmmsg %.3f, sendmsg %.3f), under 0.6" %
    ((mm + one) / N, mm / N, one / N))
+
+
+# hxload's own calls, -c 10 -m 10: a socket each makes a recvmmsg and a
+# sendmsg a round of each connection (10 requests), 0.2 a request; with
+# --h3-ports 2 one recvmmsg a socket and one sendmmsg a loop turn
+def client_calls(extra):
+    tr = tempfile.NamedTemporaryFile(suffix=".strace")
+    r = subprocess.run(["timeout", "60", "strace", "-c", "-f", "-o", tr.name, LOAD, "-q", "--h3", "-c", "10", "-m", "10",
+                        "-n", str(N)] + extra + ["https://127.0.0.1:%d/?s=100" % tls], capture_output=True, text=True)
+    n = 0
+    for line in open(tr.name):
+        f = line.split()
+        if len(f) >= 5 and f[-1] in ("sendmsg", "sendmmsg", "recvmmsg", "recvmsg") and f[3].isdigit():
+            n += int(f[3])
+    m = re.search(r"requests (\d+) .*?(\d+) errors", r.stdout)
+    return n, r.returncode == 0 and m and int(m.group(1)) == N and m.group(2) == "0", r.stdout.strip()[:160]
+
+
+own, own_ok, own_out = client_calls([])
+shared, shared_ok, shared_out = client_calls(["--h3-ports", "2"])
+ok(own_ok and shared_ok, "hxload -c 10 -m 10, a socket each and --h3-ports 2: %d requests each, none failed: %s / %s" %
+   (N, own_out, shared_out))
+ok(own / N >= 0.19, "a socket each: %.3f socket calls a request, one each way a round of a connection" % (own / N))
+ok(shared < own * 0.6, "--h3-ports 2: %.3f socket calls a request, under 0.6 x a socket each's %.3f" %
+   (shared / N, own / N))
 srv.send_signal(signal.SIGINT)
 ok(srv.wait(timeout=15) == 0, "hxterm exits 0 at SIGINT")
 done()

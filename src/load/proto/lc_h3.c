@@ -1,7 +1,6 @@
 /* hxload's HTTP/3 client: ngtcp2 + GnuTLS on a connected UDP socket, nghttp3 for the control and QPACK streams, our framing for the requests' streams. */
 #include <errno.h>
 #include <netinet/in.h>
-#include <netinet/udp.h>
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 #include <nghttp3/nghttp3.h>
@@ -16,7 +15,6 @@
 
 #include "common.h"
 #include "lc_h3.h"
-#include "lc_source.h"
 #include "lc_tls.h"
 #include "qh3.h"
 #include "qh3mem.h"
@@ -25,11 +23,6 @@
 #include "qwrite.h"
 #include "timer.h"
 
-#ifndef UDP_GRO
-#define UDP_GRO 104
-#endif
-#define LC_QRX      65536 /* a GRO train's most */
-#define LC_QRX_MSGS 4     /* reads a recvmmsg */
 
 static struct qtls qtls;
 
@@ -136,12 +129,23 @@ static int lc_h3_linger(struct lc_conn *c)
 	return lc_o->zero_rtt && q && !q->ticket;
 }
 
+/* a connection ID to give the server: random, but for our connection's
+ * key in front (the shared socket finds the connection by it) */
+static int new_cid_cb(ngtcp2_conn *conn, ngtcp2_cid *cid, uint8_t *token, size_t len, void *user)
+{
+	if (qtls_client_new_cid(conn, cid, token, len, user))
+		return NGTCP2_ERR_CALLBACK_FAILURE;
+	if (len >= LC_CID_KEY)
+		lc_h3_cid_stamp(user, cid->data);
+	return 0;
+}
+
 static const ngtcp2_callbacks q_cbs = {
 	.client_initial = ngtcp2_crypto_client_initial_cb,
 	.recv_retry = ngtcp2_crypto_recv_retry_cb,
 	QTLS_CALLBACKS,
 	.rand = qtls_client_rand,
-	.get_new_connection_id = qtls_client_new_cid,
+	.get_new_connection_id = new_cid_cb,
 	.handshake_completed = handshake_done_cb,
 	.handshake_confirmed = confirmed_cb,
 	.recv_stream_data = recv_stream_cb,
@@ -155,10 +159,11 @@ static const ngtcp2_callbacks q_cbs = {
 /* ---------- I/O ---------- */
 
 
-static int q_write(struct q *q, ngtcp2_tstamp now)
+/* <q>'s packets now, sent, or (<b>) queued for the turn's sendmmsg */
+static int q_write(struct q *q, ngtcp2_tstamp now, struct qw_batch *b)
 {
 	struct qw_tally w = { 0 };
-	struct qw_out o = { q->c->nc.x.fd, NULL, 0, q->c->t->qbuf, 0, &w };
+	struct qw_out o = { q->fd, NULL, 0, q->c->t->qbuf, 0, &w };
 	struct qw_srcs srcs = { 0 };
 	int rv;
 
@@ -168,7 +173,7 @@ static int q_write(struct q *q, ngtcp2_tstamp now)
 	if (q->h3 && q->h3_busy)
 		qh3_src(&srcs.s[srcs.n++], q->h3);
 	lc_h3s_src(&srcs.s[srcs.n++], q);
-	rv = qw_burst(q->conn, &srcs, &o, now);
+	rv = qw_burst_in(b, q->conn, &srcs, &o, now);
 	if (srcs.n == 2 && srcs.s[0].idle)
 		q->h3_busy = 0; /* WHY: it answered that it has nothing */
 
@@ -202,13 +207,20 @@ static void q_arm(struct q *q, ngtcp2_tstamp now)
 		timer_arm(&q->c->t->loop.timers, &q->tm, (exp + 999) / 1000);
 }
 
+/* where <q>'s packets go in a loop turn: the shared socket's batch, sent
+ * at the turn's end; NULL (sent at once) for a socket of its own */
+static struct qw_batch *q_batch(struct q *q)
+{
+	return q->port ? &lc_h3_sock_of(q->c->t)->batch : NULL;
+}
+
 static void q_timer(struct loop *l, struct timer *t)
 {
 	struct q *q = container_of(t, struct q, tm);
 	ngtcp2_tstamp now = ts();
 
 	(void)l;
-	if (ngtcp2_conn_handle_expiry(q->conn, now) || q_write(q, now) < 0) {
+	if (ngtcp2_conn_handle_expiry(q->conn, now) || q_write(q, now, q_batch(q)) < 0) {
 		struct lc_conn *c = q->c;
 
 		lc_error(c, q->ready ? E_TIMEOUT : E_TLS);
@@ -220,14 +232,14 @@ static void q_timer(struct loop *l, struct timer *t)
 
 /* new requests and every packet due, sent at one clock reading <now>
  * that the requests share (lc_clock): 0, or -1 */
-static int q_send_round(struct q *q, ngtcp2_tstamp now)
+static int q_send_round(struct q *q, ngtcp2_tstamp now, struct qw_batch *b)
 {
 	struct lc_thread *t = q->c->t;
 	int rv;
 
 	t->held_us = now / 1000;
 	lc_h3_fill(q);
-	rv = q_write(q, now);
+	rv = q_write(q, now, b);
 	t->held_us = 0;
 	if (!rv)
 		q_arm(q, now);
@@ -283,65 +295,8 @@ static int graceful_end(struct q *q)
 	return ce.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION && ce.error_code == NGHTTP3_H3_NO_ERROR;
 }
 
-/* what one recvmmsg took: LC_QRX_MSGS reads at most, each a datagram or
- * (UDP_GRO) a train of them of one size, in LC_QRX bytes of its own */
-struct q_reads {
-	struct mmsghdr mm[LC_QRX_MSGS];
-	struct iovec iov[LC_QRX_MSGS];
-	union {
-		char b[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(uint32_t))];
-		struct cmsghdr align;
-	} ctrl[LC_QRX_MSGS];
-	size_t seg[LC_QRX_MSGS]; /* each read's datagram size */
-};
-
-/* read <i>'s datagram size and the socket's drop count, tallied */
-static void q_read_seen(struct q *q, struct q_reads *r, int i)
-{
-	struct msghdr *mh = &r->mm[i].msg_hdr;
-	size_t n = r->mm[i].msg_len;
-	uint32_t ovfl = q->ovfl;
-
-	r->seg[i] = n;
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm))
-		if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO) {
-			int g;
-
-			memcpy(&g, CMSG_DATA(cm), sizeof(g));
-			r->seg[i] = (size_t)g;
-		} else if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SO_RXQ_OVFL) {
-			memcpy(&ovfl, CMSG_DATA(cm), sizeof(ovfl));
-		}
-	if (n && r->seg[i])
-		lc_h3_tally_read(q, n, r->seg[i], ovfl);
-}
-
-/* Up to LC_QRX_MSGS reads in one recvmmsg into <buf>, read i at i *
- * LC_QRX: how many (0: nothing now), or -1 an error. WHY recvmmsg: fewer
- * than asked means the socket was empty, so no read ends in EAGAIN (a
- * third of recvmsg calls did, and a system call here costs more than
- * hxload's work on a response) */
-static int q_recv(struct q *q, uint8_t *buf, struct q_reads *r)
-{
-	int n;
-
-	for (int i = 0; i < LC_QRX_MSGS; i++) {
-		r->iov[i] = (struct iovec){ buf + (size_t)i * LC_QRX, LC_QRX };
-		r->mm[i].msg_hdr = (struct msghdr){ .msg_iov = &r->iov[i], .msg_iovlen = 1, .msg_control = r->ctrl[i].b,
-						    .msg_controllen = sizeof(r->ctrl[i].b) };
-	}
-	do
-		n = recvmmsg(q->c->nc.x.fd, r->mm, LC_QRX_MSGS, 0, NULL);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return errno == EAGAIN ? 0 : -1;
-	for (int i = 0; i < n; i++)
-		q_read_seen(q, r, i);
-	return n;
-}
-
 /* a read's datagrams to ngtcp2, received at <now>: 0, 1 the server's
- * graceful end, -1 an error */
+ * graceful end, -1 an error (lc_error'd) */
 static int q_feed(struct q *q, const uint8_t *buf, size_t n, size_t seg, ngtcp2_tstamp now)
 {
 	ngtcp2_path path = { { (ngtcp2_sockaddr *)&q->local, q->locallen },
@@ -376,17 +331,27 @@ static int q_read_all(struct q *q)
 	struct q_reads r;
 	int n, rv = 0;
 
+	if (q->port) { /* WHY: the shared socket's batch read it (lc_h3_sock.c) */
+		rv = q->rx_rv;
+		q->rx_rv = 0;
+		if (!rv)
+			q->c->nc.flags &= ~NC_RD_READY;
+		return rv;
+	}
 	do {
 		ngtcp2_tstamp now;
 
-		if ((n = q_recv(q, buf, &r)) < 0) {
+		if ((n = lc_h3_recv(q->fd, buf, &r, LC_QRX_MSGS)) < 0) {
 			lc_error(q->c, q->ready ? E_RESET : E_CONNECT);
 			return -1;
 		}
 		now = n ? ts() : 0;
 		t->held_us = now / 1000;
-		for (int i = 0; i < n && !rv; i++)
+		for (int i = 0; i < n && !rv; i++) {
+			if (r.mm[i].msg_len && r.seg[i])
+				lc_h3_tally_read(q, r.mm[i].msg_len, r.seg[i], r.ovfl[i] ? r.ovfl[i] : q->ovfl);
 			rv = q_feed(q, buf + (size_t)i * LC_QRX, r.mm[i].msg_len, r.seg[i], now);
+		}
 		t->held_us = 0;
 	} while (!rv && n == LC_QRX_MSGS);
 	if (!rv)
@@ -394,19 +359,64 @@ static int q_read_all(struct q *q)
 	return rv;
 }
 
+/* WHY at the turn's end, on shared sockets (--h3-ports): the packets of
+ * every connection read in the turn go in one sendmmsg. WHY not for a
+ * socket of its own: it gains no call, and the connections' writes held to
+ * the turn's end cost the client more than the server (bench/client:
+ * client/server 1.29 against 1.02 sending at once, 4 runs alternating),
+ * though callgrind counted fewer I1 misses (143 -> 112 a request) */
+static int q_turn_end(struct loop *l)
+{
+	struct lc_h3_sock *qs = lc_h3_sock_of(container_of(l, struct lc_thread, loop));
+	struct list *n;
+	ngtcp2_tstamp now;
+
+	if (list_empty(&qs->due) && !qs->batch.n)
+		return 0;
+	now = ts();
+	while ((n = list_pop(&qs->due))) {
+		struct q *q = list_elem(n, struct q, due);
+
+		if (q_send_round(q, now, q_batch(q)) < 0) {
+			struct lc_conn *c = q->c;
+
+			lc_error(c, E_PROTOCOL);
+			lc_reset(c); /* frees <q> */
+		}
+		/* WHY not all at the end: the server works on the first
+		 * connections' packets while the next are written; sent in one
+		 * sendmmsg at the turn's end, the two sides took turns, each idle
+		 * while the other worked (-c 40 -m 20: hxterm -t 1 86 to 88 %
+		 * busy, flushed every 4 trains 86 to 96 %, as with a socket each) */
+		if (qs->batch.n >= LC_QS_FLUSH)
+			qw_flush(&qs->batch);
+	}
+	if (qs->batch.n)
+		qw_flush(&qs->batch);
+	return 1;
+}
+
 /* WHY the read only when the socket said so: in an open loop each send
  * time due calls this to send, and its recvmmsg found nothing (a system
- * call a request, EAGAIN, at -R) */
+ * call a request, EAGAIN, at -R). WHY a shared socket's read's send round
+ * at the turn's end (q_turn_end) but not another's: a send time due comes
+ * outside the loop's turn, and would wait for the next one's end; a
+ * GOAWAY's ends the connection here */
 static int lc_h3_io(struct lc_conn *c)
 {
 	struct q *q = c->proto_state;
-	int rv = (c->nc.flags & NC_RD_READY) ? q_read_all(q) : 0;
+	int read = !!(c->nc.flags & NC_RD_READY), rv = read ? q_read_all(q) : 0;
 
 	if (rv)
 		return rv;
+	if (read && q->port && !c->goaway) {
+		if (list_empty(&q->due))
+			list_add(lc_h3_sock_of(c->t)->due.prev, &q->due);
+		return 0;
+	}
 	/* WHY a reading of its own: the requests go after the answers were
 	 * read, and their time runs from their send */
-	if (q_send_round(q, ts()) < 0) {
+	if (q_send_round(q, ts(), NULL) < 0) {
 		lc_error(c, E_PROTOCOL);
 		return -1;
 	}
@@ -427,9 +437,10 @@ static int q_new(struct q *q, struct lc_conn *c)
 
 	c->hs_offered = b != NULL;
 	dcid.datalen = 18;
-	scid.datalen = 17;
+	scid.datalen = LC_SCID_LEN;
 	gnutls_rnd(GNUTLS_RND_RANDOM, dcid.data, dcid.datalen);
 	gnutls_rnd(GNUTLS_RND_RANDOM, scid.data, scid.datalen);
+	lc_h3_cid_stamp(q, scid.data);
 	ngtcp2_settings_default(&st);
 	st.initial_ts = ts();
 	st.handshake_timeout = lc_o->timeout_us * NGTCP2_MICROSECONDS;
@@ -459,45 +470,38 @@ static int lc_h3_open(struct lc_conn *c)
 {
 	struct q *q = calloc(1, sizeof(*q));
 	struct lc_h3s **sx = calloc((size_t)lc_o->depth, sizeof(*sx));
-	int fd = socket(lc_tg->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
-	if (!q || !sx || fd < 0 || lc_source_bind(fd, lc_conn_source(c)) < 0 ||
-	    connect(fd, (const struct sockaddr *)&lc_tg->addr, lc_tg->alen) < 0) {
+	if (!c->t->qbuf && (c->t->qbuf = malloc(LC_QBUF)))
+		lc_h3_sock_init(c->t, q_feed);
+	if (q && sx && c->t->qbuf) {
+		q->c = c;
+		list_init(&q->due);
+		list_init(&q->rx);
+	}
+	if (!q || !sx || !c->t->qbuf || (lc_h3_sock_join(q) < 0 && (q->fd = lc_h3_sock_own(c)) < 0)) {
 		free(q);
 		free(sx);
-		if (fd >= 0)
-			close(fd);
 		return -1;
 	}
-	if (!c->t->qbuf && !(c->t->qbuf = malloc(QW_BUF + LC_QRX_MSGS * LC_QRX))) {
-		free(q);
-		free(sx);
-		close(fd);
-		return -1;
-	}
-	/* WHY: a server's GSO train arrives whole, one read for up to 45 packets */
-	setsockopt(fd, SOL_UDP, UDP_GRO, &(int){ 1 }, sizeof(int));
-	/* WHY: the kernel's count of datagrams it dropped (a full receive
-	 * buffer) comes with each read: the client's own limit, reported */
-	setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &(int){ 1 }, sizeof(int));
-	q->c = c;
 	q->sx = sx;
 	q->hc_path = -1;
 	list_init(&q->txq);
 	list_init(&q->streams);
 	list_init(&q->spare);
 	q->tm = (struct timer){ 0, 0, q_timer };
+	c->t->loop.turn_end = q_turn_end;
 	q->locallen = sizeof(q->local);
-	getsockname(fd, (struct sockaddr *)&q->local, &q->locallen);
-	c->nc.x = (struct xprt){ .fd = fd };
+	getsockname(q->fd, (struct sockaddr *)&q->local, &q->locallen);
+	/* WHY -1 on the shared socket: the connection's end closes its own */
+	c->nc.x = (struct xprt){ .fd = q->port ? -1 : q->fd };
 	c->proto_state = q;
 	for (int i = 0; i < lc_o->depth; i++)
 		c->ex[i].id = -1;
-	c->nc.ev.fd = fd;
-	if (q_new(q, c) < 0 || loop_watch(&c->t->loop, &c->nc.ev, EPOLLIN | EPOLLET) < 0)
+	c->nc.ev.fd = c->nc.x.fd;
+	if (q_new(q, c) < 0 || (!q->port && loop_watch(&c->t->loop, &c->nc.ev, EPOLLIN | EPOLLET) < 0))
 		return -1;
 	/* WHY requests: with --0rtt and a session, they go with the ClientHello */
-	return q_send_round(q, ts());
+	return q_send_round(q, ts(), NULL);
 }
 
 /* CONNECTION_CLOSE (no error): the server frees the connection now, not at
@@ -513,7 +517,7 @@ static void q_goodbye(struct q *q)
 	ngtcp2_path_storage_zero(&ps);
 	ngtcp2_connection_close_error_set_application_error(&ccerr, NGHTTP3_H3_NO_ERROR, NULL, 0);
 	n = ngtcp2_conn_write_connection_close(q->conn, &ps.path, &pi, buf, sizeof(buf), &ccerr, ts());
-	if (n > 0 && send(q->c->nc.x.fd, buf, (size_t)n, 0) < 0)
+	if (n > 0 && send(q->fd, buf, (size_t)n, 0) < 0)
 		return; /* WHY: best effort; the server's idle timeout ends it otherwise */
 }
 
@@ -524,6 +528,7 @@ static void lc_h3_free(struct lc_conn *c)
 	if (!q)
 		return;
 	timer_cancel(&c->t->loop.timers, &q->tm);
+	list_del(&q->due);
 	if (q->ready)
 		q_goodbye(q);
 	if (q->h3)
@@ -535,6 +540,7 @@ static void lc_h3_free(struct lc_conn *c)
 	if (q->tls)
 		gnutls_deinit(q->tls);
 	lc_h3s_free_all(q);
+	lc_h3_sock_leave(q);
 	free(q->sx);
 	free(q);
 	c->proto_state = NULL;

@@ -24,6 +24,13 @@
 struct q;
 
 #define LC_H3S_INLINE 224 /* bytes of a request's frames kept in its stream; more: malloc */
+#define LC_QRX      65536 /* a GRO train's most: a read's room */
+#define LC_QRX_MSGS 4     /* reads a recvmmsg, a socket of one connection */
+#define LC_QS_READS 16    /* reads a recvmmsg, the socket a thread's connections share */
+#define LC_SCID_LEN 17    /* our connection IDs' bytes */
+#define LC_CID_KEY  7     /* of them, the connection's slot (3) and generation (4) in front */
+#define LC_QS_PORTS LC_QS_PORTS_MAX /* --h3-ports' most */
+#define LC_QS_FLUSH 4     /* trains the loop turn's end sends in one sendmmsg at most */
 
 /* one request stream of ours (lc_h3_tx.c): its frames sent, its response
  * read (lc_h3_read.c); ngtcp2's user data for the stream, kept until
@@ -60,6 +67,12 @@ struct q {
 	socklen_t locallen;
 	struct lc_conn *c;
 	struct timer tm;
+	struct list due;         /* on its thread's connections whose send round waits for the turn's end */
+	struct list rx;          /* on the shared socket's connections read in its batch */
+	int fd;                  /* its socket: its own, or its thread's shared one */
+	struct lc_h3_port *port; /* the thread's shared socket it is on (lc_h3_sock.c), NULL its own */
+	int rx_rv;               /* the shared socket's batch: 1 the server's graceful end, -1 an error */
+	uint32_t gen;            /* its generation on the shared socket, in its connection IDs */
 	int ready;               /* HTTP/3 streams bound */
 	int early;               /* --0rtt: requests went in 0-RTT */
 	int ticket;              /* a session ticket came, or the handshake is confirmed */
@@ -85,6 +98,71 @@ static inline ngtcp2_tstamp ts(void)
 {
 	return (ngtcp2_tstamp)clock_ns();
 }
+
+/* what one recvmmsg took: a read each, a datagram or (UDP_GRO) a train of
+ * them of one size, in LC_QRX bytes of its own */
+struct q_reads {
+	struct mmsghdr mm[LC_QS_READS];
+	struct iovec iov[LC_QS_READS];
+	union {
+		char b[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr align;
+	} ctrl[LC_QS_READS];
+	size_t seg[LC_QS_READS];   /* each read's datagram size */
+	uint32_t ovfl[LC_QS_READS]; /* the socket's drops so far, at each read */
+};
+
+/* a read's datagrams (<n> bytes of <seg>) to <q>'s connection, received
+ * at <now>: 0, 1 the server's graceful end, -1 an error (lc_error'd) */
+typedef int lc_h3_feed_fn(struct q *q, const uint8_t *buf, size_t n, size_t seg, ngtcp2_tstamp now);
+
+struct lc_h3_sock;
+
+/* one of the UDP sockets a thread's connections share (--h3-ports) */
+struct lc_h3_port {
+	struct ev ev;            /* its fd, -1 while no connection uses it */
+	struct lc_h3_sock *qs;
+	unsigned users;          /* connections on it */
+	uint32_t ovfl;           /* SO_RXQ_OVFL: its drops so far */
+};
+
+/* the sockets a thread's connections share, with its loop turn's sends;
+ * in the thread's qbuf, at LC_QS_AT */
+struct lc_h3_sock {
+	struct lc_thread *t;
+	lc_h3_feed_fn *feed;     /* lc_h3.c's, to ngtcp2 */
+	uint32_t gen;            /* the last connection's generation */
+	struct lc_h3_port port[LC_QS_PORTS];
+	struct list rx;          /* connections read in a batch, their turns to come */
+	struct list due;         /* connections (any socket) whose send round waits for the turn's end */
+	struct qw_batch batch;   /* the turn's packets on this socket, one sendmmsg */
+	uint8_t out[QW_BATCH_BYTES];
+};
+
+/* a thread's qbuf: a GSO burst out (QW_BUF), the reads in (LC_QS_READS of
+ * LC_QRX), then its lc_h3_sock */
+#define LC_QS_AT  ((QW_BUF + LC_QS_READS * LC_QRX + 63) / 64 * 64)
+#define LC_QBUF   (LC_QS_AT + sizeof(struct lc_h3_sock))
+
+/* lc_h3_sock.c: the UDP sockets, the one a thread's connections share */
+/* up to <max> reads of socket <fd> in one recvmmsg into <buf>: how many
+ * (0: nothing now), or -1 an error (errno) */
+int lc_h3_recv(int fd, uint8_t *buf, struct q_reads *r, int max);
+/* a socket of <c>'s own, connected to the target: its fd, or -1 (errno) */
+int lc_h3_sock_own(struct lc_conn *c);
+struct lc_h3_sock *lc_h3_sock_of(struct lc_thread *t);
+/* the thread's shared socket, none open yet (its qbuf just allocated);
+ * its reads go to ngtcp2 by <feed> */
+void lc_h3_sock_init(struct lc_thread *t, lc_h3_feed_fn *feed);
+/* <q> on one of its thread's shared sockets (--h3-ports: the connection's
+ * slot modulo their number), opened for the first: 0; -1 when it must have
+ * its own (no --h3-ports, several --source addresses, or none could be made) */
+int lc_h3_sock_join(struct q *q);
+/* <q> off it (the last closes it); a no-op for a socket of its own */
+void lc_h3_sock_leave(struct q *q);
+/* <q>'s slot and generation in front of connection ID <cid>
+ * (LC_SCID_LEN bytes), for the shared socket's reads to find it */
+void lc_h3_cid_stamp(const struct q *q, uint8_t *cid);
 
 /* lc_h3_req.c: requests and their streams */
 /* the HTTP/3 session on <q>'s connection: its control and QPACK streams */

@@ -1,0 +1,276 @@
+/* hxload's HTTP/3 client: the one UDP socket a thread's connections share, its reads found their connection by the ID we gave it, its sends one sendmmsg a loop turn. */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "lc_h3.h"
+#include "lc_source.h"
+
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+
+/* WHY --h3-ports: a system call costs 1.7 us on this host (a PVM guest:
+ * getppid in a loop), and a socket a connection took a recvmmsg and a
+ * sendmsg each round of each connection, 0.21 a request at -c 10 -m 10
+ * (bench/h3cost), as much as the server's whole work on one; shared, a
+ * loop turn reads the connections' datagrams in one recvmmsg a socket and
+ * sends their packets in one sendmmsg. The server tells connections apart
+ * by their IDs, not by the ports they come from (RFC 9000 5.2). WHY not the
+ * default: a server whose threads share the port by SO_REUSEPORT (hxterm
+ * -t N) splits connections by their ports, and a thread's connections on
+ * one port would all go to one of its threads (60-hxload-h3.t saw it) */
+
+/* read <i>'s datagram size and the socket's drop count */
+static void q_read_seen(struct q_reads *r, int i)
+{
+	struct msghdr *mh = &r->mm[i].msg_hdr;
+	size_t n = r->mm[i].msg_len;
+
+	r->seg[i] = n;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm))
+		if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO) {
+			int g;
+
+			memcpy(&g, CMSG_DATA(cm), sizeof(g));
+			r->seg[i] = (size_t)g;
+		} else if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SO_RXQ_OVFL) {
+			memcpy(&r->ovfl[i], CMSG_DATA(cm), sizeof(r->ovfl[i]));
+		}
+}
+
+/* WHY recvmmsg: fewer reads than asked means the socket was empty, so no
+ * read ends in EAGAIN (a third of recvmsg calls did, and a system call
+ * here costs more than hxload's work on a response); read i at i * LC_QRX */
+int lc_h3_recv(int fd, uint8_t *buf, struct q_reads *r, int max)
+{
+	int n;
+
+	for (int i = 0; i < max; i++) {
+		r->iov[i] = (struct iovec){ buf + (size_t)i * LC_QRX, LC_QRX };
+		r->mm[i].msg_hdr = (struct msghdr){ .msg_iov = &r->iov[i], .msg_iovlen = 1, .msg_control = r->ctrl[i].b,
+						    .msg_controllen = sizeof(r->ctrl[i].b) };
+	}
+	do
+		n = recvmmsg(fd, r->mm, (unsigned)max, 0, NULL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN ? 0 : -1;
+	for (int i = 0; i < n; i++) {
+		r->ovfl[i] = i ? r->ovfl[i - 1] : 0;
+		q_read_seen(r, i);
+	}
+	return n;
+}
+
+static void setup(int fd)
+{
+	/* WHY: a server's GSO train arrives whole, one read for up to 45 packets */
+	setsockopt(fd, SOL_UDP, UDP_GRO, &(int){ 1 }, sizeof(int));
+	/* WHY: the kernel's count of datagrams it dropped (a full receive
+	 * buffer) comes with each read: the client's own limit, reported */
+	setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &(int){ 1 }, sizeof(int));
+}
+
+int lc_h3_sock_own(struct lc_conn *c)
+{
+	int fd = socket(lc_tg->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0 || lc_source_bind(fd, lc_conn_source(c)) < 0 ||
+	    connect(fd, (const struct sockaddr *)&lc_tg->addr, lc_tg->alen) < 0) {
+		if (fd >= 0) {
+			int e = errno;
+
+			close(fd);
+			errno = e;
+		}
+		return -1;
+	}
+	setup(fd);
+	return fd;
+}
+
+struct lc_h3_sock *lc_h3_sock_of(struct lc_thread *t)
+{
+	return (struct lc_h3_sock *)(void *)(t->qbuf + LC_QS_AT);
+}
+
+void lc_h3_sock_init(struct lc_thread *t, lc_h3_feed_fn *feed)
+{
+	struct lc_h3_sock *qs = lc_h3_sock_of(t);
+
+	memset(qs, 0, sizeof(*qs));
+	for (int i = 0; i < LC_QS_PORTS; i++)
+		qs->port[i] = (struct lc_h3_port){ .ev = { -1, NULL }, .qs = qs };
+	qs->t = t;
+	qs->feed = feed;
+	qs->batch.buf = qs->out;
+	list_init(&qs->rx);
+	list_init(&qs->due);
+}
+
+/* the connection whose ID datagram <p> names (lc_h3_cid_stamp), or NULL:
+ * one gone, or not ours */
+static struct q *find(struct lc_thread *t, const uint8_t *p, size_t n)
+{
+	const uint8_t *cid;
+	uint32_t slot, gen;
+	struct lc_conn *c;
+	struct q *q;
+
+	if (n && (p[0] & 0x80)) /* a long header: its DCID's length, then the DCID */
+		cid = n >= 6 + LC_CID_KEY && p[5] >= LC_CID_KEY ? p + 6 : NULL;
+	else
+		cid = n >= 1 + LC_SCID_LEN ? p + 1 : NULL;
+	if (!cid)
+		return NULL;
+	slot = (uint32_t)cid[0] | (uint32_t)cid[1] << 8 | (uint32_t)cid[2] << 16;
+	memcpy(&gen, cid + 3, sizeof(gen));
+	if (slot >= (uint32_t)t->nconns)
+		return NULL;
+	c = &t->conns[slot];
+	q = c->nc.proto == LC_H3 ? c->proto_state : NULL;
+	return q && q->port && q->gen == gen ? q : NULL;
+}
+
+void lc_h3_cid_stamp(const struct q *q, uint8_t *cid)
+{
+	uint32_t slot = (uint32_t)q->c->idx;
+
+	cid[0] = (uint8_t)slot, cid[1] = (uint8_t)(slot >> 8), cid[2] = (uint8_t)(slot >> 16);
+	memcpy(cid + 3, &q->gen, sizeof(q->gen));
+}
+
+/* <q> read something (or failed, rv): its turn comes after the batch */
+static void touched(struct lc_h3_sock *qs, struct q *q, int rv)
+{
+	if (rv && !q->rx_rv)
+		q->rx_rv = rv;
+	if (list_empty(&q->rx))
+		list_add(qs->rx.prev, &q->rx);
+}
+
+/* the socket failed (an ICMP error on a connected UDP socket: nothing
+ * listens): each of its connections fails as its own socket's would */
+static void fail_all(struct lc_h3_port *pt)
+{
+	struct lc_h3_sock *qs = pt->qs;
+	struct lc_thread *t = qs->t;
+	int err = errno;
+
+	for (int i = 0; i < t->nconns; i++) {
+		struct lc_conn *c = &t->conns[i];
+		struct q *q = c->nc.proto == LC_H3 ? c->proto_state : NULL;
+
+		if (q && q->port == pt && !q->rx_rv) {
+			errno = err;
+			lc_error(c, q->ready ? E_RESET : E_CONNECT);
+			touched(qs, q, -1);
+		}
+	}
+}
+
+/* read <i> of <r>: its datagrams to their connections, at <now> */
+static void deliver(struct lc_h3_sock *qs, const uint8_t *p, size_t len, size_t seg, ngtcp2_tstamp now)
+{
+	struct q *last = NULL;
+
+	for (size_t off = 0; seg && off < len; off += seg) {
+		size_t n = MIN(seg, len - off);
+		struct q *q = find(qs->t, p + off, n);
+
+		if (!q || q->rx_rv)
+			continue;
+		if (q != last) /* WHY a read a connection: a GSO train is one connection's */
+			lc_h3_tally_read(q, len, seg, q->ovfl);
+		last = q;
+		touched(qs, q, qs->feed(q, p + off, n, seg, now));
+	}
+}
+
+/* WHY the connections' turns after every read: the batch's buffer is
+ * read again by the next recvmmsg, and a turn may end a connection (its
+ * slot taken by a new one, the socket closed with the last) */
+static void qs_io(struct loop *l, struct ev *e, uint32_t events)
+{
+	struct lc_h3_port *pt = container_of(e, struct lc_h3_port, ev);
+	struct lc_h3_sock *qs = pt->qs;
+	struct lc_thread *t = qs->t;
+	uint8_t *buf = t->qbuf + QW_BUF;
+	struct q_reads r;
+	struct list *n;
+	int got;
+
+	(void)events;
+	do {
+		ngtcp2_tstamp now;
+
+		if ((got = lc_h3_recv(pt->ev.fd, buf, &r, LC_QS_READS)) < 0) {
+			fail_all(pt);
+			break;
+		}
+		now = got ? ts() : 0;
+		t->held_us = now / 1000;
+		for (int i = 0; i < got; i++) {
+			t->st.h3.udp_drops += (uint32_t)(r.ovfl[i] - pt->ovfl); /* WHY the whole run, as lc_h3_tally_read */
+			pt->ovfl = r.ovfl[i];
+			deliver(qs, buf + (size_t)i * LC_QRX, r.mm[i].msg_len, r.seg[i], now);
+		}
+		t->held_us = 0;
+	} while (got == LC_QS_READS);
+	while ((n = list_pop(&qs->rx))) {
+		struct lc_conn *c = container_of(n, struct q, rx)->c;
+
+		c->nc.ev.cb(l, &c->nc.ev, EPOLLIN);
+	}
+}
+
+/* socket <pt>, made for its first connection: 0, or -1 */
+static int qs_open(struct lc_h3_port *pt, struct lc_conn *c)
+{
+	int fd = lc_h3_sock_own(c);
+
+	if (fd < 0)
+		return -1;
+	pt->ev = (struct ev){ fd, qs_io };
+	pt->ovfl = 0;
+	if (loop_watch(&c->t->loop, &pt->ev, EPOLLIN | EPOLLET) < 0) {
+		close(fd);
+		pt->ev.fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+int lc_h3_sock_join(struct q *q)
+{
+	struct lc_h3_sock *qs = lc_h3_sock_of(q->c->t);
+	struct lc_h3_port *pt = &qs->port[q->c->idx % MAX(lc_o->h3_ports, 1)];
+
+	/* WHY not with several --source addresses: each connection has its own */
+	if (!lc_o->h3_ports || lc_sources() > 1 || (!pt->users && qs_open(pt, q->c) < 0))
+		return -1;
+	pt->users++;
+	q->port = pt;
+	q->gen = ++qs->gen;
+	q->fd = pt->ev.fd;
+	return 0;
+}
+
+void lc_h3_sock_leave(struct q *q)
+{
+	struct lc_h3_port *pt = q->port;
+
+	list_del(&q->rx);
+	if (!pt || --pt->users)
+		return;
+	loop_drop(&q->c->t->loop, &pt->ev);
+	close(pt->ev.fd);
+	pt->ev.fd = -1;
+}
