@@ -24,6 +24,7 @@ struct lc_thread {
 	pthread_t th;
 	uint64_t start_us, end_us, record_from_us;
 	uint64_t closed_us;          /* the window closed (0: open); in flight then is waited for */
+	uint64_t tail_us;            /* the last answer counted after it closed (0: none) */
 	struct lc_conn *conns;
 	int nconns;
 	struct pool inb, outb;       /* TCP connections' input buffers and output blocks, held while they work */

@@ -297,7 +297,10 @@ void lc_record(struct lc_conn *c, struct lc_ex *e)
 	st->non2xx += e->status < 200 || e->status > 299;
 	st->unexpected += !expected(e->status);
 	e->why = NULL;
-	st->end_answered += t->closed_us != 0;
+	if (t->closed_us) {
+		st->end_answered++;
+		t->tail_us = MAX(t->tail_us, now);
+	}
 	hit = lc_hit(e);
 	st->hits += hit == 1;
 	st->misses += hit == 0;

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# hxload's figures mean what their names say: one window for bytes and requests (-w), the whole response split (ttfb = server + other, body = paced + other, latency = queue + ttfb + body), the counters' identities under faults on every protocol, an unkept schedule, no short tail interval, --verify counted, tail percentiles against --log, nginx's GOAWAY recycling no error.
+# hxload's figures mean what their names say: one window for bytes and requests (-w), the whole response split (ttfb = server + other, body = paced + other, latency = queue + ttfb + body), the counters' identities under faults on every protocol, an unkept schedule, no short tail interval, the rate over the time to the last answer counted, --verify counted, tail percentiles against --log, nginx's GOAWAY recycling no error.
 use strict;
 use warnings;
 use FindBin;
@@ -30,6 +30,14 @@ for my $u ("http://127.0.0.1:$port/?s=256k", "h2c://127.0.0.1:$port/?s=256k", "-
     my ($j) = run("-c 4 -d 1 -w 0.5 $u");
     ok($j->{requests} > 0 && $j->{bytes} == $j->{requests} * 262144,
        "-w 0.5, $u: bytes per request exactly the body, " . ($j->{requests} ? $j->{bytes} / $j->{requests} : 'none'));
+}
+
+# 1b. the rate over the time to the last answer: 4 answers that take 3 s,
+# sent in a 1 s window and counted, are 4 in 3 s, not 4 in the window's 1
+{
+    my ($j) = run("-c 4 -d 1 --timeout 20 'http://127.0.0.1:$port/?s=10&t=3000'");
+    ok($j->{requests} == 4 && $j->{seconds} >= 2.9 && $j->{requests_per_second} < 1.5,
+       "answers in flight at the end: $j->{requests} in $j->{seconds} s, $j->{requests_per_second} req/s (was 4.0 over the 1 s window)");
 }
 
 # 2. the whole response split: a 10k body in 1k pieces, 10 ms apart, no proxy
