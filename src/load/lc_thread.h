@@ -26,6 +26,8 @@ struct lc_thread {
 	uint64_t closed_us;          /* the window closed (0: open); in flight then is waited for */
 	struct lc_conn *conns;
 	int nconns;
+	struct lc_ex *ex;            /* the connections' exchange slots, slot-major (LC_EX), mapped */
+	size_t ex_len;               /* ... its length in bytes */
 	struct pool inb, outb;       /* TCP connections' input buffers and output blocks, held while they work */
 	uint64_t budget;             /* requests this thread may still start */
 	uint64_t started, done;

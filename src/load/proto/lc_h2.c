@@ -15,9 +15,9 @@ static nghttp2_option *opt;
 
 static struct lc_ex *ex_of(struct lc_conn *c, int32_t id)
 {
-	for (int i = 0; i < lc_o->depth; i++)
-		if (c->ex[i].id == id)
-			return &c->ex[i];
+	for (uint32_t i = 0; i < c->ex_used; i++)
+		if (LC_EX(c, i)->id == id)
+			return LC_EX(c, i);
 	return NULL;
 }
 
@@ -183,7 +183,7 @@ static void h2_fill(struct lc_conn *c, nghttp2_session *s)
 	/* WHY the check: after a GOAWAY, a new stream would only be refused */
 	while (!c->goaway && c->inflight < (uint32_t)lc_o->depth &&
 	       nghttp2_session_get_remote_settings(s, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS) > c->inflight) {
-		struct lc_ex *e = ex_of(c, -1);
+		struct lc_ex *e = lc_ex_free(c);
 
 		if (!lc_take(c, e))
 			return;
@@ -232,8 +232,7 @@ static int lc_h2_start(struct lc_conn *c)
 	if (nghttp2_session_client_new3(&s, cbs, c, opt, lc_h2_mem((uint32_t)c->t->nconns)))
 		return -1;
 	c->proto_state = s;
-	for (int i = 0; i < lc_o->depth; i++)
-		c->ex[i].id = -1;
+	c->ex_used = 0;
 	nghttp2_submit_settings(s, NGHTTP2_FLAG_NONE, iv, ARRAY_SIZE(iv));
 	nghttp2_session_set_local_window_size(s, NGHTTP2_FLAG_NONE, 0, (1U << 30));
 	return 0;

@@ -491,8 +491,7 @@ static int lc_h3_open(struct lc_conn *c)
 	getsockname(fd, (struct sockaddr *)&q->local, &q->locallen);
 	c->nc.x = (struct xprt){ .fd = fd };
 	c->proto_state = q;
-	for (int i = 0; i < lc_o->depth; i++)
-		c->ex[i].id = -1;
+	c->ex_used = 0;
 	c->nc.ev.fd = fd;
 	if (q_new(q, c) < 0 || loop_watch(&c->t->loop, &c->nc.ev, EPOLLIN | EPOLLET) < 0)
 		return -1;
