@@ -55,6 +55,7 @@ struct lc_conn {
 	int32_t goaway_sid;          /* ... its GOAWAY's last stream id */
 	uint32_t inflight;
 	uint32_t taken;              /* exchanges started on this connection */
+	uint32_t ex_hint;            /* h2: the slot the last frame was for (valid below ex_used) */
 	uint64_t open_us, up_us;     /* connect() called, TCP connected */
 	int alert;                   /* the server's fatal TLS alert, 0: none */
 	uint8_t hs_kind, hs_got;     /* --handshakes: the kind asked, the kind it was (HS_KINDS: not yet) */

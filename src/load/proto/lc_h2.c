@@ -13,11 +13,23 @@
 static nghttp2_session_callbacks *cbs;
 static nghttp2_option *opt;
 
+/* <c>'s exchange on stream <id> (> 0), NULL: none. WHY the hint first:
+ * called for each header, and a response's headers come together; the
+ * scan alone, with the slots a stride apart (LC_EX), cost 63 instructions
+ * a request more than with them side by side */
 static struct lc_ex *ex_of(struct lc_conn *c, int32_t id)
 {
-	for (uint32_t i = 0; i < c->ex_used; i++)
-		if (LC_EX(c, i)->id == id)
-			return LC_EX(c, i);
+	size_t step = (size_t)c->t->nconns;
+	struct lc_ex *e = c->ex + (size_t)c->ex_hint * step;
+
+	if (c->ex_hint < c->ex_used && e->id == id)
+		return e;
+	e = c->ex;
+	for (uint32_t k = 0; k < c->ex_used; k++, e += step)
+		if (e->id == id) {
+			c->ex_hint = k;
+			return e;
+		}
 	return NULL;
 }
 
