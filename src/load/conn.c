@@ -75,8 +75,7 @@ static void conn_fresh(struct lc_conn *c)
 	c->t->fresh++;
 	if (lc_o->hs)
 		lc_hs_pick(c);
-	for (int i = 0; i < lc_o->depth; i++)
-		c->ex[i].id = -1;
+	c->ex_used = 0;
 }
 
 static int conn_open(struct lc_conn *c)
@@ -123,12 +122,26 @@ void lc_conn_each(struct lc_conn *c, void (*fn)(struct lc_conn *, struct lc_ex *
 
 	if (protos[c->nc.proto]->fifo) {
 		for (uint32_t k = 0; k < c->inflight; k++)
-			fn(c, &c->ex[(c->ex_head + k) % depth]);
+			fn(c, LC_EX(c, (c->ex_head + k) % depth));
 		return;
 	}
-	for (uint32_t k = 0; k < depth; k++)
-		if (c->ex[k].id >= 0)
-			fn(c, &c->ex[k]);
+	for (uint32_t k = 0; k < c->ex_used; k++)
+		if (LC_EX(c, k)->id >= 0)
+			fn(c, LC_EX(c, k));
+}
+
+struct lc_ex *lc_ex_free(struct lc_conn *c)
+{
+	struct lc_ex *e;
+
+	for (uint32_t k = 0; k < c->ex_used; k++)
+		if (LC_EX(c, k)->id < 0)
+			return LC_EX(c, k);
+	if (c->ex_used >= (uint32_t)lc_o->depth)
+		return NULL;
+	e = LC_EX(c, c->ex_used++);
+	e->id = -1;
+	return e;
 }
 
 /* the exchange goes again on the next connection: not sent after all */
@@ -179,8 +192,7 @@ void lc_conn_close(struct lc_conn *c, int done)
 	c->nc.x.fd = c->nc.ev.fd = -1;
 	c->state = 0;
 	c->inflight = 0;
-	for (int i = 0; i < lc_o->depth; i++)
-		c->ex[i].id = -1;
+	c->ex_used = 0;
 }
 
 /* a lost connection: its exchanges failed; a new one, later if the server refuses them */
@@ -406,10 +418,10 @@ uint64_t lc_conn_oldest(const struct lc_conn *c)
 	if (c->state != LS_READY || !c->inflight)
 		return oldest;
 	if (protos[c->nc.proto]->fifo)
-		return c->ex[c->ex_head].sent_us;
-	for (int k = 0; k < lc_o->depth; k++)
-		if (c->ex[k].id >= 0 && c->ex[k].sent_us < oldest)
-			oldest = c->ex[k].sent_us;
+		return LC_EX(c, c->ex_head)->sent_us;
+	for (uint32_t k = 0; k < c->ex_used; k++)
+		if (LC_EX(c, k)->id >= 0 && LC_EX(c, k)->sent_us < oldest)
+			oldest = LC_EX(c, k)->sent_us;
 	return oldest;
 }
 
@@ -419,11 +431,9 @@ void lc_conn_init(struct lc_conn *c, struct lc_thread *t, int idx)
 	c->idx = idx;
 	c->nc.x.fd = c->nc.ev.fd = -1;
 	c->nc.tm = (struct timer){ 0, 0, conn_retry };
-	c->ex = calloc((size_t)lc_o->depth, sizeof(*c->ex));
+	c->ex = t->ex + idx;
 	c->in_size = LC_INBUF;
 	c->oq.sc_size = LC_INBUF;
-	if (!c->ex)
-		lc_die("%s", "out of memory");
 	if (!t->inb.size) {
 		t->inb = (struct pool){ .size = LC_INBUF, .keep = LC_BUFS_KEPT };
 		t->outb = (struct pool){ .size = oq_mem_size(LC_INBUF), .keep = LC_BUFS_KEPT };
@@ -432,6 +442,5 @@ void lc_conn_init(struct lc_conn *c, struct lc_thread *t, int idx)
 
 void lc_conn_free(struct lc_conn *c)
 {
-	free(c->ex);
 	lc_bufs_put(c, 1);
 }

@@ -55,18 +55,37 @@ struct lc_conn {
 	int32_t goaway_sid;          /* ... its GOAWAY's last stream id */
 	uint32_t inflight;
 	uint32_t taken;              /* exchanges started on this connection */
+	uint32_t ex_hint;            /* h2: the slot the last frame was for (valid below ex_used) */
 	uint64_t open_us, up_us;     /* connect() called, TCP connected */
 	int alert;                   /* the server's fatal TLS alert, 0: none */
 	uint8_t hs_kind, hs_got;     /* --handshakes: the kind asked, the kind it was (HS_KINDS: not yet) */
 	uint8_t hs_early, hs_headed; /* ... its early data taken; its first head timed */
-	/* in-flight exchanges: a FIFO on HTTP/1, slots on h2/h3 (-m of them) */
+	/* in-flight exchanges: a FIFO on HTTP/1, slots on h2/h3 (-m of them),
+	 * slot i at LC_EX(c, i) */
 	struct lc_ex *ex;
 	uint32_t ex_head;
+	uint32_t ex_used;            /* h2/h3: slots handed out since it opened (the lowest first); the rest untouched */
 	char *in;                    /* from the thread's pool while bytes wait in it, else NULL */
 	uint32_t in_len, in_size;
 	struct oq oq;                /* its block from the thread's pool while bytes are staged */
 	void *proto_state;           /* nghttp2 session, QUIC connection */
 };
+
+/* WHY slot-major, its thread's connections apart (thread.c maps the
+ * block): a slot never used stays an untouched page, so a connection with
+ * one request in flight holds one slot, not -m (12.1 KiB an idle h2c
+ * connection at -m 10, every slot resident); needs lc_thread.h */
+#define LC_EX(c, i) (&(c)->ex[(size_t)(i) * (size_t)(c)->t->nconns])
+/* ... and the slot number of <e>, one of <c>'s */
+#define LC_EX_IDX(c, e) ((size_t)((e) - (c)->ex) / (size_t)(c)->t->nconns)
+
+/* HTTP/1's FIFO: its oldest exchange is done (WHY back to slot 0 when
+ * none is left: one request at a time keeps to one slot, LC_EX) */
+static inline void lc_ex_shift(struct lc_conn *c)
+{
+	c->inflight--;
+	c->ex_head = c->inflight ? (c->ex_head + 1) % (uint32_t)lc_o->depth : 0;
+}
 
 #define LS_CONNECTING 1
 #define LS_TLS        2
@@ -111,7 +130,8 @@ const struct qtls *lc_h3_qtls(void);
 uint32_t lc_conn_source(const struct lc_conn *c);
 /* the rows of the client protocols, by enum lc_proto (protos.c gives them) */
 void lc_conn_protocols(const struct lc_protocol *const *rows);
-/* <c>, the <idx>-th of thread <t>: its buffers; exits 2 out of memory */
+/* <c>, the <idx>-th of thread <t>: its buffers and its column of the
+ * thread's exchange slots (<t->ex>); exits 2 out of memory */
 void lc_conn_init(struct lc_conn *c, struct lc_thread *t, int idx);
 void lc_conn_free(struct lc_conn *c);
 /* <c>'s input buffer and output block, taken from its thread's pools for
@@ -126,6 +146,9 @@ void lc_conn_step(struct lc_conn *c);
 /* closes <c>: its protocol state freed, its exchanges dropped; <done>:
  * the client is done with it (not lost), so TLS's close_notify goes first */
 void lc_conn_close(struct lc_conn *c, int done);
+/* h2/h3: a free slot of <c>, the lowest (one never used only when all the
+ * used ones are busy), NULL when all -m are */
+struct lc_ex *lc_ex_free(struct lc_conn *c);
 /* calls <fn> on each exchange in flight on <c> */
 void lc_conn_each(struct lc_conn *c, void (*fn)(struct lc_conn *, struct lc_ex *));
 /* the oldest exchange in flight on <c> was sent at: us, UINT64_MAX: none */

@@ -27,6 +27,8 @@ struct lc_thread {
 	uint64_t tail_us;            /* the last answer counted after it closed (0: none) */
 	struct lc_conn *conns;
 	int nconns;
+	struct lc_ex *ex;            /* the connections' exchange slots, slot-major (LC_EX), mapped */
+	size_t ex_len;               /* ... its length in bytes */
 	struct pool inb, outb;       /* TCP connections' input buffers and output blocks, held while they work */
 	uint64_t budget;             /* requests this thread may still start */
 	uint64_t started, done;

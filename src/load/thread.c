@@ -3,6 +3,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "xprt.h"
 #include "common.h"
@@ -183,6 +184,25 @@ void *lc_thread_main(void *arg)
 	return NULL;
 }
 
+/* WHY mapped, not calloc'd: its pages stay untouched until a connection
+ * uses their slots (a calloc under glibc's mmap threshold, which grows as
+ * big blocks are freed, is zeroed by hand: every page resident); no huge
+ * pages, or one slot touched would make 2 MiB of them resident */
+static int slots_map(struct lc_thread *t)
+{
+	void *p;
+
+	t->ex_len = (size_t)t->nconns * (size_t)lc_o->depth * sizeof(struct lc_ex);
+	if (!t->ex_len)
+		return 0;
+	p = mmap(NULL, t->ex_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return t->ex_len = 0, -1;
+	madvise(p, t->ex_len, MADV_NOHUGEPAGE);
+	t->ex = p;
+	return 0;
+}
+
 void lc_thread_init(struct lc_thread *t, int id, uint64_t start)
 {
 	t->id = id;
@@ -200,7 +220,7 @@ void lc_thread_init(struct lc_thread *t, int id, uint64_t start)
 		lc_due_init(t);
 	if (lc_log_on() && !(t->logbuf = malloc(65536)))
 		lc_die("%s", "out of memory");
-	if (!(t->conns = calloc((size_t)t->nconns, sizeof(*t->conns))))
+	if (!(t->conns = calloc((size_t)t->nconns, sizeof(*t->conns))) || slots_map(t) < 0)
 		lc_die("%s", "out of memory");
 	for (int i = 0; i < t->nconns; i++)
 		lc_conn_init(&t->conns[i], t, i);
@@ -213,6 +233,8 @@ void lc_thread_free(struct lc_thread *t)
 	pool_drain(&t->inb);
 	pool_drain(&t->outb);
 	free(t->conns);
+	if (t->ex_len)
+		munmap(t->ex, t->ex_len);
 	free(t->due);
 	free(t->logbuf);
 	free(t->qbuf);

@@ -49,7 +49,7 @@ static int clen_parse(struct ist v, uint64_t *out)
 static int h1_fill(struct lc_conn *c)
 {
 	while (c->inflight < (uint32_t)lc_o->depth && oq_iov_room(&c->oq) > 2) {
-		struct lc_ex *e = &c->ex[(c->ex_head + c->inflight) % (uint32_t)lc_o->depth];
+		struct lc_ex *e = LC_EX(c, (c->ex_head + c->inflight) % (uint32_t)lc_o->depth);
 		const struct lc_path *p;
 
 		if (!lc_take(c, e))
@@ -134,7 +134,7 @@ static int h1_parse(struct lc_conn *c)
 	uint32_t off = 0;
 
 	while (off < c->in_len && c->inflight) {
-		struct lc_ex *e = &c->ex[c->ex_head];
+		struct lc_ex *e = LC_EX(c, c->ex_head);
 		int done = 0;
 		long n;
 
@@ -166,8 +166,7 @@ static int h1_parse(struct lc_conn *c)
 		if (done) {
 			h1->body = 0;
 			lc_record(c, e);
-			c->ex_head = (c->ex_head + 1) % (uint32_t)lc_o->depth;
-			c->inflight--;
+			lc_ex_shift(c);
 			if (h1->close) { /* WHY counted: HTTP/1's graceful end, as a GOAWAY */
 				c->t->st.goaways += c->up == 2;
 				return 1;
@@ -218,9 +217,9 @@ static int lc_h1_io(struct lc_conn *c)
 		if (n == 0 && h1->body && h1->close && c->inflight) {
 			int done;
 
-			h1_body(c, &c->ex[c->ex_head], NULL, 0, &done);
+			h1_body(c, LC_EX(c, c->ex_head), NULL, 0, &done);
 			c->inflight--;
-			lc_record(c, &c->ex[c->ex_head]);
+			lc_record(c, LC_EX(c, c->ex_head));
 			return 1; /* close-delimited: a new connection for the next */
 		}
 		if (n <= 0) {

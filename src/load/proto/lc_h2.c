@@ -13,12 +13,29 @@
 static nghttp2_session_callbacks *cbs;
 static nghttp2_option *opt;
 
-static struct lc_ex *ex_of(struct lc_conn *c, int32_t id)
+/* ex_of() when the hint missed */
+static __attribute__((noinline)) struct lc_ex *ex_scan(struct lc_conn *c, int32_t id)
 {
-	for (int i = 0; i < lc_o->depth; i++)
-		if (c->ex[i].id == id)
-			return &c->ex[i];
+	size_t step = (size_t)c->t->nconns;
+	struct lc_ex *e = c->ex;
+
+	for (uint32_t k = 0; k < c->ex_used; k++, e += step)
+		if (e->id == id) {
+			c->ex_hint = k;
+			return e;
+		}
 	return NULL;
+}
+
+/* <c>'s exchange on stream <id> (> 0), NULL: none. WHY the hint first:
+ * called for each header, and a response's headers come together; the
+ * scan alone, with the slots a stride apart (LC_EX), cost 63 instructions
+ * a request more than with them side by side */
+static inline struct lc_ex *ex_of(struct lc_conn *c, int32_t id)
+{
+	struct lc_ex *e = LC_EX(c, c->ex_hint);
+
+	return c->ex_hint < c->ex_used && e->id == id ? e : ex_scan(c, id);
 }
 
 static int header_cb(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *n, size_t nl,
@@ -183,7 +200,7 @@ static void h2_fill(struct lc_conn *c, nghttp2_session *s)
 	/* WHY the check: after a GOAWAY, a new stream would only be refused */
 	while (!c->goaway && c->inflight < (uint32_t)lc_o->depth &&
 	       nghttp2_session_get_remote_settings(s, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS) > c->inflight) {
-		struct lc_ex *e = ex_of(c, -1);
+		struct lc_ex *e = lc_ex_free(c);
 
 		if (!lc_take(c, e))
 			return;
@@ -232,8 +249,7 @@ static int lc_h2_start(struct lc_conn *c)
 	if (nghttp2_session_client_new3(&s, cbs, c, opt, lc_h2_mem((uint32_t)c->t->nconns)))
 		return -1;
 	c->proto_state = s;
-	for (int i = 0; i < lc_o->depth; i++)
-		c->ex[i].id = -1;
+	c->ex_used = 0;
 	nghttp2_submit_settings(s, NGHTTP2_FLAG_NONE, iv, ARRAY_SIZE(iv));
 	nghttp2_session_set_local_window_size(s, NGHTTP2_FLAG_NONE, 0, (1U << 30));
 	return 0;

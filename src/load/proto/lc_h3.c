@@ -495,8 +495,7 @@ static int lc_h3_open(struct lc_conn *c)
 	/* WHY -1 on the shared socket: the connection's end closes its own */
 	c->nc.x = (struct xprt){ .fd = q->port ? -1 : q->fd };
 	c->proto_state = q;
-	for (int i = 0; i < lc_o->depth; i++)
-		c->ex[i].id = -1;
+	c->ex_used = 0;
 	c->nc.ev.fd = c->nc.x.fd;
 	if (q_new(q, c) < 0 || (!q->port && loop_watch(&c->t->loop, &c->nc.ev, EPOLLIN | EPOLLET) < 0))
 		return -1;

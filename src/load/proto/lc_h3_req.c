@@ -6,14 +6,6 @@
 #include "lc_h3.h"
 #include "qh3mem.h"
 
-static struct lc_ex *ex_of(struct lc_conn *c, int64_t id)
-{
-	for (int i = 0; i < lc_o->depth; i++)
-		if (c->ex[i].id == id)
-			return &c->ex[i];
-	return NULL;
-}
-
 /* ---------- nghttp3 ---------- */
 
 void lc_h3_consume(struct q *q, int64_t id, size_t n)
@@ -46,8 +38,8 @@ static int h3_shutdown(nghttp3_conn *h3, int64_t id, void *cud)
 		c->t->st.goaways += c->up == 2;
 	c->goaway = 1;
 	q->goaway_id = id;
-	for (int i = 0; i < lc_o->depth; i++) {
-		struct lc_ex *e = &c->ex[i];
+	for (uint32_t i = 0; i < c->ex_used; i++) {
+		struct lc_ex *e = LC_EX(c, i);
 
 		if (e->id < id)
 			continue;
@@ -143,10 +135,10 @@ int lc_h3_early_refused(struct q *q)
 	c->t->st.early_rejected++;
 	if (lc_h3_session_open(q))
 		return -1;
-	for (int i = 0; i < lc_o->depth; i++)
-		if (c->ex[i].id >= 0) {
-			submit(q, &c->ex[i]);
-			if (c->ex[i].id < 0)
+	for (uint32_t i = 0; i < c->ex_used; i++)
+		if (LC_EX(c, i)->id >= 0) {
+			submit(q, LC_EX(c, i));
+			if (LC_EX(c, i)->id < 0)
 				return -1;
 		}
 	return 0;
@@ -165,7 +157,7 @@ void lc_h3_fill(struct q *q)
 				lc_h3_limited(q);
 			return;
 		}
-		e = ex_of(c, -1);
+		e = lc_ex_free(c);
 
 		if (!lc_take(c, e))
 			return;

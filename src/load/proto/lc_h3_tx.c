@@ -104,7 +104,7 @@ static int start(struct q *q, struct lc_h3s *s, struct lc_ex *e)
 	s->e = e;
 	e->id = s->id;
 	e->body_left = lc_o->body;
-	q->sx[e - q->c->ex] = s;
+	q->sx[LC_EX_IDX(q->c, e)] = s;
 	ready(q, s);
 	return 0;
 }
@@ -146,7 +146,7 @@ int lc_h3s_again(struct q *q, struct lc_ex *e)
 
 void lc_h3s_leave(struct q *q, struct lc_ex *e)
 {
-	struct lc_h3s **sx = &q->sx[e - q->c->ex];
+	struct lc_h3s **sx = &q->sx[LC_EX_IDX(q->c, e)];
 
 	if (*sx) {
 		(*sx)->e = NULL;

@@ -104,7 +104,7 @@ static void msg_cb(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_
 {
 	struct wsl *w = u;
 	struct lc_conn *c = w->c;
-	struct lc_ex *e = &c->ex[c->ex_head];
+	struct lc_ex *e = LC_EX(c, c->ex_head);
 
 	(void)ctx;
 	if ((a->opcode != WSLAY_TEXT_FRAME && a->opcode != WSLAY_BINARY_FRAME) || !c->inflight)
@@ -116,8 +116,7 @@ static void msg_cb(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_
 		e->announced = (int64_t)w->msg_len;
 	lc_verify(e, (const char *)a->msg, a->msg_length);
 	lc_record(c, e);
-	c->ex_head = (c->ex_head + 1) % (uint32_t)lc_o->depth;
-	c->inflight--;
+	lc_ex_shift(c);
 }
 
 static const struct wslay_event_callbacks cbs = {
@@ -209,7 +208,7 @@ static int ws_answer(struct lc_conn *c, struct wsl *w)
 static void ws_fill(struct lc_conn *c, struct wsl *w)
 {
 	while (c->inflight < (w->gen ? 1u : (uint32_t)lc_o->depth)) {
-		struct lc_ex *e = &c->ex[(c->ex_head + c->inflight) % (uint32_t)lc_o->depth];
+		struct lc_ex *e = LC_EX(c, (c->ex_head + c->inflight) % (uint32_t)lc_o->depth);
 		struct wslay_event_msg m = { WSLAY_TEXT_FRAME, w->msg, w->msg_len };
 
 		if (!lc_take(c, e) || (!w->gen && wslay_event_queue_msg(w->ctx, &m)))
