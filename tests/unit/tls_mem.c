@@ -10,7 +10,7 @@
 int main(void)
 {
 	int r = tls_mem_init(0);
-	unsigned char *p, *q, *e, md[EVP_MAX_MD_SIZE];
+	unsigned char *p, *q, *e, *a, md[EVP_MAX_MD_SIZE];
 	unsigned n = 0;
 
 	is_int(r, SZP_POOLED ? 1 : 0, "installed before OpenSSL's first block (not under ASan)");
@@ -21,9 +21,10 @@ int main(void)
 	tls_mem_pooled();
 	q = OPENSSL_malloc(100);
 	OPENSSL_free(q);
-	ok(!SZP_POOLED || OPENSSL_malloc(100) == q, "pooled from tls_mem_pooled(): a freed block is the next of its class");
+	a = OPENSSL_malloc(100);
+	ok(!SZP_POOLED || a == q, "pooled from tls_mem_pooled(): a freed block is the next of its class");
 	ok(!SZP_POOLED || (e != q && p != q), "... and not before: the set-up's blocks went back to malloc, not to a pool");
-	OPENSSL_free(q);
+	OPENSSL_free(a);
 	p = OPENSSL_malloc(100);
 	OPENSSL_free(p);
 	q = OPENSSL_malloc(100);
