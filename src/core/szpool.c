@@ -142,3 +142,12 @@ void szp_drain(void)
 		}
 	memset(fl.n, 0, sizeof(fl.n));
 }
+
+size_t szp_kept(void)
+{
+	size_t n = 0;
+
+	for (unsigned c = 0; c < SZP_CLASSES; c++)
+		n += fl.n[c];
+	return n;
+}

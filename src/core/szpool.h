@@ -38,5 +38,7 @@ void *szp_realloc(void *p, size_t size);
 size_t szp_class_size(size_t size);
 /* the blocks this thread's pools keep, back to malloc (at its end) */
 void szp_drain(void);
+/* how many free blocks this thread's pools keep */
+size_t szp_kept(void);
 
 #endif
