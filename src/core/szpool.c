@@ -1,5 +1,6 @@
 /* Blocks from per-thread pools by size class: a free list a class, threaded through the free blocks, each bounded; malloc past the last class. */
 #include <malloc.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,22 +11,45 @@
 #define SZP_DIRECT SZP_CLASSES /* past the classes: malloc's own block */
 #define SMALL_MAX  128         /* up to here, classes 16 bytes apart */
 #define NSMALL     (SMALL_MAX / 16)
-
-/* WHY the pad: the block's bytes start after it with malloc's alignment
- * (16 here; max_align_t itself is 32 bytes long) */
-union szp_hdr {
-	uint32_t cls;
-	char pad[_Alignof(max_align_t)];
-};
+#define PER_ROW    8 /* classes a doubling past SMALL_MAX, 2^(e-3) apart */
 
 /* WHY lists through the free blocks, not arrays of pointers: glibc zeroes
- * every thread's static TLS when it starts; this is 400 bytes of it */
+ * every thread's static TLS when it starts; this is 720 bytes of it */
 static __thread struct {
 	void *top[SZP_CLASSES];
 	uint16_t n[SZP_CLASSES];
 } fl;
 
-/* WHY by the highest bit: OpenSSL takes ~2,300 blocks a handshake */
+/* WHY 8 a doubling, not 4: the block a class gives is malloc's whole, so a
+ * class's rounding stays with each block a connection keeps (OpenSSL's SSL
+ * of 7,624 bytes took 8,192 at 4 a doubling, 7,680 now): at most a ninth */
+static uint32_t cls_bytes(unsigned c)
+{
+	unsigned e = 7 + (c - NSMALL) / PER_ROW;
+
+	if (c < NSMALL)
+		return (c + 1) * 16;
+	return (1u << e) + ((c - NSMALL) % PER_ROW + 1) * (1u << (e - 3));
+}
+
+/* how many free blocks a class's pool keeps. WHY these bounds: about 32 KiB
+ * a class up to 4 KiB blocks (512 small ones), 8 blocks past: about 3 MiB a
+ * thread at most; a handshake's peak stays within them */
+static const uint16_t row_keep[] = { 256, 128, 64, 32, 16, 8, 8, 8 };
+
+static unsigned cls_keep(unsigned c)
+{
+	return c < NSMALL ? 512 : row_keep[(c - NSMALL) / PER_ROW];
+}
+
+/* the highest set bit of <v> (> 0) */
+static unsigned log2_floor(size_t v)
+{
+	return (unsigned)(sizeof(unsigned long) * 8 - 1) - (unsigned)__builtin_clzl((unsigned long)v);
+}
+
+/* the smallest class that holds <size> bytes. WHY by the highest bit:
+ * OpenSSL takes ~2,300 blocks a handshake */
 static unsigned class_of(size_t size)
 {
 	unsigned e;
@@ -34,42 +58,42 @@ static unsigned class_of(size_t size)
 		return size ? (unsigned)((size - 1) >> 4) : 0;
 	if (size > SZP_MAX)
 		return SZP_DIRECT;
-	/* 2^e < size <= 2^(e+1): four classes, a quarter of 2^e apart */
-	e = (unsigned)(sizeof(unsigned long) * 8 - 1) - (unsigned)__builtin_clzl((unsigned long)size - 1);
-	return NSMALL + (e - 7) * 4 + (unsigned)(((size - 1) >> (e - 2)) & 3);
+	/* 2^e < size <= 2^(e+1): eight classes, 2^(e-3) apart */
+	e = log2_floor(size - 1);
+	return NSMALL + (e - 7) * PER_ROW + (unsigned)(((size - 1) >> (e - 3)) & (PER_ROW - 1));
 }
-_Static_assert(NSMALL + (14 - 7) * 4 + 3 == SZP_CLASSES - 1 && SZP_MAX == 1 << 15, "class_of(): the last class ends at SZP_MAX");
+_Static_assert(NSMALL + (14 - 7) * PER_ROW + PER_ROW - 1 == SZP_CLASSES - 1 && SZP_MAX == 1 << 15,
+	       "class_of(): the last class ends at SZP_MAX");
+_Static_assert(sizeof(row_keep) / sizeof(row_keep[0]) == (SZP_CLASSES - NSMALL) / PER_ROW, "a bound a row");
 
-/* each class's size and how many free blocks its pool keeps. WHY these
- * bounds: about 64 KiB a class (512 small blocks, 8 big ones), about 3 MiB
- * a thread at most; a handshake's peak stays within them */
-static const struct {
-	uint32_t bytes;
-	uint16_t keep;
-} cls[SZP_CLASSES] = {
-	{ 16, 512 },    { 32, 512 },    { 48, 512 },    { 64, 512 },
-	{ 80, 512 },    { 96, 512 },    { 112, 512 },   { 128, 512 },
-	{ 160, 256 },   { 192, 256 },   { 224, 256 },   { 256, 256 },
-	{ 320, 128 },   { 384, 128 },   { 448, 128 },   { 512, 128 },
-	{ 640, 64 },    { 768, 64 },    { 896, 64 },    { 1024, 64 },
-	{ 1280, 32 },   { 1536, 32 },   { 1792, 32 },   { 2048, 32 },
-	{ 2560, 16 },   { 3072, 16 },   { 3584, 16 },   { 4096, 16 },
-	{ 5120, 8 },    { 6144, 8 },    { 7168, 8 },    { 8192, 8 },
-	{ 10240, 8 },   { 12288, 8 },   { 14336, 8 },   { 16384, 8 },
-	{ 20480, 8 },   { 24576, 8 },   { 28672, 8 },   { 32768, 8 },
-};
+/* the largest class whose blocks <room> usable bytes can serve, or
+ * SZP_DIRECT: a freed block is pooled by what it holds, not by what was
+ * asked (malloc rounds up; a block a class gave holds at least its bytes) */
+static unsigned class_held(size_t room)
+{
+	unsigned e, j;
+
+	if (room < 16)
+		return SZP_DIRECT;
+	if (room < SMALL_MAX + 16)
+		return (unsigned)(room >> 4) - 1;
+	/* 2^e <= room < 2^(e+1); j eighths of 2^e past it */
+	e = log2_floor(room);
+	j = (unsigned)((room >> (e - 3)) & (PER_ROW - 1));
+	j += NSMALL + (e - 7) * PER_ROW;
+	return j - 1 < SZP_CLASSES ? j - 1 : SZP_DIRECT;
+}
 
 size_t szp_class_size(size_t size)
 {
 	unsigned c = class_of(size);
 
-	return c < SZP_CLASSES ? cls[c].bytes : size;
+	return c < SZP_CLASSES ? cls_bytes(c) : size;
 }
 
 void *szp_malloc(size_t size)
 {
 	unsigned c = class_of(size);
-	union szp_hdr *h;
 	void *p;
 
 	if (c < SZP_CLASSES && (p = fl.top[c])) {
@@ -77,52 +101,40 @@ void *szp_malloc(size_t size)
 		fl.n[c]--;
 		return p;
 	}
-	if (size > SIZE_MAX - sizeof(*h))
+	/* WHY the bound: glibc's refuses past it with NULL, the sanitizers' abort */
+	if (size > PTRDIFF_MAX)
 		return NULL;
-	if (!(h = malloc(sizeof(*h) + (c < SZP_CLASSES ? cls[c].bytes : size))))
-		return NULL;
-	h->cls = c;
-	return h + 1;
-}
-
-void *szp_malloc_exact(size_t size)
-{
-	union szp_hdr *h;
-
-	if (size > SIZE_MAX - sizeof(*h) || !(h = malloc(sizeof(*h) + size)))
-		return NULL;
-	h->cls = SZP_DIRECT;
-	return h + 1;
+	return malloc(c < SZP_CLASSES ? cls_bytes(c) : size);
 }
 
 void szp_free(void *p)
 {
-	union szp_hdr *h = p ? (union szp_hdr *)p - 1 : NULL;
 	unsigned c;
 
-	if (!h)
+	if (!p)
 		return;
-	c = h->cls;
-	if (c < SZP_CLASSES && fl.n[c] < cls[c].keep) {
+	c = class_held(malloc_usable_size(p));
+	if (c < SZP_CLASSES && fl.n[c] < cls_keep(c)) {
 		*(void **)p = fl.top[c];
 		fl.top[c] = p;
 		fl.n[c]++;
 		return;
 	}
-	free(h);
+	free(p);
 }
 
 void *szp_realloc(void *p, size_t size)
 {
-	union szp_hdr *h;
+	unsigned c = class_of(size);
 	size_t room;
 	void *n;
 
 	if (!p)
 		return szp_malloc(size);
-	h = (union szp_hdr *)p - 1;
-	room = h->cls < SZP_CLASSES ? cls[h->cls].bytes : malloc_usable_size(h) - sizeof(*h);
-	if (size <= room && class_of(size) == h->cls)
+	room = malloc_usable_size(p);
+	if (c == SZP_DIRECT && class_held(room) == SZP_DIRECT)
+		return size > PTRDIFF_MAX ? NULL : realloc(p, size); /* WHY: past the classes on both ends, malloc's own */
+	if (size <= room && class_held(room) == c)
 		return p;
 	if (!(n = szp_malloc(size)))
 		return NULL; /* WHY: as realloc, the old block stays */
@@ -138,7 +150,7 @@ void szp_drain(void)
 			void *p = fl.top[c];
 
 			fl.top[c] = *(void **)p;
-			free((union szp_hdr *)p - 1);
+			free(p);
 		}
 	memset(fl.n, 0, sizeof(fl.n));
 }

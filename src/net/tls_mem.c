@@ -1,5 +1,6 @@
 /* OpenSSL's memory from per-thread pools by size class (szpool): a full TLS 1.3 handshake takes and frees ~2,300 blocks, which cost glibc's malloc and free ~530 k instructions of its ~5 M. */
 #include <openssl/crypto.h>
+#include <stdlib.h>
 
 #include "szpool.h"
 #include "tls_mem.h"
@@ -13,23 +14,28 @@ static void *tm_malloc(size_t num, const char *file, int line)
 	(void)file, (void)line;
 	if (!num)
 		return NULL;
-	return pooled ? szp_malloc(num) : szp_malloc_exact(num);
+	return pooled ? szp_malloc(num) : malloc(num);
+}
+
+/* WHY free() before the pools: the set-up's blocks would fill the main
+ * thread's, which serves no connection */
+static void tm_free(void *p, const char *file, int line)
+{
+	(void)file, (void)line;
+	if (pooled)
+		szp_free(p);
+	else
+		free(p);
 }
 
 static void *tm_realloc(void *p, size_t num, const char *file, int line)
 {
 	(void)file, (void)line;
 	if (!num) {
-		szp_free(p);
+		tm_free(p, file, line);
 		return NULL;
 	}
-	return szp_realloc(p, num);
-}
-
-static void tm_free(void *p, const char *file, int line)
-{
-	(void)file, (void)line;
-	szp_free(p);
+	return pooled ? szp_realloc(p, num) : realloc(p, num);
 }
 
 void tls_mem_pooled(void)
