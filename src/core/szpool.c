@@ -35,12 +35,10 @@ static uint32_t cls_bytes(unsigned c)
 /* how many free blocks a class's pool keeps. WHY these bounds: about 32 KiB
  * a class up to 4 KiB blocks (512 small ones), 8 blocks past: about 3 MiB a
  * thread at most; a handshake's peak stays within them */
-static const uint16_t row_keep[] = { 256, 128, 64, 32, 16, 8, 8, 8 };
-
-static unsigned cls_keep(unsigned c)
-{
-	return c < NSMALL ? 512 : row_keep[(c - NSMALL) / PER_ROW];
-}
+#define ROW(k) k, k, k, k, k, k, k, k
+static const uint16_t keep[SZP_CLASSES] = {
+	ROW(512), ROW(256), ROW(128), ROW(64), ROW(32), ROW(16), ROW(8), ROW(8), ROW(8),
+};
 
 /* the highest set bit of <v> (> 0) */
 static unsigned log2_floor(size_t v)
@@ -64,7 +62,7 @@ static unsigned class_of(size_t size)
 }
 _Static_assert(NSMALL + (14 - 7) * PER_ROW + PER_ROW - 1 == SZP_CLASSES - 1 && SZP_MAX == 1 << 15,
 	       "class_of(): the last class ends at SZP_MAX");
-_Static_assert(sizeof(row_keep) / sizeof(row_keep[0]) == (SZP_CLASSES - NSMALL) / PER_ROW, "a bound a row");
+_Static_assert(NSMALL == PER_ROW && SZP_CLASSES == 9 * PER_ROW, "keep[]: the small classes, then a bound a row");
 
 /* the largest class whose blocks <room> usable bytes can serve, or
  * SZP_DIRECT: a freed block is pooled by what it holds, not by what was
@@ -114,7 +112,7 @@ void szp_free(void *p)
 	if (!p)
 		return;
 	c = class_held(malloc_usable_size(p));
-	if (c < SZP_CLASSES && fl.n[c] < cls_keep(c)) {
+	if (c < SZP_CLASSES && fl.n[c] < keep[c]) {
 		*(void **)p = fl.top[c];
 		fl.top[c] = p;
 		fl.n[c]++;

@@ -17,15 +17,10 @@ static void *tm_malloc(size_t num, const char *file, int line)
 	return pooled ? szp_malloc(num) : malloc(num);
 }
 
-/* WHY free() before the pools: the set-up's blocks would fill the main
- * thread's, which serves no connection */
 static void tm_free(void *p, const char *file, int line)
 {
 	(void)file, (void)line;
-	if (pooled)
-		szp_free(p);
-	else
-		free(p);
+	szp_free(p);
 }
 
 static void *tm_realloc(void *p, size_t num, const char *file, int line)
@@ -38,9 +33,12 @@ static void *tm_realloc(void *p, size_t num, const char *file, int line)
 	return pooled ? szp_realloc(p, num) : realloc(p, num);
 }
 
+/* WHY the drain: the set-up's blocks freed went to this (the main)
+ * thread's pools, which serve no connection */
 void tls_mem_pooled(void)
 {
 	pooled = 1;
+	szp_drain();
 }
 
 int tls_mem_init(int pooled_now)

@@ -8,8 +8,9 @@
 int tls_mem_init(int pooled_now);
 /* the pools from now on; before, each block is malloc's own with its exact
  * size (a server's set-up: thousands of blocks that live as long as it
- * does, which the classes' rounding made 220 KB bigger). Call it before
- * the threads that use OpenSSL start */
+ * does, which the classes' rounding made 220 KB bigger), and those freed
+ * leave the calling thread's pools here. Call it before the threads that
+ * use OpenSSL start, in the thread that set up */
 void tls_mem_pooled(void);
 
 #endif

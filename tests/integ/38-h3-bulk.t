@@ -45,10 +45,14 @@ sub ttfb_close {
     my $r = eval { decode_json($line // '') } // {};
     return (($r->{ttfb_ms} // {})->{p50} // 1e9, $r->{requests} // 0);
 }
+# WHY 8 ms under a sanitizer: our QUIC and h3 code is instrumented there,
+# OpenSSL's TLS is not; a TSan pass on a busy host read 2.75 against 0.66,
+# and the pacing this catches held the first response 21 ms
+my $slack = HxTest::sanitized() ? 8 : 2;
 my ($t2, $c2) = ttfb_close('--h2');
 my ($t3, $c3) = ttfb_close('--h3');
-ok($c2 == 50 && $c3 == 50 && $t3 < $t2 + 2,
-   sprintf('--close, a connection a request: h3 TTFB p50 %.2f ms, within 2 ms of h2 over TLS (%.2f ms)', $t3, $t2));
+ok($c2 == 50 && $c3 == 50 && $t3 < $t2 + $slack,
+   sprintf('--close, a connection a request: h3 TTFB p50 %.2f ms, within %d ms of h2 over TLS (%.2f ms)', $t3, $slack, $t2));
 
 # the server counts every datagram it could not send
 my $m = `curl -s http://127.0.0.1:$sp/metrics`;
