@@ -6,11 +6,11 @@
 #include "hpack.h"
 #include "stab.h"
 
-#define STATIC_N 61
+#define STATIC_N HPK_STATIC_N
 #define ENTRY_OVERHEAD 32 /* RFC 7541 4.1 */
 
 /* the names of the static table (RFC 7541 A), index - 1 */
-static const char *const static_names[STATIC_N] = {
+const char *const hpk_static_names[STATIC_N] = {
 	":authority", ":method", ":method", ":path", ":path", ":scheme", ":scheme", ":status", ":status",
 	":status", ":status", ":status", ":status", ":status", "accept-charset", "accept-encoding",
 	"accept-language", "accept-ranges", "accept", "access-control-allow-origin", "age", "allow",
@@ -26,7 +26,7 @@ static struct stab names;
 
 static void names_build(void)
 {
-	stab_build(&names, static_names, STATIC_N);
+	stab_build(&names, hpk_static_names, STATIC_N);
 }
 
 /* the static index of the name, 0 when it has none */

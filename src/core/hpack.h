@@ -9,6 +9,10 @@
 #define HPK_SLOTS     16  /* dynamic entries we keep at most */
 #define HPK_SLOT_MAX  128 /* bytes of name and value an entry may have */
 #define HPK_NO_INDEX  0x01 /* the field is never indexed (RFC 7541 6.2.3) */
+#define HPK_STATIC_N  61   /* entries of the static table (RFC 7541 A) */
+
+/* the static table's names, index - 1 (hpack_dec.c has their values) */
+extern const char *const hpk_static_names[HPK_STATIC_N];
 
 /* a header field, laid out as nghttp2_nv and nghttp3_nv are */
 struct hpk_field {
