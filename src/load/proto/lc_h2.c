@@ -1,70 +1,29 @@
 /* hxload's HTTP/2 client through nghttp2: -m concurrent streams per connection. */
 #include <nghttp2/nghttp2.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
-#include "lc_conn.h"
-#include "lc_record.h"
-#include "lc_thread.h"
-#include "lc_hits.h"
+#include "lc_h2_int.h"
 #include "lc_h2_mem.h"
+#include "lc_record.h"
 
 static nghttp2_session_callbacks *cbs;
 static nghttp2_option *opt;
 
-/* ex_of() when the hint missed */
-static __attribute__((noinline)) struct lc_ex *ex_scan(struct lc_conn *c, int32_t id)
-{
-	size_t step = (size_t)c->t->nconns;
-	struct lc_ex *e = c->ex;
-
-	for (uint32_t k = 0; k < c->ex_used; k++, e += step)
-		if (e->id == id) {
-			c->ex_hint = k;
-			return e;
-		}
-	return NULL;
-}
-
-/* <c>'s exchange on stream <id> (> 0), NULL: none. WHY the hint first:
- * called for each header, and a response's headers come together; the
- * scan alone, with the slots a stride apart (LC_EX), cost 63 instructions
- * a request more than with them side by side */
-static inline struct lc_ex *ex_of(struct lc_conn *c, int32_t id)
-{
-	struct lc_ex *e = LC_EX(c, c->ex_hint);
-
-	return c->ex_hint < c->ex_used && e->id == id ? e : ex_scan(c, id);
-}
-
 static int header_cb(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *n, size_t nl,
 		     const uint8_t *v, size_t vl, uint8_t flags, void *user)
 {
-	struct lc_ex *e = ex_of(user, f->hd.stream_id);
-
 	(void)s, (void)flags;
-	if (!e || f->hd.type != NGHTTP2_HEADERS)
-		return 0;
-	if (nl == 7 && !memcmp(n, ":status", 7) && vl == 3 && v[0] == '1') /* an interim head: 103, 100 */
-		((struct lc_conn *)user)->t->st.interim++;
-	else if (nl == 7 && !memcmp(n, ":status", 7) && vl == 3)
-		lc_head(user, e, (unsigned)((v[0] - '0') * 100 + (v[1] - '0') * 10 + (v[2] - '0')));
-	else if (nl == 5 && !memcmp(n, "x-rsp", 5))
-		lc_xrsp(e, (const char *)v, vl);
-	else if (nl == 13 && !memcmp(n, "x-hxterm-made", 13))
-		lc_made(e, (const char *)v, vl);
-	else if (nl == 16 && !memcmp(n, "x-hxterm-ignored", 16))
-		lc_ignored(((struct lc_conn *)user)->t, (const char *)v, vl);
-	else if (unlikely(lc_rd->head != NULL))
-		lc_rd->head(e, (const char *)n, nl, (const char *)v, vl);
+	if (f->hd.type == NGHTTP2_HEADERS)
+		lc_h2_field(user, lc_h2_ex(user, f->hd.stream_id), n, nl, v, vl);
 	return 0;
 }
 
 static int data_cb(nghttp2_session *s, uint8_t flags, int32_t id, const uint8_t *data, size_t len,
 		   void *user)
 {
-	struct lc_ex *e = ex_of(user, id);
+	struct lc_ex *e = lc_h2_ex(user, id);
 
 	(void)s, (void)flags;
 	if (e)
@@ -74,25 +33,11 @@ static int data_cb(nghttp2_session *s, uint8_t flags, int32_t id, const uint8_t 
 
 static int close_cb(nghttp2_session *s, int32_t id, uint32_t code, void *user)
 {
-	struct lc_conn *c = user;
-	struct lc_ex *e = ex_of(c, id);
+	struct lc_ex *e = lc_h2_ex(user, id);
 
 	(void)s;
-	if (!e)
-		return 0;
-	/* WHY a retry: REFUSED_STREAM (RFC 9113 8.7) and a stream above a
-	 * GOAWAY's last id (6.8; nghttp2 closes those with it) were never
-	 * processed, so they go again on a new connection: nginx's
-	 * http2_max_requests recycling is no error */
-	if (code == NGHTTP2_REFUSED_STREAM) {
-		lc_retry(c, e);
-	} else if (code) {
-		lc_fail(c, e, E_RESET);
-	} else {
-		lc_record(c, e);
-	}
-	e->id = -1;
-	c->inflight--;
+	if (e)
+		lc_h2_closed(user, e, code);
 	return 0;
 }
 
@@ -103,7 +48,7 @@ static ssize_t body_cb(nghttp2_session *s, int32_t id, uint8_t *buf, size_t len,
 	size_t n = (size_t)MIN((uint64_t)len, *left);
 
 	(void)src, (void)user;
-	memset(buf, lc_tg->grpc ? 0 : 'u', n); /* gRPC: an empty message */
+	lc_h2_body(buf, n);
 	*left -= n;
 	if (!*left)
 		*flags |= NGHTTP2_DATA_FLAG_EOF;
@@ -112,58 +57,23 @@ static ssize_t body_cb(nghttp2_session *s, int32_t id, uint8_t *buf, size_t len,
 
 static void submit(nghttp2_session *s, struct lc_ex *e)
 {
-	const struct lc_opts *o = lc_o;
-	const struct lc_target *tg = lc_tg;
-	nghttp2_nv nv[4 + 3 + 32];
-	size_t n = 0;
+	struct hpk_field f[LC_H2_FIELDS];
+	size_t n = lc_h2_fields(e, f);
 	nghttp2_data_provider prd = { .read_callback = body_cb };
 
-#define NV(a, b, bl) nv[n++] = (nghttp2_nv){ (uint8_t *)(a), (uint8_t *)(b), strlen(a), (bl), NGHTTP2_NV_FLAG_NONE }
-	NV(":method", o->method, strlen(o->method));
-	NV(":scheme", tg->tls ? "https" : "http", tg->tls ? 5 : 4);
-	NV(":authority", tg->authority, strlen(tg->authority));
-	NV(":path", tg->paths[e->path].path, strlen(tg->paths[e->path].path));
-	if (tg->grpc) {
-		NV("content-type", "application/grpc", 16);
-		NV("te", "trailers", 8);
-		if (tg->paths[e->path].meta)
-			NV("x-hxterm", tg->paths[e->path].meta, strlen(tg->paths[e->path].meta));
-	}
-	for (int i = 0; i < o->nhdrs; i++) {
-		const char *colon = strchr(o->hdrs[i], ':');
-		static __thread char lname[32][128];
-		size_t nl = (size_t)(colon - o->hdrs[i]);
-
-		for (size_t k = 0; k < nl && k < 127; k++)
-			lname[i][k] = (char)(o->hdrs[i][k] | 0x20);
-		lname[i][MIN(nl, (size_t)127)] = 0;
-		nv[n++] = (nghttp2_nv){ (uint8_t *)lname[i], (uint8_t *)colon + 1 + (colon[1] == ' '),
-					strlen(lname[i]), strlen(colon + 1 + (colon[1] == ' ')),
-					NGHTTP2_NV_FLAG_NONE };
-	}
-#undef NV
-	e->body_left = o->body;
-	e->id = nghttp2_submit_request(s, NULL, nv, n, o->body ? &prd : NULL, &e->body_left);
+	/* WHY a cast: struct hpk_field is laid out as nghttp2_nv */
+	_Static_assert(sizeof(struct hpk_field) == sizeof(nghttp2_nv) && offsetof(struct hpk_field, flags) == offsetof(nghttp2_nv, flags), "nv");
+	e->body_left = lc_o->body;
+	e->id = nghttp2_submit_request(s, NULL, (const nghttp2_nv *)f, n, lc_o->body ? &prd : NULL, &e->body_left);
 }
 
 /* the server's SETTINGS: its stream limit as it changes after the first */
 static void peer_settings(struct lc_conn *c, const nghttp2_settings *set)
 {
-	struct lc_stats *st = &c->t->st;
-
-	for (size_t i = 0; i < set->niv; i++) {
-		uint32_t v = set->iv[i].value;
-
-		if (set->iv[i].settings_id != NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
-			continue;
-		if (c->h2_set && v != c->h2_streams) {
-			st->limit_min = st->limit_changes ? MIN(st->limit_min, (uint64_t)v) : v;
-			st->limit_last = v;
-			st->limit_changes++;
-		}
-		c->h2_streams = v;
-	}
-	c->h2_set = 1;
+	for (size_t i = 0; i < set->niv; i++)
+		if (set->iv[i].settings_id == NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+			lc_h2_limit(c, set->iv[i].value);
+	lc_h2_settings_done(c);
 }
 
 static int frame_cb(nghttp2_session *s, const nghttp2_frame *f, void *user)
@@ -171,10 +81,8 @@ static int frame_cb(nghttp2_session *s, const nghttp2_frame *f, void *user)
 	struct lc_conn *c = user;
 
 	(void)s;
-	if (f->hd.type == NGHTTP2_GOAWAY && !c->goaway) {
-		c->goaway = f->goaway.error_code == NGHTTP2_NO_ERROR ? 1 : 2;
-		c->goaway_sid = f->goaway.last_stream_id;
-		c->t->st.goaways += c->goaway == 1 && c->up == 2;
+	if (f->hd.type == NGHTTP2_GOAWAY) {
+		lc_h2_goaway(c, f->goaway.error_code, f->goaway.last_stream_id);
 	} else if (f->hd.type == NGHTTP2_SETTINGS && !(f->hd.flags & NGHTTP2_FLAG_ACK)) {
 		peer_settings(c, &f->settings);
 	} else if (f->hd.type == NGHTTP2_PING && !(f->hd.flags & NGHTTP2_FLAG_ACK)) {
@@ -187,11 +95,8 @@ static int frame_cb(nghttp2_session *s, const nghttp2_frame *f, void *user)
  * process that stream (RFC 9113 6.8), then answered it */
 static int begin_frame_cb(nghttp2_session *s, const nghttp2_frame_hd *hd, void *user)
 {
-	struct lc_conn *c = user;
-
 	(void)s;
-	if (c->goaway && hd->stream_id > c->goaway_sid && (hd->type == NGHTTP2_HEADERS || hd->type == NGHTTP2_DATA))
-		c->t->st.past_goaway++;
+	lc_h2_frame_begins(user, hd->type, hd->stream_id);
 	return 0;
 }
 
