@@ -183,6 +183,15 @@ static long pct_decode(const char *s, size_t n, char *o)
 
 /* --h3-fields 'name:value&...': names and values percent-decoded (CR, LF,
  * NUL, upper case, pseudo-headers in any order: a server's checks tested) */
+CLI_SETTER(cli_set_h2_engine)
+{
+	(void)o;
+	if (strcmp(arg, "hx") && strcmp(arg, "nghttp2"))
+		return snprintf(why, len, "--h2-engine %s: hx or nghttp2", arg), -1;
+	((struct lc_opts *)base)->h2_nghttp2 = !strcmp(arg, "nghttp2");
+	return 0;
+}
+
 CLI_SETTER(cli_set_h3_fields)
 {
 	struct lc_opts *b = base;

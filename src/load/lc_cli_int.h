@@ -17,6 +17,7 @@ extern const struct opt cli_rows[];
 int cli_dur_parse(const char *s, uint64_t *us, const char **err);
 CLI_SETTER(cli_set_connect_to);
 CLI_SETTER(cli_set_expect);
+CLI_SETTER(cli_set_h2_engine);
 CLI_SETTER(cli_set_h3_fields);
 CLI_SETTER(cli_set_handshakes);
 CLI_SETTER(cli_set_header);

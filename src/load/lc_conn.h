@@ -25,6 +25,8 @@ struct lc_ex {
 	int64_t announced;           /* X-rsp size=, -1 when absent */
 	uint64_t made;               /* X-Hxterm-Made (epoch us), 0 when absent: lc_hit */
 	uint64_t body_left;          /* request body still to send (h2, h3) */
+	int64_t h2_swin;             /* h2 (ours): the stream's send window */
+	uint32_t h2_rcvd;            /* ... DATA bytes read since its credit was last given back */
 	uint16_t status;
 	uint16_t path;               /* index in lc_target.paths */
 	uint8_t random;              /* not the pattern (R=1 and the like) */
@@ -118,7 +120,7 @@ struct lc_protocol {
 	int (*linger)(struct lc_conn *c);
 };
 
-extern const struct lc_protocol lc_h1, lc_h2, lc_h3, lc_ws;
+extern const struct lc_protocol lc_h1, lc_h2, lc_h2x, lc_h3, lc_ws;
 
 struct qtls;
 /* lc_h3.c: the HTTP/3 client's credentials (--cacert, --cert), for --idle's connections */

@@ -48,6 +48,7 @@ struct lc_opts {
 	unsigned hs_mix[3];          /* ... its shares (lc_hs.h's kinds) */
 	int h3_no_credit;            /* --h3-no-credit: stream windows never extended */
 	int h3_no_body;              /* --h3-no-body: the request body never sent */
+	int h2_nghttp2;              /* --h2-engine nghttp2: nghttp2's session, not ours */
 	int h3_ports;                /* --h3-ports: UDP sockets a thread's h3 connections share, 0 one each */
 	struct lc_field {            /* --h3-fields: a connection's first request, as given */
 		const char *name, *value;
