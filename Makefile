@@ -78,13 +78,14 @@ UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT) $(UNIT_LOAD))
 LOAD_LIB := $(BUILD)/libload.a
 
 # fuzzers: libFuzzer drivers, one per decoder we wrote (clang, ASan+UBSan)
-FUZZ         := h1_parse plan h1_chunk conn pp h2 h2diff quic qpack hsrv
+FUZZ         := h1_parse plan h1_chunk conn pp h2 h2diff quic qpack hsrv hpack
 FUZZ_SECONDS ?= 60
 fuzz_src_h1_parse := src/core/h1_parse.c
 fuzz_src_plan     := src/core/plan.c src/core/plan_ext.c src/core/plan_conn.c src/core/num.c src/core/rng.c
 fuzz_src_h1_chunk := src/core/h1_chunk.c
 fuzz_src_pp       := src/core/pp.c
 fuzz_src_hsrv     := src/net/hsrv_line.c
+fuzz_src_hpack    = src/core/hpack_dec.c src/core/hpack.c src/core/stab.c src/core/huff.c $(PKG_LIBS) -pthread
 fuzz_src_qpack    = src/core/qpack.c src/core/stab.c src/core/qpack_dec.c src/core/huff.c src/net/h3read.c $(PKG_LIBS) -pthread
 fuzz_src_conn     = $(filter-out src/server/main.c,$(wildcard $(patsubst %,src/%/*.c,core net conf proto $(PROTO_DIRS) server))) \
 		    $(PKG_LIBS) -lwslay -pthread
