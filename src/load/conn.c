@@ -354,6 +354,18 @@ void lc_bufs_put(struct lc_conn *c, int all)
 	oq_give(&c->oq, &t->outb);
 }
 
+long lc_conn_recv(struct lc_conn *c, char *buf, size_t room)
+{
+	int drained;
+	long n = xprt_recv(&c->nc.x, buf, room, &drained);
+
+	if (drained && !(c->nc.flags & NC_RDHUP)) /* WHY: a FIN with the last bytes raises no new edge */
+		c->nc.flags &= ~NC_RD_READY;
+	if (n > 0 && lc_first_bytes(c, buf, (size_t)n) < 0)
+		return LC_RECV_REFUSED;
+	return n;
+}
+
 /* a TCP protocol's turn runs with its buffers (QUIC's rows have their own) */
 static int conn_turn(struct lc_conn *c, int (*fn)(struct lc_conn *))
 {

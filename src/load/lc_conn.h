@@ -136,6 +136,11 @@ void lc_conn_protocols(const struct lc_protocol *const *rows);
  * thread's exchange slots (<t->ex>); exits 2 out of memory */
 void lc_conn_init(struct lc_conn *c, struct lc_thread *t, int idx);
 void lc_conn_free(struct lc_conn *c);
+#define LC_RECV_REFUSED (-3) /* lc_conn_recv(): the first bytes said the URL is wrong (the run stops) */
+/* A TCP protocol's read into <buf> (<room> bytes), its readiness kept:
+ * the bytes read (> 0), XPRT_AGAIN when none wait, 0 at the server's end,
+ * XPRT_ERROR, or LC_RECV_REFUSED */
+long lc_conn_recv(struct lc_conn *c, char *buf, size_t room);
 /* <c>'s input buffer and output block, taken from its thread's pools for
  * its protocol's turn: 0, or -1 out of memory */
 int lc_bufs_take(struct lc_conn *c);

@@ -207,11 +207,8 @@ static int lc_h1_io(struct lc_conn *c)
 	int r;
 
 	while (c->nc.flags & NC_RD_READY) {
-		int drained;
-		long n = xprt_recv(&c->nc.x, c->in + c->in_len, c->in_size - c->in_len, &drained);
+		long n = lc_conn_recv(c, c->in + c->in_len, c->in_size - c->in_len);
 
-		if (drained && !(c->nc.flags & NC_RDHUP)) /* WHY: a FIN with the last bytes raises no new edge */
-			c->nc.flags &= ~NC_RD_READY;
 		if (n == XPRT_AGAIN)
 			break;
 		if (n == 0 && h1->body && h1->close && c->inflight) {
@@ -222,12 +219,12 @@ static int lc_h1_io(struct lc_conn *c)
 			lc_record(c, LC_EX(c, c->ex_head));
 			return 1; /* close-delimited: a new connection for the next */
 		}
+		if (n == LC_RECV_REFUSED)
+			return -1;
 		if (n <= 0) {
 			lc_error(c, E_RESET);
 			return -1;
 		}
-		if (lc_first_bytes(c, c->in + c->in_len, (size_t)n) < 0)
-			return -1;
 		c->in_len += (uint32_t)n;
 		if ((r = h1_parse(c)) < 0 || (!r && c->in_len == c->in_size)) {
 			lc_error(c, E_PROTOCOL);

@@ -222,22 +222,12 @@ static int lc_h2_io(struct lc_conn *c)
 	nghttp2_session *s = c->proto_state;
 
 	while (c->nc.flags & NC_RD_READY) {
-		int drained;
-		long n = xprt_recv(&c->nc.x, c->in, c->in_size, &drained);
+		long n = lc_conn_recv(c, c->in, c->in_size);
 
-		if (drained && !(c->nc.flags & NC_RDHUP)) /* WHY: a FIN with the last bytes raises no new edge */
-			c->nc.flags &= ~NC_RD_READY;
 		if (n == XPRT_AGAIN)
 			break;
-		/* WHY no error: the server closes once a graceful GOAWAY's streams are done */
-		if (n <= 0 && c->goaway == 1 && !c->inflight)
-			return 1;
-		if (n <= 0) {
-			lc_error(c, E_RESET);
-			return -1;
-		}
-		if (lc_first_bytes(c, c->in, (size_t)n) < 0)
-			return -1;
+		if (n <= 0)
+			return lc_h2_ended(c, n);
 		if (nghttp2_session_mem_recv(s, (uint8_t *)c->in, (size_t)n) < 0) {
 			lc_error(c, E_PROTOCOL);
 			return -1;

@@ -64,6 +64,16 @@ void lc_h2_limit(struct lc_conn *c, uint32_t v)
 	c->h2_streams = v;
 }
 
+int lc_h2_ended(struct lc_conn *c, long n)
+{
+	/* WHY no error: the server closes once a graceful GOAWAY's streams are done */
+	if (n != LC_RECV_REFUSED && c->goaway == 1 && !c->inflight)
+		return 1;
+	if (n != LC_RECV_REFUSED)
+		lc_error(c, E_RESET);
+	return -1;
+}
+
 void lc_h2_goaway(struct lc_conn *c, uint32_t code, int32_t last)
 {
 	if (c->goaway)

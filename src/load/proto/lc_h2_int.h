@@ -43,6 +43,10 @@ static inline void lc_h2_settings_done(struct lc_conn *c)
 }
 /* the server's GOAWAY: <code>, its last stream <last> */
 void lc_h2_goaway(struct lc_conn *c, uint32_t code, int32_t last);
+/* the read ended with <n> (lc_conn_recv's 0, XPRT_ERROR, LC_RECV_REFUSED):
+ * 1 when the server closed after a graceful GOAWAY's streams, else -1 (an
+ * error counted) */
+int lc_h2_ended(struct lc_conn *c, long n);
 /* a frame of <type> began on stream <sid>: one past the server's own GOAWAY is counted */
 static inline void lc_h2_frame_begins(struct lc_conn *c, uint8_t type, int32_t sid)
 {

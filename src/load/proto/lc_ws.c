@@ -223,18 +223,14 @@ static int ws_io(struct lc_conn *c)
 	uint64_t sent;
 
 	while (!w->up && (c->nc.flags & NC_RD_READY)) {
-		int drained;
-		long n = xprt_recv(&c->nc.x, c->in + c->in_len, c->in_size - c->in_len, &drained);
+		long n = lc_conn_recv(c, c->in + c->in_len, c->in_size - c->in_len);
 
-		if (drained && !(c->nc.flags & NC_RDHUP))
-			c->nc.flags &= ~NC_RD_READY;
 		if (n == XPRT_AGAIN)
 			break;
+		if (n == LC_RECV_REFUSED)
+			return -1;
 		if (n <= 0)
 			return lc_error(c, E_RESET), -1;
-		/* WHY: the server answered; a reset after it (x=) is no silent close */
-		if (lc_first_bytes(c, c->in + c->in_len, (size_t)n) < 0)
-			return -1;
 		c->in_len += (uint32_t)n;
 		if ((n = ws_answer(c, w)) < 0)
 			return -1;
