@@ -38,7 +38,6 @@ struct h2x {
 	int64_t swin;           /* the connection's send window */
 	uint32_t rcvd;          /* DATA bytes read since the connection's credit was last given back */
 	uint32_t peer_win;      /* the server's SETTINGS_INITIAL_WINDOW_SIZE */
-	uint32_t peer_frame;    /* ... SETTINGS_MAX_FRAME_SIZE */
 	uint32_t next_sid;      /* our next stream */
 	uint32_t limit;         /* the server's SETTINGS_MAX_CONCURRENT_STREAMS */
 	uint32_t bodies;        /* streams with request body left to send */
@@ -97,8 +96,6 @@ static int control(struct lc_conn *c, uint8_t type, uint8_t flags, uint32_t sid,
 	int err;
 	uint8_t *o = out_room(c, FRAME_HEAD + len, &err);
 
-	if (!o && oq_sc_room(&c->oq) >= FRAME_HEAD + len && oq_iov_room(&c->oq) >= 1)
-		o = (uint8_t *)c->oq.sc + c->oq.sc_used; /* the socket is full: staged for later */
 	if (!o)
 		return -1;
 	fhead(o, len, type, flags, sid);
@@ -167,8 +164,9 @@ static size_t block(struct h2x *h, const struct hpk_field *f, size_t n, uint8_t 
 static int body_out(struct lc_conn *c, struct h2x *h, struct lc_ex *e)
 {
 	while (e->body_left && e->h2_swin > 0 && h->swin > 0) {
-		uint32_t n = (uint32_t)MIN(MIN(e->body_left, (uint64_t)h->peer_frame),
-					   (uint64_t)MIN(e->h2_swin, h->swin));
+		/* WHY our frame size, not the server's: a larger one it allows
+		 * would not fit the scratch, and 16 KiB is always allowed (4.2) */
+		uint32_t n = (uint32_t)MIN(MIN(e->body_left, (uint64_t)FRAME_MAX), (uint64_t)MIN(e->h2_swin, h->swin));
 		int err, end;
 		/* WHY 16 KiB more than the frame: the control frames' room (control()) */
 		uint8_t *o = out_room(c, FRAME_HEAD + n + FRAME_MAX, &err);
@@ -410,10 +408,8 @@ static int settings_in(struct lc_conn *c, struct h2x *h, const uint8_t *p, uint3
 				if (LC_EX(c, k)->id >= 0)
 					LC_EX(c, k)->h2_swin += d;
 			h->peer_win = v;
-		} else if (id == 0x5) { /* MAX_FRAME_SIZE */
-			if (v < FRAME_MAX || v > 0xffffff)
-				return conn_error(c, E2_PROTOCOL);
-			h->peer_frame = v;
+		} else if (id == 0x5 && (v < FRAME_MAX || v > 0xffffff)) { /* MAX_FRAME_SIZE: ours is always within */
+			return conn_error(c, E2_PROTOCOL);
 		}
 	}
 	if (!c->h2_set && !limited) /* WHY: no limit said is none (6.5.2) */
@@ -546,7 +542,6 @@ static int lc_h2x_start(struct lc_conn *c)
 	hpd_init(&h->hd, 4096);
 	h->swin = 65535;
 	h->peer_win = 65535;
-	h->peer_frame = FRAME_MAX;
 	h->next_sid = 1;
 	h->limit = LC_H2_STREAMS;
 	c->proto_state = h;
