@@ -114,9 +114,9 @@ const struct opt cli_rows[] = {
 	  "(70:25:5: exactly so in each 100), tickets from the run's\n"
 	  "own; reported by kind (0-RTT: --h1 or --h3)" },
 	{ "h2-engine", 0, FN(cli_set_h2_engine), .arg = "<e>",
-	  .help = "HTTP/2: hx (default), our own client: a connection's\n"
-	  "state its few dozen bytes and the server's HPACK entries;\n"
-	  "nghttp2, nghttp2's session (~9 KiB a connection more)" },
+	  .help = "HTTP/2's client: hx (default), our own, a connection's\n"
+	  "state 72 bytes and the server's HPACK entries; nghttp2,\n"
+	  "nghttp2's session (10 KiB a connection more)" },
 	{ "h3-ports", 0, NUM(h3_ports, 0, LC_QS_PORTS_MAX, 0), .arg = "<n>",
 	  .help = "HTTP/3: a thread's connections share n UDP sockets (1 to\n"
 	  "64), connection i on socket i mod n, read with a recvmmsg a\n"
