@@ -51,6 +51,12 @@ static inline uint32_t get32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* the payload length of the frame whose head is at <f> */
+static inline uint32_t flen(const uint8_t *f)
+{
+	return (uint32_t)f[0] << 16 | (uint32_t)f[1] << 8 | f[2];
+}
+
 static inline uint8_t *put32(uint8_t *o, uint32_t v)
 {
 	o[0] = (uint8_t)(v >> 24), o[1] = (uint8_t)(v >> 16), o[2] = (uint8_t)(v >> 8), o[3] = (uint8_t)v;
@@ -287,7 +293,7 @@ static void on_field(void *arg, const uint8_t *n, size_t nl, const uint8_t *v, s
  * its fragments in one piece, decoded. 0, -1 lost */
 static int head_in(struct lc_conn *c, struct h2x *h, const uint8_t *f, size_t span, struct lc_ex *e)
 {
-	uint32_t len = (uint32_t)f[0] << 16 | (uint32_t)f[1] << 8 | f[2], pad = 0, skip = 0;
+	uint32_t len = flen(f), pad = 0, skip = 0;
 	const uint8_t *p = f + FRAME_HEAD;
 	uint8_t stack[SCRATCH], *scr = stack, *joined = NULL;
 	struct fields_of fo = { c, e };
@@ -309,7 +315,7 @@ static int head_in(struct lc_conn *c, struct h2x *h, const uint8_t *f, size_t sp
 			return conn_error(c, E2_PROTOCOL);
 		memcpy(joined, p, blen);
 		while (at < span) {
-			uint32_t cl = (uint32_t)f[at] << 16 | (uint32_t)f[at + 1] << 8 | f[at + 2];
+			uint32_t cl = flen(f + at);
 
 			memcpy(joined + o, f + at + FRAME_HEAD, cl);
 			o += cl;
@@ -341,7 +347,7 @@ static long block_span(const uint8_t *f, size_t n)
 
 		if (n - at < FRAME_HEAD)
 			return 0;
-		len = (uint32_t)f[at] << 16 | (uint32_t)f[at + 1] << 8 | f[at + 2];
+		len = flen(f + at);
 		if (at && (f[at + 3] != F_CONT || get32(f + at + 5) != get32(f + 5)))
 			return -1;
 		if (len > FRAME_MAX)
@@ -436,7 +442,7 @@ static int goaway_in(struct lc_conn *c, struct h2x *h, const uint8_t *p)
 /* the frame at <f> (<span> bytes: its CONTINUATIONs with a HEADERS): 0, -1 lost */
 static int frame_in(struct lc_conn *c, struct h2x *h, const uint8_t *f, size_t span)
 {
-	uint32_t len = (uint32_t)f[0] << 16 | (uint32_t)f[1] << 8 | f[2];
+	uint32_t len = flen(f);
 	uint32_t sid = get32(f + 5) & SID_MAX;
 	const uint8_t *p = f + FRAME_HEAD;
 	uint8_t type = f[3], flags = f[4];
@@ -502,7 +508,7 @@ static int frames_in(struct lc_conn *c, struct h2x *h)
 
 	while (c->in_len - off >= FRAME_HEAD) {
 		const uint8_t *f = in + off;
-		uint32_t len = (uint32_t)f[0] << 16 | (uint32_t)f[1] << 8 | f[2];
+		uint32_t len = flen(f);
 		long span = FRAME_HEAD + len;
 
 		if (len > FRAME_MAX) {
