@@ -123,6 +123,10 @@ const struct opt cli_rows[] = {
 	  "loop turn, written by sendmmsg, 4 connections a call; 0\n"
 	  "(default) a socket each, which a server sharing its port\n"
 	  "over threads (SO_REUSEPORT) spreads the most evenly" },
+	{ "h3-no-ring", 0, FLAG(h3_no_ring),
+	  .help = "HTTP/3: each socket's reads and sends system calls of their\n"
+	  "own (default: a loop turn's, all sockets, go in one\n"
+	  "io_uring_enter where the kernel allows it)" },
 	{ "h3-no-credit", 0, FLAG(h3_no_credit),
 	  .help = "HTTP/3: stream windows of 1 KiB never extended, a client\n"
 	  "that stops reading at the QUIC level (a target's or a\n"

@@ -16,6 +16,8 @@
 #define LC_BUFS_KEPT 16 /* TCP buffers kept per thread for reuse when no connection holds them */
 #define LC_TICKETS 16 /* TLS sessions kept per thread, to resume */
 typedef struct ssl_session_st SSL_SESSION;
+struct qring;
+
 struct lc_conn;
 
 struct lc_thread {
@@ -57,6 +59,7 @@ struct lc_thread {
 	char *logbuf;                /* --log: lines not yet written */
 	size_t loglen;
 	uint8_t *qbuf;               /* h3: a GSO burst out, GRO reads in, the shared socket (LC_QBUF, lc_h3.h) */
+	struct qring *qring;         /* h3: its sockets' reads and sends, many a system call (NULL: one each) */
 	uint64_t held_us;            /* a clock reading a burst shares (lc_clock), 0 none */
 	char ignored[LC_IGN];        /* the first X-Hxterm-Ignored the server sent, or "" */
 	struct lc_why why;           /* the first answer of an unexpected status: once a run */

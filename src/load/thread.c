@@ -12,6 +12,7 @@
 #include "lc_record.h"
 #include "lc_sched.h"
 #include "lc_thread.h"
+#include "qring.h"
 #include "szpool.h"
 #include "timer.h"
 
@@ -238,6 +239,7 @@ void lc_thread_free(struct lc_thread *t)
 	free(t->due);
 	free(t->logbuf);
 	free(t->qbuf);
+	qring_free(t->qring);
 	while (t->nsess)
 		SSL_SESSION_free(t->sess[--t->nsess]);
 	while (t->nqtick)

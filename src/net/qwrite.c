@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "qring.h"
 #include "qwrite.h"
 
 #ifndef UDP_SEGMENT
@@ -215,10 +216,12 @@ static void qw_queue(struct qw_out *o, struct qw_batch *b, const uint8_t *buf, s
 			qw_queue(o, b, buf + off, MIN(seg, len - off), seg);
 		return;
 	}
-	if (b->n && (b->fd != o->fd || b->n == QW_BATCH_MSGS))
+	if (b->n && ((!b->ring && b->fd != o->fd) || b->n == QW_BATCH_MSGS))
 		qw_flush(b); /* WHY safe: the bytes stay where they are, the next train is placed after them */
+	b->mixed |= b->n && b->fd != o->fd;
 	i = b->n++;
 	b->fd = o->fd;
+	b->fds[i] = o->fd;
 	b->iov[i] = (struct iovec){ (void *)buf, len };
 	b->seg[i] = (uint16_t)seg;
 	b->mm[i].msg_hdr = (struct msghdr){ .msg_iov = &b->iov[i], .msg_iovlen = 1 };
@@ -242,11 +245,39 @@ static void qw_queue(struct qw_out *o, struct qw_batch *b, const uint8_t *buf, s
 	qw_tally(o, len, seg, len > seg); /* WHY at the queueing: the flush knows no connection */
 }
 
+/* train <i> of <b>, refused: alone, by qw_send's rules (halves, no GSO,
+ * or lost and counted) */
+static void qw_retry(struct qw_batch *b, unsigned i, int fd)
+{
+	struct qw_out o = { fd, b->mm[i].msg_hdr.msg_name, b->mm[i].msg_hdr.msg_namelen, NULL, 0, NULL };
+
+	qw_send(&o, b->iov[i].iov_base, b->iov[i].iov_len, b->seg[i]);
+	b->lost += o.lost;
+}
+
+/* WHY a sendmsg each through the ring: sendmmsg takes one socket, and
+ * with a socket a connection the trains of a turn are on as many */
+static void qw_flush_ring(struct qw_batch *b)
+{
+	int res[QW_BATCH_MSGS];
+
+	for (unsigned i = 0; i < b->n; i++)
+		qring_sendmsg(b->ring, b->fds[i], &b->mm[i].msg_hdr);
+	qring_run(b->ring, res);
+	for (unsigned i = 0; i < b->n; i++)
+		if (res[i] < 0)
+			qw_retry(b, i, b->fds[i]);
+}
+
+/* WHY the ring only for several sockets: for one, sendmmsg is the same one
+ * call, and a round trip through the ring took longer (hxload -c 1 -m 1:
+ * 16,000 requests a second against 19,000) */
 void qw_flush(struct qw_batch *b)
 {
-	for (unsigned i = 0; i < b->n;) {
+	int ring = b->ring && b->mixed;
+
+	for (unsigned i = 0; !ring && i < b->n;) {
 		int r = sendmmsg(b->fd, b->mm + i, b->n - i, 0);
-		struct qw_out o = { b->fd, NULL, 0, NULL, 0, NULL };
 
 		if (r > 0) {
 			i += (unsigned)r;
@@ -254,13 +285,11 @@ void qw_flush(struct qw_batch *b)
 		}
 		if (r < 0 && errno == EINTR)
 			continue;
-		/* train i refused: alone, by qw_send's rules (halves, no GSO, or lost) */
-		o.peer = b->mm[i].msg_hdr.msg_name;
-		o.peerlen = b->mm[i].msg_hdr.msg_namelen;
-		qw_send(&o, b->iov[i].iov_base, b->iov[i].iov_len, b->seg[i]);
-		b->lost += o.lost;
-		i++;
+		qw_retry(b, i++, b->fd);
 	}
+	if (ring)
+		qw_flush_ring(b);
 	b->n = 0;
+	b->mixed = 0;
 	b->used = 0;
 }

@@ -88,11 +88,17 @@ int qw_burst(ngtcp2_conn *conn, struct qw_srcs *srcs, struct qw_out *o, ngtcp2_t
 #define QW_BATCH_MSGS  64           /* GSO trains a sendmmsg */
 #define QW_BATCH_BYTES (2 * QW_BUF) /* room for them: a train starts only with QW_BUF free */
 
+struct qring;
+
 /* A worker's packets of several connections, sent by one sendmmsg: each
  * train's bytes, peer and segment size kept here, so that a connection
- * may end before they go. */
+ * may end before they go. With a ring, the trains of several sockets, one
+ * system call for all (a connection that closes its socket flushes first). */
 struct qw_batch {
-	int fd;              /* the socket of those queued: another one flushes them first */
+	int fd;              /* the socket of those queued: another one flushes them first (no ring) */
+	struct qring *ring;  /* NULL: one sendmmsg a socket; else each train's sendmsg on it */
+	int fds[QW_BATCH_MSGS]; /* with a ring: each train's socket */
+	int mixed;           /* those queued are on several sockets */
 	unsigned n;          /* trains queued */
 	size_t used;         /* bytes of buf they hold */
 	uint64_t lost;       /* datagrams the kernel refused */
@@ -113,8 +119,9 @@ struct qw_batch {
  * the flush. <b> NULL: qw_burst */
 int qw_burst_in(struct qw_batch *b, ngtcp2_conn *conn, struct qw_srcs *srcs, struct qw_out *o, ngtcp2_tstamp now);
 
-/* Sends what <b> holds, one sendmmsg (a train the kernel refuses: retried
- * alone, as qw_send does, or lost and counted). */
+/* Sends what <b> holds, one sendmmsg, or one io_uring_enter with a ring (a
+ * train the kernel refuses: retried alone, as qw_send does, or lost and
+ * counted). */
 void qw_flush(struct qw_batch *b);
 
 #endif

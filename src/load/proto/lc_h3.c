@@ -207,11 +207,14 @@ static void q_arm(struct q *q, ngtcp2_tstamp now)
 		timer_arm(&q->c->t->loop.timers, &q->tm, (exp + 999) / 1000);
 }
 
-/* where <q>'s packets go in a loop turn: the shared socket's batch, sent
- * at the turn's end; NULL (sent at once) for a socket of its own */
+/* where <q>'s packets go in a loop turn: the thread's batch, sent at the
+ * turn's end (one sendmmsg a shared socket, or all sockets' trains in one
+ * io_uring_enter); NULL (sent at once) for a socket of its own, no ring */
 static struct qw_batch *q_batch(struct q *q)
 {
-	return q->port ? &lc_h3_sock_of(q->c->t)->batch : NULL;
+	struct qw_batch *b = &lc_h3_sock_of(q->c->t)->batch;
+
+	return q->port || b->ring ? b : NULL;
 }
 
 static void q_timer(struct loop *l, struct timer *t)
@@ -220,14 +223,22 @@ static void q_timer(struct loop *l, struct timer *t)
 	ngtcp2_tstamp now = ts();
 
 	(void)l;
-	if (ngtcp2_conn_handle_expiry(q->conn, now) || q_write(q, now, q_batch(q)) < 0) {
+	if (ngtcp2_conn_handle_expiry(q->conn, now)) {
 		struct lc_conn *c = q->c;
 
 		lc_error(c, q->ready ? E_TIMEOUT : E_TLS);
 		lc_reset(c); /* frees <q> */
 		return;
 	}
-	q_arm(q, now);
+	/* WHY its packets in a send round at the turn's end: a timer due as
+	 * the answer came (an ACK's) wrote a packet of its own, and where the
+	 * answer's read waits for the turn's end (the ring's rounds, a shared
+	 * socket) that packet went ahead of the next request, and the server
+	 * woke for it, then again for the request (-c 1 -m 1, all reads at
+	 * the turn's end: 16,000 requests a second against 19,000; 1.00
+	 * datagrams out a request against 1.99 once the round sent both) */
+	if (list_empty(&q->due))
+		list_add(lc_h3_sock_of(q->c->t)->due.prev, &q->due);
 }
 
 /* new requests and every packet due, sent at one clock reading <now>
@@ -331,9 +342,10 @@ static int q_read_all(struct q *q)
 	struct q_reads r;
 	int n, rv = 0;
 
-	if (q->port) { /* WHY: the shared socket's batch read it (lc_h3_sock.c) */
+	if (q->port || q->rx_got) { /* WHY: the shared socket's batch, or the ring, read it (lc_h3_sock.c) */
 		rv = q->rx_rv;
 		q->rx_rv = 0;
+		q->rx_got = 0;
 		if (!rv)
 			q->c->nc.flags &= ~NC_RD_READY;
 		return rv;
@@ -359,15 +371,10 @@ static int q_read_all(struct q *q)
 	return rv;
 }
 
-/* WHY at the turn's end, on shared sockets (--h3-ports): the packets of
- * every connection read in the turn go in one sendmmsg. WHY not for a
- * socket of its own: it gains no call, and the connections' writes held to
- * the turn's end cost the client more than the server (bench/client:
- * client/server 1.29 against 1.02 sending at once, 4 runs alternating),
- * though callgrind counted fewer I1 misses (143 -> 112 a request) */
-static int q_turn_end(struct loop *l)
+/* the send rounds of the connections due, then what the batch holds: 1 when
+ * there was any */
+static int q_sends(struct lc_h3_sock *qs)
 {
-	struct lc_h3_sock *qs = lc_h3_sock_of(container_of(l, struct lc_thread, loop));
 	struct list *n;
 	ngtcp2_tstamp now;
 
@@ -396,6 +403,32 @@ static int q_turn_end(struct loop *l)
 	return 1;
 }
 
+/* WHY at the turn's end: the packets of every connection read in the turn
+ * go in one sendmmsg (a shared socket, --h3-ports) or, through the ring,
+ * one io_uring_enter for all sockets; the sockets of their own are read
+ * there too, a round of 4 a call (lc_h3_io says when). WHY not for a
+ * socket of its own without the ring: it gains no call, and the
+ * connections' writes held to the turn's end cost the client more than
+ * the server (bench/client: client/server 1.29 against 1.02 sending at
+ * once, 4 runs alternating). Through the ring: 0.066 socket calls a request
+ * against 0.209 (59-h3-sendmmsg.t), client CPU 1.22 us a request against
+ * 1.38, -c 10 -m 10, 4 runs alternating; -c 10 -m 1 192,000 requests in 2 s
+ * against 145,000 (every read of the turn in one call, then all sent: 0.86
+ * of the rate at -c 10 -m 10) */
+static int q_turn_end(struct loop *l)
+{
+	struct lc_h3_sock *qs = lc_h3_sock_of(container_of(l, struct lc_thread, loop));
+	int more, ran = 0;
+
+	/* WHY the sends of each round of reads before the next: the server
+	 * works on them meanwhile */
+	do {
+		more = lc_h3_ring_reads(qs);
+		ran |= q_sends(qs);
+	} while (more);
+	return ran;
+}
+
 /* WHY the read only when the socket said so: in an open loop each send
  * time due calls this to send, and its recvmmsg found nothing (a system
  * call a request, EAGAIN, at -R). WHY a shared socket's read's send round
@@ -405,13 +438,25 @@ static int q_turn_end(struct loop *l)
 static int lc_h3_io(struct lc_conn *c)
 {
 	struct q *q = c->proto_state;
-	int read = !!(c->nc.flags & NC_RD_READY), rv = read ? q_read_all(q) : 0;
+	struct lc_h3_sock *qs = lc_h3_sock_of(c->t);
+	int read = !!(c->nc.flags & NC_RD_READY), ring = !q->port && qs->batch.ring, got = q->rx_got, rv;
 
-	if (rv)
+	/* WHY: its socket is read with the others' at the turn's end, one
+	 * system call (lc_h3_ring_reads), which gives it its turn again. WHY
+	 * not when the turn has fewer than 3 sockets to read: each is read and
+	 * answered at once, as without the ring; a round of 2 held the first
+	 * one's request while the second was read (-c 2 -m 1: p50 59 us
+	 * against 46) */
+	if (read && ring && !q->rx_got && (!list_empty(&qs->rd) || c->t->loop.npending >= 2)) {
+		if (list_empty(&q->rx))
+			list_add(qs->rd.prev, &q->rx);
+		return 0;
+	}
+	if ((rv = read ? q_read_all(q) : 0))
 		return rv;
-	if (read && q->port && !c->goaway) {
+	if (read && (q->port || got) && !c->goaway) {
 		if (list_empty(&q->due))
-			list_add(lc_h3_sock_of(c->t)->due.prev, &q->due);
+			list_add(qs->due.prev, &q->due);
 		return 0;
 	}
 	/* WHY a reading of its own: the requests go after the answers were
@@ -528,6 +573,9 @@ static void lc_h3_free(struct lc_conn *c)
 		return;
 	timer_cancel(&c->t->loop.timers, &q->tm);
 	list_del(&q->due);
+	/* WHY: the batch may hold trains for its socket, closed after this */
+	if (!q->port && q->c->t->qbuf && lc_h3_sock_of(c->t)->batch.n)
+		qw_flush(&lc_h3_sock_of(c->t)->batch);
 	if (q->ready)
 		q_goodbye(q);
 	if (q->h3)

@@ -72,6 +72,7 @@ struct q {
 	int fd;                  /* its socket: its own, or its thread's shared one */
 	struct lc_h3_port *port; /* the thread's shared socket it is on (lc_h3_sock.c), NULL its own */
 	int rx_rv;               /* the shared socket's batch: 1 the server's graceful end, -1 an error */
+	int rx_got;              /* its own socket read through the ring: rx_rv is what came of it */
 	uint32_t gen;            /* its generation on the shared socket, in its connection IDs */
 	int ready;               /* HTTP/3 streams bound */
 	int early;               /* --0rtt: requests went in 0-RTT */
@@ -134,6 +135,7 @@ struct lc_h3_sock {
 	uint32_t gen;            /* the last connection's generation */
 	struct lc_h3_port port[LC_QS_PORTS];
 	struct list rx;          /* connections read in a batch, their turns to come */
+	struct list rd;          /* connections whose own socket is readable: read through the ring at the turn's end */
 	struct list due;         /* connections (any socket) whose send round waits for the turn's end */
 	struct qw_batch batch;   /* the turn's packets on this socket, one sendmmsg */
 	uint8_t out[QW_BATCH_BYTES];
@@ -148,6 +150,10 @@ struct lc_h3_sock {
 /* up to <max> reads of socket <fd> in one recvmmsg into <buf>: how many
  * (0: nothing now), or -1 an error (errno) */
 int lc_h3_recv(int fd, uint8_t *buf, struct q_reads *r, int max);
+/* a round of the connections of qs->rd: their own sockets read through the
+ * thread's ring, one system call; each then has its turn (rx_got). 1 when
+ * some are left for the next round */
+int lc_h3_ring_reads(struct lc_h3_sock *qs);
 /* a socket of <c>'s own, connected to the target: its fd, or -1 (errno) */
 int lc_h3_sock_own(struct lc_conn *c);
 struct lc_h3_sock *lc_h3_sock_of(struct lc_thread *t);

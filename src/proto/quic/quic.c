@@ -665,6 +665,8 @@ static int qw_buffers(struct qw *q)
 		q->batch->n = 0;
 		q->batch->used = q->batch->lost = 0;
 		q->batch->buf = NULL;
+		q->batch->ring = NULL; /* WHY: one socket a worker, sendmmsg is its one call */
+		q->batch->mixed = 0;
 	}
 	if (!q->batch || (!q->batch->buf && !(q->batch->buf = malloc(QW_BATCH_BYTES))))
 		return -1;

@@ -20,6 +20,13 @@ def ok(cond, name):
     return cond
 
 
+def skip(why):
+    """one TAP assertion skipped, and why"""
+    global _n
+    _n += 1
+    print("ok %d # SKIP %s" % (_n, why), flush=True)
+
+
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
