@@ -127,6 +127,10 @@ const struct opt cli_rows[] = {
 	  .help = "HTTP/3: each socket's reads and sends system calls of their\n"
 	  "own (default: a loop turn's, all sockets, go in one\n"
 	  "io_uring_enter where the kernel allows it)" },
+	{ "udp-rcvbuf", 0, NUM(udp_rcvbuf, 0, 1 << 30, 4 << 20), .arg = "<n>",
+	  .help = "HTTP/3: each UDP socket's receive buffer, SO_RCVBUF(FORCE)\n"
+	  "(default 4194304; 0 the kernel's): a smaller one drops a\n"
+	  "fast answer's datagrams (counted: UDP drops)" },
 	{ "h3-no-credit", 0, FLAG(h3_no_credit),
 	  .help = "HTTP/3: stream windows of 1 KiB never extended, a client\n"
 	  "that stops reading at the QUIC level (a target's or a\n"

@@ -51,6 +51,7 @@ struct lc_opts {
 	int h2_nghttp2;              /* --h2-engine nghttp2: nghttp2's session, not ours */
 	int h3_ports;                /* --h3-ports: UDP sockets a thread's h3 connections share, 0 one each */
 	int h3_no_ring;              /* --h3-no-ring: each socket's reads and sends a system call of their own */
+	int udp_rcvbuf;              /* --udp-rcvbuf: h3 sockets' receive buffer, 0 the kernel's */
 	struct lc_field {            /* --h3-fields: a connection's first request, as given */
 		const char *name, *value;
 		size_t nlen, vlen;

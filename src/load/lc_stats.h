@@ -84,6 +84,7 @@ struct lc_stats {
 		uint64_t udp_drops;          /* datagrams the kernel dropped on hxload's sockets (SO_RXQ_OVFL), whole run */
 		uint64_t limited, limited_us; /* a request waiting on the server's MAX_STREAMS: times, us */
 		uint64_t raised;             /* the server's MAX_STREAMS raised */
+		uint64_t rcvbuf_capped;      /* sockets given a receive buffer under --udp-rcvbuf's, whole run */
 	} h3;
 	uint64_t hits, misses;       /* answers a cache gave again, and the first of each (lc_hit) */
 	struct lc_hs_stats hs;       /* --handshakes (hs.c) */

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# hxload's HTTP/3 never fails for a server's graceful GOAWAY: one of two hxterms sharing the port drains mid-run, its requests are answered or retried on a new connection, none failed; the JSON's h3 object says what the client saw; a reduced grid of -c x -m x body fails no request.
+# hxload's HTTP/3 never fails for a server's graceful GOAWAY: one of two hxterms sharing the port drains mid-run, its requests are answered or retried on a new connection, none failed; the JSON's h3 object says what the client saw (its sockets' receive buffers under --udp-rcvbuf too); a reduced grid of -c x -m x body fails no request.
 use strict;
 use warnings;
 use FindBin;
@@ -75,6 +75,23 @@ is($h->{window_stream} // 0, 8 << 20, '... the stream window advertised, 8 MiB')
 my $txt = `timeout 30 $hxload --h3 -c 2 -m 4 -n 2000 'https://127.0.0.1:$tls/?s=100' 2>&1`;
 like($txt, qr/^h3 +[\d.]+ datagrams in, [\d.]+ out a request; GRO \d+ % of reads, GSO \d+ % of sends; \d+ UDP drops; \d+ waits on MAX_STREAMS/m,
      'the text report has the h3 line');
+is($h->{rcvbuf_capped} // -1, 0, "... each socket got the 4 MiB receive buffer asked (root: SO_RCVBUFFORCE), none under it")
+    if $> == 0;
+
+# the receive buffer asked past net.core.rmem_max, by a user who may not
+# force it: each socket under it is counted, and the text report says why
+SKIP: {
+    skip 'not root, or no setpriv: no unprivileged user to run hxload as', 2 unless $> == 0 && -x '/usr/bin/setpriv';
+    # WHY: a checkout under a private directory (/root) is not the user's to run
+    skip 'user 65534 may not run this hxload (a private directory above it)', 2
+        if system("/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $hxload --version >/dev/null 2>&1") != 0;
+    my $max = `cat /proc/sys/net/core/rmem_max` + 0;
+    my $want = $max + (1 << 20);
+    my $u = `timeout 30 /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $hxload --h3 -c 2 -n 200 --udp-rcvbuf $want 'https://127.0.0.1:$tls/?s=100' 2>&1`;
+    like($u, qr/^requests 200 in .* 0 errors/m, "an unprivileged hxload asking $want bytes, over rmem_max $max: its requests answered");
+    like($u, qr/^h3 +2 sockets' receive buffers under the --udp-rcvbuf asked \($want\): net.core.rmem_max caps it/m,
+         '... its 2 sockets counted under the size asked, and the text report says so') or diag($u);
+}
 
 # the reduced grid (issue 39: zero failed requests over -c x -m x body):
 # each cell a bounded count, every request answered, none failed, nothing

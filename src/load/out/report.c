@@ -45,6 +45,7 @@ static const struct row lc_counters[] = {
 	C("h3", "datagrams_out", h3.dgrams_out), C("h3", "sends", h3.sends), C("h3", "gso_sends", h3.gso_sends),
 	C("h3", "udp_drops", h3.udp_drops), C("h3", "stream_limited", h3.limited),
 	C("h3", "stream_limited_us", h3.limited_us), C("h3", "max_streams_raised", h3.raised),
+	C("h3", "rcvbuf_capped", h3.rcvbuf_capped),
 	C("cache", "hits", hits), C("cache", "misses", misses),
 };
 #undef C
@@ -177,6 +178,9 @@ static void h3_text(FILE *f, const struct lc_stats *T)
 		h->reads ? 100.0 * (double)h->gro_reads / (double)h->reads : 0,
 		h->sends ? 100.0 * (double)h->gso_sends / (double)h->sends : 0, (unsigned long long)h->udp_drops,
 		(unsigned long long)h->limited, (double)h->limited_us / 1000, (unsigned long long)h->raised);
+	if (h->rcvbuf_capped)
+		fprintf(f, "h3       %llu sockets' receive buffers under the --udp-rcvbuf asked (%d): net.core.rmem_max "
+			"caps it (root lifts the cap)\n", (unsigned long long)h->rcvbuf_capped, lc_o->udp_rcvbuf);
 }
 
 /* the CPU time of one process per request and per MiB of body */
