@@ -127,6 +127,13 @@ const struct opt cli_rows[] = {
 	  .help = "HTTP/3: each socket's reads and sends system calls of their\n"
 	  "own (default: a loop turn's, all sockets, go in one\n"
 	  "io_uring_enter where the kernel allows it)" },
+	{ "h3-window", 0, NUM(h3_window, 1024, 1 << 30, LC_H3_WINDOW), .arg = "<n>",
+	  .help = "HTTP/3: each request stream's flow-control window, bytes\n"
+	  "(default 8388608), credited again as the answer is read: a\n"
+	  "small one makes the server (or proxy) wait on the client" },
+	{ "h3-conn-window", 0, NUM(h3_conn_window, 1024, 1 << 30, LC_H3_CONN_WINDOW), .arg = "<n>",
+	  .help = "HTTP/3: the connection's flow-control window, bytes\n"
+	  "(default 67108864)" },
 	{ "udp-rcvbuf", 0, NUM(udp_rcvbuf, 0, 1 << 30, 4 << 20), .arg = "<n>",
 	  .help = "HTTP/3: each UDP socket's receive buffer, SO_RCVBUF(FORCE)\n"
 	  "(default 4194304; 0 the kernel's): a smaller one drops a\n"

@@ -52,6 +52,7 @@ struct lc_opts {
 	int h3_ports;                /* --h3-ports: UDP sockets a thread's h3 connections share, 0 one each */
 	int h3_no_ring;              /* --h3-no-ring: each socket's reads and sends a system call of their own */
 	int udp_rcvbuf;              /* --udp-rcvbuf: h3 sockets' receive buffer, 0 the kernel's */
+	int h3_window, h3_conn_window; /* --h3-window, --h3-conn-window: the flow-control windows h3 advertises */
 	struct lc_field {            /* --h3-fields: a connection's first request, as given */
 		const char *name, *value;
 		size_t nlen, vlen;
@@ -123,6 +124,19 @@ struct lc_target {
  * them, cli.c and url.c alone write them, through lc_cli.h): every other
  * file reads them through these, after lc_cli() returned. */
 extern const struct lc_opts *const lc_o;
+
+/* the flow-control windows hxload's h3 advertises: a stream's
+ * (--h3-window, 1 KiB with --h3-no-credit), the connection's
+ * (--h3-conn-window) */
+#define LC_H3_WINDOW (8u << 20)
+#define LC_H3_NO_CREDIT_WINDOW 1024u /* --h3-no-credit's */
+#define LC_H3_CONN_WINDOW (64u << 20)
+
+static inline uint32_t lc_h3_window(void)
+{
+	return lc_o->h3_no_credit ? LC_H3_NO_CREDIT_WINDOW : (uint32_t)lc_o->h3_window;
+}
+
 extern const struct lc_target *const lc_tg;
 
 /* prints "hxload: <fmt with arg>" and exits 2 */

@@ -94,10 +94,6 @@ struct lc_stats {
 void lc_sse_json(FILE *f, const struct lc_stats *T);
 void lc_sse_text(FILE *f, const struct lc_stats *T);
 
-/* the flow-control windows hxload's h3 advertises: a stream's, the connection's */
-#define LC_H3_WINDOW (8u << 20)
-#define LC_H3_NO_CREDIT_WINDOW 1024u /* --h3-no-credit's */
-#define LC_H3_CONN_WINDOW (64u << 20)
 
 #define LC_WHY_BODY 200 /* bytes of the first unexpected answer's body quoted */
 

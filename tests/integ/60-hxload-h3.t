@@ -72,6 +72,21 @@ ok(defined $h->{udp_drops} && $h->{udp_drops} < $h->{datagrams_in} / 100, "... $
 ok(($h->{stream_limited} // 0) > 0 && ($h->{stream_limited_us} // 0) > 0 && ($h->{max_streams_raised} // 0) > 0,
    "... -m 16 on 8 streams: $h->{stream_limited} waits on MAX_STREAMS ($h->{stream_limited_us} us), raised $h->{max_streams_raised} times");
 is($h->{window_stream} // 0, 8 << 20, '... the stream window advertised, 8 MiB');
+is($h->{window_connection} // 0, 64 << 20, '... the connection window, 64 MiB');
+
+# --h3-window / --h3-conn-window: 1 MiB answers through 16 KiB and 32 KiB
+# windows, each byte credited again as read (a credit missed stalls the
+# stream: --timeout fails it), every body checked
+{
+    my $out = `timeout 60 $hxload -q --json --verify --timeout 5000 --h3 -c 2 -m 2 -n 40 --h3-window 16384 --h3-conn-window 32768 'https://127.0.0.1:$tls/?s=1m' 2>&1`;
+    my ($line) = $out =~ /^(\{"hxload".*)$/m;
+    my $w = eval { decode_json($line // '') } // {};
+    ok(($w->{requests} // 0) == 40 && ($w->{errors_total} // -1) == 0 && ($w->{bytes} // 0) >= 40 << 20,
+       "--h3-window 16384 --h3-conn-window 32768: 40 answers of 1 MiB, verified, none failed ("
+       . ($w->{requests} // 'none') . " answered, " . ($w->{bytes} // 0) . " bytes)") or diag(substr($out, 0, 1500));
+    ok(($w->{h3}{window_stream} // 0) == 16384 && ($w->{h3}{window_connection} // 0) == 32768,
+       '... the JSON says the windows advertised: 16384 a stream, 32768 the connection');
+}
 my $txt = `timeout 30 $hxload --h3 -c 2 -m 4 -n 2000 'https://127.0.0.1:$tls/?s=100' 2>&1`;
 like($txt, qr/^h3 +[\d.]+ datagrams in, [\d.]+ out a request; GRO \d+ % of reads, GSO \d+ % of sends; \d+ UDP drops; \d+ waits on MAX_STREAMS/m,
      'the text report has the h3 line');

@@ -102,8 +102,7 @@ static void h3_json(FILE *f, const struct lc_stats *T)
 {
 	fprintf(f, ", \"h3\": {\"datagrams_in_per_request\": %.3f, \"datagrams_out_per_request\": %.3f, "
 		"\"window_stream\": %u, \"window_connection\": %u", report_per_req(T, T->h3.dgrams_in),
-		report_per_req(T, T->h3.dgrams_out), lc_o->h3_no_credit ? LC_H3_NO_CREDIT_WINDOW : LC_H3_WINDOW,
-		LC_H3_CONN_WINDOW);
+		report_per_req(T, T->h3.dgrams_out), lc_h3_window(), (unsigned)lc_o->h3_conn_window);
 	counters_json(f, T, "h3");
 	fprintf(f, "}");
 }

@@ -490,9 +490,9 @@ static int q_new(struct q *q, struct lc_conn *c)
 	st.initial_ts = ts();
 	st.handshake_timeout = lc_o->timeout_us * NGTCP2_MICROSECONDS;
 	ngtcp2_transport_params_default(&tp);
-	tp.initial_max_stream_data_bidi_local = lc_o->h3_no_credit ? LC_H3_NO_CREDIT_WINDOW : LC_H3_WINDOW;
+	tp.initial_max_stream_data_bidi_local = lc_h3_window();
 	tp.initial_max_stream_data_uni = 1 << 20;
-	tp.initial_max_data = LC_H3_CONN_WINDOW;
+	tp.initial_max_data = (uint64_t)lc_o->h3_conn_window;
 	tp.initial_max_streams_uni = 3;
 	tp.max_idle_timeout = 30 * NGTCP2_SECONDS;
 	qmem_init(&q->qm);
