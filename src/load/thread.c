@@ -148,6 +148,7 @@ void *lc_thread_main(void *arg)
 	uint64_t next_tick = 0;
 
 	lc_self = t;
+	loop_exact_wake();
 	for (int i = 0; i < t->nconns && !lc_hs_idle(t); i++)
 		lc_conn_open(&t->conns[i]);
 	while (!lc_fatal()) {

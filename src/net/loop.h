@@ -58,6 +58,11 @@ int loop_forget(struct loop *l, struct ev *e);
  * calls it when it goes: timers run before the turn's events. */
 void loop_drop(struct loop *l, struct ev *e);
 
+/* The calling thread's waits end when asked, not up to 50 us later (its
+ * timer slack, which the kernel uses to merge wake-ups): each thread that
+ * runs a loop calls it once. */
+void loop_exact_wake(void);
+
 /* reads the clock into now_us / now_ms */
 void loop_clock(struct loop *l);
 

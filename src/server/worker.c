@@ -199,6 +199,7 @@ static void *worker_main(void *arg)
 	struct wthread *t = arg;
 	struct worker *w = &t->w;
 
+	loop_exact_wake();
 	if (cfg.io_uring)
 		loop_use_ring(&w->loop, w->id);
 	while (!hx_stop) {
