@@ -52,6 +52,7 @@ struct lc_opts {
 	int h3_ports;                /* --h3-ports: UDP sockets a thread's h3 connections share, 0 one each */
 	int h3_no_ring;              /* --h3-no-ring: each socket's reads and sends a system call of their own */
 	int udp_rcvbuf;              /* --udp-rcvbuf: h3 sockets' receive buffer, 0 the kernel's */
+	int exact_wake;              /* --exact-wake: the threads' timer slack 1 ns */
 	int h3_window, h3_conn_window; /* --h3-window, --h3-conn-window: the flow-control windows h3 advertises */
 	struct lc_field {            /* --h3-fields: a connection's first request, as given */
 		const char *name, *value;

@@ -104,5 +104,25 @@ SKIP: {
     is(scalar(grep { $_ eq '1' } @slack), 2, "-t 2: two threads with a timer slack of 1 ns (@slack)");
 }
 
+# hxload keeps the kernel's slack unless --exact-wake (an open loop's
+# wake-ups merged: a third of its CPU a request at -R 200000)
+SKIP: {
+    my $hxload = $ENV{HXLOAD} // 'build/hxload';
+    skip 'no /proc/<tid>/timerslack_ns on this kernel', 2 unless -e "/proc/$$/timerslack_ns";
+    for my $exact (0, 1) {
+        my $l = spawn_bg("/dev/null", $hxload, '-q', '-R', '50', '-d', '1.5', ($exact ? ('--exact-wake') : ()),
+                         'http://127.0.0.1:' . hx_port() . '/');
+        select(undef, undef, undef, 0.7);
+        my @s = map { my $tid = (split m{/}, $_)[-1]; my $v = `cat /proc/$tid/timerslack_ns 2>/dev/null`; chomp $v; $v }
+            glob("/proc/$l/task/*");
+        waitpid($l, 0);
+        if ($exact) {
+            ok((grep { $_ eq '1' } @s) >= 1, "hxload --exact-wake: its load thread's slack 1 ns (@s)");
+        } else {
+            ok(@s && !grep({ $_ eq '1' } @s), "hxload without: the kernel's slack (@s)");
+        }
+    }
+}
+
 is(stop_hx(), 0, 'clean stop');
 done_testing();
