@@ -14,15 +14,21 @@ struct qring {
 
 struct qring *qring_new(void)
 {
-	struct io_uring_params p = { .flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN };
+	/* WHY SUBMIT_ALL: without it a call the kernel refuses at submission
+	 * would leave those behind it queued, and qring_run wait for them (a
+	 * bad descriptor is not one of those on 6.18: it completes, -EBADF,
+	 * with or without; tests/unit/qring.c). WHY the fallbacks: kernels
+	 * before 6.1 refuse DEFER_TASKRUN, before 5.18 SUBMIT_ALL */
+	static const unsigned flags[] = { IORING_SETUP_SUBMIT_ALL | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+					  IORING_SETUP_SUBMIT_ALL, 0 };
 	struct qring *r = calloc(1, sizeof(*r));
-	int e;
+	int e = -EINVAL;
 
 	if (!r)
 		return NULL;
-	/* WHY the fallback: kernels before 6.1 refuse DEFER_TASKRUN */
-	if ((e = io_uring_queue_init_params(QRING_OPS, &r->ring, &p)) < 0) {
-		p.flags = 0;
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]) && e < 0; i++) {
+		struct io_uring_params p = { .flags = flags[i] };
+
 		e = io_uring_queue_init_params(QRING_OPS, &r->ring, &p);
 	}
 	if (e < 0) {
