@@ -574,7 +574,7 @@ static void lc_h3_free(struct lc_conn *c)
 	timer_cancel(&c->t->loop.timers, &q->tm);
 	list_del(&q->due);
 	/* WHY: the batch may hold trains for its socket, closed after this */
-	if (!q->port && q->c->t->qbuf && lc_h3_sock_of(c->t)->batch.n)
+	if (!q->port && lc_h3_sock_of(c->t)->batch.n)
 		qw_flush(&lc_h3_sock_of(c->t)->batch);
 	if (q->ready)
 		q_goodbye(q);

@@ -11,6 +11,7 @@
 #include "common.h"
 #include "lc_h3.h"
 #include "lc_source.h"
+#include "qrecv.h"
 #include "qring.h"
 
 #ifndef UDP_GRO
@@ -83,28 +84,19 @@ int lc_h3_recv(int fd, uint8_t *buf, struct q_reads *r, int max)
  * memory is taken only as datagrams wait. One under the size asked is
  * counted: the drops that may follow are the kernel's limit, not the
  * server's */
-static void rcvbuf(int fd, struct lc_thread *t)
-{
-	int want = lc_o->udp_rcvbuf, got = 0;
-	socklen_t len = sizeof(got);
-
-	if (!want)
-		return;
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want)) < 0)
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
-	/* WHY half: the kernel answers twice the size set, its overhead */
-	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &len) == 0 && got / 2 < want)
-		t->st.h3.rcvbuf_capped++;
-}
-
 static void setup(int fd, struct lc_thread *t)
 {
+	int got;
+
 	/* WHY: a server's GSO train arrives whole, one read for up to 45 packets */
 	setsockopt(fd, SOL_UDP, UDP_GRO, &(int){ 1 }, sizeof(int));
-	/* WHY: the kernel's count of datagrams it dropped (a full receive
-	 * buffer) comes with each read: the client's own limit, reported */
-	setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &(int){ 1 }, sizeof(int));
-	rcvbuf(fd, t);
+	/* WHY qr_setup: the kernel's count of datagrams it dropped (a full
+	 * receive buffer) comes with each read, the client's own limit,
+	 * reported; and the buffer asked, its answer twice the size set (its
+	 * overhead), so half of it under the size asked is counted */
+	got = qr_setup(fd, lc_o->udp_rcvbuf);
+	if (lc_o->udp_rcvbuf && got >= 0 && got / 2 < lc_o->udp_rcvbuf)
+		t->st.h3.rcvbuf_capped++;
 }
 
 int lc_h3_sock_own(struct lc_conn *c)
