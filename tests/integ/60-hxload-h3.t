@@ -93,6 +93,15 @@ like($txt, qr/^h3 +[\d.]+ datagrams in, [\d.]+ out a request; GRO \d+ % of reads
 is($h->{rcvbuf_capped} // -1, 0, "... each socket got the 4 MiB receive buffer asked (root: SO_RCVBUFFORCE), none under it")
     if $> == 0;
 
+# the new options' bad values: refused before any connection, exit 2, one line naming the option
+for my $bad (['--h3-window', '10', qr/^hxload: --h3-window '10': out of range \[1024, 1073741824\]$/m],
+             ['--h3-conn-window', '2g', qr/^hxload: --h3-conn-window '2g': /m],
+             ['--udp-rcvbuf', '-5', qr/^hxload: --udp-rcvbuf '-5': expected a decimal number$/m]) {
+    my $o = `timeout 10 $hxload --h3 -n 1 $bad->[0] $bad->[1] 'https://127.0.0.1:$tls/' 2>&1`;
+    my $rc = $? >> 8;
+    ok($rc == 2 && $o =~ $bad->[2], "$bad->[0] $bad->[1]: refused, exit $rc: " . (split /\n/, $o)[0]);
+}
+
 # the receive buffer asked past net.core.rmem_max, by a user who may not
 # force it: each socket under it is counted, and the text report says why
 SKIP: {
