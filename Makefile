@@ -73,7 +73,7 @@ UNIT     := opt cond fmt plan h1_parse h1_chunk body timer resp gen hist oq pool
 # hxload's pure parts (its schedule, JSON reader, --fail-on, URL reader, t statistics,
 # find's step judgement and search),
 # linked with its objects but main (libload.a)
-UNIT_LOAD := lc_cli lc_reader lc_hits lc_shape lc_json lc_check lc_url lc_stats_t lc_stat lc_find lc_hs lc_sse lc_h2_mem
+UNIT_LOAD := lc_cli lc_reader lc_hits lc_shape lc_json lc_check lc_url lc_stats_t lc_stat lc_find lc_hs lc_sse lc_h2_mem lc_tls_keys
 UNIT_BIN := $(patsubst %,$(BUILD)/tests/unit/%.t,$(UNIT) $(UNIT_LOAD))
 LOAD_LIB := $(BUILD)/libload.a
 

@@ -146,7 +146,7 @@ int lc_tls_init(void)
 		alpn = alpn_h2, len = sizeof(alpn_h2) - 1;
 	else if (lc_tg->proto == LC_H1 || lc_tg->proto == LC_WS)
 		alpn = alpn_h1, len = sizeof(alpn_h1) - 1;
-	if (!(lc_tls = tls_client_ctx(alpn, len)))
+	if (lc_tls_builtin_keys() < 0 || !(lc_tls = tls_client_ctx(alpn, len)))
 		return -1;
 	SSL_CTX_set_session_cache_mode(lc_tls, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
 	/* WHY: a close without close_notify is a fatal error to OpenSSL, which

@@ -10,6 +10,9 @@
 extern SSL_CTX *lc_tls;
 /* makes lc_tls from the options (ALPN, certificates, verification, resumption) */
 int lc_tls_init(void);
+/* the server certificate's EC and RSA keys decoded by OpenSSL's built-in
+ * methods, not 3.0's decoders (80 us a full handshake); 0 or -1 */
+int lc_tls_builtin_keys(void);
 
 /* a client SSL on <c>'s socket: SNI, the name to verify, the session to resume */
 SSL *lc_tls_new(struct lc_conn *c);
