@@ -20,6 +20,19 @@ struct lc_h1 {
 	struct h1_chunk ck;
 };
 
+/* the first and the last <w> bytes (4 or 8) of <a> and of <lit>, both <n>
+ * long (n >= w), alike but for the case of <a>'s letters */
+static inline int ends_ieq(const char *a, const char *lit, size_t n, size_t w)
+{
+	uint64_t x = 0, y = 0, l = 0, m = 0, lower = 0x2020202020202020ull >> (64 - 8 * w);
+
+	memcpy(&x, a, w);
+	memcpy(&y, a + n - w, w);
+	memcpy(&l, lit, w);
+	memcpy(&m, lit + n - w, w);
+	return ((x | lower) == l) & ((y | lower) == m);
+}
+
 /* <a> is <lit> (lowercase letters and '-') in any case.
  * WHY words ORed with 0x20, not strncasecmp (about 45 instructions a call,
  * 4 calls an hxterm response): a byte so ORed equals a lowercase letter
@@ -28,25 +41,11 @@ struct lc_h1 {
 static inline int ieq(struct ist a, const char *lit)
 {
 	size_t n = strlen(lit);
-	uint64_t x, y, l, m;
-	uint32_t x4, y4, l4, m4;
 
 	if (a.len != n)
 		return 0;
-	if (n >= 8) {
-		memcpy(&x, a.ptr, 8);
-		memcpy(&y, a.ptr + n - 8, 8);
-		memcpy(&l, lit, 8);
-		memcpy(&m, lit + n - 8, 8);
-		return ((x | 0x2020202020202020ull) == l) & ((y | 0x2020202020202020ull) == m);
-	}
-	if (n >= 4) {
-		memcpy(&x4, a.ptr, 4);
-		memcpy(&y4, a.ptr + n - 4, 4);
-		memcpy(&l4, lit, 4);
-		memcpy(&m4, lit + n - 4, 4);
-		return ((x4 | 0x20202020u) == l4) & ((y4 | 0x20202020u) == m4);
-	}
+	if (n >= 4)
+		return ends_ieq(a.ptr, lit, n, n >= 8 ? 8 : 4);
 	for (size_t i = 0; i < n; i++)
 		if (((unsigned char)a.ptr[i] | 0x20) != (unsigned char)lit[i])
 			return 0;
