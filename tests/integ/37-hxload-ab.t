@@ -34,9 +34,18 @@ SKIP: {
     skip 'a sanitized build: its noise is the size of the difference (the plain build checks the interval)', 1 if $san;
     ok(($o->{ci_lo} // 0) > 0, sprintf('... its 95 %% interval %.3f to %.3f excludes 0', $o->{ci_lo} // 0, $o->{ci_hi} // 0));
 }
-ok(defined $s->{ci_lo} && $s->{ci_lo} <= 0 && $s->{ci_hi} >= 0,
-   sprintf('server p50: %.3f ms, 95 %% interval %.3f to %.3f holds 0 (the server did not change)', $s->{diff} // 0,
-           $s->{ci_lo} // 0, $s->{ci_hi} // 0));
+# WHY "or within one bucket": the server's time at t=2 is 2 ms and its
+# lateness, which sits near the edge of a histogram bucket (2/64 ms wide
+# there): a shift of a few us (HAProxy wakes on the same 2 cores) moved the
+# p50 across it by 0.032 ms in every round (interval 0.032 to 0.032), and
+# a 95 % interval misses a true 0 one run in 20 by construction (CI, ASan:
+# 0.021 ms, 0.004 to 0.039). What this guards against, the proxy's time
+# read as the server's, moves the server's p50 by what B adds to other
+my $bucket = 2 / 64 + 0.001;
+my $holds0 = defined $s->{ci_lo} && $s->{ci_lo} <= 0 && $s->{ci_hi} >= 0;
+ok(defined $s->{diff} && ($holds0 || abs($s->{diff}) <= $bucket),
+   sprintf('server p50: %.3f ms (95 %% interval %.3f to %.3f), within a bucket: the server did not change',
+           $s->{diff} // 0, $s->{ci_lo} // 0, $s->{ci_hi} // 0));
 # WHY a tenth, not none: HAProxy still wakes on A (its timers, the close of B's
 # connections when a B round ends an A round begins), and /proc's 10 ms tick
 # is 5 us a request over A's 1800; CI saw 127.8 us on B and some on A
@@ -65,7 +74,9 @@ my $agree = ($co->{diff_ms} // 0) > 0 && ($san || ($co->{verdict} // '') eq 'hig
     || ($co->{verdict} // '') eq 'no difference detectable' && $holds);
 ok($agree, sprintf('compare over the kept runs agrees: other p50 %s by %.3f ms (%.3f to %.3f), ab said %.3f', $co->{verdict} // '?',
                    $co->{diff_ms} // 0, $co->{ci_lo_ms} // 0, $co->{ci_hi_ms} // 0, $o->{diff} // 0));
-is($c->{metrics}{server_p50_ms}{verdict}, 'no difference detectable', '... and the server p50 unchanged');
+my $cs = $c->{metrics}{server_p50_ms} // {};
+ok(($cs->{verdict} // '') eq 'no difference detectable' || abs($cs->{diff_ms} // 1) <= $bucket,
+   sprintf('... and the server p50 unchanged (%s, %.3f ms: within a bucket)', $cs->{verdict} // '?', $cs->{diff_ms} // 0));
 
 # the text report ends with the verdict
 $out = `timeout 120 $hxload ab --rounds 2 --keep $dir/ab2 -c 2 -R 200 -d 1 'http://127.0.0.1:$port/?t=2' 'http://127.0.0.1:$hp/?t=2' 2>&1`;
