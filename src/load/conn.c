@@ -235,8 +235,15 @@ static void conn_after(struct lc_conn *c, int r)
 	else if (r > 0 || (lc_o->close && c->taken && !c->inflight && c->state == LS_READY &&
 			   !(protos[c->nc.proto]->linger && protos[c->nc.proto]->linger(c))))
 		conn_renew(c);
-	else if (!c->inflight) /* WHY not between a request and its answer: no pool churn under load */
+	else if (!c->inflight) { /* WHY not between a request and its answer: no pool churn under load */
 		lc_bufs_put(c, 0);
+		/* WHY: OpenSSL's RELEASE_BUFFERS left a 16 KiB record buffer
+		 * with each idle HTTP/1.1 connection (malloc's bytes in use,
+		 * -c 1500 -R 100 over TLS: 34.9 KiB a connection on h1, 19.0 on
+		 * h2); freed only when empty, taken again at the next record */
+		if (c->nc.x.ssl)
+			SSL_free_buffers(c->nc.x.ssl);
+	}
 }
 
 void lc_conn_open(struct lc_conn *c)

@@ -54,7 +54,10 @@ long idle_recv(struct idle_conn *c, char *buf, size_t n)
 	r = SSL_read(c->ssl, buf, (int)n);
 	if (r > 0)
 		return r;
-	return SSL_get_error(c->ssl, (int)r) == SSL_ERROR_WANT_READ ? -1 : 0;
+	if (SSL_get_error(c->ssl, (int)r) != SSL_ERROR_WANT_READ)
+		return 0;
+	SSL_free_buffers(c->ssl);
+	return -1;
 }
 
 void idle_tls_free(struct idle_conn *c)
