@@ -268,6 +268,39 @@ int main(void)
 		   "its H= field points into its own copy");
 		ex_done(&y);
 	}
+	/* a query planned again comes from the thread's kept plan: never one
+	 * that drew a number, read an X-Hxterm header or was refused */
+	{
+		uint64_t first;
+		int differ = 0;
+
+		memset(&x, 0, sizeof(x));
+		start("/?s=100&t=3");
+		ok(x.plan.size == 100 && x.plan.wait_ms == 3 && x.plan.status == 200, "s=100&t=3 planned");
+		start("/other?s=100&t=3");
+		ok(x.plan.size == 100 && x.plan.wait_ms == 3 && x.plan.status == 200 && !x.plan.ext,
+		   "... the same query again, on another path: the same plan");
+		start("/?s=1-1000000");
+		first = x.plan.size;
+		for (int i = 0; i < 8; i++) {
+			start("/?s=1-1000000");
+			differ |= x.plan.size != first;
+		}
+		ok(differ, "s=1-1000000 drawn anew each time, not kept (%llu first)", (unsigned long long)first);
+		x.rq = (struct hreq){ .flags = RQ_CAN_CHUNK };
+		x.rq.target = (struct ist){ "/?s=100&t=3", 11 };
+		x.rq.xhx = (struct ist){ "k=5", 3 };
+		ex_plan(&x, &gc, &r);
+		ok((x.plan.flags & PF_CHUNK) && x.plan.chunk == 5 && x.plan.size == 100,
+		   "the kept query with an X-Hxterm header beside it: the header read (k=5)");
+		start("/?s=100&t=3");
+		ok(!(x.plan.flags & PF_CHUNK) && x.plan.size == 100, "... and the query alone again: no k= kept from it");
+		start("/?s=abc");
+		ok((x.plan.flags & PF_BAD) && x.plan.status == 400, "s=abc refused");
+		start("/?s=abc");
+		ok((x.plan.flags & PF_BAD) && x.plan.status == 400 && x.plan.ext, "... again, with its reason");
+		ex_done(&x);
+	}
 	plan_ext_thread_free();
 	body_free();
 	return done_testing();
