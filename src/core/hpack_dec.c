@@ -1,4 +1,5 @@
 /* An HPACK decoder (RFC 7541) for response heads: indexed fields, literals with and without indexing, size updates; the dynamic table kept as the entries' bytes. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,8 +23,22 @@ static const char *static_value(unsigned i)
 	return i < ARRAY_SIZE(v) && v[i] ? v[i] : "";
 }
 
+/* the static table's name and value lengths, index - 1: WHY counted once,
+ * two strlen calls were 26 instructions a lookup */
+static uint8_t static_nlen[HPK_STATIC_N], static_vlen[HPK_STATIC_N];
+static pthread_once_t lens_once = PTHREAD_ONCE_INIT;
+
+static void lens_count(void)
+{
+	for (unsigned i = 0; i < HPK_STATIC_N; i++) {
+		static_nlen[i] = (uint8_t)strlen(hpk_static_names[i]);
+		static_vlen[i] = (uint8_t)strlen(static_value(i));
+	}
+}
+
 void hpd_init(struct hpd *d, uint32_t cap)
 {
+	pthread_once(&lens_once, lens_count);
 	memset(d, 0, sizeof(*d));
 	d->cap = MIN(cap, 65535u); /* WHY: an entry's lengths are 16 bits */
 	d->max = d->cap;
@@ -32,6 +47,7 @@ void hpd_init(struct hpd *d, uint32_t cap)
 void hpd_free(struct hpd *d)
 {
 	free(d->tab);
+	free(d->off);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -48,31 +64,33 @@ static void evict(struct hpd *d, uint32_t room)
 {
 	uint32_t off = 0;
 
-	while (d->n && d->used + room > d->max) {
+	uint32_t gone = 0;
+
+	while (gone < d->n && d->used + room > d->max) {
 		uint32_t vl, nl = ent_len(d->tab + off, &vl);
 
 		off += ENTRY_HEAD + nl + vl;
 		d->used -= ENTRY_OVERHEAD + nl + vl;
-		d->n--;
+		gone++;
 	}
-	if (off) {
-		memmove(d->tab, d->tab + off, d->len - off);
-		d->len -= off;
-	}
+	if (!gone)
+		return;
+	d->n -= gone;
+	memmove(d->tab, d->tab + off, d->len - off);
+	d->len -= off;
+	for (uint32_t i = 0; i < d->n; i++)
+		d->off[i] = (uint16_t)(d->off[i + gone] - off);
 }
 
 /* dynamic entry <k> (0: the newest): 0, or -1 when there is none */
 static int dyn_field(const struct hpd *d, uint64_t k, const uint8_t **n, size_t *nl, const uint8_t **v, size_t *vl)
 {
-	const uint8_t *e = d->tab;
+	const uint8_t *e;
 	uint32_t a, b;
 
 	if (k >= d->n)
 		return -1;
-	for (uint64_t skip = d->n - 1 - k; skip; skip--) {
-		a = ent_len(e, &b);
-		e += ENTRY_HEAD + a + b;
-	}
+	e = d->tab + d->off[d->n - 1 - k];
 	a = ent_len(e, &b);
 	*n = e + ENTRY_HEAD, *nl = a;
 	*v = e + ENTRY_HEAD + a, *vl = b;
@@ -85,8 +103,8 @@ static int field_at(const struct hpd *d, uint64_t i, const uint8_t **n, size_t *
 	if (!i)
 		return -1;
 	if (i <= HPK_STATIC_N) {
-		*n = (const uint8_t *)hpk_static_names[i - 1], *nl = strlen(hpk_static_names[i - 1]);
-		*v = (const uint8_t *)static_value((unsigned)(i - 1)), *vl = strlen((const char *)*v);
+		*n = (const uint8_t *)hpk_static_names[i - 1], *nl = static_nlen[i - 1];
+		*v = (const uint8_t *)static_value((unsigned)(i - 1)), *vl = static_vlen[i - 1];
 		return 0;
 	}
 	return dyn_field(d, i - HPK_STATIC_N - 1, n, nl, v, vl);
@@ -104,6 +122,15 @@ static int insert(struct hpd *d, const uint8_t *n, size_t nl, const uint8_t *v, 
 		return 0;
 	}
 	evict(d, size);
+	if (d->n == d->offcap) {
+		uint32_t c = MAX(8u, 2 * d->offcap);
+		uint16_t *o = realloc(d->off, c * sizeof(*o));
+
+		if (!o)
+			return -1;
+		d->off = o;
+		d->offcap = c;
+	}
 	need = d->len + ENTRY_HEAD + (uint32_t)(nl + vl);
 	if (need > d->size) {
 		uint32_t sz = MAX(need, MIN(2 * d->size, d->max + ENTRY_HEAD * (d->max / ENTRY_OVERHEAD)));
@@ -118,9 +145,9 @@ static int insert(struct hpd *d, const uint8_t *n, size_t nl, const uint8_t *v, 
 	e[0] = (uint8_t)(nl >> 8), e[1] = (uint8_t)nl, e[2] = (uint8_t)(vl >> 8), e[3] = (uint8_t)vl;
 	memcpy(e + ENTRY_HEAD, n, nl);
 	memcpy(e + ENTRY_HEAD + nl, v, vl);
+	d->off[d->n++] = (uint16_t)d->len;
 	d->len = need;
 	d->used += size;
-	d->n++;
 	return 0;
 }
 

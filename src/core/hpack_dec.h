@@ -19,6 +19,9 @@ struct hpd {
 	uint32_t max;        /* its maximum, as the last size update said */
 	uint32_t cap;        /* the most an update may say: our SETTINGS_HEADER_TABLE_SIZE */
 	uint32_t n;          /* entries */
+	uint16_t *off;       /* where each entry starts in <tab>, the oldest first (WHY: a lookup in one step, where
+				walking the entries was 456 of hxload's instructions an h2 answer) */
+	uint32_t offcap;     /* entries <off> has room for */
 };
 
 typedef void (*hpd_field_fn)(void *arg, const uint8_t *name, size_t nlen, const uint8_t *value, size_t vlen);
