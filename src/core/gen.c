@@ -9,6 +9,7 @@
 #include "grpc.h"
 #include "parts.h"
 #include "resp.h"
+#include "words.h"
 
 /* ---------- the request ---------- */
 
@@ -90,25 +91,13 @@ static __thread struct {
  * loads a side, where memcmp's call was 26 instructions */
 static inline int memo_hit(const char *q, size_t qlen)
 {
-	uint64_t a, b, c, d;
-	uint32_t e, f, g, h;
-
 	if (!qlen || memo.qlen != qlen)
 		return 0;
 	if (qlen < 4 || qlen > 16)
 		return !memcmp(memo.q, q, qlen);
-	if (qlen < 8) {
-		memcpy(&e, q, 4);
-		memcpy(&f, q + qlen - 4, 4);
-		memcpy(&g, memo.q, 4);
-		memcpy(&h, memo.q + qlen - 4, 4);
-		return e == g && f == h;
-	}
-	memcpy(&a, q, 8);
-	memcpy(&b, q + qlen - 8, 8);
-	memcpy(&c, memo.q, 8);
-	memcpy(&d, memo.q + qlen - 8, 8);
-	return a == c && b == d;
+	if (qlen < 8)
+		return ld4x2(q, qlen) == ld4x2(memo.q, qlen);
+	return ld8(q) == ld8(memo.q) && ld8(q + qlen - 8) == ld8(memo.q + qlen - 8);
 }
 
 /* <p>, the plan of <q>, kept when it may be (see memo) */

@@ -62,9 +62,7 @@ static inline uint32_t ent_len(const uint8_t *e, uint32_t *vlen)
 /* the oldest entries out until the table is at most <max> - <room> */
 static void evict(struct hpd *d, uint32_t room)
 {
-	uint32_t off = 0;
-
-	uint32_t gone = 0;
+	uint32_t off = 0, gone = 0;
 
 	while (gone < d->n && d->used + room > d->max) {
 		uint32_t vl, nl = ent_len(d->tab + off, &vl);

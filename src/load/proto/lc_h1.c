@@ -10,6 +10,7 @@
 #include "lc_record.h"
 #include "lc_thread.h"
 #include "lc_hits.h"
+#include "words.h"
 
 /* where the response being read is: HTTP/1's state, behind c->proto_state */
 struct lc_h1 {
@@ -19,38 +20,6 @@ struct lc_h1 {
 	uint64_t left;               /* Content-Length left */
 	struct h1_chunk ck;
 };
-
-/* the first and the last <w> bytes (4 or 8) of <a> and of <lit>, both <n>
- * long (n >= w), alike but for the case of <a>'s letters */
-static inline int ends_ieq(const char *a, const char *lit, size_t n, size_t w)
-{
-	uint64_t x = 0, y = 0, l = 0, m = 0, lower = 0x2020202020202020ull >> (64 - 8 * w);
-
-	memcpy(&x, a, w);
-	memcpy(&y, a + n - w, w);
-	memcpy(&l, lit, w);
-	memcpy(&m, lit + n - w, w);
-	return ((x | lower) == l) & ((y | lower) == m);
-}
-
-/* <a> is <lit> (lowercase letters and '-') in any case.
- * WHY words ORed with 0x20, not strncasecmp (about 45 instructions a call,
- * 4 calls an hxterm response): a byte so ORed equals a lowercase letter
- * only when it is that letter in either case, and equals '-' only when it
- * is '-' or CR, which no header name or value holds (h1_parse refuses it) */
-static inline int ieq(struct ist a, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	if (a.len != n)
-		return 0;
-	if (n >= 4)
-		return ends_ieq(a.ptr, lit, n, n >= 8 ? 8 : 4);
-	for (size_t i = 0; i < n; i++)
-		if (((unsigned char)a.ptr[i] | 0x20) != (unsigned char)lit[i])
-			return 0;
-	return 1;
-}
 
 /* a Content-Length: decimal digits that fit in 63 bits, nothing else;
  * a malformed one is a protocol error, not a body that never ends */
