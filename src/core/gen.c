@@ -117,7 +117,7 @@ void ex_plan(struct exch *x, const struct gen_conf *gc, struct rng *r)
 	struct plan *p = &x->plan;
 	const char *q = NULL;
 	size_t qlen = 0;
-	struct rng before = *r;
+	struct rng before;
 	int bad, memo_ok = !x->rq.xhx.len && !(x->rq.flags & RQ_GRPC);
 
 	ex_cursor_init(x);
@@ -127,6 +127,7 @@ void ex_plan(struct exch *x, const struct gen_conf *gc, struct rng *r)
 		*p = memo.plan;
 		return;
 	}
+	before = *r;
 	plan_init(p);
 	bad = gc->defaults && plan_apply(p, gc->defaults, gc->defaults_len, r, &gc->lim) < 0;
 	if (!bad && x->rq.xhx.len)

@@ -4,6 +4,7 @@
 #include <openssl/engine.h>
 #include <openssl/evp.h>
 
+#include "common.h"
 #include "lc_tls.h"
 
 /*
@@ -17,7 +18,8 @@
  * returns are OpenSSL's built-in ones (EVP_PKEY_meth_find), the same
  * arithmetic the default provider wraps, so a signature is checked as
  * before (a bad one still fails). Keys loaded from files (--cert, --key,
- * --cacert) stay the provider's.
+ * --cacert) stay the provider's, their operations by the built-in methods
+ * too (22-hxload-proxy's mutual TLS and --cacert runs).
  */
 static const int nids[] = { EVP_PKEY_EC, EVP_PKEY_RSA };
 
@@ -26,10 +28,10 @@ static int pkey_meths(ENGINE *e, EVP_PKEY_METHOD **pm, const int **list, int nid
 	(void)e;
 	if (!pm) {
 		*list = nids;
-		return (int)(sizeof(nids) / sizeof(nids[0]));
+		return (int)ARRAY_SIZE(nids);
 	}
 	*pm = NULL;
-	for (size_t i = 0; i < sizeof(nids) / sizeof(nids[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(nids); i++)
 		if (nid == nids[i])
 			*pm = (EVP_PKEY_METHOD *)EVP_PKEY_meth_find(nid);
 	return *pm != NULL;
