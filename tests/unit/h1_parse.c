@@ -248,12 +248,78 @@ static void conditional(void)
 	   "If-Match in one line: no list; an empty If-Range: present, empty");
 }
 
+static int resp_of(const char *s, struct h1_resp *r)
+{
+	return h1_parse_resp(guarded(s, strlen(s)), strlen(s), r, &err);
+}
+
+/* hxload's side: a response head as hxterm sends it, partial at every
+ * byte, its fields read whole wherever the 16- and 8-byte scans stop */
+static void response(void)
+{
+	static const char head[] =
+		"HTTP/1.1 200 OK\r\nContent-Length: 100\r\nContent-Type: text/plain\r\n"
+		"X-req: size=85, time=0.000 ms\r\nX-rsp: id=vm, code=200, cache=1, size=100, time=0 ms (0.049 real) \r\n"
+		"Server-Timing: wait;dur=0,\tgen;dur=0.049\r\n\r\nbody";
+	static struct h1_resp r;
+	size_t hlen = strlen(head) - 4;
+	int all = 1, lens = 0, bad = 0;
+
+	is_int(h1_parse_resp(guarded(head, strlen(head)), strlen(head), &r, &err), (int)hlen,
+	       "a response head is consumed whole, not its body");
+	is_int(r.status, 200, "status 200");
+	is_int(r.nhdrs, 5, "five fields");
+	is_mem(r.hdrs[3].v.ptr, r.hdrs[3].v.len, "id=vm, code=200, cache=1, size=100, time=0 ms (0.049 real)",
+	       "X-rsp's value whole, its trailing space trimmed");
+	is_mem(r.hdrs[4].n.ptr, r.hdrs[4].n.len, "Server-Timing", "a name of 13 bytes");
+	is_mem(r.hdrs[4].v.ptr, r.hdrs[4].v.len, "wait;dur=0,\tgen;dur=0.049", "a tab inside a value kept");
+	for (size_t i = 0; i < hlen; i++)
+		all &= h1_parse_resp(guarded(head, i), i, &r, &err) == HX_AGAIN;
+	ok(all, "every proper prefix is partial");
+	/* a value of every length from 0 to 40 ends at its CR, and a control
+	 * byte at any of its offsets is refused */
+	for (int len = 0; len <= 40; len++) {
+		char h[128], v[48];
+
+		memset(v, 'v', (size_t)len);
+		v[len] = 0;
+		snprintf(h, sizeof(h), "HTTP/1.1 204 No Content\r\nX: %s\r\n\r\n", v);
+		lens += h1_parse_resp(guarded(h, strlen(h)), strlen(h), &r, &err) == (int)strlen(h) &&
+			r.hdrs[0].v.len == (size_t)len;
+		for (int k = 0; k < len; k++) {
+			v[k] = k % 2 ? 0x7f : 0x01;
+			snprintf(h, sizeof(h), "HTTP/1.1 204 No Content\r\nX: %s\r\n\r\n", v);
+			bad += h1_parse_resp(guarded(h, strlen(h)), strlen(h), &r, &err) == -1 &&
+			       strstr(err.why, "control character");
+			v[k] = 'v';
+		}
+	}
+	is_int(lens, 41, "values of 0 to 40 bytes read to their CR (%d)", lens);
+	is_int(bad, 41 * 40 / 2, "a control byte at any offset refused (%d)", bad);
+	is_int(resp_of("HTTP/1.1 200 OK\nA: b\n\n", &r), 22, "bare LF line ends");
+	is_int(resp_of("HTTP/1.1 200 OK\r\nA: b\rc\r\n\r\n", &r), -1, "a bare CR in a value");
+	ok(strstr(err.why, "bare CR") != NULL, "... named: %s", err.why);
+	is_int(resp_of("HTTP/1.1 200 OK\r\nA b: c\r\n\r\n", &r), -1, "a space in a name");
+	is_int(resp_of("HTTP/1.1 200 OK\r\nA: b\r\n\r", &r), HX_AGAIN, "a head's last CR alone: partial");
+	{
+		static char many[2000];
+
+		strcpy(many, "HTTP/1.1 200 OK\r\n");
+		for (int i = 0; i < H1_MAX_HDRS + 1; i++)
+			strcat(many, "A: b\r\n");
+		strcat(many, "\r\n");
+		is_int(resp_of(many, &r), -1, "129 fields refused");
+		is_int(err.status, 502, "... as 502");
+	}
+}
+
 int main(void)
 {
 	valid();
 	conditional();
 	malformed();
 	control_bytes();
+	response();
 	name_case();
 	target_bytes();
 	return done_testing();
