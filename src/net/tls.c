@@ -5,6 +5,7 @@
 
 #include "tls.h"
 #include "tls_bio.h"
+#include "tls_ciphers.h"
 
 SSL *tls_accept_new(SSL_CTX *ctx, int fd)
 {
@@ -68,8 +69,10 @@ int tls_is_h2(SSL *ssl)
 
 SSL_CTX *tls_client_ctx(const unsigned char *alpn, unsigned len)
 {
-	SSL_CTX *c = SSL_CTX_new(TLS_client_method());
+	SSL_CTX *c;
 
+	tls_builtin_ciphers(); /* WHY first: a context takes its ciphers when it is made */
+	c = SSL_CTX_new(TLS_client_method());
 	if (!c || tls_bio_init()) {
 		SSL_CTX_free(c);
 		return NULL;

@@ -15,6 +15,7 @@
 #include "tls.h"
 #include "tls_auth.h"
 #include "tls_bio.h"
+#include "tls_ciphers.h"
 #include "tls_keys.h"
 #include "tls_ctx.h"
 
@@ -222,6 +223,7 @@ static int alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen,
 
 int tls_init(void)
 {
+	tls_builtin_ciphers(); /* WHY first: a context takes its ciphers when it is made */
 	ctx = SSL_CTX_new(TLS_server_method());
 	if (!ctx || tls_bio_init())
 		return log_err("cannot create the TLS context"), -1;
