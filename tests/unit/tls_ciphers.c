@@ -14,7 +14,7 @@
  * no ENGINE named), runs the built-in code, not a provider's */
 static int builtin(int nid)
 {
-	static const unsigned char key[32], iv[12];
+	static const unsigned char key[32], iv[16]; /* WHY 16: CBC reads a whole block of IV */
 	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
 	int r = -1;
 
