@@ -66,6 +66,33 @@ static void ceiling_rank(void)
 	is_int(hist_quantile(&c, 0.071), 8, "p7.1 of 1..100 is 8");
 }
 
+/* zeros (a small answer's body time, paced time...) counted as any value:
+ * in the count, the first bucket and the min, with no effect on the sums
+ * and the max, first or after other values */
+static void zeros(void)
+{
+	static struct hist z, w;
+
+	hist_add(&z, 0);
+	hist_add(&z, 0);
+	is_int(z.n, 2, "zeros: counted");
+	is_int(z.min, 0, "... the min 0");
+	is_int(z.max, 0, "... the max 0");
+	is_int(hist_quantile(&z, 1.0), 0, "... p100 of zeros is 0");
+	hist_add(&w, 9);
+	hist_add(&w, 3);
+	hist_add(&w, 0);
+	hist_add(&w, 0);
+	is_int(w.n, 4, "zeros after values: counted");
+	is_int(w.min, 0, "... the min now 0");
+	is_int(w.max, 9, "... the max kept");
+	is_int(w.sum, 12, "... the sum unchanged by them");
+	ok(w.sumsq == 90.0, "... the sum of squares too (%g)", w.sumsq);
+	is_int(hist_quantile(&w, 0.5), 0, "... p50 of 0, 0, 3, 9 is 0");
+	is_int(hist_quantile(&w, 0.75), 3, "... p75 is 3");
+	ok(hist_mean(&w) == 3.0, "... the mean 3 (%g)", hist_mean(&w));
+}
+
 int main(void)
 {
 	static struct hist h, a, b;
@@ -101,5 +128,6 @@ int main(void)
 	top_of_range();
 	wide_buckets();
 	ceiling_rank();
+	zeros();
 	return done_testing();
 }
