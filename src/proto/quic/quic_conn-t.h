@@ -23,6 +23,8 @@ struct udp_ep {
 	socklen_t locallen;
 	uint32_t drops_seen; /* the kernel's drop count for it, as last read (qr_read) */
 	unsigned idx;        /* its slot in the drop counters: the listener's order */
+	uint8_t dry;         /* reads after a short one that found it empty, in a row (udp_cb) */
+	uint8_t probe;       /* short reads while dry: each 16th still reads once more */
 };
 
 /* quic_conn flags */
