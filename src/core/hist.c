@@ -35,9 +35,9 @@ void hist_add(struct hist *h, uint64_t us)
 {
 	unsigned e, s;
 
-	/* WHY apart: most of a small answer's parts are 0 (its body came with
-	 * its head: body, paced and the rest all 0), and 0 changes neither the
-	 * sums nor the max, and is the min */
+	/* WHY apart: an answer whose body came with its head has its body,
+	 * paced and body-rest times 0, and a 0 changes neither the sums nor
+	 * the max, and is the min */
 	if (!us) {
 		h->b[0][0]++;
 		h->n++;

@@ -595,8 +595,7 @@ static void udp_cb(struct loop *l, struct ev *e, uint32_t events)
 	struct worker *w = worker_of(l);
 	struct udp_ep *ep = container_of(e, struct udp_ep, ev);
 	struct qr_batch *b = qw(w)->rb;
-
-	int after_short = 0;
+	int after_short = 0; /* the last read was short: the socket was empty at its end */
 
 	(void)events;
 	/* WHY every batch the socket holds before any write (8 at most): each
