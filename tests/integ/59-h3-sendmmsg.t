@@ -18,21 +18,39 @@ if not shutil.which("strace"):
 LOAD = os.environ.get("HXLOAD", "build/hxload")
 N = 5000
 srv, clear, tls = start(tls=True)
-out = tempfile.NamedTemporaryFile(suffix=".strace")
-st = subprocess.Popen(["strace", "-c", "-f", "-o", out.name, "-p", str(srv.pid)], stderr=subprocess.DEVNULL)
-time.sleep(0.5)  # WHY: strace attaches to each thread before the load starts
-load = subprocess.run(["timeout", "60", LOAD, "-q", "--h3", "-c", "100", "-m", "1", "-n", str(N),
-                       "https://127.0.0.1:%d/?s=100" % tls], capture_output=True, text=True)
-st.send_signal(signal.SIGINT)
-st.wait(timeout=20)
-calls = {}
-for line in open(out.name):
-    f = line.split()
-    if len(f) >= 5 and f[-1] in ("sendmsg", "sendmmsg", "recvmmsg") and f[3].isdigit():
-        calls[f[-1]] = int(f[3])
-m = re.search(r"requests (\d+) .*?(\d+) errors", load.stdout)
-ok(load.returncode == 0 and m and int(m.group(1)) == N and m.group(2) == "0",
-   "hxload --h3 -c 100 -m 1: %d requests, none failed: %s" % (N, load.stdout.strip()[:160]))
+
+
+def strace_table(path):
+    """strace -c's table: {call: (calls, errors)}"""
+    t = {}
+    for line in open(path):
+        f = line.split()
+        if len(f) >= 5 and f[3].isdigit():
+            t[f[-1]] = (int(f[3]), int(f[4]) if len(f) == 6 else 0)
+    return t
+
+
+def answered(r, n):
+    """hxload's run <r> exited 0 and answered <n> requests, none failed"""
+    m = re.search(r"requests (\d+) .*?(\d+) errors", r.stdout)
+    return r.returncode == 0 and m and int(m.group(1)) == n and m.group(2) == "0"
+
+
+def server_calls(args, n):
+    """hxterm's system calls over a bounded hxload --h3 run of <n> requests: (the run, strace's table)"""
+    out = tempfile.NamedTemporaryFile(suffix=".strace")
+    st = subprocess.Popen(["strace", "-c", "-f", "-o", out.name, "-p", str(srv.pid)], stderr=subprocess.DEVNULL)
+    time.sleep(0.5)  # WHY: strace attaches to each thread before the load starts
+    r = subprocess.run(["timeout", "60", LOAD, "-q", "--h3", "-n", str(n)] + args + ["https://127.0.0.1:%d/?s=100" % tls],
+                       capture_output=True, text=True)
+    st.send_signal(signal.SIGINT)
+    st.wait(timeout=20)
+    return r, strace_table(out.name)
+
+
+load, table = server_calls(["-c", "100", "-m", "1"], N)
+calls = {k: table[k][0] for k in ("sendmsg", "sendmmsg", "recvmmsg") if k in table}
+ok(answered(load, N), "hxload --h3 -c 100 -m 1: %d requests, none failed: %s" % (N, load.stdout.strip()[:160]))
 mm, one = calls.get("sendmmsg", 0), calls.get("sendmsg", 0)
 ok(mm > 0, "sendmmsg is used: %d calls, %d recvmmsg" % (mm, calls.get("recvmmsg", 0)))
 # WHY 0.6: a sendmsg per connection and wakeup made 1.26 a request here; one
@@ -56,13 +74,8 @@ def client_calls(extra):
     env = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
     r = subprocess.run(["timeout", "60", "strace", "-c", "-f", "-o", tr.name, LOAD, "-q", "--h3", "-c", "10", "-m", "10",
                         "-n", str(N)] + extra + ["https://127.0.0.1:%d/?s=100" % tls], capture_output=True, text=True, env=env)
-    n = {}
-    for line in open(tr.name):
-        f = line.split()
-        if len(f) >= 5 and f[-1] in CALLS and f[3].isdigit():
-            n[f[-1]] = int(f[3])
-    m = re.search(r"requests (\d+) .*?(\d+) errors", r.stdout)
-    return sum(n.values()), n, r.returncode == 0 and m and int(m.group(1)) == N and m.group(2) == "0", r.stdout.strip()[:160]
+    n = {k: v[0] for k, v in strace_table(tr.name).items() if k in CALLS}
+    return sum(n.values()), n, answered(r, N), r.stdout.strip()[:160]
 
 
 own, _, own_ok, own_out = client_calls(["--h3-no-ring"])
@@ -85,21 +98,9 @@ ok(shared < own * 0.6, "--h3-ports 2: %.3f socket calls a request, under 0.6 x a
 # that failed EAGAIN a request); once a few such reads in a row found
 # nothing, a short read ends the wake-up's reads (epoll, level-triggered,
 # says when more came), every 16th still looking once more
-pt = tempfile.NamedTemporaryFile(suffix=".strace")
-st = subprocess.Popen(["strace", "-c", "-f", "-o", pt.name, "-p", str(srv.pid)], stderr=subprocess.DEVNULL)
-time.sleep(0.5)
-paced = subprocess.run(["timeout", "60", LOAD, "-q", "--h3", "-c", "2", "-R", "500", "-n", "1000",
-                        "https://127.0.0.1:%d/?s=100" % tls], capture_output=True, text=True)
-st.send_signal(signal.SIGINT)
-st.wait(timeout=20)
-reads = empty = 0
-for line in open(pt.name):
-    f = line.split()
-    if len(f) >= 5 and f[-1] == "recvmmsg" and f[3].isdigit():
-        reads, empty = int(f[3]), int(f[4]) if len(f) == 6 else 0
-m = re.search(r"requests (\d+) .*?(\d+) errors", paced.stdout)
-ok(paced.returncode == 0 and m and int(m.group(1)) == 1000 and m.group(2) == "0",
-   "hxload --h3 -c 2 -R 500 -n 1000: none failed: %s" % paced.stdout.strip()[:160])
+paced, table = server_calls(["-c", "2", "-R", "500"], 1000)
+reads, empty = table.get("recvmmsg", (0, 0))
+ok(answered(paced, 1000), "hxload --h3 -c 2 -R 500 -n 1000: none failed: %s" % paced.stdout.strip()[:160])
 # WHY 0.5: 2.0 before, 0.13 here (the first reads and the 16th's)
 ok(reads > 0 and empty / 1000 < 0.5, "paced: %d recvmmsg, %d of them found the socket empty: %.2f a request, under 0.5" %
    (reads, empty, empty / 1000))
