@@ -624,7 +624,7 @@ static void udp_cb(struct loop *l, struct ev *e, uint32_t events)
 		/* WHY a short read may end the loop: the socket was empty when
 		 * it ended, and epoll (level-triggered) says so again if more
 		 * came since. Below some 50k requests a second the read after it
-		 * found nothing each wake-up (1.85 recvmmsg a request at 20k, the
+		 * found nothing each wake-up (1.83 recvmmsg a request at 20k, the
 		 * one datagram's and the empty one); above, it mostly finds more,
 		 * which a loop turn and an epoll wait would cost more to take
 		 * (+30 % CPU at 150k when every short read ended it). So it ends
