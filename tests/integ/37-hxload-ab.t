@@ -81,7 +81,10 @@ ok(($cs->{verdict} // '') eq 'no difference detectable' || abs($cs->{diff_ms} //
 # the text report ends with the verdict
 $out = `timeout 120 $hxload ab --rounds 2 --keep $dir/ab2 -c 2 -R 200 -d 1 'http://127.0.0.1:$port/?t=2' 'http://127.0.0.1:$hp/?t=2' 2>&1`;
 # WHY either: two rounds give a wide interval (t of 1 degree of freedom)
-like($out, qr/(?:^verdict: B adds \d+\.\d{3} ms \(95 % CI [-\d.]+ to [-\d.]+\) to the time to first byte beyond the server|^verdict: no difference in other \(p50\) detectable)[^\n]*\n\z/m,
+# WHY the third form: both rounds' p50s may fall
+# on the same bucket edges, B's above A's: a difference with no spread, said
+# as such (CI's ASan pass: +0.352 ms both rounds)
+like($out, qr/(?:^verdict: B adds \d+\.\d{3} ms \(95 % CI [-\d.]+ to [-\d.]+\) to the time to first byte beyond the server|^verdict: no difference in other \(p50\) detectable|^verdict: other \(p50\) differs by \+\d+\.\d{3} ms every round)[^\n]*\n\z/m,
      'the text ends with one verdict line') or diag($out);
 like($out, qr/^A  http:.*\nB  http:/m, '... and names A and B');
 
