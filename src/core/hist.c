@@ -127,3 +127,11 @@ uint64_t hist_bucket_value(unsigned i)
 {
 	return bucket_value(i / HIST_SUB, i % HIST_SUB);
 }
+
+uint64_t hist_bucket_width(uint64_t us)
+{
+	unsigned e, s;
+
+	bucket(us, &e, &s);
+	return e ? 1ULL << (e - 1) : 1;
+}

@@ -31,5 +31,10 @@ double hist_mean(const struct hist *h);
 double hist_stddev(const struct hist *h);
 /* the upper edge of flat bucket <i> (row * HIST_SUB + slot), in microseconds */
 uint64_t hist_bucket_value(unsigned i);
+/* the width of the bucket that holds <us>, in microseconds: a value the
+ * histogram reports (a bucket's upper edge) stands for any in that width
+ * below it; 1 under 128 us, where a bucket is one whole microsecond (a
+ * sample is its time cut to whole microseconds) */
+uint64_t hist_bucket_width(uint64_t us);
 
 #endif

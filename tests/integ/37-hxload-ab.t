@@ -37,7 +37,7 @@ SKIP: {
 # WHY "or within one bucket": the server's time at t=2 is 2 ms and its
 # lateness, which sits near the edge of a histogram bucket (2/64 ms wide
 # there): a shift of a few us (HAProxy wakes on the same 2 cores) moved the
-# p50 across it by 0.032 ms in every round (interval 0.032 to 0.032), and
+# p50 across it by 0.032 ms in every round (an interval of 0.032 to 0.032 before ab allowed for the buckets), and
 # a 95 % interval misses a true 0 one run in 20 by construction (CI, ASan:
 # 0.021 ms, 0.004 to 0.039). What this guards against, the proxy's time
 # read as the server's, moves the server's p50 by what B adds to other
@@ -80,11 +80,10 @@ ok(($cs->{verdict} // '') eq 'no difference detectable' || abs($cs->{diff_ms} //
 
 # the text report ends with the verdict
 $out = `timeout 120 $hxload ab --rounds 2 --keep $dir/ab2 -c 2 -R 200 -d 1 'http://127.0.0.1:$port/?t=2' 'http://127.0.0.1:$hp/?t=2' 2>&1`;
-# WHY either: two rounds give a wide interval (t of 1 degree of freedom)
-# WHY the third form: both rounds' p50s may fall
-# on the same bucket edges, B's above A's: a difference with no spread, said
-# as such (CI's ASan pass: +0.352 ms both rounds)
-like($out, qr/(?:^verdict: B adds \d+\.\d{3} ms \(95 % CI [-\d.]+ to [-\d.]+\) to the time to first byte beyond the server|^verdict: no difference in other \(p50\) detectable|^verdict: other \(p50\) differs by \+\d+\.\d{3} ms every round)[^\n]*\n\z/m,
+# WHY either: two rounds give a wide interval (t of 1 degree of freedom);
+# both rounds' p50s on the same bucket edges (CI's ASan pass: +0.352 ms
+# both rounds) still get an interval, as wide as the buckets
+like($out, qr/(?:^verdict: B adds \d+\.\d{3} ms \(95 % CI [-\d.]+ to [-\d.]+\) to the time to first byte beyond the server|^verdict: no difference in other \(p50\) detectable)[^\n]*\n\z/m,
      'the text ends with one verdict line') or diag($out);
 like($out, qr/^A  http:.*\nB  http:/m, '... and names A and B');
 

@@ -1,5 +1,7 @@
 /* Unit tests of the latency histogram: percentiles within its precision, merge, extremes, its range, wide counts and the rank a percentile takes. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hist.h"
 #include "tap.h"
@@ -93,6 +95,41 @@ static void zeros(void)
 	ok(hist_mean(&w) == 3.0, "... the mean 3 (%g)", hist_mean(&w));
 }
 
+/* a reported value stands for any in its bucket's width below it, and
+ * the next value down is in another bucket */
+static void bucket_widths(void)
+{
+	static const uint64_t v[] = { 5, 63, 64, 127, 128, 200, 4095, 22000, 1000000, 1ULL << 40 };
+	int good = 1;
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		uint64_t w = hist_bucket_width(v[i]);
+		static struct hist h;
+
+		memset(&h, 0, sizeof(h));
+		hist_add(&h, v[i]);
+		hist_add(&h, v[i] + 4 * w); /* WHY: the max caps a quantile; keep it above */
+		uint64_t edge = hist_quantile(&h, 0.5);
+
+		memset(&h, 0, sizeof(h));
+		hist_add(&h, edge - w + 1);
+		hist_add(&h, v[i] + 4 * w);
+		good &= hist_quantile(&h, 0.5) == edge;
+		memset(&h, 0, sizeof(h));
+		hist_add(&h, edge - w);
+		hist_add(&h, v[i] + 4 * w);
+		good &= hist_quantile(&h, 0.5) < edge;
+		if (!good) {
+			printf("# at %llu: width %llu, edge %llu\n", (unsigned long long)v[i], (unsigned long long)w,
+			       (unsigned long long)edge);
+			break;
+		}
+	}
+	ok(good, "a bucket's width: the values from its edge less the width (exclusive) to the edge report the edge");
+	is_int(hist_bucket_width(100), 1, "... 1 us under 128 us");
+	is_int(hist_bucket_width(22000), 256, "... 256 us at 22 ms (1/64 of 16.384 ms)");
+}
+
 int main(void)
 {
 	static struct hist h, a, b;
@@ -126,6 +163,7 @@ int main(void)
 		is_int(hist_quantile(&e, 0.5), 0, "empty histogram: 0");
 	}
 	top_of_range();
+	bucket_widths();
 	wide_buckets();
 	ceiling_rank();
 	zeros();

@@ -39,17 +39,29 @@ static void paired(void)
 	static const double d[] = { 1, 2, 3, 4, 5 }, same[] = { 0.5, 0.5, 0.5, 0.5 };
 	struct lc_paired r;
 
-	lc_paired(d, 5, &r);
+	lc_paired(d, 5, 0, &r);
 	near(r.mean, 3, 1e-12, "1..5: mean 3");
 	near(r.sd, sqrt(2.5), 1e-12, "... sd sqrt(2.5)");
 	near(r.lo, 3 - 2.7764451 * sqrt(0.5), 1e-6, "... interval from 3 - t95(4) * sd / sqrt(5)");
 	near(r.hi, 3 + 2.7764451 * sqrt(0.5), 1e-6, "... to 3 + t95(4) * sd / sqrt(5)");
 	near(r.p, 0.0132356, 1e-6, "... p 0.013236 (t = 4.243 at 4 df)");
 	ok(!r.flat, "... not flat");
-	lc_paired(same, 4, &r);
+	lc_paired(same, 4, 0, &r);
 	ok(r.flat && r.lo == 0.5 && r.hi == 0.5 && r.p == 1,
-	   "every difference 0.5: flat, no interval (lo = hi = 0.5), p 1: no certainty claimed");
-	lc_paired(d, 1, &r);
+	   "every difference 0.5 of an exact figure: flat, no interval (lo = hi = 0.5), p 1: no certainty claimed");
+	lc_paired(d, 5, 0.1, &r);
+	near(r.sd, sqrt(2.5), 1e-12, "a resolution's sd under the rounds' spread: the spread stands");
+	/* two rounds whose p50s sat on the same bucket edges, 0.5 ms apart,
+	 * each within a 0.512 ms bucket (22 ms, (2 x 0.512^2 / 12)^0.5 = 0.209) */
+	lc_paired(same, 2, 0.209, &r);
+	ok(!r.flat && r.lo < 0 && r.hi > 1 && r.p > 0.05,
+	   "the same 0.5 twice, each a bucket wide: an interval (%.2f to %.2f), no difference claimed (p %.2f)",
+	   r.lo, r.hi, r.p);
+	near(r.hi - r.lo, 2 * 12.706 * 0.209 / sqrt(2), 1e-3, "... t95(1) x the resolution's sd / sqrt(2) either side");
+	lc_paired(same, 4, 0.05, &r);
+	ok(r.lo > 0 && r.p < 0.05, "the same 0.5 in 4 rounds on buckets a quarter as wide: B differs (%.3f to %.3f)",
+	   r.lo, r.hi);
+	lc_paired(d, 1, 0, &r);
 	ok(!r.flat && r.p == 1, "one round: nothing to test");
 }
 
@@ -85,7 +97,7 @@ static void false_positives(int rounds, int nfig, int trials, double shift, doub
 		for (int f = 0; f < nfig; f++) {
 			for (int k = 0; k < rounds; k++)
 				d[k] = shift + rng_normal(&r);
-			lc_paired(d, rounds, &s);
+			lc_paired(d, rounds, 0, &s);
 			if (!f)
 				hits += s.lo > 0 || s.hi < 0;
 			p[f] = s.p;

@@ -108,11 +108,21 @@ static int fig_round(const struct ab *x, const struct fig *f, int k)
 	return !f->lat || (x->answered[0][k] && x->answered[1][k]);
 }
 
+/* the variance a percentile in ms has from its histogram bucket alone: a
+ * value anywhere in the bucket's width (uniform: width^2 / 12) */
+static double bucket_var(double ms)
+{
+	double w = (double)hist_bucket_width((uint64_t)llround(ms * 1e3)) / 1e3;
+
+	return w * w / 12;
+}
+
 /* B - A per round (paired: the rounds share their minute of the machine),
- * its mean and a t interval over the rounds that pair */
+ * its mean and a t interval over the rounds that pair, no narrower than
+ * the histogram's buckets allow for a figure of the answers */
 void ab_fig_stats(const struct ab *x, struct fig *f)
 {
-	double d[AB_MAX_ROUNDS], sa = 0, sb = 0;
+	double d[AB_MAX_ROUNDS], sa = 0, sb = 0, res = 0;
 	int n = 0, any = 0;
 
 	for (int k = 0; k < x->rounds; k++) {
@@ -121,13 +131,15 @@ void ab_fig_stats(const struct ab *x, struct fig *f)
 		sa += f->a[k];
 		sb += f->b[k];
 		d[n++] = f->pct ? (f->a[k] > 0 ? (f->b[k] / f->a[k] - 1) * 100 : 0) : f->b[k] - f->a[k];
+		if (f->lat)
+			res += bucket_var(f->a[k]) + bucket_var(f->b[k]);
 		/* WHY: us per MiB of a run without bodies, a queue never used: no row */
 		any |= f->a[k] != 0 || f->b[k] != 0;
 	}
 	f->have = n >= 2 && any;
 	f->ma = n ? sa / n : 0;
 	f->mb = n ? sb / n : 0;
-	lc_paired(d, n, &f->r);
+	lc_paired(d, n, n ? sqrt(res / n) : 0, &f->r);
 }
 
 int ab_is_headline(const struct fig *f)
@@ -154,15 +166,8 @@ void ab_figs_holm(struct ab *x)
 
 const char *ab_fig_verdict(const struct fig *f)
 {
-	static char flat[64];
 	int differs = ab_is_headline(f) ? f->r.lo > 0 || f->r.hi < 0 : f->holm;
 
-	if (f->r.flat && f->lat) {
-		/* WHY: a quantile is a bucket's edge; every round's on the same
-		 * edges is an equal difference, no spread, no certainty */
-		snprintf(flat, sizeof(flat), "within one bucket (\u00b1%.1f %%)", 100.0 / HIST_SUB);
-		return flat;
-	}
 	if (f->r.flat)
 		return "the same every round";
 	if (!differs)
@@ -244,10 +249,7 @@ void ab_make_verdict(struct ab *x)
 				 x->max_failed * 100);
 		return;
 	}
-	if (o && o->r.flat)
-		n = snprintf(x->verdict, len, "other (p50) differs by %+.3f ms every round: within one bucket of the histogram "
-			     "(\u00b1%.1f %%), no interval", o->r.mean, 100.0 / HIST_SUB);
-	else if (o && (o->r.lo > 0 || o->r.hi < 0))
+	if (o && (o->r.lo > 0 || o->r.hi < 0))
 		n = snprintf(x->verdict, len, "B %s %.3f ms (95 %% CI %.3f to %.3f) to the time to first byte beyond the "
 			     "server (other p50)", o->r.mean > 0 ? "adds" : "saves", fabs(o->r.mean),
 			     fabs(o->r.lo > 0 ? o->r.lo : o->r.hi), fabs(o->r.lo > 0 ? o->r.hi : o->r.lo));

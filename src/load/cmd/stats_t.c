@@ -17,7 +17,7 @@ double lc_t_p2(double t, int df)
 	return df < 1 ? 1 : stat_t_p2(t, df);
 }
 
-void lc_paired(const double *d, int n, struct lc_paired *r)
+void lc_paired(const double *d, int n, double res_sd, struct lc_paired *r)
 {
 	double sum = 0, ss = 0, se;
 
@@ -35,6 +35,12 @@ void lc_paired(const double *d, int n, struct lc_paired *r)
 	r->lo = r->hi = r->mean;
 	if (n < 2)
 		return;
+	/* WHY a floor: percentiles are bucket edges, and rounds whose p50s all
+	 * sat on the same edges differ by the same amount with no spread, yet
+	 * the true values may lie anywhere in those buckets: two identical
+	 * runs one bucket apart twice read as a certain difference */
+	if (r->sd < res_sd)
+		r->sd = res_sd;
 	/* WHY a relative floor: sums of equal doubles leave 1e-16 of spread */
 	r->flat = r->sd <= 1e-9 * (fabs(r->mean) + 1e-12);
 	if (r->flat)
