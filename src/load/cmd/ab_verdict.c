@@ -108,11 +108,13 @@ static int fig_round(const struct ab *x, const struct fig *f, int k)
 	return !f->lat || (x->answered[0][k] && x->answered[1][k]);
 }
 
-/* the variance a percentile in ms has from its histogram bucket alone: a
- * value anywhere in the bucket's width (uniform: width^2 / 12) */
-static double bucket_var(double ms)
+/* the variance a percentile <v> has from its histogram bucket alone: a
+ * value anywhere in the bucket's width (uniform: width^2 / 12). WHY * 1e3:
+ * the JSON gives every percentile in its histogram's units over 1000 (ms
+ * of us; --sse's events/s of events per 1000 s) */
+static double bucket_var(double v)
 {
-	double w = (double)hist_bucket_width((uint64_t)llround(ms * 1e3)) / 1e3;
+	double w = (double)hist_bucket_width((uint64_t)llround(v * 1e3)) / 1e3;
 
 	return w * w / 12;
 }
