@@ -1,4 +1,4 @@
-/* Unit tests of the latency histogram: percentiles within its precision, merge, extremes, its range, wide counts and the rank a percentile takes. */
+/* Unit tests of the latency histogram: percentiles within its precision, merge, extremes, its range, wide counts and the rank a percentile takes, a bucket's width. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
