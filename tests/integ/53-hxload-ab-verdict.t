@@ -119,6 +119,31 @@ sub ab {
          '... nor the verdict: ' . ($j->{verdict} // ''));
 }
 
+# the same difference every round while each side moved between rounds: the
+# pairing hid the spread, it did not remove it (other p50 of A v and v + 20
+# us, of B v + 50 and v + 70: +50 us twice, each side 14 us apart). The
+# interval stands on the sides' spread, so no difference is claimed; on the
+# buckets alone (1 us wide there) it read "B adds 0.050 ms"
+{
+    mkdir "$dir/hid";
+    my $run = decode_json(do { local (@ARGV, $/) = ("$dir/down/a1.json"); <> });
+    my $v = $run->{other_ms}{p50};
+    my %at = (a1 => 0, a2 => 0.020, b1 => 0.050, b2 => 0.070);
+    for my $f (sort keys %at) {
+        $run->{other_ms}{p50} = $v + $at{$f};
+        open my $o, '>', "$dir/hid/$f.json" or die;
+        print $o encode_json($run);
+        close $o;
+    }
+    my ($out, $rc) = ab("--json --from $dir/hid '$u/' '$u/'");
+    my $j = eval { decode_json($out) } // {};
+    my $o = $j->{figures}{'other_ms.p50'} // {};
+    ok($rc == 0 && abs(($o->{diff} // 0) - 0.050) < 1e-6 && !$o->{flat}, sprintf('+0.050 ms in both rounds read back (%.4f)', $o->{diff} // 0));
+    ok(($o->{ci_lo} // 0) < 0 && ($o->{ci_hi} // 0) > 0.1,
+       sprintf('... its interval (%.3f to %.3f ms) as wide as the sides moved', $o->{ci_lo} // 0, $o->{ci_hi} // 0));
+    like($j->{verdict} // '', qr/^no difference in other \(p50\) detectable/, '... no difference claimed: ' . ($j->{verdict} // ''));
+}
+
 # bad input
 for my $bad ([ "--max-failed 200 '$u/' '$u/'", '--max-failed 200' ], [ "--from $dir/nothing '$u/' '$u/'", '--from an empty folder' ]) {
     my ($out, $rc, $err) = ab($bad->[0]);
