@@ -209,6 +209,43 @@ static void target_bytes(void)
 	is_int(passed, 29 * 28 / 2, "a byte >= 0x80 at any offset of a target passes (%d)", passed);
 }
 
+/* WHY every length to 40 and every offset: a name is read sixteen bytes at a
+ * time while letters, digits and '-' last, then by the token table; any
+ * other byte in any lane must end it there, and a token byte must not */
+static void name_bytes(void)
+{
+	int passed = 0, caught = 0, lens = 1, want_pass = 0, want_caught = 0;
+
+	for (int len = 1; len <= 40; len++) {
+		for (int k = 0; k < len; k++) {
+			for (int c = 1; c < 256; c++) {
+				char head[160], name[48];
+				int tok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+					  (c < 128 && strchr("!#$%&'*+-.^_`|~", c));
+
+				if (c == '\r' || c == '\n' || c == ':')
+					continue; /* WHY: those end the line or the name, tested apart */
+				memset(name, 'n', (size_t)len);
+				name[len] = 0;
+				name[k] = (char)c;
+				snprintf(head, sizeof(head), "GET / HTTP/1.1\r\nHost: x\r\n%s: v\r\n\r\n", name);
+				if (tok) {
+					want_pass++;
+					passed += parse_len(head, strlen(head)) > 0 && req.nhdrs == 2 &&
+						  req.hdrs[1].n.len == (size_t)len;
+				} else {
+					want_caught++;
+					caught += parse_len(head, strlen(head)) < 0 && err.status == 400;
+				}
+			}
+		}
+		lens &= want_pass == passed;
+	}
+	ok(lens, "a name of 1 to 40 bytes ends at its colon, whatever token byte is where");
+	is_int(passed, want_pass, "a token byte at any offset of a name passes (%d)", passed);
+	is_int(caught, want_caught, "any other byte at any offset of a name is a 400 (%d)", caught);
+}
+
 /* field names are matched whatever their case, and only those names */
 static void name_case(void)
 {
@@ -321,6 +358,7 @@ int main(void)
 	control_bytes();
 	response();
 	name_case();
+	name_bytes();
 	target_bytes();
 	return done_testing();
 }
