@@ -39,13 +39,17 @@ sub sclient {
     return ($state // '', $xrsp // '', $early // '', $out);
 }
 
-# a second hxterm, beside the one of HxTest
+# a second hxterm, beside the one of HxTest; WHY up to three tries: a port
+# free_port gave may be another test's by the time it binds
 sub start_b {
     my @args = @_;
-    my ($p, $t) = (free_port(), free_port());
-    my $pid = spawn_bg("$dir/b.out", $hxterm, '-q', '-t', '1', '-L', "127.0.0.1:$p:$t", '--no-h3', @args);
-    wait_port($t) or die 'hxterm B did not start';
-    return ($pid, $t);
+    for (1 .. 3) {
+        my ($p, $t) = (free_port(), free_port());
+        my $pid = spawn_bg("$dir/b.out", $hxterm, '-q', '-t', '1', '-L', "127.0.0.1:$p:$t", '--no-h3', @args);
+        return ($pid, $t) if wait_port($t, $pid);
+        last if kill 0, $pid; # still starting after the wait: not a port taken
+    }
+    die "hxterm B did not start: " . `cat $dir/b.out`;
 }
 
 {
