@@ -167,8 +167,8 @@ const struct opt cli_rows[] = {
 	  .mark = LC_OWN_PROBE, .help = "one JSON object with every figure and the full histograms,\n"
 	  "and each second's (or --interval's): what compare resamples" },
 	{ "server-pid", 0, NUM(server_pid, 1, 1 << 30, 0), .arg = "<pid>",
-	  .mark = LC_OWN_PROBE, .help = "the target runs on this machine: its CPU time (from\n"
-	  "/proc) per request and per MiB, in the report" },
+	  .mark = LC_OWN_PROBE, .help = "the target runs on this machine: its CPU time (its\n"
+	  "CPU clock, to the us) per request and per MiB, in the report" },
 	{ "pid", 0, FN(cli_set_pid), .arg = "<name>=<pid>",
 	  .mark = LC_OWN_PROBE, .help = "another process on this machine (a proxy): its CPU time\n"
 	  "in the window, per request and per MiB (repeatable, 8)" },
