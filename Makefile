@@ -69,7 +69,7 @@ HXTERM_OBJ := $(call obj,conf proto $(PROTO_DIRS) server)
 HXLOAD_OBJ := $(call obj,load $(LOAD_DIRS))
 LIB        := $(BUILD)/libhx.a
 
-UNIT     := opt cond fmt plan h1_parse h1_chunk body timer resp gen hist oq pool pp qinit loop qmem qh3mem hpack qpack hsrv szpool tls_mem huff qpack_dec hpack_dec h3read tc_set nconn qring tls_ciphers
+UNIT     := opt cond fmt plan h1_parse h1_memo h1_chunk body timer resp gen hist oq pool pp qinit loop qmem qh3mem hpack qpack hsrv szpool tls_mem huff qpack_dec hpack_dec h3read tc_set nconn qring tls_ciphers
 # hxload's pure parts (its schedule, JSON reader, --fail-on, URL reader, t statistics,
 # find's step judgement and search),
 # linked with its objects but main (libload.a)

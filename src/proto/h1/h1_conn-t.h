@@ -6,6 +6,7 @@
 #include <sys/uio.h>
 
 #include "gen.h"
+#include "h1_memo.h"
 #include "h1_parse.h"
 #include "list.h"
 #include "msg-t.h"
@@ -97,6 +98,7 @@ struct h1w {
 	struct pool sc;      /* output scratch, held while a response is staged */
 	struct pool ex;      /* exchanges (struct exch) */
 	struct h1_req req;   /* parser scratch: headers are only read in place */
+	struct h1_memo memo; /* the last head accepted, replayed for the same bytes */
 };
 
 static inline struct h1w *h1w(const struct worker *w)

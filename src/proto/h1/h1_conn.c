@@ -314,11 +314,15 @@ static int h1_ready(struct h1c *c)
 	return 1;
 }
 
-static int h1_got_head(struct h1c *c, int n)
+/* the head of <n> bytes at c->rd, parsed into the worker's request; <in>
+ * its analysis when the memo gave it, else made here (and kept) */
+static int h1_got_head(struct h1c *c, int n, struct h1_info *known)
 {
-	const struct h1_req *r = &h1w(c->t.w)->req;
-	struct h1_info in;
+	struct h1w *hw = h1w(c->t.w);
+	const struct h1_req *r = &hw->req;
+	struct h1_info mine, *in = known ? known : &mine;
 	struct h1_err err;
+	const char *head = c->in + c->rd;
 	uint32_t hstart = c->rd + r->skipped;
 
 	/* WHY the recv's stamp for the first head its bytes end: that head
@@ -339,29 +343,32 @@ static int h1_got_head(struct h1c *c, int n)
 	c->minor = r->minor;
 	c->nreq++;
 	ctr_add(&c->t.w->st.requests, 1);
-	if (h1_analyze(r, &in, cfg.max_body, &err) < 0)
-		return h1_fail(c, err.status, err.why), -1;
-	c->info = in.flags;
-	c->body_left = in.clen;
+	if (!known) {
+		if (h1_analyze(r, in, cfg.max_body, &err) < 0)
+			return h1_fail(c, err.status, err.why), -1;
+		h1m_record(&hw->memo, head, n, r, in);
+	}
+	c->info = in->flags;
+	c->body_left = in->clen;
 	c->body_read = 0;
 	if (c->info & H1I_CHUNKED) /* WHY only then: nothing else reads it */
 		h1_chunk_init(&c->ck);
-	c->ex->rq.flags = (in.flags & H1I_HEAD ? RQ_HEAD : 0) | (in.flags & H1I_GET ? RQ_GET : 0) |
+	c->ex->rq.flags = (in->flags & H1I_HEAD ? RQ_HEAD : 0) | (in->flags & H1I_GET ? RQ_GET : 0) |
 			  (r->minor ? RQ_CAN_CHUNK : 0) |
 			  (c->nreq == 1 && (uint32_t)n <= c->early_left ? RQ_EARLY : 0);
 	c->early_left = 0; /* WHY: only a first request is told apart (the note in -h) */
 	c->ex->rq.alt_port = c->alt_port;
 	c->ex->rq.head_size = (uint32_t)n - r->skipped;
 	c->ex->rq.target = r->target;
-	if (unlikely(in.flags & H1I_COND)) {
-		c->ex->rq.flags |= RQ_COND | (in.flags & H1I_LISTS ? RQ_LISTS : 0);
-		c->ex->rq.c = in.c;
+	if (unlikely(in->flags & H1I_COND)) {
+		c->ex->rq.flags |= RQ_COND | (in->flags & H1I_LISTS ? RQ_LISTS : 0);
+		c->ex->rq.c = in->c;
 	}
-	c->ex->rq.xhx = in.xhx;
-	c->settings = in.settings;
+	c->ex->rq.xhx = in->xhx;
+	c->settings = in->settings;
 	c->ex->rq.echo = (struct ist){ c->in + hstart, c->ex->rq.head_size };
 	ex_plan(c->ex, &cfg.gen, &c->t.w->rng);
-	c->ws_key = in.ws_key;
+	c->ws_key = in->ws_key;
 	if ((c->info & H1I_WS) || c->ex->plan.ws)
 		ex_ws(c->ex, !!(c->info & H1I_WS));
 	c->ex->rq.client = cinfo_for((struct cpeer){ c->t.nc.x.fd, NULL, &c->ci }, c->ex);
@@ -485,14 +492,20 @@ static int h1_do_head(struct h1c *c)
 		/* WHY here: most calls find nothing buffered and go to recv */
 		struct h1_limits lim = { cfg.max_uri, (unsigned)cfg.max_hdrs };
 		struct h1_err err;
+		struct h1w *hw = h1w(c->t.w);
+		struct h1_info in;
 
 		if (!c->t_first)
 			c->t_first = c->t_recv;
-		n = h1_parse_req(c->in + c->rd, c->wr - c->rd, &h1w(c->t.w)->req, &lim, &err);
+		if ((n = h1m_hit(&hw->memo, c->in + c->rd, c->wr - c->rd))) {
+			h1m_replay(&hw->memo, c->in + c->rd, &hw->req, &in);
+			return h1_got_head(c, (int)n, &in) < 0 ? 1 : h1_route(c);
+		}
+		n = h1_parse_req(c->in + c->rd, c->wr - c->rd, &hw->req, &lim, &err);
 		/* WHY: the buffer has BODY_ROOM more than --bufsize, so a head
 		 * may complete beyond the limit: the limit is the same either way */
 		if (n > 0 && (size_t)n <= cfg.iobuf)
-			return h1_got_head(c, (int)n) < 0 ? 1 : h1_route(c);
+			return h1_got_head(c, (int)n, NULL) < 0 ? 1 : h1_route(c);
 		if (n == -1)
 			return h1_fail(c, err.status, err.why);
 		if (n > 0 || c->wr - c->rd >= cfg.iobuf)
