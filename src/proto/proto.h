@@ -21,6 +21,9 @@ struct handoff {
 	const char *buf;             /* bytes already read, <len> of them */
 	size_t len;
 	uint8_t early;               /* they came as TLS early data (0-RTT) */
+	uint8_t fresh;               /* epoll never had the socket (or forgot it): start()
+				      * adds it, with no move tried first (a failed
+				      * epoll_ctl for each connection) */
 	uint16_t alt_port;           /* announce h3 on this UDP port (TLS), 0: no */
 	struct ist settings;         /* an h2c Upgrade: HTTP2-Settings */
 	const struct exch *ex;       /* an h2c Upgrade: the exchange that goes on */

@@ -209,6 +209,7 @@ static void pre_done(struct pre *h)
 	if (x.ssl)
 		ctr_add(&w->st.tls[SSL_version(x.ssl) == TLS1_3_VERSION][SSL_session_reused(x.ssl)], 1);
 	ho.early = early && h->early_len && tls_early_accepted(x.ssl);
+	ho.fresh = !x.ssl;
 	h->early = NULL;
 	if (cert && !ho.ci)
 		ho.ci = cinfo_new(x.fd, NULL, NULL, cert);
@@ -360,7 +361,7 @@ int sess_accept(struct worker *w, int fd, uint16_t tls_port, int proxy)
 	if (tls_port || proxy)
 		return pre_start(w, fd, tls_port, proxy);
 	conn_open(w);
-	if (protocols[P_H1]->start(w, &x, &(struct handoff){ 0 }) < 0) {
+	if (protocols[P_H1]->start(w, &x, &(struct handoff){ .fresh = 1 }) < 0) {
 		ctr_add(&w->st.conns, (uint64_t)-1);
 		ctr_add(&w->st.accepted, (uint64_t)-1);
 		atomic_fetch_sub_explicit(&conn_count, 1, memory_order_relaxed);

@@ -878,7 +878,7 @@ int h2c_start(struct worker *w, struct xprt *x, const struct handoff *h)
 		rio_init(&c->rio, w->loop.ring, x->fd, h2c_wake, h2c_room_in);
 		c->t.nc.x.rio = &c->rio;
 	} else {
-		loop_rewatch(&w->loop, &c->t.nc.ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
+		(h->fresh ? loop_watch : loop_rewatch)(&w->loop, &c->t.nc.ev, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
 	}
 	tc_add(&h2w(w)->set, &c->t);
 	h2c_run(c);
