@@ -142,6 +142,9 @@ void st_udp_name(unsigned i, const char *name);
 	X(quic_reclaimed, 1, "quic_reclaimed_blocks_total", "quic_reclaimed_blocks", NULL, NULL, NULL, \
 	  "Memory blocks ngtcp2 still held when a QUIC connection ended (its issue 1244, a leak), freed by " \
 	  "hxterm.") \
+	X(h1_memo, 1, "h1_memo_requests_total", "h1_memo_requests", NULL, NULL, NULL, \
+	  "HTTP/1 requests whose head was the same bytes as the last head accepted on that thread, taken " \
+	  "without parsing it again.") \
 	X(h3_memo, 1, "h3_memo_requests_total", "h3_memo_requests", NULL, NULL, NULL, \
 	  "HTTP/3 requests whose stream held the same bytes as the last whole request nghttp3 accepted on " \
 	  "that thread, answered from its fields without nghttp3 (--h3-engine hx).") \

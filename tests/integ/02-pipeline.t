@@ -90,4 +90,28 @@ is(join(' ', map { scalar grep { lc $_->[0] eq 'x-client' } @{ $_->{headers} } }
    'X-Client on the E=1 answer only, not before or after it on the same connection');
 
 is(stop_hx(), 0, 'clean stop');
+
+# the same head again is taken from the thread's memo, not parsed again
+# (hxterm_h1_memo_requests_total); another head in between is parsed, and
+# each answer is the one its own head asked for
+{
+    my $sp = HxTest::free_port();
+    start_hx('-t', '1', '--stats', "127.0.0.1:$sp");
+    my $memo = sub { my ($n) = `curl -s http://127.0.0.1:$sp/metrics` =~ /^hxterm_h1_memo_requests_total (\d+)$/m; $n };
+    my $m0 = $memo->();
+    my $a = "GET /?s=7&H=X-Which:a HTTP/1.1\r\nHost: m\r\n\r\n";
+    my $b = "GET /?H=X-Which:b HTTP/1.1\r\nHost: m\r\nX-Hxterm: s=11\r\n\r\n";
+    my ($buf) = raw_exchange(($a x 20) . "GET /?s=1&C=1 HTTP/1.1\r\nHost: m\r\n\r\n", 5);
+    my @r = parse_responses($buf);
+    my $m1 = $memo->();
+    ok(@r == 21 && !grep({ length $_->{body} != 7 || HxTest::get_hdr($_, 'X-Which') ne 'a' } @r[0 .. 19]),
+       'twenty alike heads pipelined: twenty answers of 7 bytes');
+    is(($m1 // 0) - ($m0 // 0), 19, 'nineteen of them from the memo (hxterm_h1_memo_requests_total)');
+    ($buf) = raw_exchange(($a . $b . $b) x 3 . "GET /?s=1&C=1 HTTP/1.1\r\nHost: m\r\n\r\n", 5);
+    @r = parse_responses($buf);
+    is(join(',', map { length($_->{body}) . HxTest::get_hdr($_, 'X-Which') } @r[0 .. 8]), join(',', ('7a', '11b', '11b') x 3),
+       'a, b, b three times: each its own answer (X-Hxterm read from the memo too)');
+    is(($memo->() // 0) - ($m1 // 0), 3, '... the second b of each three from the memo, which keeps the last head alone');
+    is(stop_hx(), 0, 'clean stop');
+}
 done_testing();

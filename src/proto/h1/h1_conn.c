@@ -508,6 +508,7 @@ static int h1_do_head(struct h1c *c)
 			c->t_first = c->t_recv;
 		if ((n = h1m_hit(&hw->memo, c->in + c->rd, c->wr - c->rd))) {
 			h1m_replay(&hw->memo, c->in + c->rd, &hw->req, &in);
+			ctr_add(c->t.w->st.h1_memo, 1);
 			return h1_got_head(c, (int)n, &in) < 0 ? 1 : h1_route(c);
 		}
 		n = h1_parse_req(c->in + c->rd, c->wr - c->rd, &hw->req, &lim, &err);
