@@ -100,8 +100,9 @@ print $c "GET /?s=3 HTTP/1.1\r\n$h\r\n";
 like($buf, qr/\r\n\r\n\.12\z/, 'served after 20 readers left mid-body');
 
 # hxload: counts exact, bodies verified, with and without keep-alive
+my $hxload = $ENV{HXLOAD} // 'build/hxload';
 for my $a ([ '-c 20 -m 4 -n 20000', 's=1k' ], [ "-c 10 -n 2000 -H 'Connection: close'", 's=1k' ]) {
-    my $o = `timeout 60 $ENV{HXLOAD} -q --json $a->[0] --verify 'http://127.0.0.1:$port/?$a->[1]' 2>&1`;
+    my $o = `timeout 60 $hxload -q --json $a->[0] --verify 'http://127.0.0.1:$port/?$a->[1]' 2>&1`;
     my ($n) = $o =~ /"requests": (\d+)/;
     my ($errs) = $o =~ /"errors": \{([^}]*)\}/;
     my $sum = 0;
