@@ -107,9 +107,36 @@ static void misses(void)
 	free(big);
 }
 
+/* heads that never come again: fewer kept as the misses run on, all again after a hit */
+static void backoff(void)
+{
+	static struct h1_memo m;
+	static struct h1_req r;
+	struct h1_info in;
+	struct h1_err err;
+	char b[64];
+	int kept = 0, n;
+
+	for (int i = 1; i <= 2048; i++) {
+		n = snprintf(b, sizeof(b), "GET /%d HTTP/1.1\r\nHost: a\r\n\r\n", i);
+		h1_parse_req(b, (size_t)n, &r, &lim, &err);
+		h1_analyze(&r, &in, 1000, &err);
+		h1m_record(&m, b, n, &r, &in);
+		kept += h1m_hit(&m, b, (size_t)n) == n;
+	}
+	is_int(kept, 12, "2048 heads, none again: the 1st, 2nd, 4th ... 2048th kept");
+	h1m_replay(&m, b, &r, &in);
+	n = snprintf(b, sizeof(b), "GET /x HTTP/1.1\r\nHost: a\r\n\r\n");
+	h1_parse_req(b, (size_t)n, &r, &lim, &err);
+	h1_analyze(&r, &in, 1000, &err);
+	h1m_record(&m, b, n, &r, &in);
+	is_int(h1m_hit(&m, b, (size_t)n), n, "after a hit, the next head is kept");
+}
+
 int main(void)
 {
 	hits();
 	misses();
+	backoff();
 	return done_testing();
 }

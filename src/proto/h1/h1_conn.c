@@ -324,12 +324,11 @@ static int h1_ready(struct h1c *c)
 }
 
 /* the head of <n> bytes at c->rd, parsed into the worker's request; <in>
- * its analysis when the memo gave it, else made here (and kept) */
-static int h1_got_head(struct h1c *c, int n, struct h1_info *known)
+ * its analysis, given by the memo (<replayed>) or made here and kept */
+static int h1_got_head(struct h1c *c, int n, struct h1_info *in, int replayed)
 {
 	struct h1w *hw = h1w(c->t.w);
 	const struct h1_req *r = &hw->req;
-	struct h1_info mine, *in = known ? known : &mine;
 	struct h1_err err;
 	const char *head = c->in + c->rd;
 	uint32_t hstart = c->rd + r->skipped;
@@ -352,7 +351,7 @@ static int h1_got_head(struct h1c *c, int n, struct h1_info *known)
 	c->minor = r->minor;
 	c->nreq++;
 	ctr_add(&c->t.w->st.requests, 1);
-	if (!known) {
+	if (!replayed) {
 		if (h1_analyze(r, in, cfg.max_body, &err) < 0)
 			return h1_fail(c, err.status, err.why), -1;
 		h1m_record(&hw->memo, head, n, r, in);
@@ -503,19 +502,23 @@ static int h1_do_head(struct h1c *c)
 		struct h1_err err;
 		struct h1w *hw = h1w(c->t.w);
 		struct h1_info in;
+		int replayed = 0;
 
 		if (!c->t_first)
 			c->t_first = c->t_recv;
 		if ((n = h1m_hit(&hw->memo, c->in + c->rd, c->wr - c->rd))) {
 			h1m_replay(&hw->memo, c->in + c->rd, &hw->req, &in);
 			ctr_add(c->t.w->st.h1_memo, 1);
-			return h1_got_head(c, (int)n, &in) < 0 ? 1 : h1_route(c);
+			replayed = 1;
+		} else {
+			n = h1_parse_req(c->in + c->rd, c->wr - c->rd, &hw->req, &lim, &err);
 		}
-		n = h1_parse_req(c->in + c->rd, c->wr - c->rd, &hw->req, &lim, &err);
 		/* WHY: the buffer has BODY_ROOM more than --bufsize, so a head
-		 * may complete beyond the limit: the limit is the same either way */
+		 * may complete beyond the limit: the limit is the same either
+		 * way. WHY one call for both ways in: two made the compiler stop
+		 * inlining h1_got_head and h1_route (66 instructions a request) */
 		if (n > 0 && (size_t)n <= cfg.iobuf)
-			return h1_got_head(c, (int)n, NULL) < 0 ? 1 : h1_route(c);
+			return h1_got_head(c, (int)n, &in, replayed) < 0 ? 1 : h1_route(c);
 		if (n == -1)
 			return h1_fail(c, err.status, err.why);
 		if (n > 0 || c->wr - c->rd >= cfg.iobuf)
