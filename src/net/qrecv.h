@@ -19,6 +19,7 @@ struct qr_batch {
 		char b[CMSG_SPACE(sizeof(uint32_t))];
 		struct cmsghdr align;
 	} ctrl[QR_BATCH];
+	int used; /* entries the last read filled: their lengths are set back before the next */
 };
 
 /* Asks <fd> for the kernel's drop count with each datagram and, when
@@ -27,6 +28,9 @@ struct qr_batch {
  * the kernel answered (SO_RCVBUF, which counts its overhead: about twice
  * the size asked), or -1 with errno. */
 int qr_setup(int fd, int rcvbuf);
+
+/* Points <b>'s entries at their buffers, once before its first read. */
+void qr_init(struct qr_batch *b);
 
 /* Reads up to QR_BATCH datagrams of <fd> into <b>. Returns how many (0:
  * none waiting, -1: an error). <*seen> is the last drop count the kernel

@@ -687,8 +687,11 @@ static int qw_buffers(struct qw *q)
 	}
 	if (!q->batch || (!q->batch->buf && !(q->batch->buf = malloc(QW_BATCH_BYTES))))
 		return -1;
-	if (!q->rb && !(q->rb = malloc(sizeof(*q->rb))))
-		return -1;
+	if (!q->rb) {
+		if (!(q->rb = malloc(sizeof(*q->rb))))
+			return -1;
+		qr_init(q->rb);
+	}
 	return 0;
 }
 
