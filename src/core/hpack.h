@@ -9,6 +9,9 @@
 #define HPK_SLOTS     16  /* dynamic entries we keep at most */
 #define HPK_SLOT_MAX  128 /* bytes of name and value an entry may have */
 #define HPK_NO_INDEX  0x01 /* the field is never indexed (RFC 7541 6.2.3) */
+/* the name is a lower-case literal: its address names the same bytes for the
+ * process's life (nghttp2's and nghttp3's NO_COPY_NAME bit) */
+#define HPK_LITERAL_NAME 0x02
 #define HPK_STATIC_N  61   /* entries of the static table (RFC 7541 A) */
 
 /* the static table's names, index - 1 (hpack_dec.c has their values) */

@@ -53,7 +53,7 @@ enum { WS_NONE, WS_ECHO, WS_GEN };
 
 struct hfield {
 	const char *name;
-	const char *lname;   /* lower-case name when known (h2/h3), else NULL */
+	const char *lname;   /* the lower-case name, a literal (HPK_LITERAL_NAME), when known (h2/h3), else NULL */
 	const char *val;
 	uint32_t nlen;
 	uint32_t vlen;

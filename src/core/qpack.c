@@ -79,20 +79,78 @@ size_t qpk_bound(const struct hpk_field *f, size_t n)
 	return b;
 }
 
+/* the entry + 1 that has <f>'s name and value both, from its name's first
+ * entry + 1 <e>; 0 when none has */
+static unsigned whole_of(unsigned e, const struct hpk_field *f)
+{
+	for (unsigned i = e; i; i = stab_next(&names, i))
+		if (value_len[i - 1] == f->vlen && !memcmp(static_values[i - 1], f->value, f->vlen))
+			return i;
+	return 0;
+}
+
+/* WHY a memo of literal names: a response head names the same fields each
+ * time (:status, content-type, x-req, x-rsp...). Each was found by a hash
+ * and a compare in the static table, then its value compared with each of
+ * the name's static values (eleven for content-type): 324 and 163
+ * instructions an h3 response (callgrind). A literal's address names its
+ * bytes for the process's life, so its lookup is kept by address, with the
+ * last value seen and the entry that has both */
+#define NM_SLOTS 16
+#define NM_VMAX  30 /* value bytes kept: a longer value is looked up each time */
+struct name_memo {
+	const uint8_t *name; /* a literal name, or NULL */
+	size_t nlen;         /* WHY too: a literal's address may start a longer one */
+	uint8_t e;           /* its first entry + 1, 0: none */
+	uint8_t whole;       /* the entry + 1 with the value below too, 0: none */
+	uint8_t vlen;        /* the value's length, NM_VMAX + 1: none kept */
+	uint8_t v[NM_VMAX];
+};
+static __thread struct name_memo memo[NM_SLOTS];
+
+static struct name_memo *memo_of(const struct hpk_field *f)
+{
+	struct name_memo *m = &memo[((uintptr_t)f->name * 0x9e3779b97f4a7c15u) >> 60];
+
+	if (m->name != f->name || m->nlen != f->nlen) {
+		m->name = f->name;
+		m->nlen = f->nlen;
+		m->e = (uint8_t)stab_find(&names, f->name, f->nlen);
+		m->vlen = NM_VMAX + 1;
+	}
+	return m;
+}
+
+static unsigned memo_whole(struct name_memo *m, const struct hpk_field *f)
+{
+	unsigned w;
+
+	if (!m->e)
+		return 0;
+	if (m->vlen == f->vlen && !memcmp(m->v, f->value, f->vlen))
+		return m->whole;
+	w = whole_of(m->e, f);
+	if (f->vlen <= NM_VMAX) {
+		m->vlen = (uint8_t)f->vlen;
+		memcpy(m->v, f->value, f->vlen);
+		m->whole = (uint8_t)w;
+	}
+	return w;
+}
+
 /* one field line: indexed when the static table has all of it (and it may
- * be indexed), else a
- * literal with the name referenced when it has the name, else a literal
- * name (4.5.2, 4.5.4, 4.5.6) */
+ * be indexed), else a literal with the name referenced when it has the
+ * name, else a literal name (4.5.2, 4.5.4, 4.5.6) */
 static uint8_t *put_field(uint8_t *o, const struct hpk_field *f)
 {
 	uint8_t never = (f->flags & HPK_NO_INDEX) ? 1 : 0;
-	unsigned e = stab_find(&names, f->name, f->nlen);
+	struct name_memo *m = (f->flags & HPK_LITERAL_NAME) && f->nlen ? memo_of(f) : NULL;
+	unsigned e = m ? m->e : stab_find(&names, f->name, f->nlen), whole;
 
 	/* WHY not for a never-indexed field: only a literal carries the N bit */
-	for (unsigned i = never ? 0 : e; i; i = stab_next(&names, i)) {
-		if (value_len[i - 1] == f->vlen && !memcmp(static_values[i - 1], f->value, f->vlen))
-			return hpk_int(o, 0xc0, 6, i - 1); /* 1 T=1 index */
-	}
+	whole = never ? 0 : m ? memo_whole(m, f) : whole_of(e, f);
+	if (whole)
+		return hpk_int(o, 0xc0, 6, whole - 1); /* 1 T=1 index */
 	if (e)
 		o = hpk_int(o, (uint8_t)(0x50 | never << 5), 4, e - 1); /* 0 1 N T=1 index */
 	else {

@@ -68,6 +68,7 @@ static inline const struct hpk_field *xs_hpk(const struct xs_nv *nv)
  * and nghttp3's NO_COPY_NAME: their copy lower-cased it again, 1,030
  * instructions an h3 response with nghttp3_nva_copy) */
 #define XS_NV_STATIC_NAME 0x02
+_Static_assert(XS_NV_STATIC_NAME == HPK_LITERAL_NAME, "a literal name, for the encoders too");
 
 struct worker;
 

@@ -174,6 +174,79 @@ static void walks(void)
 	}
 }
 
+/* <f> encoded as given, then with the literal-name bit cleared: the same
+ * bytes (the memo of literal names answers what a lookup answers) */
+static int as_looked_up(const struct hpk_field *f, size_t n)
+{
+	struct hpk_field g[8];
+	uint8_t a[512], b[512];
+	size_t la, lb;
+
+	for (size_t i = 0; i < n; i++) {
+		g[i] = f[i];
+		g[i].flags &= (uint8_t)~HPK_LITERAL_NAME;
+	}
+	la = enc(a, f, n);
+	lb = enc(b, g, n);
+	if (la && la == lb && !memcmp(a, b, la))
+		return 1;
+	printf("# %zu fields from %.*s: %zu and %zu bytes\n", n, (int)f[0].nlen, f[0].name, la, lb);
+	return 0;
+}
+
+/* literal names over and over, their values changing: each section is what a
+ * lookup gives, and the head decodes to itself */
+static void literal_names(nghttp3_qpack_decoder *dec)
+{
+#define L(n, v) { (const uint8_t *)(n), (const uint8_t *)(v), sizeof(n) - 1, sizeof(v) - 1, HPK_LITERAL_NAME }
+	static const char ct[] = "content-typeX";
+	const struct hpk_field seq[][3] = {
+		{ L(":status", "200"), L("content-type", "text/plain"), L("x-req", "size=85") },
+		{ L(":status", "404"), L("content-type", "text/html; charset=utf-8"), L("x-req", "size=86") },
+		{ L(":status", "299"), L("content-type", "x/y"), L("x-rsp", "a") },
+		{ L(":status", "200"), L("content-type", "text/plain"), L("x-req", "size=85") },
+		{ L("strict-transport-security", "max-age=31536000; includesubdomains; preload"), L("content-length", "0"),
+		  L("content-length", "100") },
+		{ L("strict-transport-security", "max-age=31536000; includesubdomains; preload"), L("age", "0"),
+		  L("age", "1") },
+	};
+	struct hpk_field cut[2] = { { (const uint8_t *)ct, (const uint8_t *)"text/plain", 12, 10, HPK_LITERAL_NAME },
+				    { (const uint8_t *)ct, (const uint8_t *)"text/plain", 13, 10, HPK_LITERAL_NAME } };
+	struct hpk_field many[8], never[2] = { L(":status", "200"), L("content-type", "text/plain") };
+	static const char *const names[] = { "age", "etag", "vary", "link", "date", "x-a", "x-b", "x-c", "x-d",
+					     "range", "cookie", "accept", "origin", "x-e", "x-f", "x-g", "x-h",
+					     "location", "alt-svc", "forwarded", "x-i", "x-j", "x-k", "x-l" };
+	int good = 1;
+	uint8_t out[512];
+	size_t len;
+
+	for (int round = 0; round < 3; round++)
+		for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++)
+			good &= as_looked_up(seq[i], 3);
+	ok(good, "literal names, their values changing, three rounds: each section as a lookup gives it");
+	len = enc(out, seq[1], 3);
+	ok(len && round_trip(dec, out, len, seq[1], 3) && out[2] == (0xc0 | 27) && out[3] == (0xc0 | 52),
+	   "after text/plain, text/html; charset=utf-8 is entry 52 and 404 entry 27, both indexed");
+	ok(as_looked_up(&cut[0], 1) && as_looked_up(&cut[1], 1) && as_looked_up(&cut[0], 1),
+	   "one address with two lengths: content-type, then a name the table lacks, then content-type again");
+	good = 1;
+	for (int round = 0; round < 4; round++)
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i += 8) {
+			for (size_t k = 0; k < 8; k++)
+				many[k] = (struct hpk_field){ (const uint8_t *)names[i + k], (const uint8_t *)(round & 1 ? "0" : "*"),
+							      strlen(names[i + k]), 1, HPK_LITERAL_NAME };
+			good &= as_looked_up(many, 8);
+		}
+	ok(good, "24 literal names, more than the memo's slots, four rounds: each section as a lookup gives it");
+	as_looked_up(never, 2);
+	never[0].flags |= HPK_NO_INDEX;
+	never[1].flags |= HPK_NO_INDEX;
+	len = enc(out, never, 2);
+	ok(len && out[2] == (0x50 | 0x20 | 0x0f) && round_trip(dec, out, len, never, 2),
+	   "a literal name the memo has whole, never indexed: a literal with the N bit");
+#undef L
+}
+
 int main(void)
 {
 	struct hpk_field head[] = {
@@ -250,6 +323,7 @@ int main(void)
 			free(o);
 		}
 	}
+	literal_names(dec);
 	nghttp3_qpack_decoder_del(dec);
 	walks();
 	return done_testing();
