@@ -237,7 +237,29 @@ static void literal_names(nghttp3_qpack_decoder *dec)
 							      strlen(names[i + k]), 1, HPK_LITERAL_NAME };
 			good &= as_looked_up(many, 8);
 		}
-	ok(good, "24 literal names, more than the memo's slots, four rounds: each section as a lookup gives it");
+	ok(good, "24 literal names, four rounds: each section as a lookup gives it");
+	{
+		/* WHY 99 table names and 100 others, each at its own address: more
+		 * names than the memo's 64 slots, so slots are taken over */
+		static char other[100][8];
+		const char *tn, *tv;
+
+		good = 1;
+		for (int i = 0; i < 100; i++)
+			snprintf(other[i], sizeof(other[i]), "x-%03d", i);
+		for (int round = 0; round < 4; round++)
+			for (unsigned i = 0; i + 4 <= 99; i += 4) {
+				for (unsigned k = 0; k < 4; k++) {
+					qpk_static_entry(i + k, &tn, &tv);
+					many[2 * k] = (struct hpk_field){ (const uint8_t *)tn, (const uint8_t *)(round & 1 ? "zz" : tv),
+									  strlen(tn), round & 1 ? 2 : strlen(tv), HPK_LITERAL_NAME };
+					many[2 * k + 1] = (struct hpk_field){ (const uint8_t *)other[i + k], (const uint8_t *)"v",
+									      5, 1, HPK_LITERAL_NAME };
+				}
+				good &= as_looked_up(many, 8);
+			}
+		ok(good, "199 literal names over the 64 slots, table values and others in turn: each section as a lookup gives it");
+	}
 	as_looked_up(never, 2);
 	never[0].flags |= HPK_NO_INDEX;
 	never[1].flags |= HPK_NO_INDEX;
