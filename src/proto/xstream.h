@@ -145,30 +145,4 @@ void xs_thread_free(void);
  * lower-cased names into <lbuf> (PLAN_DEC_SIZE bytes). Returns the count. */
 size_t xs_trailers_nv(const struct xstream *s, struct xs_nv *nv, char *lbuf);
 
-/* The response fields for a multiplexed protocol: lower-case names,
- * connection-specific fields dropped, padding expanded. <lbuf> holds
- * lower-cased names (PLAN_DEC_SIZE bytes). Returns the count, <= <max>. */
-size_t xs_fields(struct xstream *s, struct hfield *out, size_t max, char *lbuf);
-
-/* The trailers, names lower-cased into <lbuf>. Returns the count. */
-size_t xs_trailers(const struct xstream *s, struct hfield *out, char *lbuf);
-
-/* How many fields xs_fields() may return for this response */
-size_t xs_field_count(const struct xstream *s);
-
-/* A response head as neutral fields, :status and content-length first */
-struct xs_head {
-	size_t n;
-	struct hfield *f;    /* <inl>, or malloc'ed when z= padding needs more */
-	struct hfield inl[RESP_MAX_FIELDS + 4];
-	char st[8];
-	char cl[24];
-	char lbuf[PLAN_DEC_SIZE + 64];
-};
-
-/* Builds the response (xs_respond) and its head into <h>. Returns 0, or -1
- * when out of memory. Release <h> with xs_head_done(). */
-int xs_head(struct xstream *s, struct xs_head *h);
-void xs_head_done(struct xs_head *h);
-
 #endif
