@@ -5,8 +5,7 @@
 
 void xm_replay(const struct xmemo *m, struct xstream *x)
 {
-	for (unsigned i = 0; i < m->nf; i++)
-		xs_header(x, m->bytes + m->f[i].no, m->f[i].nl, m->bytes + m->f[i].vo, m->f[i].vl);
+	xs_header_lines(x, m->bytes, m->used, m->f, m->nf);
 }
 
 void xm_record(struct xmemo *m, const uint8_t *in, size_t n)
@@ -24,18 +23,20 @@ void xm_field(struct xmemo *m, const uint8_t *name, size_t nl, const uint8_t *va
 {
 	if (!m->rec)
 		return;
-	if (m->nf == XM_FIELDS || m->used + nl + vl > XM_BYTES) {
+	if (m->nf == XM_FIELDS || m->used + nl + vl + 4 > XM_BYTES) {
 		m->rec = 0;
 		return;
 	}
 	m->f[m->nf].no = m->used;
 	m->f[m->nf].nl = (uint16_t)nl;
 	memcpy(m->bytes + m->used, name, nl);
-	m->used = (uint16_t)(m->used + nl);
+	memcpy(m->bytes + m->used + nl, ": ", 2);
+	m->used = (uint16_t)(m->used + nl + 2);
 	m->f[m->nf].vo = m->used;
 	m->f[m->nf].vl = (uint16_t)vl;
 	memcpy(m->bytes + m->used, value, vl);
-	m->used = (uint16_t)(m->used + vl);
+	memcpy(m->bytes + m->used + vl, "\r\n", 2);
+	m->used = (uint16_t)(m->used + vl + 2);
 	m->nf++;
 }
 

@@ -21,8 +21,8 @@ struct xmemo {
 	uint8_t blen, nf;
 	uint16_t used;
 	uint8_t block[XM_BLOCK];
-	struct { uint16_t no, nl, vo, vl; } f[XM_FIELDS];
-	uint8_t bytes[XM_BYTES];
+	struct xs_at f[XM_FIELDS];
+	uint8_t bytes[XM_BYTES]; /* the fields' lines, as xs_header() writes them */
 };
 
 /* whether <in> is the recorded block, which may be replayed */
@@ -31,7 +31,7 @@ static inline int xm_hit(const struct xmemo *m, const uint8_t *in, size_t n)
 	return m->valid && m->blen == n && !memcmp(m->block, in, n);
 }
 
-/* the recorded fields, to <x> (xs_header) */
+/* the recorded fields, to <x> (xs_header_lines) */
 void xm_replay(const struct xmemo *m, struct xstream *x);
 
 /* records <in> (at most XM_BLOCK bytes), the last memo forgotten */

@@ -106,6 +106,17 @@ void xs_body_in(struct xstream *s, const uint8_t *p, size_t n);
  * answered 431 with the reason. */
 int xs_header(struct xstream *s, const uint8_t *n, size_t nl, const uint8_t *v, size_t vl);
 
+/* where a field's name and value start in a block of header lines, and
+ * their lengths */
+struct xs_at {
+	uint16_t no, nl, vo, vl;
+};
+/* <n> fields at once, as xs_header() adds them one by one: <text> is their
+ * lines as it writes them ("name: value\r\n", <len> bytes), <at> where each
+ * starts there. Returns 0, or -1 as xs_header() does (the whole block then
+ * left out) */
+int xs_header_lines(struct xstream *s, const uint8_t *text, size_t len, const struct xs_at *at, unsigned n);
+
 /* The exchange of an HTTP/1 request continues here (an h2c Upgrade): its
  * text is copied, its plan taken as it is. Returns 0, or -1 out of memory. */
 int xs_adopt(struct xstream *s, const struct exch *src);
