@@ -99,7 +99,7 @@ static struct hpk_slot *slot_of(struct hpk_enc *e, const struct hpk_field *f)
 		unsigned i = e->by_lit[lit_hash(f->name)];
 		struct hpk_slot *s = &e->slot[i ? i - 1 : 0];
 
-		if (i && s->live && s->lit == f->name && s->nlen == f->nlen)
+		if (i && s->live && e->lit[i - 1] == f->name && s->nlen == f->nlen)
 			return s;
 	}
 	for (int i = 0; i < HPK_SLOTS; i++) {
@@ -107,7 +107,7 @@ static struct hpk_slot *slot_of(struct hpk_enc *e, const struct hpk_field *f)
 
 		if (s->live && s->nlen == f->nlen && !memcmp(s->data, f->name, f->nlen)) {
 			if (f->flags & HPK_LITERAL_NAME) {
-				s->lit = f->name;
+				e->lit[i] = f->name;
 				e->by_lit[lit_hash(f->name)] = (uint8_t)(i + 1);
 			}
 			return s;
@@ -131,9 +131,9 @@ static struct hpk_slot *slot_new(struct hpk_enc *e, const struct hpk_field *f)
 		return NULL;
 	evict(e, size);
 	s->live = 1;
-	s->lit = NULL;
+	e->lit[s - e->slot] = NULL;
 	if (f->flags & HPK_LITERAL_NAME) {
-		s->lit = f->name;
+		e->lit[s - e->slot] = f->name;
 		e->by_lit[lit_hash(f->name)] = (uint8_t)(s - e->slot + 1);
 	}
 	s->seq = ++e->seq;

@@ -29,7 +29,6 @@ struct hpk_field {
 /* An entry of ours in the decoder's dynamic table: its field, its place
  * in insertion order, its size as the table counts it */
 struct hpk_slot {
-	const uint8_t *lit; /* the literal name it was made for (HPK_LITERAL_NAME), else NULL */
 	uint32_t seq;
 	uint16_t nlen, vlen;
 	uint8_t live;
@@ -48,6 +47,7 @@ struct hpk_enc {
 	uint32_t seq;         /* entries inserted, ever */
 	uint8_t update;       /* a size update is owed at the next block's start */
 	uint8_t by_lit[16];   /* a literal name's slot + 1, by its address's hash (checked on use) */
+	const uint8_t *lit[HPK_SLOTS]; /* the literal name slot i was made for (HPK_LITERAL_NAME), or NULL */
 	struct hpk_slot slot[HPK_SLOTS];
 };
 
