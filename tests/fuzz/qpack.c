@@ -11,7 +11,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FIELDS 64
 
-/* the input as fields: a flags byte (bit 0: never index), a name length
+/* literal names for bit 1 (HPK_LITERAL_NAME): the encoder keeps their
+ * lookups by address, so a literal's bytes never change */
+static const char *const lits[] = { ":status", "content-type", "content-length", "x-req", "x-rsp",
+				    "server-timing", "age", "cache-control", "x-a", "" };
+
+/* the input as fields: a flags byte (bit 0: never index; bit 1: the name is
+ * literal number <name length byte> % 10, cut to its first <flags byte >> 2>
+ * bytes when that is shorter, the name bytes still skipped), a name length
  * byte, the name, a two-byte value length, the value; short tails dropped */
 static size_t fields_of(const uint8_t *d, size_t n, struct hpk_field *f)
 {
@@ -25,7 +32,16 @@ static size_t fields_of(const uint8_t *d, size_t n, struct hpk_field *f)
 		vl = (size_t)d[2 + nl] << 8 | d[3 + nl];
 		if (n < 4 + nl + vl)
 			break;
-		f[k++] = (struct hpk_field){ d + 2, d + 4 + nl, nl, vl, (uint8_t)(d[0] & 1 ? HPK_NO_INDEX : 0) };
+		f[k] = (struct hpk_field){ d + 2, d + 4 + nl, nl, vl, (uint8_t)(d[0] & 1 ? HPK_NO_INDEX : 0) };
+		if (d[0] & 2) {
+			const char *l = lits[d[1] % 10];
+			size_t cut = d[0] >> 2;
+
+			f[k].name = (const uint8_t *)l;
+			f[k].nlen = cut && cut < strlen(l) ? cut : strlen(l);
+			f[k].flags |= HPK_LITERAL_NAME;
+		}
+		k++;
 		d += 4 + nl + vl;
 		n -= 4 + nl + vl;
 	}
