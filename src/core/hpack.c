@@ -84,9 +84,12 @@ size_t hpk_bound(const struct hpk_field *f, size_t n)
 	return b;
 }
 
-static unsigned lit_hash(const uint8_t *p)
+/* slot <i> holds <f>'s name now: the literal it was made for, or none */
+static void lit_mark(struct hpk_enc *e, unsigned i, const struct hpk_field *f)
 {
-	return (unsigned)(((uintptr_t)p * 0x9e3779b97f4a7c15u) >> 60);
+	e->lit[i] = (f->flags & HPK_LITERAL_NAME) ? f->name : NULL;
+	if (e->lit[i])
+		e->by_lit[hpk_lit_hash(f->name, 4)] = (uint8_t)(i + 1);
 }
 
 /* WHY by the literal's address first: a response head's names are literals,
@@ -96,7 +99,7 @@ static unsigned lit_hash(const uint8_t *p)
 static struct hpk_slot *slot_of(struct hpk_enc *e, const struct hpk_field *f)
 {
 	if (f->flags & HPK_LITERAL_NAME) {
-		unsigned i = e->by_lit[lit_hash(f->name)];
+		unsigned i = e->by_lit[hpk_lit_hash(f->name, 4)];
 		struct hpk_slot *s = &e->slot[i ? i - 1 : 0];
 
 		if (i && s->live && e->lit[i - 1] == f->name && s->nlen == f->nlen)
@@ -106,10 +109,8 @@ static struct hpk_slot *slot_of(struct hpk_enc *e, const struct hpk_field *f)
 		struct hpk_slot *s = &e->slot[i];
 
 		if (s->live && s->nlen == f->nlen && !memcmp(s->data, f->name, f->nlen)) {
-			if (f->flags & HPK_LITERAL_NAME) {
-				e->lit[i] = f->name;
-				e->by_lit[lit_hash(f->name)] = (uint8_t)(i + 1);
-			}
+			if (f->flags & HPK_LITERAL_NAME)
+				lit_mark(e, (unsigned)i, f);
 			return s;
 		}
 	}
@@ -131,11 +132,7 @@ static struct hpk_slot *slot_new(struct hpk_enc *e, const struct hpk_field *f)
 		return NULL;
 	evict(e, size);
 	s->live = 1;
-	e->lit[s - e->slot] = NULL;
-	if (f->flags & HPK_LITERAL_NAME) {
-		e->lit[s - e->slot] = f->name;
-		e->by_lit[lit_hash(f->name)] = (uint8_t)(s - e->slot + 1);
-	}
+	lit_mark(e, (unsigned)(s - e->slot), f);
 	s->seq = ++e->seq;
 	s->nlen = (uint16_t)f->nlen;
 	s->vlen = (uint16_t)f->vlen;

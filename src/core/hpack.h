@@ -51,6 +51,13 @@ struct hpk_enc {
 	struct hpk_slot slot[HPK_SLOTS];
 };
 
+/* a literal name's address (HPK_LITERAL_NAME) hashed to <bits> bits: the
+ * keys of HPACK's slot map and QPACK's memo */
+static inline unsigned hpk_lit_hash(const uint8_t *p, unsigned bits)
+{
+	return (unsigned)(((uintptr_t)p * 0x9e3779b97f4a7c15u) >> (64 - bits));
+}
+
 /* an integer with an <n>-bit prefix after the bits of <first> (RFC 7541
  * 5.1, which QPACK's are too, RFC 9204 4.1.1). WHY inline: a response
  * head writes a dozen of them. */

@@ -115,7 +115,7 @@ static __thread struct name_memo memo[NM_SLOTS];
  * else the first probe's, taken over */
 static struct name_memo *memo_of(const struct hpk_field *f)
 {
-	unsigned h = (unsigned)(((uintptr_t)f->name * 0x9e3779b97f4a7c15u) >> 58);
+	unsigned h = hpk_lit_hash(f->name, 6);
 	struct name_memo *m;
 
 	for (unsigned k = 0; k < NM_PROBES; k++) {
