@@ -29,14 +29,9 @@ void xm_field(struct xmemo *m, const uint8_t *name, size_t nl, const uint8_t *va
 	}
 	m->f[m->nf].no = m->used;
 	m->f[m->nf].nl = (uint16_t)nl;
-	memcpy(m->bytes + m->used, name, nl);
-	memcpy(m->bytes + m->used + nl, ": ", 2);
-	m->used = (uint16_t)(m->used + nl + 2);
-	m->f[m->nf].vo = m->used;
+	m->f[m->nf].vo = (uint16_t)(m->used + xs_line_put(m->bytes + m->used, name, nl, value, vl));
 	m->f[m->nf].vl = (uint16_t)vl;
-	memcpy(m->bytes + m->used, value, vl);
-	memcpy(m->bytes + m->used + vl, "\r\n", 2);
-	m->used = (uint16_t)(m->used + vl + 2);
+	m->used = (uint16_t)(m->used + nl + vl + 4);
 	m->nf++;
 }
 

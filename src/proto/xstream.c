@@ -234,11 +234,7 @@ int xs_header(struct xstream *s, const uint8_t *n, size_t nl, const uint8_t *v, 
 
 	if (hb_room(s, need) < 0)
 		return -1;
-	memcpy(s->hb + s->hb_len, n, nl);
-	memcpy(s->hb + s->hb_len + nl, ": ", 2);
-	off = s->hb_len + (uint32_t)nl + 2;
-	memcpy(s->hb + off, v, vl);
-	memcpy(s->hb + off + vl, "\r\n", 2);
+	off = s->hb_len + (uint32_t)xs_line_put(s->hb + s->hb_len, n, nl, v, vl);
 	s->hb_len = (uint32_t)need;
 	field_at(s, n, nl, v, vl, off);
 	return 0;

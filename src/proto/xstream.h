@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "gen.h"
 #include "hpack.h"
@@ -111,6 +112,19 @@ int xs_header(struct xstream *s, const uint8_t *n, size_t nl, const uint8_t *v, 
 struct xs_at {
 	uint16_t no, nl, vo, vl;
 };
+/* one header line as xs_header() keeps it, "name: value\r\n" (<nl> + <vl> +
+ * 4 bytes) at <to>; returns where the value starts, from <to> */
+static inline size_t xs_line_put(void *to, const uint8_t *n, size_t nl, const uint8_t *v, size_t vl)
+{
+	uint8_t *dst = to;
+
+	memcpy(dst, n, nl);
+	memcpy(dst + nl, ": ", 2);
+	memcpy(dst + nl + 2, v, vl);
+	memcpy(dst + nl + 2 + vl, "\r\n", 2);
+	return nl + 2;
+}
+
 /* <n> fields at once, as xs_header() adds them one by one: <text> is their
  * lines as it writes them ("name: value\r\n", <len> bytes), <at> where each
  * starts there. Returns 0, or -1 as xs_header() does (the whole block then
