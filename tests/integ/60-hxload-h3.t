@@ -136,8 +136,8 @@ for my $size (qw(100 16k 1m)) {
            . ($gs->{failed} // '?') . ", errors " . ($g->{errors_total} // '?') . ", exit $rc") or diag(substr($out, 0, 2000));
     }
 }
-# an answer's ACK rides on the next request (q_arm holds ngtcp2's few-us
-# delayed-ACK timer to 1 ms): one datagram out a request, one request in
+# an answer's ACK rides on the next request (q_hold holds ngtcp2's few-us
+# delayed-ACK timer up to 10 ms): one datagram out a request, one request in
 # flight, closed loop and paced at 500 us (before: 1.58 and 1.94, each
 # ACK alone a moment after its answer)
 for my $shape (['-m', '1', '-n', '2000'], ['-R', '2000', '-n', '2000']) {

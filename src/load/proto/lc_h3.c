@@ -190,6 +190,30 @@ static int q_write(struct q *q, ngtcp2_tstamp now, struct qw_batch *b)
 	return 0;
 }
 
+/* <q>'s timer at <exp>, or later when the ACK it would send can wait to
+ * ride on a request. WHY: ngtcp2 0.12 delays an ACK by the smoothed RTT
+ * over 8, microseconds on a LAN, and puts none not yet due on a packet, so
+ * an answer's ACK missed the request written just after it and went alone
+ * a moment later, a datagram the server woke for (-c 1 -m 1: 2.0 datagrams
+ * out a request; against haterm and gtlsserver at -c 100 -m 1, whose
+ * answers took over 1 ms, 1.98). Held up to LC_ACK_HOLD after the read, it
+ * rides on the next request, by then due. RFC 9000 13.2: an ACK within the
+ * max_ack_delay announced (25 ms), and at once after two ack-eliciting
+ * packets, which ngtcp2 still makes due in the read's own round (a
+ * download's ACK clock is unchanged). Not held: before the handshake is
+ * confirmed, a timer already due, ngtcp2's loss timer (a retransmission),
+ * nor while requests wait to go (a pacing time) */
+static ngtcp2_tstamp q_hold(struct q *q, ngtcp2_tstamp exp, ngtcp2_tstamp now)
+{
+	ngtcp2_tstamp until = q->rx_at + LC_ACK_HOLD;
+	ngtcp2_conn_stat cs;
+
+	if (!q->ticket || exp <= now || exp >= until || !list_empty(&q->txq))
+		return exp;
+	ngtcp2_conn_get_conn_stat(q->conn, &cs);
+	return MAX(exp, MIN(until, cs.loss_detection_timer));
+}
+
 /* the timer at ngtcp2's next expiry. WHY a deadline less than 1 ms off is
  * handled now when it is the first: ngtcp2 lets a packet go up to 1 ms
  * before its pacing time (NGTCP2_PKT_PACING_OVERHEAD), so after a burst
@@ -203,19 +227,7 @@ static void q_arm(struct q *q, ngtcp2_tstamp now)
 
 	if (exp > now && exp - now <= NGTCP2_MILLISECONDS && !ngtcp2_conn_handle_expiry(q->conn, now))
 		exp = ngtcp2_conn_get_expiry(q->conn);
-	/* WHY no timer sooner than LC_ACK_FLOOR after a read, once the handshake
-	 * is confirmed: ngtcp2 0.12 delays an ACK by the smoothed RTT over 8, a
-	 * few microseconds on a LAN, and never puts one that is not yet due on
-	 * a packet; so an answer's ACK missed the request written just after
-	 * it and went alone a moment later, a datagram the server woke for
-	 * (-c 1 -m 1: 1.995 datagrams out a request; -c 10 -m 10 -R 20000:
-	 * 1.318). Held, it rides on the next request, by then due. An ACK
-	 * that two packets make due at once still goes in the read's own
-	 * round; 1 ms is RFC 9002's timer granularity, far inside the 25 ms
-	 * max_ack_delay hxload announces, and ngtcp2's loss timers are no
-	 * shorter; a timer already due is not held */
-	if (q->ticket && exp > now && exp < q->rx_at + LC_ACK_FLOOR)
-		exp = q->rx_at + LC_ACK_FLOOR;
+	exp = q_hold(q, exp, now);
 	if (exp != UINT64_MAX)
 		timer_arm(&q->c->t->loop.timers, &q->tm, (exp + 999) / 1000);
 }

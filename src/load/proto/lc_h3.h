@@ -31,7 +31,7 @@ struct q;
 #define LC_CID_KEY  7     /* of them, the connection's slot (3) and generation (4) in front */
 #define LC_QS_PORTS LC_QS_PORTS_MAX /* --h3-ports' most */
 #define LC_QS_FLUSH 4     /* trains the loop turn's end sends in one sendmmsg at most */
-#define LC_ACK_FLOOR (1 * NGTCP2_MILLISECONDS) /* no timer of a connection sooner after a read (q_arm) */
+#define LC_ACK_HOLD (10 * NGTCP2_MILLISECONDS) /* an ACK held after its read at most, to ride on a request (q_hold) */
 
 /* one request stream of ours (lc_h3_tx.c): its frames sent, its response
  * read (lc_h3_read.c); ngtcp2's user data for the stream, kept until
@@ -81,7 +81,7 @@ struct q {
 	int raw_sent;            /* --h3-fields: its first request went */
 	int h3_busy;             /* nghttp3 may have something to send: asked at the next burst */
 	uint32_t ovfl;           /* SO_RXQ_OVFL: the socket's drops so far */
-	ngtcp2_tstamp rx_at;     /* ns: its last datagrams fed to ngtcp2 */
+	ngtcp2_tstamp rx_at;     /* ns: its last datagrams fed to ngtcp2 (q_hold) */
 	uint64_t max_streams;    /* the server's MAX_STREAMS (bidi) last seen */
 	uint64_t limited_at;     /* us: a request has waited on MAX_STREAMS since, 0 none */
 	int64_t goaway_id;       /* the server's GOAWAY: streams from this one on were not processed */
