@@ -46,6 +46,7 @@ struct lc_thread {
 	uint64_t next_due_us, due_k;  /* the next send time, this thread's k-th */
 	uint64_t *due;
 	uint32_t due_head, due_n, due_cap;
+	int due_first;                /* the connection dispatch offers them first: the one after the last that took some */
 	/* results */
 	struct lc_stats st;
 	uint64_t ival_errs, ival_bytes; /* errors, bytes when the current interval began */
