@@ -31,7 +31,8 @@ const struct opt cli_rows[] = {
 	  .mark = LC_OWN_FIND | LC_OWN_PROBE, .help = "requests in all" },
 	{ NULL, 'R', FN(cli_set_rate), .arg = "<rate>",
 	  .mark = LC_OWN_FIND | LC_OWN_PROBE, .help = "open loop: requests per second, latency measured from each\n"
-	  "request's intended send time (no coordinated omission);\n"
+	  "request's intended send time (no coordinated omission),\n"
+	  "the connections taking the send times in turn;\n"
 	  "-R A:B ramps linearly from A to B over the duration" },
 	{ "exact-wake", 0, FLAG(exact_wake),
 	  .help = "the threads wait with a timer slack of 1 ns, not the\n"
