@@ -293,9 +293,9 @@ void h3_goaway(struct h3c *c)
 {
 	/* WHY a read of nothing: nghttp3's GOAWAY names the stream after the
 	 * highest it read, and the memo's streams never reached it */
-	if (c->memo_max > c->ng_max && nghttp3_conn_read_stream(c->h3, c->memo_max, NULL, 0, 0) >= 0)
+	if (c->memo_max > c->ng_max && nghttp3_conn_read_stream(h3_ng(c), c->memo_max, NULL, 0, 0) >= 0)
 		c->ng_max = c->memo_max;
-	nghttp3_conn_shutdown(c->h3);
+	nghttp3_conn_shutdown(h3_ng(c));
 }
 
 /* the request limit (--conn-requests, maxreq=): at the Nth request the
@@ -484,7 +484,7 @@ int h3_setup(struct h3c *c)
 	nghttp3_conn_set_max_client_streams_bidi(c->h3, cfg.h3_streams);
 	if (quic_open_uni(&c->q, &ctrl) || nghttp3_conn_bind_control_stream(c->h3, ctrl) ||
 	    quic_open_uni(&c->q, &enc) || quic_open_uni(&c->q, &dec) ||
-	    nghttp3_conn_bind_qpack_streams(c->h3, enc, dec))
+	    nghttp3_conn_bind_qpack_streams(h3_ng(c), enc, dec)) /* WHY h3_ng: its SETTINGS to send */
 		return -1;
 	return 0;
 }
@@ -544,7 +544,7 @@ static int message_error(struct h3c *c, int64_t id, size_t len)
 {
 	struct h3s *s = stream_of(c, id);
 
-	if (nghttp3_conn_shutdown_stream_read(c->h3, id))
+	if (nghttp3_conn_shutdown_stream_read(h3_ng(c), id))
 		return -1;
 	h3_reset(c, id, NGHTTP3_H3_MESSAGE_ERROR);
 	if (s && c->eng->shut)
@@ -585,14 +585,14 @@ static nghttp3_ssize request_read(struct h3c *c, int64_t id, uint64_t off, const
 	}
 	c->rd = s;
 	c->ng_max = MAX(c->ng_max, id);
-	n = nghttp3_conn_read_stream(c->h3, id, data, len, fin);
+	n = nghttp3_conn_read_stream(h3_ng(c), id, data, len, fin);
 	c->rd = NULL;
 	/* WHY: a stream nghttp3 never began has no head, but its close frees it */
 	if (s && !s->bound && n >= 0 && !nghttp3_conn_set_stream_user_data(c->h3, id, s))
 		s->bound = 1;
 	if (s && s->bad == 1 && n >= 0) {
 		s->bad = 2;
-		if (nghttp3_conn_shutdown_stream_read(c->h3, id))
+		if (nghttp3_conn_shutdown_stream_read(h3_ng(c), id))
 			return NGHTTP3_ERR_NOMEM;
 	}
 	return n;
@@ -618,7 +618,7 @@ int h3_recv_stream(struct quic_conn *q, int64_t id, uint64_t off, const uint8_t 
 	    lone_headers(data, len, &blk, &blen))
 		r = memo_read(c, id, blk, blen, len);
 	if (!r) {
-		n = !(id & 3) ? request_read(c, id, off, data, len, fin) : nghttp3_conn_read_stream(c->h3, id, data, len, fin);
+		n = !(id & 3) ? request_read(c, id, off, data, len, fin) : nghttp3_conn_read_stream(h3_ng(c), id, data, len, fin);
 		if (m->rec)
 			xm_end(m, n >= 0 && h3w(c->q.w)->memo_ok);
 		if (n >= 0)

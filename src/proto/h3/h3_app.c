@@ -90,7 +90,7 @@ static int h3_unblock(struct quic_conn *q, int64_t id, void *sud)
 		c->eng->unblock(sud);
 		return 0;
 	}
-	return c->h3 && nghttp3_conn_unblock_stream(c->h3, id) ? -1 : 0;
+	return c->h3 && nghttp3_conn_unblock_stream(h3_ng(c), id) ? -1 : 0;
 }
 
 /* WHY not nghttp3 for a stream it never saw (answered from the memo): it
@@ -102,7 +102,7 @@ static int h3_reset_in(struct quic_conn *q, int64_t id, uint64_t code, void *sud
 	ctr_add(&q->w->st.h3_rst_recv[st_h3e(code)], 1);
 	if (sud && ((struct h3s *)sud)->own)
 		return 0;
-	return c->h3 && nghttp3_conn_shutdown_stream_read(c->h3, id) ? -1 : 0;
+	return c->h3 && nghttp3_conn_shutdown_stream_read(h3_ng(c), id) ? -1 : 0;
 }
 
 /* the end of a drain: the final GOAWAY, with the real id (the first
@@ -158,6 +158,8 @@ static int h3_closed(struct quic_conn *q, int64_t id, int has_code, uint64_t cod
 	rv = nghttp3_conn_close_stream(c->h3, id, has_code ? code : NGHTTP3_H3_NO_ERROR);
 	if (rv && rv != NGHTTP3_ERR_STREAM_NOT_FOUND)
 		return -1;
+	if (!rv) /* WHY not the memo's: nghttp3 never saw them, nothing to say */
+		h3_ng(c);
 	if (own)
 		h3s_free(own);
 	if (!(id & 2)) /* a bidi stream of the client: let it open another */
@@ -195,9 +197,21 @@ static void h3_sources(struct quic_conn *q, struct qw_srcs *srcs)
 	srcs->n = 0;
 	if (!c->h3)
 		return;
-	qh3_src(&srcs->s[srcs->n++], c->h3);
+	if (!c->ng_quiet)
+		qh3_src(&srcs->s[srcs->n++], c->h3);
 	if (c->eng->src)
 		c->eng->src(c, &srcs->s[srcs->n++]);
+}
+
+/* a burst went: nghttp3, asked before the engine's streams and left idle,
+ * had nothing (with nghttp3's engine it frames the answers: always asked) */
+static void h3_wrote(struct quic_conn *q, const struct qw_srcs *srcs)
+{
+	struct h3c *c = h3c_of(q);
+
+	if (c->eng->src && srcs->n == 2 && srcs->s[0].idle)
+		c->ng_quiet = 1;
+	h3_faults(q);
 }
 
 static void h3_drain(struct quic_conn *q)
@@ -209,7 +223,7 @@ static void h3_drain(struct quic_conn *q)
 		quic_write(q);
 		quic_done(q);
 	} else if (c->h3) {
-		nghttp3_conn_submit_shutdown_notice(c->h3);
+		nghttp3_conn_submit_shutdown_notice(h3_ng(c));
 		quic_write(q);
 	}
 }
@@ -241,7 +255,7 @@ static const struct quic_app h3_app = {
 	.busy = h3_busy,
 	.scan = h3_scan,
 	.sources = h3_sources,
-	.wrote = h3_faults,
+	.wrote = h3_wrote,
 	.drain = h3_drain,
 	.gone = h3_gone,
 	.no_error = NGHTTP3_H3_NO_ERROR,

@@ -189,7 +189,7 @@ void quic_write(struct quic_conn *c)
 	 * with it */
 	if (!(c->flags & QC_HALF))
 		ngtcp2_conn_update_pkt_tx_time(c->conn, now);
-	app->wrote(c);
+	app->wrote(c, &srcs);
 }
 
 /* ---------- ngtcp2 callbacks ---------- */

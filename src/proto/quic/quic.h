@@ -40,8 +40,9 @@ struct quic_app {
 	/* the sources of stream data for a burst of writes (net/qwrite), in
 	 * the order asked: it fills <srcs>, its n too (0: none yet) */
 	void (*sources)(struct quic_conn *q, struct qw_srcs *srcs);
-	/* after each burst of writes */
-	void (*wrote)(struct quic_conn *q);
+	/* after each burst of writes, with the sources it asked (idle: one
+	 * that had nothing) */
+	void (*wrote)(struct quic_conn *q, const struct qw_srcs *srcs);
 	/* the worker drains: a notice to the peer, or the end (quic_close_soon) */
 	void (*drain)(struct quic_conn *q);
 	/* <q> goes: its streams and session freed; the requests it served,
