@@ -168,7 +168,8 @@ unit: $(UNIT_BIN)
 # runs under TSan in every other test that loads a server)
 INTEG_LOAD := $(patsubst %,tests/integ/%.t,14-hxload 22-hxload-proxy 32-compare 36-hxload-numbers 37-hxload-ab 40-hxload-find \
 	42-hxload-source 43-hxload-probe 45-hxload-shard 46-hxload-metrics 47-hxload-hlog 53-hxload-ab-verdict \
-	54-compare-noise 60-hxload-h3 66-hxload-handshakes 69-hxload-idle 71-hxload-idle-h3 72-hxload-h2-engines)
+	54-compare-noise 60-hxload-h3 66-hxload-handshakes 69-hxload-idle 71-hxload-idle-h3 72-hxload-h2-engines \
+	73-hxload-spread)
 
 # the tests of HTTP/3 alone: QUIC does its own I/O on UDP, never on the ring
 INTEG_QUIC := $(patsubst %,tests/integ/%.t,13-quic-garbage 33-quic-admission 38-h3-bulk 39-h3-resume 57-udp-drops 58-h3-stream-grants \
