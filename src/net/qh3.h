@@ -22,4 +22,13 @@ int qh3_close(nghttp3_conn *h3, uint32_t flags, int64_t id, uint64_t code);
  * told to it) */
 void qh3_src(struct qw_src *src, nghttp3_conn *h3);
 
+/* whether a burst found nothing to send in nghttp3's streams: its source
+ * first of <srcs>, another behind it (the last one is never marked idle).
+ * WHY: once its SETTINGS went, nghttp3 has something only after a call
+ * that gives it some; both ends ask it again only then */
+static inline int qh3_src_idle(const struct qw_srcs *srcs)
+{
+	return srcs->n == 2 && srcs->s[0].idle;
+}
+
 #endif

@@ -174,7 +174,7 @@ static int q_write(struct q *q, ngtcp2_tstamp now, struct qw_batch *b)
 		qh3_src(&srcs.s[srcs.n++], q->h3);
 	lc_h3s_src(&srcs.s[srcs.n++], q);
 	rv = qw_burst_in(b, q->conn, &srcs, &o, now);
-	if (srcs.n == 2 && srcs.s[0].idle)
+	if (qh3_src_idle(&srcs))
 		q->h3_busy = 0; /* WHY: it answered that it has nothing */
 
 	lc_h3_tally_sent(q, &w);

@@ -203,14 +203,12 @@ static void h3_sources(struct quic_conn *q, struct qw_srcs *srcs)
 		c->eng->src(c, &srcs->s[srcs->n++]);
 }
 
-/* a burst went: nghttp3, asked before the engine's streams and left idle,
- * had nothing (with nghttp3's engine it frames the answers: always asked) */
+/* a burst went: nghttp3 had nothing, or it is asked again (with nghttp3's
+ * engine its source is the only one, never marked idle: always asked) */
 static void h3_wrote(struct quic_conn *q, const struct qw_srcs *srcs)
 {
-	struct h3c *c = h3c_of(q);
-
-	if (c->eng->src && srcs->n == 2 && srcs->s[0].idle)
-		c->ng_quiet = 1;
+	if (qh3_src_idle(srcs))
+		h3c_of(q)->ng_quiet = 1;
 	h3_faults(q);
 }
 
